@@ -1,0 +1,58 @@
+package pillar.api.exec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+/** The process runner against real programs. */
+class SystemProcessRunnerTest {
+    private final ProcessRunner runner = new SystemProcessRunner();
+
+    @Test
+    void argumentsReachTheProgramVerbatimWithoutAShell() {
+        CommandResult result = runner.run(Command.of(Duration.ofSeconds(10), "printf", "%s|", "$(id)", "a b", "*", ";"));
+        assertThat(result.stdout()).isEqualTo("$(id)|a b|*|;|");
+    }
+
+    @Test
+    void theLocaleIsFixed() {
+        assertThat(runner.run(Command.of(Duration.ofSeconds(10), "env")).stdout()).contains("LC_ALL=C");
+    }
+
+    @Test
+    void aNonZeroExitCarriesTheCodeAndStderr() {
+        assertThatThrownBy(() -> runner.run(Command.of(Duration.ofSeconds(10), "ls", "/no/such/path")))
+                .isInstanceOfSatisfying(CommandFailedException.class, e -> {
+                    assertThat(e.exitCode()).isEqualTo(2);
+                    assertThat(e.stderr()).contains("No such file or directory");
+                    assertThat(e.timedOut()).isFalse();
+                });
+    }
+
+    @Test
+    void aMissingProgramIsStatus127() {
+        assertThatThrownBy(() -> runner.run(Command.of(Duration.ofSeconds(10), "/no/such/program")))
+                .isInstanceOfSatisfying(CommandFailedException.class, e -> assertThat(e.exitCode()).isEqualTo(127));
+    }
+
+    @Test
+    void theDeadlineKillsTheChild() {
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> runner.run(Command.of(Duration.ofMillis(300), "sleep", "30")))
+                .isInstanceOfSatisfying(CommandFailedException.class, e -> assertThat(e.timedOut()).isTrue());
+        // not a timing assertion on the machine's speed: only that we did not wait for the 30 s child
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(25));
+        assertThat(ProcessHandle.current().descendants().filter(p -> p.info().command().orElse("").endsWith("sleep")))
+                .isEmpty();
+    }
+
+    @Test
+    void commandsRefuseNulAndEmptyPrograms() {
+        assertThatThrownBy(() -> Command.of(Duration.ofSeconds(1), "echo", "a\0b")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Command.of(Duration.ofSeconds(1))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Command.of(Duration.ZERO, "true")).isInstanceOf(IllegalArgumentException.class);
+    }
+}
