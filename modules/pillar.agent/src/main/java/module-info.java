@@ -1,0 +1,13 @@
+/**
+ * pillar-agent, the storage-node workload: owns every nvmet configfs write and every zfs and lvm
+ * command on its host, and enforces fencing. Runs with {@code java -m pillar.agent/pillar.agent.AgentMain}.
+ *
+ * <p>Exports nothing: the configfs and backend code is internal to this module.
+ */
+module pillar.agent {
+    requires pillar.api;
+    requires io.helidon.common.configurable;
+    requires io.helidon.common.pki;
+    requires io.helidon.logging.common;
+    requires java.logging;
+}

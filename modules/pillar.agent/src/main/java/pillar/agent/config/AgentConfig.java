@@ -1,0 +1,111 @@
+package pillar.agent.config;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import io.helidon.config.Config;
+import pillar.api.agent.v1.BackendKind;
+
+/**
+ * The agent's configuration, read once at start and checked: a bad configuration refuses to start
+ * with a message that says what to fix.
+ *
+ * <pre>
+ * agent:
+ *   listen: {host: 0.0.0.0, port: 9500}
+ *   state-dir: /var/lib/pillar-csi/agent
+ *   configfs-root: /sys/kernel/config
+ *   tls: {cert: tls.crt, key: tls.key, ca: ca.crt}   # all three, or none (plaintext)
+ *   backends:
+ *     - {name: tank, type: zfs, pool: tank, parent-dataset: k8s}
+ *     - {name: fast, type: lvm-thin, volume-group: vg0, thin-pool: pool0}
+ * health: {host: 0.0.0.0, port: 9810}
+ * </pre>
+ */
+public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path configfsRoot,
+                          Optional<TlsFiles> tls, List<BackendConfig> backends, String healthHost, int healthPort) {
+    public static final int DEFAULT_PORT = 9500;
+    public static final int DEFAULT_HEALTH_PORT = 9810;
+
+    public AgentConfig {
+        backends = List.copyOf(backends);
+        if (backends.isEmpty()) {
+            throw new IllegalArgumentException("no backend configured: add at least one entry under agent.backends "
+                    + "(a ZFS pool or an LVM volume group this storage node offers); the agent will not start without one");
+        }
+        Set<String> names = new HashSet<>();
+        for (BackendConfig backend : backends) {
+            if (!names.add(backend.name())) {
+                throw new IllegalArgumentException("backend name '" + backend.name() + "' is configured twice");
+            }
+        }
+        checkPort("agent.listen.port", listenPort);
+        checkPort("health.port", healthPort);
+    }
+
+    public static AgentConfig from(Config root) {
+        Config agent = root.get("agent");
+        List<BackendConfig> backends = new ArrayList<>();
+        for (Config backend : agent.get("backends").asNodeList().orElse(List.of())) {
+            backends.add(backend(backend));
+        }
+        return new AgentConfig(
+                agent.get("listen.host").asString().orElse("0.0.0.0"),
+                agent.get("listen.port").asInt().orElse(DEFAULT_PORT),
+                Path.of(agent.get("state-dir").asString().orElse("/var/lib/pillar-csi/agent")),
+                Path.of(agent.get("configfs-root").asString().orElse("/sys/kernel/config")),
+                tls(agent.get("tls")),
+                backends,
+                root.get("health.host").asString().orElse("0.0.0.0"),
+                root.get("health.port").asInt().orElse(DEFAULT_HEALTH_PORT));
+    }
+
+    private static BackendConfig backend(Config node) {
+        String name = node.get("name").asString().orElse("");
+        String type = node.get("type").asString().orElse("");
+        return switch (type) {
+            case "zfs" -> new BackendConfig(name, BackendKind.BACKEND_KIND_ZFS_ZVOL,
+                    node.get("pool").asString().orElse(""), node.get("parent-dataset").asString().orElse(""));
+            case "lvm" -> new BackendConfig(name, BackendKind.BACKEND_KIND_LVM_LINEAR,
+                    node.get("volume-group").asString().orElse(""), "");
+            case "lvm-thin" -> new BackendConfig(name, BackendKind.BACKEND_KIND_LVM_THIN,
+                    node.get("volume-group").asString().orElse(""), node.get("thin-pool").asString().orElse(""));
+            default -> throw new IllegalArgumentException("backend '" + name + "': type must be zfs, lvm or lvm-thin, is '"
+                    + type + "'");
+        };
+    }
+
+    private static Optional<TlsFiles> tls(Config tls) {
+        Optional<String> cert = tls.get("cert").asString().asOptional();
+        Optional<String> key = tls.get("key").asString().asOptional();
+        Optional<String> ca = tls.get("ca").asString().asOptional();
+        if (cert.isEmpty() && key.isEmpty() && ca.isEmpty()) {
+            return Optional.empty();
+        }
+        if (cert.isEmpty() || key.isEmpty() || ca.isEmpty()) {
+            throw new IllegalArgumentException("agent.tls needs all of cert, key and ca (mTLS), or none of them (plaintext)");
+        }
+        TlsFiles files = new TlsFiles(Path.of(cert.get()), Path.of(key.get()), Path.of(ca.get()));
+        for (Path file : List.of(files.cert(), files.key(), files.ca())) {
+            if (!Files.isReadable(file)) {
+                throw new IllegalArgumentException("agent.tls: cannot read " + file);
+            }
+        }
+        return Optional.of(files);
+    }
+
+    private static void checkPort(String key, int port) {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException(key + " must be 0 to 65535, is " + port);
+        }
+    }
+
+    /** PEM files for mTLS: this agent's certificate and key, and the CA that signs its clients. */
+    public record TlsFiles(Path cert, Path key, Path ca) {
+    }
+}

@@ -1,0 +1,67 @@
+package pillar.agent.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+
+import io.helidon.config.Config;
+import io.helidon.config.ConfigSources;
+import org.junit.jupiter.api.Test;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.value.InvalidValueException;
+
+class AgentConfigTest {
+    private static AgentConfig load(Map<String, String> values) {
+        return AgentConfig.from(Config.just(ConfigSources.create(values)));
+    }
+
+    @Test
+    void readsBackendsAndDefaults() {
+        AgentConfig config = load(Map.of(
+                "agent.backends.0.name", "tank", "agent.backends.0.type", "zfs",
+                "agent.backends.0.pool", "tank", "agent.backends.0.parent-dataset", "k8s/vols",
+                "agent.backends.1.name", "fast", "agent.backends.1.type", "lvm-thin",
+                "agent.backends.1.volume-group", "vg0", "agent.backends.1.thin-pool", "pool0"));
+        assertThat(config.backends()).containsExactly(
+                new BackendConfig("tank", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s/vols"),
+                new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"));
+        assertThat(config.listenPort()).isEqualTo(9500);
+        assertThat(config.stateDir()).hasToString("/var/lib/pillar-csi/agent");
+        assertThat(config.configfsRoot()).hasToString("/sys/kernel/config");
+        assertThat(config.tls()).isEmpty();
+    }
+
+    @Test
+    void refusesToStartWithoutABackend() {
+        assertThatThrownBy(() -> load(Map.of("agent.listen.port", "9500")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no backend configured");
+    }
+
+    @Test
+    void refusesPartialTlsAndUnreadableFiles() {
+        Map<String, String> backend = Map.of("agent.backends.0.name", "a", "agent.backends.0.type", "lvm",
+                "agent.backends.0.volume-group", "vg0");
+        var partial = new java.util.HashMap<>(backend);
+        partial.put("agent.tls.cert", "/x.crt");
+        assertThatThrownBy(() -> load(partial)).hasMessageContaining("all of cert, key and ca");
+        var missing = new java.util.HashMap<>(backend);
+        missing.putAll(Map.of("agent.tls.cert", "/no/x.crt", "agent.tls.key", "/no/x.key", "agent.tls.ca", "/no/ca.crt"));
+        assertThatThrownBy(() -> load(missing)).hasMessageContaining("cannot read /no/x.crt");
+    }
+
+    @Test
+    void refusesHostileBackendNames() {
+        assertThatThrownBy(() -> new BackendConfig("a", BackendKind.BACKEND_KIND_LVM_LINEAR, "-vg", ""))
+                .isInstanceOf(InvalidValueException.class);
+        assertThatThrownBy(() -> new BackendConfig("a", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "../x"))
+                .isInstanceOf(InvalidValueException.class);
+        assertThatThrownBy(() -> new BackendConfig("A B", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", ""))
+                .isInstanceOf(InvalidValueException.class);
+        assertThatThrownBy(() -> new BackendConfig("a", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", ""))
+                .isInstanceOf(InvalidValueException.class);
+        assertThatThrownBy(() -> load(Map.of("agent.backends.0.name", "a", "agent.backends.0.type", "btrfs")))
+                .hasMessageContaining("type must be zfs, lvm or lvm-thin");
+    }
+}

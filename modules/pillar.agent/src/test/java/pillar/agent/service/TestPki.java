@@ -1,0 +1,84 @@
+package pillar.agent.service;
+
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Date;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/** A throw-away certificate authority writing PEM files, as cert-manager would. */
+final class TestPki {
+    private static final AtomicLong SERIAL = new AtomicLong(1);
+
+    private final KeyPair caKeys;
+    private final X509Certificate caCert;
+    private final Path dir;
+    private final String name;
+
+    TestPki(Path dir, String name) throws Exception {
+        this.dir = dir;
+        this.name = name;
+        this.caKeys = keyPair();
+        this.caCert = sign(new X500Name("CN=" + name + " CA"), caKeys, caKeys, new X500Name("CN=" + name + " CA"), true, false);
+        write(dir.resolve(name + "-ca.crt"), "CERTIFICATE", caCert.getEncoded());
+    }
+
+    Path caFile() {
+        return dir.resolve(name + "-ca.crt");
+    }
+
+    /** Issues a certificate for 127.0.0.1/localhost; returns {cert, key} files. */
+    Path[] issue(String cn) throws Exception {
+        KeyPair keys = keyPair();
+        X509Certificate cert = sign(new X500Name("CN=" + cn), keys, caKeys, new X500Name("CN=" + name + " CA"), false, true);
+        Path certFile = dir.resolve(name + "-" + cn + ".crt");
+        Path keyFile = dir.resolve(name + "-" + cn + ".key");
+        write(certFile, "CERTIFICATE", cert.getEncoded());
+        // PKCS#8, the encoding the chart asks cert-manager for
+        write(keyFile, "PRIVATE KEY", keys.getPrivate().getEncoded());
+        return new Path[] {certFile, keyFile};
+    }
+
+    private static KeyPair keyPair() throws Exception {
+        KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
+        generator.initialize(256);
+        return generator.generateKeyPair();
+    }
+
+    private static X509Certificate sign(X500Name subject, KeyPair subjectKeys, KeyPair issuerKeys, X500Name issuer,
+                                        boolean ca, boolean san) throws Exception {
+        Instant now = Instant.now();
+        JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(issuer,
+                BigInteger.valueOf(SERIAL.getAndIncrement()), Date.from(now.minus(Duration.ofHours(1))),
+                Date.from(now.plus(Duration.ofDays(1))), subject, subjectKeys.getPublic());
+        builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));
+        if (san) {
+            builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
+                new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                new GeneralName(GeneralName.dNSName, "localhost")}));
+        }
+        return new JcaX509CertificateConverter().getCertificate(
+                builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKeys.getPrivate())));
+    }
+
+    private static void write(Path file, String type, byte[] der) throws IOException {
+        String body = Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der);
+        Files.writeString(file, "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n");
+    }
+}
