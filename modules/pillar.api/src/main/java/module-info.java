@@ -21,6 +21,7 @@ module pillar.api {
     requires transitive io.helidon.common.tls;
     requires transitive io.helidon.webserver.grpc;
     requires io.grpc.protobuf;
+    requires io.grpc.netty.shaded;
     requires com.google.common;
     requires io.helidon.webserver;
     requires io.helidon.webserver.observe;

@@ -93,7 +93,7 @@ class WorkloadServerIT {
                 .readiness("test", ready::get);
         CsiServices.node(identity, new OneCallNode()).forEach(builder::service);
         server = builder.start();
-        channel = UnixChannels.open(dir.resolve("csi/csi.sock"));
+        channel = Channels.unix(dir.resolve("csi/csi.sock"));
     }
 
     @AfterEach
@@ -152,7 +152,7 @@ class WorkloadServerIT {
         WorkloadServer.Builder builder = WorkloadServer.builder().unixSocket(socket).health("127.0.0.1", 0);
         CsiServices.node(identity, new CsiServices.UnimplementedNode()).forEach(builder::service);
         try (WorkloadServer second = builder.start()) {
-            ManagedChannel other = UnixChannels.open(socket);
+            ManagedChannel other = Channels.unix(socket);
             assertThat(IdentityGrpc.newBlockingStub(other).getPluginInfo(GetPluginInfoRequest.getDefaultInstance())
                     .getName()).isEqualTo(Driver.NAME);
             other.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);

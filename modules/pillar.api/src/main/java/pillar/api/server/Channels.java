@@ -8,12 +8,13 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 
-/** A real gRPC client channel over a UNIX socket, as kubelet and the CSI sidecars use. */
-final class UnixChannels {
-    private UnixChannels() {
+/** gRPC client channels: to a CSI UNIX socket (as kubelet and the sidecars connect). */
+public final class Channels {
+    private Channels() {
     }
 
-    static ManagedChannel open(Path socket) {
+    /** A plaintext channel to a UNIX socket; the caller shuts it down. */
+    public static ManagedChannel unix(Path socket) {
         return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .eventLoopGroup(new EpollEventLoopGroup(1))
                 .channelType(EpollDomainSocketChannel.class)
