@@ -1,0 +1,46 @@
+# Sourced by the dev/ scripts: finds a JDK 21+, and times stages.
+# shellcheck shell=bash
+
+# Sets JAVA_HOME to a JDK 21 or newer: $JAVA_HOME if it qualifies, else the newest under /usr/lib/jvm.
+find_jdk() {
+    local candidate version best="" best_version=0
+    for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/*; do
+        [ -n "$candidate" ] && [ -x "$candidate/bin/javac" ] || continue
+        version=$("$candidate/bin/java" -XshowSettings:properties -version 2>&1 \
+            | sed -n 's/^ *java.specification.version = \([0-9]*\).*/\1/p')
+        if [ -n "$version" ] && [ "$version" -ge 21 ] && [ "$version" -gt "$best_version" ]; then
+            best=$candidate best_version=$version
+        fi
+        # an explicit JAVA_HOME that qualifies wins
+        if [ "$candidate" = "${JAVA_HOME:-}" ] && [ -n "$best" ]; then break; fi
+    done
+    if [ -z "$best" ]; then
+        echo "error: pillar-csi needs a JDK 21 or newer (Helidon 4). None found in \$JAVA_HOME or /usr/lib/jvm." >&2
+        echo "       Install one (e.g. Temurin 25) and set JAVA_HOME to it." >&2
+        exit 1
+    fi
+    export JAVA_HOME=$best
+    export PATH="$JAVA_HOME/bin:$PATH"
+}
+
+# stage NAME COMMAND...: runs a command, printing its name and how long it took.
+stage() {
+    local name=$1 start rc
+    shift
+    start=$(date +%s)
+    printf '\n=== %s: %s\n' "$(date +%H:%M:%S)" "$name"
+    set +e
+    "$@"
+    rc=$?
+    set -e
+    printf '=== %s: %s %s in %ss\n' "$(date +%H:%M:%S)" "$name" "$([ $rc -eq 0 ] && echo passed || echo FAILED)" \
+        "$(( $(date +%s) - start ))"
+    STAGE_TIMES+=("$(printf '%-45s %5ss  %s' "$name" "$(( $(date +%s) - start ))" "$([ $rc -eq 0 ] && echo ok || echo FAILED)")")
+    return $rc
+}
+STAGE_TIMES=()
+
+print_stage_times() {
+    printf '\nStage times:\n'
+    printf '  %s\n' "${STAGE_TIMES[@]}"
+}
