@@ -5,7 +5,8 @@
  *   <li>{@code pillar.api.csi.v1}: the CSI v1 messages and services, generated from {@code csi.proto};</li>
  *   <li>{@code pillar.api.agent.v1}: the agent API, generated from {@code agent.proto};</li>
  *   <li>{@code pillar.api.fencing}: the fencing token, the durable mark and the rules;</li>
- *   <li>{@code pillar.api.value}: the validated identifiers and sizes.</li>
+ *   <li>{@code pillar.api.value}: the validated identifiers and sizes;</li>
+ *   <li>{@code pillar.api.context}: the keys of CSI's publish and volume contexts.</li>
  * </ul>
  *
  * <p>Deviation, on purpose: three support packages are exported too, because every workload needs
@@ -37,6 +38,7 @@ module pillar.api {
     exports pillar.api.agent.v1;
     exports pillar.api.fencing;
     exports pillar.api.value;
+    exports pillar.api.context;
     exports pillar.api.server;
     exports pillar.api.exec;
     exports pillar.api.durable;

@@ -1,0 +1,27 @@
+package pillar.api.context;
+
+/**
+ * The keys of the CSI {@code publish_context} that ControllerPublishVolume returns and the node
+ * receives in NodeStageVolume and NodePublishVolume: everything the initiator needs to connect.
+ * The node validates every value before use (an NQN through {@link pillar.api.value.Nqn}, an
+ * address as an IP literal, numbers in range).
+ */
+public final class PublishContext {
+    /** The subsystem NQN of the volume's export. */
+    public static final String NQN = "nqn";
+    /** Transport; "tcp" is the only one that ships. */
+    public static final String TRANSPORT = "transport";
+    /** The target's IP address literal (IPv4 or IPv6), never a host name. */
+    public static final String TRADDR = "traddr";
+    /** The target's TCP port. */
+    public static final String TRSVCID = "trsvcid";
+    /** Seconds the initiator keeps retrying a lost controller before failing I/O (kernel ctrl_loss_tmo; -1 forever). */
+    public static final String CTRL_LOSS_TMO = "ctrlLossTmo";
+    /** Seconds between reconnect attempts (kernel reconnect_delay). */
+    public static final String RECONNECT_DELAY = "reconnectDelay";
+    /** I/O queues to request (kernel nr_io_queues); absent means the kernel's default. */
+    public static final String NR_IO_QUEUES = "nrIoQueues";
+
+    private PublishContext() {
+    }
+}
