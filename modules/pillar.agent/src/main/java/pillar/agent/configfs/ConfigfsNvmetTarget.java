@@ -1,0 +1,221 @@
+package pillar.agent.configfs;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.Nqn;
+
+/**
+ * {@link NvmetTarget} on the kernel's nvmet configfs tree. Reads the actual state first, writes only
+ * what differs (the kernel refuses some rewrites of unchanged values), reads every written value back.
+ *
+ * <p>Not thread-safe per subsystem: callers serialise the operations on one volume (the agent holds one
+ * lock per volume). Operations on different subsystems may run concurrently; shared ports and host
+ * entries tolerate that because every step is idempotent and re-checked.
+ */
+public final class ConfigfsNvmetTarget implements NvmetTarget {
+    /** Block device paths as volume backends name them: /dev/vg/lv, /dev/zvol/pool/ds, /dev/dm-3... */
+    private static final Pattern DEVICE_PATH = Pattern.compile("/[A-Za-z0-9._+:/-]{1,4094}");
+    private static final String LIVE_PORT_HINT =
+            "the kernel refuses to change the address of a port that links subsystems (EACCES,"
+                    + " dmesg: \"Disable port before changing attribute\")";
+
+    private final ConfigfsFiles fs;
+    private final Path subsystems;
+    private final Path ports;
+    private final Path hosts;
+
+    /**
+     * @param configfsRoot where configfs is mounted, {@code /sys/kernel/config} on a normal host; the
+     *                     tree is expected at {@code <configfsRoot>/nvmet}
+     */
+    public ConfigfsNvmetTarget(Path configfsRoot) {
+        this.fs = new ConfigfsFiles(configfsRoot);
+        this.subsystems = fs.nvmet().resolve("subsystems");
+        this.ports = fs.nvmet().resolve("ports");
+        this.hosts = fs.nvmet().resolve("hosts");
+    }
+
+    @Override
+    public void ensureSubsystem(Nqn subsystem, boolean allowAnyHost) {
+        Path dir = subsystemDir(subsystem);
+        fs.mkdirIfAbsent(dir, "");
+        fs.ensure(dir.resolve("attr_allow_any_host"), allowAnyHost ? "1" : "0",
+                "EINVAL here means allowed_hosts has entries: the kernel refuses allow_any_host=1 then");
+    }
+
+    @Override
+    public void ensureNamespace(Nqn subsystem, NamespaceId nsid, Path device) {
+        String devicePath = devicePathValue(device);
+        Path subsystemDir = subsystemDir(subsystem);
+        fs.requireDirectory(subsystemDir, "subsystem " + subsystem);
+        Path dir = subsystemDir.resolve("namespaces").resolve(nsid.dirName());
+        fs.mkdirIfAbsent(dir, "");
+        Path enable = dir.resolve("enable");
+        Path pathFile = dir.resolve("device_path");
+        if (fs.read(enable).equals("1")) {
+            String current = fs.read(pathFile);
+            if (!current.equals(devicePath)) {
+                throw new NvmetTargetException("namespace " + nsid + " of " + subsystem + " is enabled with "
+                        + pathFile + " = '" + current + "', wanted '" + devicePath
+                        + "': the kernel does not change the device of an enabled namespace (EBUSY);"
+                        + " remove the export first", pathFile);
+            }
+            return;
+        }
+        fs.ensure(pathFile, devicePath, "");
+        fs.ensure(enable, "1", "the kernel could not open " + devicePath
+                + ": does it exist, is it a block device and not held exclusively? (dmesg tells)");
+    }
+
+    @Override
+    public void ensurePort(PortId port, PortAddress address) {
+        Path dir = portDir(port);
+        fs.mkdirIfAbsent(dir, "");
+        Map<String, String> actual = new LinkedHashMap<>();
+        for (String name : address.attributes().keySet()) {
+            actual.put(name, fs.read(dir.resolve(name)));
+        }
+        List<AttributeChange> changes = address.changesFrom(actual);
+        if (changes.isEmpty()) {
+            return;
+        }
+        List<Path> linked = fs.list(dir.resolve("subsystems"));
+        if (!linked.isEmpty()) {
+            throw new NvmetTargetException("port " + port + " (" + dir + ") is live: it exports "
+                    + linked.size() + " subsystem(s) and " + changes.stream().map(AttributeChange::toString)
+                            .collect(Collectors.joining(", "))
+                    + "; " + LIVE_PORT_HINT + ". Use another port id or unexport its subsystems first", dir);
+        }
+        for (AttributeChange change : changes) {
+            fs.ensure(dir.resolve(change.attribute()), change.wanted(), LIVE_PORT_HINT);
+        }
+    }
+
+    @Override
+    public void linkPort(PortId port, Nqn subsystem) {
+        Path portDir = portDir(port);
+        Path subsystemDir = subsystemDir(subsystem);
+        fs.requireDirectory(portDir, "port " + port);
+        fs.requireDirectory(subsystemDir, "subsystem " + subsystem);
+        Path links = portDir.resolve("subsystems");
+        if (!fs.linksTo(links, subsystem.value()).isEmpty()) {
+            return;
+        }
+        fs.symlink(links.resolve(subsystem.value()), subsystemDir,
+                "linking the first subsystem starts the listener: is nvmet-tcp loaded, is the address"
+                        + " local and the TCP port free? (dmesg tells)");
+    }
+
+    @Override
+    public void allowHost(Nqn subsystem, Nqn host) {
+        Path subsystemDir = subsystemDir(subsystem);
+        fs.requireDirectory(subsystemDir, "subsystem " + subsystem);
+        Path hostDir = hostDir(host);
+        fs.mkdirIfAbsent(hostDir, "");
+        Path allowed = subsystemDir.resolve("allowed_hosts");
+        if (!fs.linksTo(allowed, host.value()).isEmpty()) {
+            return;
+        }
+        fs.symlink(allowed.resolve(host.value()), hostDir,
+                "EINVAL here means the subsystem allows any host: the kernel refuses host entries then");
+    }
+
+    @Override
+    public void disallowHost(Nqn subsystem, Nqn host) {
+        Path allowed = subsystemDir(subsystem).resolve("allowed_hosts");
+        for (Path link : fs.linksTo(allowed, host.value())) {
+            fs.unlinkIfPresent(link, "");
+        }
+        removeHostIfUnused(host.value());
+    }
+
+    @Override
+    public void revalidateSize(Nqn subsystem, NamespaceId nsid) {
+        Path dir = subsystemDir(subsystem).resolve("namespaces").resolve(nsid.dirName());
+        fs.requireDirectory(dir, "namespace " + nsid + " of " + subsystem);
+        fs.trigger(dir.resolve("revalidate_size"), "1", "EINVAL here means the namespace is not enabled");
+    }
+
+    @Override
+    public void removeSubsystem(Nqn subsystem) {
+        Path dir = subsystemDir(subsystem);
+        if (!ConfigfsFiles.exists(dir)) {
+            return;
+        }
+        // 1. unexport from every port (a linked subsystem cannot be removed: EBUSY)
+        List<Path> usedPorts = new ArrayList<>();
+        for (Path port : fs.list(ports)) {
+            for (Path link : fs.linksTo(port.resolve("subsystems"), subsystem.value())) {
+                fs.unlinkIfPresent(link, "");
+                usedPorts.add(port);
+            }
+        }
+        // 2. disable, then remove, each namespace
+        for (Path namespace : fs.list(dir.resolve("namespaces"))) {
+            fs.ensure(namespace.resolve("enable"), "0", "");
+            fs.rmdirIfPresent(namespace, "");
+        }
+        // 3. drop the allowed hosts, remembering which
+        Set<String> hostNames = new LinkedHashSet<>();
+        for (Path link : fs.list(dir.resolve("allowed_hosts"))) {
+            hostNames.add(fs.linkTarget(link));
+            fs.unlinkIfPresent(link, "");
+        }
+        // 4. the subsystem itself
+        fs.rmdirIfPresent(dir, "EBUSY here means a port still links it, ENOTEMPTY that a namespace is left");
+        // 5. what existed only for it
+        for (Path port : usedPorts) {
+            if (fs.list(port.resolve("subsystems")).isEmpty()) {
+                fs.rmdirIfPresent(port, "ENOTEMPTY here means the port has referrals or extra ANA groups");
+            }
+        }
+        for (String host : hostNames) {
+            removeHostIfUnused(host);
+        }
+    }
+
+    /** Removes {@code hosts/<name>} unless a subsystem still admits it. */
+    private void removeHostIfUnused(String name) {
+        for (Path subsystem : fs.list(subsystems)) {
+            if (!fs.linksTo(subsystem.resolve("allowed_hosts"), name).isEmpty()) {
+                return;
+            }
+        }
+        fs.rmdirIfPresent(hosts.resolve(name), "EBUSY here means a subsystem still links the host");
+    }
+
+    /**
+     * The text written to {@code device_path}: an absolute, normalized path of plain characters, so
+     * that what the kernel reads back compares equal and no newline can cut it short.
+     */
+    static String devicePathValue(Path device) {
+        String value = device.toString();
+        if (!device.isAbsolute() || !device.normalize().equals(device) || !DEVICE_PATH.matcher(value).matches()
+                || value.endsWith("/")) {
+            throw new InvalidValueException("device_path",
+                    "must be an absolute, normalized path of letters, digits and . _ + : - /");
+        }
+        return value;
+    }
+
+    private Path subsystemDir(Nqn nqn) {
+        return subsystems.resolve(nqn.value());
+    }
+
+    private Path portDir(PortId port) {
+        return ports.resolve(port.dirName());
+    }
+
+    private Path hostDir(Nqn host) {
+        return hosts.resolve(host.value());
+    }
+}

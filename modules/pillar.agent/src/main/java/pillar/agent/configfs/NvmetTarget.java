@@ -1,0 +1,84 @@
+package pillar.agent.configfs;
+
+import java.nio.file.Path;
+
+import pillar.api.value.Nqn;
+
+/**
+ * The kernel NVMe-oF target (nvmet): subsystems with namespaces, ports that listen, and the hosts a
+ * subsystem admits. The port through which the agent exports a volume.
+ *
+ * <p><b>Idempotency.</b> Every operation states the end it reaches, not a step to take: asking for
+ * what already exists with the same values succeeds and changes nothing; removing what is absent
+ * succeeds. A retry after a crash at any point therefore converges.
+ *
+ * <p><b>Errors.</b> Every operation throws {@link NvmetTargetException} (unchecked) when the kernel
+ * refuses a step, when a value read back after writing differs from the value written, or when the
+ * wanted state conflicts with the current one in a way the kernel would refuse (for example a live
+ * port that listens elsewhere). The message names the configfs path, the kernel's error and a likely
+ * cause. An operation that fails may have completed some of its steps; calling it again is safe.
+ * Arguments are validated types, so nothing unvalidated reaches a configfs path.
+ *
+ * <p>The target configuration lives in kernel memory only: it is lost on reboot and must be applied
+ * again from durable state.
+ */
+public interface NvmetTarget {
+
+    /**
+     * Ensures the subsystem exists with the given host policy. {@code allowAnyHost} false means only
+     * hosts added with {@link #allowHost} may connect (the production setting). The kernel refuses
+     * {@code allowAnyHost} true while the subsystem has allowed hosts.
+     */
+    void ensureSubsystem(Nqn subsystem, boolean allowAnyHost);
+
+    /**
+     * Ensures the namespace exists, backed by {@code device} (a block device path, absolute) and
+     * enabled. The subsystem must exist. An enabled namespace backed by another device is an error:
+     * the kernel does not change the device of an enabled namespace.
+     */
+    void ensureNamespace(Nqn subsystem, NamespaceId nsid, Path device);
+
+    /**
+     * Ensures the port exists and listens at {@code address}. A port that already links subsystems
+     * is live and the kernel refuses to change its address: if it listens elsewhere, this fails and
+     * changes nothing.
+     */
+    void ensurePort(PortId port, PortAddress address);
+
+    /**
+     * Ensures the port exports the subsystem (a link {@code ports/<id>/subsystems/<nqn>}). Both must
+     * exist. The first link enables the port: the kernel starts listening then, so an address in use
+     * or not local fails here.
+     */
+    void linkPort(PortId port, Nqn subsystem);
+
+    /**
+     * Ensures {@code host} may connect to the subsystem (an entry {@code hosts/<hostnqn>} and a link
+     * from the subsystem's {@code allowed_hosts/}). The subsystem must exist and must not allow any
+     * host.
+     */
+    void allowHost(Nqn subsystem, Nqn host);
+
+    /**
+     * Ensures {@code host} may no longer connect to the subsystem (connections already made stay until
+     * the host disconnects), and removes {@code hosts/<hostnqn>} when no subsystem admits it any more.
+     * Succeeds when the subsystem or the entry is absent.
+     */
+    void disallowHost(Nqn subsystem, Nqn host);
+
+    /**
+     * Tells the target that the namespace's device has grown, so connected hosts see the new size.
+     * The namespace must exist and be enabled.
+     */
+    void revalidateSize(Nqn subsystem, NamespaceId nsid);
+
+    /**
+     * Removes the subsystem and everything that exists only for it, in the order the kernel requires:
+     * unlink it from every port, disable and remove its namespaces, drop its allowed hosts, remove it;
+     * then remove each port it was linked to that links nothing more and each host entry no subsystem
+     * admits any more. Hosts connected to it lose it. Succeeds when the subsystem is absent (ports and
+     * hosts left behind by an earlier call that failed midway are then not looked for: they are inert
+     * and the next {@link #ensurePort}/{@link #allowHost} reuses them).
+     */
+    void removeSubsystem(Nqn subsystem);
+}

@@ -1,0 +1,154 @@
+package pillar.agent.configfs;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import pillar.api.value.Nqn;
+
+/**
+ * The NVMe/TCP initiator side of the kernel tests, without nvme-cli: {@code /dev/nvme-fabrics} to
+ * connect, sysfs to find the block device and to disconnect. A stand-in for the tests only, until
+ * {@code pillar.node} has the real Initiator.
+ */
+final class FabricsInitiator {
+    /** The answer of {@code /dev/nvme-fabrics} to a connect. */
+    private static final Pattern CONNECTED = Pattern.compile("instance=(\\d+),cntlid=(\\d+)\\s*");
+    /** Head (multipath) namespaces: nvme<subsystem instance>n<ns>. Per-path nodes (nvme0c1n1) differ. */
+    private static final Pattern HEAD = Pattern.compile("nvme\\d+n\\d+");
+
+    private final Path dev;
+    private final Path sys;
+
+    /** @param dev the device directory ({@code /dev}); @param sys where sysfs is mounted ({@code /sys}) */
+    FabricsInitiator(Path dev, Path sys) {
+        this.dev = dev;
+        this.sys = sys;
+    }
+
+    /** A connected controller: {@code /sys/class/nvme/nvme<instance>}. */
+    record Controller(int instance, int cntlid) {
+        String name() {
+            return "nvme" + instance;
+        }
+    }
+
+    /** Connects over TCP; returns once the controller is live (namespaces appear asynchronously). */
+    Controller connect(PortAddress address, Nqn subsystem, Nqn host) throws IOException {
+        String options = "transport=tcp,traddr=%s,trsvcid=%d,nqn=%s,hostnqn=%s"
+                .formatted(address.traddr(), address.trsvcid(), subsystem.value(), host.value());
+        // One open file: the kernel answers the write on the same file.
+        try (FileChannel fabrics = FileChannel.open(dev.resolve("nvme-fabrics"), StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            ByteBuffer request = ByteBuffer.wrap(options.getBytes(StandardCharsets.US_ASCII));
+            int written = fabrics.write(request);
+            if (written != request.capacity()) {
+                throw new IOException("short write to /dev/nvme-fabrics: " + written + " of " + request.capacity());
+            }
+            ByteBuffer answer = ByteBuffer.allocate(256);
+            fabrics.read(answer);
+            String line = new String(answer.array(), 0, answer.position(), StandardCharsets.US_ASCII);
+            Matcher m = CONNECTED.matcher(line);
+            if (!m.matches()) {
+                throw new IOException("unexpected answer from /dev/nvme-fabrics: '" + line.strip() + "'");
+            }
+            return new Controller(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
+        }
+    }
+
+    /**
+     * Waits for the head block device of namespace {@code nsid} of {@code subsystem}: the entry of
+     * {@code /sys/block} named {@code nvme<s>n<ns>} whose {@code device/subsysnqn} and {@code nsid}
+     * match, with its {@code /dev} node.
+     */
+    Path awaitHead(Nqn subsystem, NamespaceId nsid, Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            Optional<Path> found = findHead(subsystem, nsid);
+            if (found.isPresent()) {
+                return found.get();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("no block device for namespace " + nsid + " of " + subsystem + " within "
+                        + timeout + "; /sys/block has " + list(sys.resolve("block")));
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    Optional<Path> findHead(Nqn subsystem, NamespaceId nsid) throws IOException {
+        for (Path block : list(sys.resolve("block"))) {
+            String name = block.getFileName().toString();
+            if (!HEAD.matcher(name).matches()) {
+                continue;
+            }
+            if (subsystem.value().equals(readOr(block.resolve("device/subsysnqn"), ""))
+                    && nsid.dirName().equals(readOr(block.resolve("nsid"), ""))
+                    && Files.exists(dev.resolve(name))) {
+                return Optional.of(dev.resolve(name));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Size of a block device in bytes, from sysfs (512-byte sectors). */
+    long sizeOf(Path blockDevice) throws IOException {
+        Path size = sys.resolve("block").resolve(blockDevice.getFileName().toString()).resolve("size");
+        return Long.parseLong(Files.readString(size).strip()) * 512L;
+    }
+
+    /** The controllers connected to {@code subsystem}, e.g. for cleaning up after a failure. */
+    List<String> controllersOf(Nqn subsystem) throws IOException {
+        List<String> names = new ArrayList<>();
+        for (Path ctrl : list(sys.resolve("class/nvme"))) {
+            if (subsystem.value().equals(readOr(ctrl.resolve("subsysnqn"), ""))) {
+                names.add(ctrl.getFileName().toString());
+            }
+        }
+        return names;
+    }
+
+    /** Disconnects (writes {@code delete_controller}) and waits until the controller is gone. */
+    void disconnect(String controller, Duration timeout) throws IOException, InterruptedException {
+        Path ctrl = sys.resolve("class/nvme").resolve(controller);
+        if (!Files.exists(ctrl)) {
+            return;
+        }
+        Files.writeString(ctrl.resolve("delete_controller"), "1", StandardOpenOption.WRITE);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (Files.exists(ctrl)) {
+            if (System.nanoTime() > deadline) {
+                throw new IOException(ctrl + " still exists " + timeout + " after delete_controller");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    static List<Path> list(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.sorted().toList();
+        }
+    }
+
+    private static String readOr(Path file, String fallback) {
+        try {
+            return Files.readString(file).strip();
+        } catch (IOException e) {
+            return fallback; // the device went away while we looked
+        }
+    }
+}
