@@ -10,4 +10,5 @@ module pillar.agent {
     requires io.helidon.common.pki;
     requires io.helidon.logging.common;
     requires java.logging;
+    requires io.helidon.json; // parses lvs/vgs --reportformat json (pillar.agent.backend)
 }

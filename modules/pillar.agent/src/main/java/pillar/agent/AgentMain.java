@@ -1,5 +1,7 @@
 package pillar.agent;
 
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 
 import io.helidon.common.configurable.Resource;
@@ -7,7 +9,19 @@ import io.helidon.common.tls.Tls;
 import io.helidon.common.tls.TlsClientAuth;
 import io.helidon.logging.common.LogConfig;
 import pillar.agent.config.AgentConfig;
+import pillar.agent.backend.Backends;
+import pillar.agent.backend.VolumeBackend;
+import pillar.agent.configfs.ConfigfsNvmetTarget;
+import pillar.agent.configfs.NvmetTarget;
+import pillar.agent.export.ExportReapply;
+import pillar.agent.export.ExportStore;
+import pillar.agent.export.Exporter;
+import pillar.agent.fencing.Fence;
+import pillar.agent.fencing.MarkStore;
+import pillar.agent.fencing.VolumeLocks;
 import pillar.agent.service.AgentGrpcService;
+import pillar.agent.service.AgentOperations;
+import pillar.api.exec.SystemProcessRunner;
 import pillar.api.server.WorkloadConfig;
 import pillar.api.server.WorkloadServer;
 
@@ -31,23 +45,36 @@ public final class AgentMain {
             System.exit(2);
             return;
         }
-        WorkloadServer server = start(config);
+        NvmetTarget target = new ConfigfsNvmetTarget(config.configfsRoot());
+        WorkloadServer server = start(config, Backends.create(config.backends(), new SystemProcessRunner()), target);
         LOG.info(() -> "pillar-agent ready: agent API on " + config.listenHost() + ":" + server.grpcPort()
                 + (config.tls().isPresent() ? " (mTLS)" : " (plaintext)") + ", health on port " + server.healthPort()
                 + ", backends " + config.backends().stream().map(b -> b.name()).toList());
     }
 
-    /** Starts the agent's server; the caller owns it. */
-    public static WorkloadServer start(AgentConfig config) {
+    /**
+     * Starts the agent's server on the given backends and target; the caller owns it. Readiness
+     * turns true once every durable export has been re-applied to the kernel (its configuration
+     * does not survive a reboot).
+     */
+    public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target) {
+        ExportStore exports = new ExportStore(config.stateDir());
+        Exporter exporter = new Exporter(target);
+        AgentOperations operations = new AgentOperations(backends,
+                new Fence(new MarkStore(config.stateDir()), new VolumeLocks()), exports, exporter);
+        AtomicBoolean reapplied = new AtomicBoolean(false);
         WorkloadServer.Builder builder = WorkloadServer.builder()
                 .tcp(config.listenHost(), config.listenPort())
                 .health(config.healthHost(), config.healthPort())
-                .service(new AgentGrpcService(config.backends()))
-                .readiness("agent", () -> true);
+                .service(new AgentGrpcService(config.backends(), operations))
+                .readiness("exports-reapplied", reapplied::get);
         config.tls().ifPresentOrElse(files -> builder.tls(mutualTls(files)), () -> LOG.warning(
                 "*** the agent API is served WITHOUT TLS: any host that reaches port " + config.listenPort()
                         + " can create, export and delete volumes. Configure agent.tls (cert, key, ca) for mTLS. ***"));
-        return builder.start();
+        WorkloadServer server = builder.start();
+        ExportReapply.run(exports, exporter);
+        reapplied.set(true);
+        return server;
     }
 
     private static Tls mutualTls(AgentConfig.TlsFiles files) {

@@ -3,13 +3,12 @@ package pillar.agent.configfs;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
+
+import pillar.agent.configfs.ConfigfsTree.Kind;
 
 /**
  * The configfs primitives the adapter is built from: every one turns the kernel's refusal into an
@@ -21,10 +20,13 @@ import java.util.stream.Stream;
 final class ConfigfsFiles {
     private static final System.Logger LOG = System.getLogger(ConfigfsFiles.class.getName());
 
+    private final ConfigfsTree tree;
     private final Path root;
     private final Path nvmet;
 
-    ConfigfsFiles(Path root) {
+    /** @param root where configfs is mounted; @param tree the calls on it (the kernel's, or a fake's) */
+    ConfigfsFiles(Path root, ConfigfsTree tree) {
+        this.tree = tree;
         this.root = root.toAbsolutePath().normalize();
         this.nvmet = this.root.resolve("nvmet");
     }
@@ -34,14 +36,18 @@ final class ConfigfsFiles {
         return nvmet;
     }
 
-    static boolean exists(Path path) {
-        return Files.exists(path, LinkOption.NOFOLLOW_LINKS);
+    boolean exists(Path path) {
+        return tree.kind(path) != Kind.ABSENT;
+    }
+
+    boolean isDirectory(Path path) {
+        return tree.kind(path) == Kind.DIRECTORY;
     }
 
     /** The attribute's value without the kernel's trailing newline. */
     String read(Path file) {
         try {
-            return stripNewline(Files.readString(file));
+            return stripNewline(tree.read(file));
         } catch (IOException e) {
             throw failure("read", file, e, "");
         }
@@ -74,8 +80,7 @@ final class ConfigfsFiles {
 
     private void write(Path file, String value, String hint) {
         try {
-            // no CREATE: a missing attribute is an error, not a new file
-            Files.writeString(file, value, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+            tree.write(file, value);
         } catch (IOException e) {
             throw failure("write '" + value + "' to", file, e, hint);
         }
@@ -84,10 +89,10 @@ final class ConfigfsFiles {
     /** Creates the directory (the kernel fills in its attributes) unless it exists. */
     void mkdirIfAbsent(Path dir, String hint) {
         try {
-            Files.createDirectory(dir);
+            tree.mkdir(dir);
             LOG.log(Level.INFO, "created {0}", dir);
         } catch (FileAlreadyExistsException e) {
-            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            if (!isDirectory(dir)) {
                 throw failure("create directory", dir, e, "it exists but is not a directory");
             }
         } catch (IOException e) {
@@ -98,7 +103,7 @@ final class ConfigfsFiles {
     /** Removes the directory unless it is absent. */
     void rmdirIfPresent(Path dir, String hint) {
         try {
-            Files.delete(dir);
+            tree.rmdir(dir);
             LOG.log(Level.INFO, "removed {0}", dir);
         } catch (NoSuchFileException e) {
             // already gone
@@ -110,7 +115,7 @@ final class ConfigfsFiles {
     /** Creates {@code link} pointing at {@code target} (absolute: the kernel resolves it from the caller's cwd). */
     void symlink(Path link, Path target, String hint) {
         try {
-            Files.createSymbolicLink(link, target.toAbsolutePath());
+            tree.symlink(link, target.toAbsolutePath());
             LOG.log(Level.INFO, "linked {0} -> {1}", link, target);
         } catch (IOException e) {
             throw failure("create symbolic link", link, e, hint);
@@ -120,7 +125,7 @@ final class ConfigfsFiles {
     /** Removes a symbolic link unless it is absent. */
     void unlinkIfPresent(Path link, String hint) {
         try {
-            Files.delete(link);
+            tree.unlink(link);
             LOG.log(Level.INFO, "unlinked {0}", link);
         } catch (NoSuchFileException e) {
             // already gone
@@ -135,7 +140,7 @@ final class ConfigfsFiles {
      */
     String linkTarget(Path link) {
         try {
-            Path target = Files.readSymbolicLink(link);
+            Path target = tree.readlink(link);
             Path name = target.getFileName();
             return name == null ? "" : name.toString();
         } catch (IOException e) {
@@ -145,15 +150,15 @@ final class ConfigfsFiles {
 
     /** The links in {@code dir} that point at an item named {@code name}. */
     List<Path> linksTo(Path dir, String name) {
-        return list(dir).stream().filter(Files::isSymbolicLink).filter(l -> linkTarget(l).equals(name)).toList();
+        return list(dir).stream().filter(l -> tree.kind(l) == Kind.LINK).filter(l -> linkTarget(l).equals(name)).toList();
     }
 
     /** The entries of a directory, sorted; an absent directory has none. */
     List<Path> list(Path dir) {
-        try (Stream<Path> entries = Files.list(dir)) {
-            return entries.sorted().toList();
+        try {
+            return tree.list(dir).stream().sorted(Comparator.naturalOrder()).toList();
         } catch (NoSuchFileException e) {
-            if (!Files.isDirectory(nvmet)) {
+            if (!isDirectory(nvmet)) {
                 throw failure("list", dir, e, "");
             }
             return List.of();
@@ -164,7 +169,7 @@ final class ConfigfsFiles {
 
     /** The directory must exist (a precondition of the operation, e.g. a subsystem before its namespace). */
     void requireDirectory(Path dir, String what) {
-        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+        if (!isDirectory(dir)) {
             throw new NvmetTargetException(what + " does not exist: " + dir + nvmetHint(), dir);
         }
     }
@@ -177,10 +182,10 @@ final class ConfigfsFiles {
 
     /** A hint when the whole nvmet tree is missing, the commonest cause of every other error. */
     private String nvmetHint() {
-        if (Files.isDirectory(nvmet)) {
+        if (isDirectory(nvmet)) {
             return "";
         }
-        if (!Files.isDirectory(root)) {
+        if (!isDirectory(root)) {
             return "; " + root + " does not exist: is configfs mounted there"
                     + " (mount -t configfs none " + root + ") and are the nvmet modules loaded (modprobe nvmet nvmet-tcp)?";
         }

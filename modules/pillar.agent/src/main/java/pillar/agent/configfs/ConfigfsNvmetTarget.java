@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -18,8 +19,13 @@ import pillar.api.value.Nqn;
  * what differs (the kernel refuses some rewrites of unchanged values), reads every written value back.
  *
  * <p>Not thread-safe per subsystem: callers serialise the operations on one volume (the agent holds one
- * lock per volume). Operations on different subsystems may run concurrently; shared ports and host
- * entries tolerate that because every step is idempotent and re-checked.
+ * lock per volume). Operations on different subsystems may run concurrently: the operations that
+ * create, use or remove the shared ports and host entries ({@link #ensurePort}, {@link #linkPort},
+ * {@link #allowHost}, {@link #disallowHost}, {@link #removeSubsystem}) hold this adapter's lock, so
+ * that one never sees another half done (a port whose address is being written, a host entry being
+ * removed). Between two calls the lock is not held: a {@link #removeSubsystem} may remove a port that
+ * another export has ensured but not linked yet, whose {@link #linkPort} then fails ("port ... does
+ * not exist") and converges when retried. One adapter per configfs tree.
  */
 public final class ConfigfsNvmetTarget implements NvmetTarget {
     /** Block device paths as volume backends name them: /dev/vg/lv, /dev/zvol/pool/ds, /dev/dm-3... */
@@ -29,6 +35,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
                     + " dmesg: \"Disable port before changing attribute\")";
 
     private final ConfigfsFiles fs;
+    private final ConfigfsStateReader reader;
     private final Path subsystems;
     private final Path ports;
     private final Path hosts;
@@ -38,7 +45,17 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
      *                     tree is expected at {@code <configfsRoot>/nvmet}
      */
     public ConfigfsNvmetTarget(Path configfsRoot) {
-        this.fs = new ConfigfsFiles(configfsRoot);
+        this(configfsRoot, new KernelConfigfsTree());
+    }
+
+    /**
+     * The adapter over another implementation of the configfs calls: the tests' model of the kernel.
+     *
+     * @param configfsRoot where {@code tree} has configfs mounted
+     */
+    ConfigfsNvmetTarget(Path configfsRoot, ConfigfsTree tree) {
+        this.fs = new ConfigfsFiles(configfsRoot, tree);
+        this.reader = new ConfigfsStateReader(fs);
         this.subsystems = fs.nvmet().resolve("subsystems");
         this.ports = fs.nvmet().resolve("ports");
         this.hosts = fs.nvmet().resolve("hosts");
@@ -77,7 +94,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     }
 
     @Override
-    public void ensurePort(PortId port, PortAddress address) {
+    public synchronized void ensurePort(PortId port, PortAddress address) {
         Path dir = portDir(port);
         fs.mkdirIfAbsent(dir, "");
         Map<String, String> actual = new LinkedHashMap<>();
@@ -101,7 +118,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     }
 
     @Override
-    public void linkPort(PortId port, Nqn subsystem) {
+    public synchronized void linkPort(PortId port, Nqn subsystem) {
         Path portDir = portDir(port);
         Path subsystemDir = subsystemDir(subsystem);
         fs.requireDirectory(portDir, "port " + port);
@@ -116,21 +133,27 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     }
 
     @Override
-    public void allowHost(Nqn subsystem, Nqn host) {
+    public synchronized void allowHost(Nqn subsystem, Nqn host) {
         Path subsystemDir = subsystemDir(subsystem);
         fs.requireDirectory(subsystemDir, "subsystem " + subsystem);
-        Path hostDir = hostDir(host);
-        fs.mkdirIfAbsent(hostDir, "");
         Path allowed = subsystemDir.resolve("allowed_hosts");
         if (!fs.linksTo(allowed, host.value()).isEmpty()) {
             return;
         }
+        Path anyHost = subsystemDir.resolve("attr_allow_any_host");
+        if (fs.read(anyHost).equals("1")) {
+            throw new NvmetTargetException("subsystem " + subsystem + " allows any host (" + anyHost + " is 1)"
+                    + " and the kernel refuses host entries then (EINVAL): ensure it with allowAnyHost false first",
+                    anyHost);
+        }
+        Path hostDir = hostDir(host);
+        fs.mkdirIfAbsent(hostDir, "");
         fs.symlink(allowed.resolve(host.value()), hostDir,
                 "EINVAL here means the subsystem allows any host: the kernel refuses host entries then");
     }
 
     @Override
-    public void disallowHost(Nqn subsystem, Nqn host) {
+    public synchronized void disallowHost(Nqn subsystem, Nqn host) {
         Path allowed = subsystemDir(subsystem).resolve("allowed_hosts");
         for (Path link : fs.linksTo(allowed, host.value())) {
             fs.unlinkIfPresent(link, "");
@@ -146,9 +169,9 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     }
 
     @Override
-    public void removeSubsystem(Nqn subsystem) {
+    public synchronized void removeSubsystem(Nqn subsystem) {
         Path dir = subsystemDir(subsystem);
-        if (!ConfigfsFiles.exists(dir)) {
+        if (!fs.exists(dir)) {
             return;
         }
         // 1. unexport from every port (a linked subsystem cannot be removed: EBUSY)
@@ -181,6 +204,16 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
         for (String host : hostNames) {
             removeHostIfUnused(host);
         }
+    }
+
+    @Override
+    public List<Nqn> subsystems() {
+        return reader.subsystems();
+    }
+
+    @Override
+    public Optional<SubsystemState> inspect(Nqn subsystem) {
+        return reader.inspect(subsystem);
     }
 
     /** Removes {@code hosts/<name>} unless a subsystem still admits it. */

@@ -1,6 +1,8 @@
 package pillar.agent.configfs;
 
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 
 import pillar.api.value.Nqn;
 
@@ -81,4 +83,18 @@ public interface NvmetTarget {
      * and the next {@link #ensurePort}/{@link #allowHost} reuses them).
      */
     void removeSubsystem(Nqn subsystem);
+
+    /**
+     * The subsystems the kernel holds, sorted by NQN; reads only. Directories whose names are not
+     * NQNs in pillar-csi's grammar are left out: pillar-csi never makes them. With the NQN prefix of
+     * pillar-csi's volumes this finds orphans, subsystems no durable export accounts for.
+     */
+    List<Nqn> subsystems();
+
+    /**
+     * What the kernel holds for the subsystem (namespaces with device and state, host policy, allowed
+     * hosts, the ports that export it with their addresses), or empty when it does not exist; reads
+     * only. {@link ExportDrift} compares it with the wanted export.
+     */
+    Optional<SubsystemState> inspect(Nqn subsystem);
 }

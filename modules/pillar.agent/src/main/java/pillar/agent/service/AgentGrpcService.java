@@ -1,35 +1,243 @@
 package pillar.agent.service;
 
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import io.grpc.stub.StreamObserver;
+import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.VolumeBackend;
 import pillar.agent.config.BackendConfig;
+import pillar.agent.configfs.PortAddress;
+import pillar.agent.export.ExportRecord;
+import pillar.api.agent.v1.AddressFamily;
 import pillar.api.agent.v1.AgentServiceGrpc;
+import pillar.api.agent.v1.AllowInitiatorRequest;
+import pillar.api.agent.v1.AllowInitiatorResponse;
+import pillar.api.agent.v1.CreateVolumeRequest;
+import pillar.api.agent.v1.CreateVolumeResponse;
+import pillar.api.agent.v1.DeleteVolumeRequest;
+import pillar.api.agent.v1.DeleteVolumeResponse;
+import pillar.api.agent.v1.DenyInitiatorRequest;
+import pillar.api.agent.v1.DenyInitiatorResponse;
+import pillar.api.agent.v1.ExpandVolumeRequest;
+import pillar.api.agent.v1.ExpandVolumeResponse;
+import pillar.api.agent.v1.Export;
+import pillar.api.agent.v1.ExportSpec;
+import pillar.api.agent.v1.ExportVolumeRequest;
+import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapabilitiesResponse;
+import pillar.api.agent.v1.GetCapacityRequest;
+import pillar.api.agent.v1.GetCapacityResponse;
+import pillar.api.agent.v1.ListExportsRequest;
+import pillar.api.agent.v1.ListExportsResponse;
+import pillar.api.agent.v1.ListVolumesRequest;
+import pillar.api.agent.v1.ListVolumesResponse;
+import pillar.api.agent.v1.ReconcileRequest;
+import pillar.api.agent.v1.ReconcileResponse;
+import pillar.api.agent.v1.UnexportVolumeRequest;
+import pillar.api.agent.v1.UnexportVolumeResponse;
+import pillar.api.agent.v1.Volume;
+import pillar.api.fencing.FencingToken;
 import pillar.api.server.Driver;
+import pillar.api.value.ByteSize;
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.Nqn;
+import pillar.api.value.VolumeId;
 
 /**
- * The agent API's gRPC endpoint. Calls not implemented here answer UNIMPLEMENTED (the generated
- * base class); volume calls arrive with the backends and the nvmet target.
+ * The agent API's gRPC endpoint: turns wire messages into validated values, calls
+ * {@link AgentOperations}, and maps errors to codes ({@link GrpcErrors}). Nothing is touched
+ * before every identifier in the request has been validated.
  */
 public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBase {
     /** The protocols this agent can export with. */
     public static final String NVMEOF_TCP = "nvmeof-tcp";
 
     private final List<BackendConfig> backends;
+    private final AgentOperations operations;
 
-    public AgentGrpcService(List<BackendConfig> backends) {
+    public AgentGrpcService(List<BackendConfig> backends, AgentOperations operations) {
         this.backends = List.copyOf(backends);
+        this.operations = operations;
     }
 
     @Override
     public void getCapabilities(GetCapabilitiesRequest request, StreamObserver<GetCapabilitiesResponse> response) {
-        GetCapabilitiesResponse.Builder out = GetCapabilitiesResponse.newBuilder()
-                .setAgentVersion(Driver.version())
-                .addProtocols(NVMEOF_TCP);
-        backends.forEach(backend -> out.addBackends(backend.toProto()));
-        response.onNext(out.build());
+        unary(response, () -> {
+            GetCapabilitiesResponse.Builder out = GetCapabilitiesResponse.newBuilder()
+                    .setAgentVersion(Driver.version())
+                    .addProtocols(NVMEOF_TCP);
+            backends.forEach(backend -> out.addBackends(backend.toProto()));
+            return out.build();
+        });
+    }
+
+    @Override
+    public void getCapacity(GetCapacityRequest request, StreamObserver<GetCapacityResponse> response) {
+        unary(response, () -> {
+            VolumeBackend.Capacity capacity = operations.backend(request.getBackend()).capacity();
+            return GetCapacityResponse.newBuilder().setTotalBytes(capacity.total().bytes())
+                    .setAvailableBytes(capacity.available().bytes()).build();
+        });
+    }
+
+    @Override
+    public void createVolume(CreateVolumeRequest request, StreamObserver<CreateVolumeResponse> response) {
+        unary(response, () -> {
+            VolumeId id = VolumeId.of(request.getVolumeId());
+            BackendVolume volume = operations.create(token(request.hasToken(), request.getToken()), id,
+                    request.getBackend(), size("size_bytes", request.getSizeBytes()), request.getOptionsMap());
+            return CreateVolumeResponse.newBuilder().setVolume(toProto(volume, request.getBackend())).build();
+        });
+    }
+
+    @Override
+    public void deleteVolume(DeleteVolumeRequest request, StreamObserver<DeleteVolumeResponse> response) {
+        unary(response, () -> {
+            operations.delete(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
+                    request.getBackend());
+            return DeleteVolumeResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void expandVolume(ExpandVolumeRequest request, StreamObserver<ExpandVolumeResponse> response) {
+        unary(response, () -> {
+            BackendVolume volume = operations.expand(token(request.hasToken(), request.getToken()),
+                    VolumeId.of(request.getVolumeId()), request.getBackend(),
+                    size("required_bytes", request.getRequiredBytes()));
+            return ExpandVolumeResponse.newBuilder().setSizeBytes(volume.size().bytes()).build();
+        });
+    }
+
+    @Override
+    public void exportVolume(ExportVolumeRequest request, StreamObserver<ExportVolumeResponse> response) {
+        unary(response, () -> {
+            VolumeId id = VolumeId.of(request.getVolumeId());
+            PortAddress address = address(request.getExport());
+            ExportRecord record = operations.export(token(request.hasToken(), request.getToken()), id,
+                    request.getBackend(), address, request.getExport().getAclEnabled());
+            return ExportVolumeResponse.newBuilder().setSubsystemNqn(record.subsystem().value())
+                    .setAddress(address.traddr()).setPort(address.trsvcid()).build();
+        });
+    }
+
+    @Override
+    public void unexportVolume(UnexportVolumeRequest request, StreamObserver<UnexportVolumeResponse> response) {
+        unary(response, () -> {
+            operations.unexport(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()));
+            return UnexportVolumeResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void allowInitiator(AllowInitiatorRequest request, StreamObserver<AllowInitiatorResponse> response) {
+        unary(response, () -> {
+            operations.allow(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
+                    Nqn.of(request.getHostNqn()));
+            return AllowInitiatorResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void denyInitiator(DenyInitiatorRequest request, StreamObserver<DenyInitiatorResponse> response) {
+        unary(response, () -> {
+            operations.deny(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
+                    Nqn.of(request.getHostNqn()));
+            return DenyInitiatorResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void listVolumes(ListVolumesRequest request, StreamObserver<ListVolumesResponse> response) {
+        unary(response, () -> ListVolumesResponse.newBuilder().addAllVolumes(operations.backend(request.getBackend())
+                .list().stream().map(v -> toProto(v, request.getBackend())).toList()).build());
+    }
+
+    @Override
+    public void listExports(ListExportsRequest request, StreamObserver<ListExportsResponse> response) {
+        unary(response, () -> ListExportsResponse.newBuilder()
+                .addAllExports(operations.listExports().stream().map(AgentGrpcService::toProto).toList()).build());
+    }
+
+    @Override
+    public void reconcile(ReconcileRequest request, StreamObserver<ReconcileResponse> response) {
+        unary(response, () -> {
+            VolumeId id = VolumeId.of(request.getVolumeId());
+            Optional<AgentOperations.Desired> desired = request.hasDesired()
+                    ? Optional.of(new AgentOperations.Desired(request.getDesired().getBackend(),
+                            address(request.getDesired().getExport()), request.getDesired().getExport().getAclEnabled(),
+                            request.getDesired().getAllowedHostsList().stream().map(Nqn::of).collect(Collectors.toSet())))
+                    : Optional.empty();
+            List<String> changes = operations.reconcile(token(request.hasToken(), request.getToken()), id, desired);
+            ReconcileResponse.Builder out = ReconcileResponse.newBuilder().addAllChanges(changes);
+            operations.listExports().stream().filter(r -> r.volume().equals(id)).findFirst()
+                    .ifPresent(r -> out.setActual(toProto(r)));
+            return out.build();
+        });
+    }
+
+    /** A token with no lifecycle is no token: refused by fencing with FAILED_PRECONDITION, not INVALID_ARGUMENT. */
+    private static Optional<FencingToken> token(boolean present, pillar.api.agent.v1.FencingToken token) {
+        if (!present || token.getLifecycleUid().isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(FencingToken.fromProto(token));
+    }
+
+    private static ByteSize size(String field, long bytes) {
+        if (bytes <= 0) {
+            // uint64 above Long.MAX_VALUE arrives negative
+            throw new InvalidValueException(field, bytes == 0 ? "must be greater than 0" : "is out of range");
+        }
+        return ByteSize.of(bytes);
+    }
+
+    private static PortAddress address(ExportSpec spec) {
+        if (spec.getBindAddress().isEmpty()) {
+            throw new InvalidValueException("export.bind_address", "must be set (an IP address of this storage node)");
+        }
+        PortAddress address = PortAddress.tcp(spec.getBindAddress(), (int) Math.min(spec.getPort(), Integer.MAX_VALUE));
+        AddressFamily family = spec.getAddressFamily();
+        boolean mismatch = (family == AddressFamily.ADDRESS_FAMILY_IPV4 && address.family() != PortAddress.AddressFamily.IPV4)
+                || (family == AddressFamily.ADDRESS_FAMILY_IPV6 && address.family() != PortAddress.AddressFamily.IPV6);
+        if (mismatch) {
+            throw new InvalidValueException("export.address_family", "does not match bind_address " + spec.getBindAddress());
+        }
+        return address;
+    }
+
+    private static Volume toProto(BackendVolume volume, String backend) {
+        return Volume.newBuilder().setVolumeId(volume.id().value()).setBackend(backend)
+                .setSizeBytes(volume.size().bytes()).setDevicePath(volume.device().toString()).build();
+    }
+
+    private static Export toProto(ExportRecord record) {
+        return Export.newBuilder()
+                .setVolumeId(record.volume().value())
+                .setBackend(record.backend())
+                .setSubsystemNqn(record.subsystem().value())
+                .setExport(ExportSpec.newBuilder().setBindAddress(record.address().traddr())
+                        .setPort(record.address().trsvcid())
+                        .setAddressFamily(record.address().family() == PortAddress.AddressFamily.IPV4
+                                ? AddressFamily.ADDRESS_FAMILY_IPV4 : AddressFamily.ADDRESS_FAMILY_IPV6)
+                        .setAclEnabled(record.aclEnabled()))
+                .addAllAllowedHosts(record.allowedHosts().stream().map(Nqn::value).sorted().toList())
+                .build();
+    }
+
+    private static <T> void unary(StreamObserver<T> response, Supplier<T> call) {
+        T result;
+        try {
+            result = call.get();
+        } catch (RuntimeException e) {
+            response.onError(GrpcErrors.toStatus(e));
+            return;
+        }
+        response.onNext(result);
         response.onCompleted();
     }
 }

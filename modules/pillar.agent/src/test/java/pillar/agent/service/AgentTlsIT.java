@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.AgentMain;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
+import pillar.agent.configfs.ConfigfsNvmetTarget;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
@@ -62,7 +64,7 @@ class AgentTlsIT {
         Path[] goodClient = trusted.issue("controller");
         Path[] foreignClient = stranger.issue("controller");
         AgentConfig config = config(Optional.of(new AgentConfig.TlsFiles(server[0], server[1], trusted.caFile())));
-        try (WorkloadServer agent = AgentMain.start(config)) {
+        try (WorkloadServer agent = AgentMain.start(config, Map.of(), new ConfigfsNvmetTarget(dir.resolve("configfs")))) {
             int port = agent.grpcPort();
 
             GetCapabilitiesResponse ok = call(port, TlsChannelCredentials.newBuilder()
@@ -85,7 +87,7 @@ class AgentTlsIT {
 
     @Test
     void withoutTlsFilesTheAgentServesPlaintext() throws Exception {
-        try (WorkloadServer agent = AgentMain.start(config(Optional.empty()))) {
+        try (WorkloadServer agent = AgentMain.start(config(Optional.empty()), Map.of(), new ConfigfsNvmetTarget(dir.resolve("configfs")))) {
             assertThat(call(agent.grpcPort(), InsecureChannelCredentials.create()).getAgentVersion()).isNotBlank();
         }
     }

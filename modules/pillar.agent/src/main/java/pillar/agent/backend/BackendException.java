@@ -1,0 +1,40 @@
+package pillar.agent.backend;
+
+/** A backend call that failed, with what the service needs to answer with the right code. */
+public final class BackendException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** What went wrong, each mapped to one gRPC code by the service. */
+    public enum Kind {
+        /** The volume exists with other parameters (ALREADY_EXISTS). */
+        CONFLICT,
+        /** A shrink or a size the backend cannot hold (OUT_OF_RANGE). */
+        OUT_OF_RANGE,
+        /** Not enough free space (RESOURCE_EXHAUSTED). */
+        NO_SPACE,
+        /** An option or value the backend refuses (INVALID_ARGUMENT). */
+        INVALID,
+        /** The volume does not exist (NOT_FOUND). */
+        NOT_FOUND,
+        /** The pool or volume group itself is missing or unusable (UNAVAILABLE). */
+        UNAVAILABLE,
+        /** Anything else: a tool failed unexpectedly (INTERNAL). */
+        FAILED
+    }
+
+    private final Kind kind;
+
+    public BackendException(Kind kind, String message) {
+        super(message);
+        this.kind = kind;
+    }
+
+    public BackendException(Kind kind, String message, Throwable cause) {
+        super(message, cause);
+        this.kind = kind;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+}

@@ -1,0 +1,57 @@
+package pillar.agent.backend;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import pillar.agent.config.BackendConfig;
+import pillar.api.exec.ProcessRunner;
+
+/** Builds the configured backends by name: the adapter for each one's kind. */
+public final class Backends {
+    private Backends() {
+    }
+
+    /**
+     * Where the backends find the host, and how long they wait.
+     *
+     * @param devRoot        the device tree ({@code /dev}): zvol links and {@code zdN} nodes
+     * @param sysRoot        sysfs ({@code /sys}): {@code block/zdN} when no udev links zvols
+     * @param zvolId         the program that prints a zvol device's dataset ({@code /lib/udev/zvol_id})
+     * @param commandTimeout the deadline of each zfs or lvm command
+     * @param deviceTimeout  how long a call waits for a volume's block device to appear
+     */
+    public record Host(Path devRoot, Path sysRoot, Path zvolId, Duration commandTimeout, Duration deviceTimeout) {
+        /** This host: {@code /dev}, {@code /sys}, {@code /lib/udev/zvol_id}, 2 minutes per command, 30 s for a device. */
+        public static Host system() {
+            return new Host(Path.of("/dev"), Path.of("/sys"), Path.of("/lib/udev/zvol_id"), Duration.ofMinutes(2), Duration.ofSeconds(30));
+        }
+    }
+
+    /** The backends of {@code configs} on this host ({@link Host#system()}), by name, in configuration order. */
+    public static Map<String, VolumeBackend> create(List<BackendConfig> configs, ProcessRunner runner) {
+        return create(configs, runner, Host.system());
+    }
+
+    public static Map<String, VolumeBackend> create(List<BackendConfig> configs, ProcessRunner runner, Host host) {
+        Map<String, VolumeBackend> backends = new LinkedHashMap<>();
+        for (BackendConfig config : configs) {
+            if (backends.putIfAbsent(config.name(), of(config, runner, host)) != null) {
+                throw new IllegalArgumentException("backend " + config.name() + " is configured twice");
+            }
+        }
+        return backends;
+    }
+
+    /** The adapter for one backend. */
+    public static VolumeBackend of(BackendConfig config, ProcessRunner runner, Host host) {
+        return switch (config.kind()) {
+            case BACKEND_KIND_LVM_LINEAR, BACKEND_KIND_LVM_THIN -> new LvmVolumeBackend(config, runner, host.commandTimeout(), host.deviceTimeout());
+            case BACKEND_KIND_ZFS_ZVOL -> new ZfsVolumeBackend(config, runner, host.devRoot(), host.sysRoot(), host.zvolId(),
+                    host.commandTimeout(), host.deviceTimeout());
+            default -> throw new IllegalArgumentException("backend " + config.name() + " has no supported kind: " + config.kind());
+        };
+    }
+}

@@ -1,0 +1,151 @@
+package pillar.agent.backend;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import io.helidon.json.JsonArray;
+import io.helidon.json.JsonObject;
+import io.helidon.json.JsonParser;
+import io.helidon.json.JsonValue;
+
+/**
+ * Parses the JSON reports of {@code lvs} and {@code vgs} run with {@code --reportformat json --units b
+ * --nosuffix}: {@code {"report": [{"lv": [{"lv_name": "pvc-1", "lv_size": "67108864", ...}]}]}}. LVM
+ * prints every value as a string in this format; numbers (the {@code json_std} format) and tag
+ * arrays are accepted too. A report that does not parse, or lacks a field asked for, is a
+ * {@link BackendException.Kind#FAILED}: never guessed around.
+ */
+final class LvmReport {
+    /** Fields of {@link Lv}, in the order {@code -o} asks for them. */
+    static final String LV_FIELDS = "lv_name,lv_path,lv_size,lv_tags,pool_lv,lv_attr,vg_extent_size";
+    /** Fields of {@link Vg}. */
+    static final String VG_FIELDS = "vg_name,vg_size,vg_free,vg_extent_size";
+    /** Fields of {@link ThinPool}. */
+    static final String POOL_FIELDS = "lv_name,lv_size,data_percent,lv_attr";
+
+    private LvmReport() {
+    }
+
+    /**
+     * One logical volume.
+     *
+     * @param path       the device path LVM maintains ({@code /dev/<vg>/<lv>}); empty for a thin pool
+     * @param pool       the thin pool of a thin LV, empty for any other LV
+     * @param attr       {@code lv_attr}, e.g. {@code -wi-a-----} (character 5 is 'a' when active)
+     * @param extentSize the volume group's extent size: LV sizes are multiples of it
+     */
+    record Lv(String name, String path, long size, List<String> tags, String pool, String attr, long extentSize) {
+        boolean active() {
+            return attr.length() > 4 && attr.charAt(4) == 'a';
+        }
+    }
+
+    /** One volume group: size and free bytes, and the extent size every LV size is a multiple of. */
+    record Vg(String name, long size, long free, long extentSize) {
+    }
+
+    /** A thin pool: its data size and how much of it is used, in percent. */
+    record ThinPool(String name, long size, BigDecimal dataPercent, String attr) {
+        /** Bytes of the pool's data area that no thin LV uses yet. */
+        long free() {
+            BigDecimal used = BigDecimal.valueOf(size).multiply(dataPercent).divide(BigDecimal.valueOf(100));
+            long free = size - used.setScale(0, java.math.RoundingMode.CEILING).longValueExact();
+            return Math.max(0, free);
+        }
+    }
+
+    static List<Lv> lvs(String json) {
+        return rows(json, "lv").stream()
+                .map(row -> new Lv(text(row, "lv_name"), text(row, "lv_path"), number(row, "lv_size"), tags(text(row, "lv_tags")),
+                        text(row, "pool_lv"), text(row, "lv_attr"), number(row, "vg_extent_size")))
+                .toList();
+    }
+
+    static List<Vg> vgs(String json) {
+        return rows(json, "vg").stream()
+                .map(row -> new Vg(text(row, "vg_name"), number(row, "vg_size"), number(row, "vg_free"), number(row, "vg_extent_size")))
+                .toList();
+    }
+
+    static List<ThinPool> thinPools(String json) {
+        return rows(json, "lv").stream()
+                .map(row -> new ThinPool(text(row, "lv_name"), number(row, "lv_size"), percent(row, "data_percent"), text(row, "lv_attr")))
+                .toList();
+    }
+
+    private static List<JsonObject> rows(String json, String section) {
+        // LVM may print warnings before the report on stdout; the report is the first JSON object
+        int start = json.indexOf('{');
+        if (start < 0) {
+            throw malformed("no JSON report in lvm's output: " + Texts.oneLine(json));
+        }
+        JsonObject root;
+        try {
+            root = JsonParser.create(json.substring(start)).readJsonObject();
+        } catch (RuntimeException e) {
+            throw new BackendException(BackendException.Kind.FAILED, "lvm printed a report that is not JSON: " + Texts.oneLine(json), e);
+        }
+        JsonArray reports = root.arrayValue("report").orElseThrow(() -> malformed("lvm's report has no \"report\" array"));
+        List<JsonObject> rows = new ArrayList<>();
+        for (JsonValue report : reports.values()) {
+            object(report).arrayValue(section).ifPresent(array -> array.values().forEach(row -> rows.add(object(row))));
+        }
+        return rows;
+    }
+
+    private static JsonObject object(JsonValue value) {
+        if (value.type() != io.helidon.json.JsonValueType.OBJECT) {
+            throw malformed("lvm's report holds a " + value.type() + " where an object belongs");
+        }
+        return value.asObject();
+    }
+
+    /** A field as text: LVM's json format prints strings, json_std numbers and arrays. */
+    private static String text(JsonObject row, String field) {
+        JsonValue value = row.value(field).orElseThrow(() -> malformed("lvm's report lacks the field " + field));
+        return switch (value.type()) {
+            case STRING -> value.asString().value();
+            case NUMBER -> value.asNumber().bigDecimalValue().toPlainString();
+            case ARRAY -> value.asArray().values().stream().map(v -> v.asString().value()).collect(Collectors.joining(","));
+            case NULL -> "";
+            default -> throw malformed("lvm's report has a " + value.type() + " in the field " + field);
+        };
+    }
+
+    private static long number(JsonObject row, String field) {
+        String text = text(row, field);
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw malformed("lvm's report has '" + Texts.oneLine(text) + "' in the numeric field " + field
+                    + " (run with --units b --nosuffix?)");
+        }
+    }
+
+    private static BigDecimal percent(JsonObject row, String field) {
+        String text = text(row, field);
+        if (text.isEmpty()) {
+            return BigDecimal.ZERO; // an inactive pool reports no usage
+        }
+        try {
+            BigDecimal percent = new BigDecimal(text);
+            if (percent.signum() < 0 || percent.compareTo(BigDecimal.valueOf(100)) > 0) {
+                throw malformed("lvm's report has " + text + " in the percentage " + field);
+            }
+            return percent;
+        } catch (NumberFormatException e) {
+            throw malformed("lvm's report has '" + Texts.oneLine(text) + "' in the percentage " + field);
+        }
+    }
+
+    private static List<String> tags(String tags) {
+        return tags.isEmpty() ? List.of() : Arrays.stream(tags.split(",")).map(String::strip).toList();
+    }
+
+    private static BackendException malformed(String message) {
+        return new BackendException(BackendException.Kind.FAILED, message);
+    }
+}

@@ -1,0 +1,348 @@
+package pillar.agent.backend;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.LvmReport.Lv;
+import pillar.agent.backend.LvmReport.ThinPool;
+import pillar.agent.backend.LvmReport.Vg;
+import pillar.agent.config.BackendConfig;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.exec.Command;
+import pillar.api.exec.CommandFailedException;
+import pillar.api.exec.ProcessRunner;
+import pillar.api.value.ByteSize;
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.VolumeId;
+
+/**
+ * Logical volumes in an LVM volume group: linear LVs ({@code lvm}), or thin LVs in one thin pool
+ * ({@code lvm-thin}). The LV is named after the volume ID, so {@code /dev/<vg>/<volume-id>} is its device.
+ *
+ * <p>Ownership: every LV this backend creates carries the tag {@value #TAG}, and a linear backend owns
+ * only tagged LVs outside any thin pool, a thin backend only tagged LVs in its pool; a linear and a thin
+ * backend can share one volume group. Any other LV with a volume's name is never adopted, grown or removed.
+ *
+ * <p>Sizes are rounded up to the volume group's extent size (LVM would do it anyway) before they are
+ * compared, so a repeated create of the same request finds the same size.
+ *
+ * <p>New LVs are made with {@code --wipesignatures y} (and {@code --zero y} for linear ones): the extents
+ * of a deleted volume may still hold its file system, and a node that found an old signature would
+ * refuse to format, or mount a former tenant's data. A thin LV reads unprovisioned blocks as zeros when
+ * its pool zeroes new chunks (LVM's default); {@code --zero} is refused by lvcreate for thin LVs.
+ *
+ * <p>Options: none. Every key is refused with INVALID_ARGUMENT; striping and RAID layouts are a
+ * volume group decision of the operator, not a per-volume setting.
+ */
+public final class LvmVolumeBackend implements VolumeBackend {
+    /** The tag on every LV this driver creates ({@code lvs -o lv_tags}). */
+    public static final String TAG = "pillar-csi";
+    /** LV name prefixes LVM reserves for itself ("Names starting "snapshot" are reserved"). */
+    private static final List<String> RESERVED_PREFIXES = List.of("snapshot", "pvmove");
+    private static final Duration DEVICE_POLL = Duration.ofMillis(50);
+    private static final Logger LOG = Logger.getLogger(LvmVolumeBackend.class.getName());
+
+    private final BackendConfig config;
+    private final ProcessRunner runner;
+    private final Duration commandTimeout;
+    private final Duration deviceTimeout;
+    private final boolean thin;
+
+    /**
+     * @param config         an {@code lvm} or {@code lvm-thin} backend: the volume group, and the thin pool
+     * @param commandTimeout the deadline of each lvm command
+     * @param deviceTimeout  how long to wait for an LV's device node to appear
+     */
+    public LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Duration commandTimeout, Duration deviceTimeout) {
+        if (config.kind() != BackendKind.BACKEND_KIND_LVM_LINEAR && config.kind() != BackendKind.BACKEND_KIND_LVM_THIN) {
+            throw new IllegalArgumentException("backend " + config.name() + " is not an lvm backend: " + config.kind());
+        }
+        this.config = config;
+        this.runner = runner;
+        this.commandTimeout = commandTimeout;
+        this.deviceTimeout = deviceTimeout;
+        this.thin = config.kind() == BackendKind.BACKEND_KIND_LVM_THIN;
+    }
+
+    @Override
+    public String name() {
+        return config.name();
+    }
+
+    @Override
+    public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options) {
+        checkOptions(options);
+        checkName(id);
+        if (size.bytes() <= 0) {
+            throw new BackendException(Kind.OUT_OF_RANGE, "a volume needs a size above 0 bytes");
+        }
+        Optional<Lv> existing = lookup(id);
+        if (existing.isPresent()) {
+            return adopt(existing.get(), id, size);
+        }
+        Vg vg = volumeGroup();
+        ByteSize rounded = roundUp(size, vg.extentSize());
+        if (!thin) {
+            if (rounded.bytes() > vg.size()) {
+                throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + rounded + " is larger than volume group "
+                        + config.pool() + " (" + ByteSize.of(vg.size()) + ")");
+            }
+            if (rounded.bytes() > vg.free()) {
+                throw new BackendException(Kind.NO_SPACE, "volume group " + config.pool() + " has " + ByteSize.of(vg.free())
+                        + " free, volume " + id + " needs " + rounded);
+            }
+        }
+        List<String> argv = new ArrayList<>(List.of("lvcreate", "-y", "--wipesignatures", "y"));
+        if (thin) {
+            argv.addAll(List.of("--addtag", TAG, "-n", id.value(), "-V", rounded.bytes() + "b", "--thinpool", config.parent()));
+        } else {
+            argv.addAll(List.of("--zero", "y", "--addtag", TAG, "-n", id.value(), "-L", rounded.bytes() + "b"));
+        }
+        argv.add(config.pool());
+        try {
+            run(argv);
+        } catch (CommandFailedException e) {
+            switch (LvmFailure.of(e)) {
+                case EXISTS -> {
+                    return adopt(lookup(id).orElseThrow(() -> failed("lvcreate says " + id + " exists, lvs does not show it", e)), id, size);
+                }
+                case NO_SPACE -> throw new BackendException(Kind.NO_SPACE, where() + " has no room for " + rounded + ": "
+                        + Texts.oneLine(e.stderr()), e);
+                case VG_NOT_FOUND, POOL_NOT_FOUND -> throw unavailable(e);
+                default -> throw failed("lvcreate of " + id + " failed", e);
+            }
+        }
+        Lv created = lookup(id).orElseThrow(() -> new BackendException(Kind.FAILED, "lvcreate made " + id + " but lvs does not show it"));
+        LOG.info(() -> "created " + lvPath(id) + (thin ? " in thin pool " + config.parent() : "") + " of " + ByteSize.of(created.size()));
+        return usable(id, created);
+    }
+
+    @Override
+    public Optional<BackendVolume> find(VolumeId id) {
+        return lookup(id).filter(this::owns).map(lv -> usable(id, lv));
+    }
+
+    @Override
+    public BackendVolume expand(VolumeId id, ByteSize required) {
+        Lv lv = lookup(id).filter(this::owns)
+                .orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist in " + where()));
+        ByteSize rounded = roundUp(required, lv.extentSize());
+        if (rounded.bytes() == lv.size()) {
+            return usable(id, lv);
+        }
+        if (rounded.bytes() < lv.size()) {
+            throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " is " + ByteSize.of(lv.size()) + "; " + required
+                    + " would shrink it, and volumes never shrink");
+        }
+        try {
+            run(List.of("lvextend", "-L", rounded.bytes() + "b", lvPath(id)));
+        } catch (CommandFailedException e) {
+            throw switch (LvmFailure.of(e)) {
+                case LV_NOT_FOUND -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist in " + where(), e);
+                case NO_SPACE -> new BackendException(Kind.NO_SPACE, where() + " has no room to grow " + id + " to " + rounded + ": "
+                        + Texts.oneLine(e.stderr()), e);
+                case VG_NOT_FOUND -> unavailable(e);
+                default -> failed("lvextend of " + id + " failed", e);
+            };
+        }
+        Lv grown = lookup(id).orElseThrow(() -> new BackendException(Kind.FAILED, "volume " + id + " vanished while it grew"));
+        LOG.info(() -> "grew " + lvPath(id) + " from " + ByteSize.of(lv.size()) + " to " + ByteSize.of(grown.size()));
+        return usable(id, grown);
+    }
+
+    @Override
+    public void delete(VolumeId id) {
+        Optional<Lv> lv = lookup(id);
+        if (lv.isEmpty()) {
+            return;
+        }
+        if (!owns(lv.get())) {
+            throw new BackendException(Kind.FAILED, "refusing to remove " + lvPath(id) + ": it is not a volume of backend "
+                    + config.name() + " (" + ownership(lv.get()) + ")");
+        }
+        try {
+            run(List.of("lvremove", "-f", lvPath(id)));
+        } catch (CommandFailedException e) {
+            switch (LvmFailure.of(e)) {
+                case LV_NOT_FOUND -> {
+                    return;
+                }
+                case IN_USE -> throw new BackendException(Kind.FAILED, lvPath(id)
+                        + " is in use: unexport it first (an nvmet namespace or a mount still holds it)", e);
+                case VG_NOT_FOUND -> throw unavailable(e);
+                default -> throw failed("lvremove of " + id + " failed", e);
+            }
+        }
+        LOG.info(() -> "removed " + lvPath(id));
+    }
+
+    @Override
+    public List<BackendVolume> list() {
+        List<Lv> lvs;
+        try {
+            lvs = LvmReport.lvs(run(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o", LvmReport.LV_FIELDS,
+                    config.pool())));
+        } catch (CommandFailedException e) {
+            throw LvmFailure.of(e) == LvmFailure.VG_NOT_FOUND ? unavailable(e) : failed("lvs of " + config.pool() + " failed", e);
+        }
+        List<BackendVolume> volumes = new ArrayList<>();
+        for (Lv lv : lvs) {
+            if (!owns(lv)) {
+                continue;
+            }
+            try {
+                volumes.add(new BackendVolume(VolumeId.of(lv.name()), ByteSize.of(lv.size()), Path.of(lv.path())));
+            } catch (InvalidValueException e) {
+                LOG.warning(() -> "ignoring LV " + config.pool() + "/" + lv.name() + ": it carries the tag " + TAG
+                        + " but its name is not a volume ID");
+            }
+        }
+        return volumes;
+    }
+
+    @Override
+    public Capacity capacity() {
+        if (!thin) {
+            Vg vg = volumeGroup();
+            return new Capacity(ByteSize.of(vg.size()), ByteSize.of(vg.free()));
+        }
+        List<ThinPool> pools;
+        try {
+            pools = LvmReport.thinPools(run(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o",
+                    LvmReport.POOL_FIELDS, config.pool() + "/" + config.parent())));
+        } catch (CommandFailedException e) {
+            throw switch (LvmFailure.of(e)) {
+                case LV_NOT_FOUND, VG_NOT_FOUND -> unavailable(e);
+                default -> failed("lvs of thin pool " + where() + " failed", e);
+            };
+        }
+        ThinPool pool = pools.stream().findFirst()
+                .orElseThrow(() -> new BackendException(Kind.UNAVAILABLE, "thin pool " + where() + " does not exist"));
+        if (pool.attr().isEmpty() || pool.attr().charAt(0) != 't') {
+            throw new BackendException(Kind.UNAVAILABLE, where() + " is not a thin pool (lv_attr " + pool.attr() + ")");
+        }
+        return new Capacity(ByteSize.of(pool.size()), ByteSize.of(pool.free()));
+    }
+
+    // --- helpers ---------------------------------------------------------------------------------------
+
+    /** The LV of this name in the volume group, whoever owns it; empty when it does not exist. */
+    private Optional<Lv> lookup(VolumeId id) {
+        try {
+            String json = run(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o", LvmReport.LV_FIELDS, lvPath(id)));
+            return LvmReport.lvs(json).stream().filter(lv -> lv.name().equals(id.value())).findFirst();
+        } catch (CommandFailedException e) {
+            return switch (LvmFailure.of(e)) {
+                case LV_NOT_FOUND -> Optional.empty();
+                case VG_NOT_FOUND -> throw unavailable(e);
+                default -> throw failed("lvs of " + lvPath(id) + " failed", e);
+            };
+        }
+    }
+
+    private Vg volumeGroup() {
+        try {
+            String json = run(List.of("vgs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o", LvmReport.VG_FIELDS, config.pool()));
+            return LvmReport.vgs(json).stream().filter(vg -> vg.name().equals(config.pool())).findFirst()
+                    .orElseThrow(() -> new BackendException(Kind.UNAVAILABLE, "volume group " + config.pool() + " does not exist"));
+        } catch (CommandFailedException e) {
+            throw LvmFailure.of(e) == LvmFailure.VG_NOT_FOUND ? unavailable(e) : failed("vgs of " + config.pool() + " failed", e);
+        }
+    }
+
+    /** An existing LV for a create: ours and of the requested (rounded) size, or a conflict. */
+    private BackendVolume adopt(Lv lv, VolumeId id, ByteSize requested) {
+        if (!owns(lv)) {
+            throw new BackendException(Kind.CONFLICT, "an LV named " + id + " already exists in volume group " + config.pool()
+                    + " and is not a volume of backend " + config.name() + " (" + ownership(lv) + ")");
+        }
+        ByteSize rounded = roundUp(requested, lv.extentSize());
+        if (lv.size() != rounded.bytes()) {
+            throw new BackendException(Kind.CONFLICT, "volume " + id + " already exists with " + ByteSize.of(lv.size())
+                    + ", not the " + rounded + " requested");
+        }
+        return usable(id, lv);
+    }
+
+    /** The volume with its device, activating the LV first if it is inactive (e.g. after a reboot without udev). */
+    private BackendVolume usable(VolumeId id, Lv lv) {
+        if (lv.path().isEmpty()) {
+            throw new BackendException(Kind.FAILED, "lvs reports no device path for " + lvPath(id) + " (lv_attr " + lv.attr() + ")");
+        }
+        Path device = Path.of(lv.path());
+        if (!lv.active()) {
+            try {
+                run(List.of("lvchange", "-ay", "-K", lvPath(id)));
+                LOG.info(() -> "activated " + lvPath(id));
+            } catch (CommandFailedException e) {
+                throw failed("activating " + lvPath(id) + " failed", e);
+            }
+        }
+        DeviceWait.await("LV " + lvPath(id), deviceTimeout, DEVICE_POLL,
+                "LVM makes the node itself when udev rules are off; is activation/udev_rules set for a host without udev?",
+                () -> Files.exists(device) ? Optional.of(device) : Optional.empty());
+        return new BackendVolume(id, ByteSize.of(lv.size()), device);
+    }
+
+    private boolean owns(Lv lv) {
+        return lv.tags().contains(TAG) && (thin ? lv.pool().equals(config.parent()) : lv.pool().isEmpty());
+    }
+
+    private String ownership(Lv lv) {
+        String tag = lv.tags().contains(TAG) ? "tag " + TAG : "no tag " + TAG;
+        return tag + ", " + (lv.pool().isEmpty() ? "not thin" : "thin pool " + lv.pool());
+    }
+
+    private void checkOptions(Map<String, String> options) {
+        if (!options.isEmpty()) {
+            List<String> keys = options.keySet().stream().map(k -> k == null ? "null" : "'" + Texts.printable(k) + "'").sorted().toList();
+            throw new BackendException(Kind.INVALID, "lvm backends take no volume options; refused " + keys);
+        }
+    }
+
+    private static void checkName(VolumeId id) {
+        for (String prefix : RESERVED_PREFIXES) {
+            if (id.value().startsWith(prefix)) {
+                throw new BackendException(Kind.INVALID, "volume ID " + id + ": LVM reserves LV names starting with '" + prefix + "'");
+            }
+        }
+    }
+
+    private static ByteSize roundUp(ByteSize size, long extentSize) {
+        try {
+            return size.roundUpTo(extentSize);
+        } catch (InvalidValueException e) {
+            throw new BackendException(Kind.OUT_OF_RANGE, size + " cannot be rounded up to the extent size " + extentSize, e);
+        }
+    }
+
+    private String run(List<String> argv) {
+        return runner.run(new Command(argv, commandTimeout)).stdout();
+    }
+
+    private String lvPath(VolumeId id) {
+        return config.pool() + "/" + id.value();
+    }
+
+    private String where() {
+        return thin ? "thin pool " + config.pool() + "/" + config.parent() : "volume group " + config.pool();
+    }
+
+    private BackendException unavailable(CommandFailedException e) {
+        return new BackendException(Kind.UNAVAILABLE, where() + " is not available: " + Texts.oneLine(e.stderr())
+                + " (are its physical volumes present and the group activated?)", e);
+    }
+
+    private static BackendException failed(String what, CommandFailedException e) {
+        LOG.log(Level.FINE, what, e);
+        return new BackendException(Kind.FAILED, what + ": " + e.getMessage(), e);
+    }
+}

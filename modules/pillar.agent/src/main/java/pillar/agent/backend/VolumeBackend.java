@@ -1,0 +1,51 @@
+package pillar.agent.backend;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import pillar.api.value.ByteSize;
+import pillar.api.value.VolumeId;
+
+/**
+ * One storage backend on this host: a ZFS parent dataset, an LVM volume group, or an LVM thin pool.
+ * Every method is idempotent and safe to retry after a crash at any point.
+ *
+ * <p>Errors: {@link BackendException} with a {@link BackendException.Kind} that the service maps to
+ * a gRPC code (ALREADY_EXISTS, OUT_OF_RANGE, RESOURCE_EXHAUSTED, INVALID_ARGUMENT, NOT_FOUND,
+ * UNAVAILABLE, INTERNAL). Nothing is changed when an error is thrown for bad input.
+ */
+public interface VolumeBackend {
+    /** The configured name PillarStore objects refer to. */
+    String name();
+
+    /**
+     * Creates the volume, at least {@code size} bytes (rounded up to the backend's granularity).
+     * An existing volume of this ID with the same rounded size is returned as it is; with another
+     * size: {@code ALREADY_EXISTS}. Options outside the backend's allow-list: {@code INVALID_ARGUMENT}.
+     * Not enough space: {@code RESOURCE_EXHAUSTED}. Returns once the block device exists.
+     */
+    BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options);
+
+    /** The volume, or empty if it does not exist. */
+    Optional<BackendVolume> find(VolumeId id);
+
+    /**
+     * Grows the volume to at least {@code required} bytes. At or above that size already: no
+     * change. Smaller than the current size: {@code OUT_OF_RANGE} (never shrinks). Missing: {@code NOT_FOUND}.
+     */
+    BackendVolume expand(VolumeId id, ByteSize required);
+
+    /** Destroys the volume; a missing one is success. The caller unexports it first. */
+    void delete(VolumeId id);
+
+    /** The volumes this driver created on this backend (others, e.g. the thin pool itself, are never listed). */
+    List<BackendVolume> list();
+
+    /** Total and available bytes for new volumes. */
+    Capacity capacity();
+
+    /** Bytes a backend offers. */
+    record Capacity(ByteSize total, ByteSize available) {
+    }
+}

@@ -1,0 +1,55 @@
+package pillar.agent.backend;
+
+import pillar.api.exec.CommandFailedException;
+
+/**
+ * What a failed {@code zfs} command means. zfs exits 1 for every failure (2 for a usage error) and
+ * prints {@code cannot <verb> '<dataset>': <reason>}; the reasons are libzfs's fixed texts:
+ * <ul>
+ *   <li>{@code cannot open 'tank/k8s/pvc-1': dataset does not exist} (get, set, destroy, list of a missing dataset);</li>
+ *   <li>{@code cannot create 'tank/k8s/pvc-1': parent does not exist}, {@code ... no such pool 'tank'}, and
+ *       {@code ... no such parent 'tank/k8s'} (the parent vanished between the check and the create);</li>
+ *   <li>{@code cannot create 'tank/k8s/pvc-1': dataset already exists};</li>
+ *   <li>{@code cannot create 'tank/k8s/pvc-1': out of space}; for a reservation: {@code size is greater than available space};</li>
+ *   <li>{@code cannot destroy 'tank/k8s/pvc-1': dataset is busy} (an nvmet namespace still holds the zvol).</li>
+ * </ul>
+ */
+enum ZfsFailure {
+    NOT_FOUND,
+    NO_PARENT,
+    EXISTS,
+    NO_SPACE,
+    BUSY,
+    /** Anything else, including a timeout. */
+    OTHER;
+
+    private static final int FAILED = 1;
+
+    static ZfsFailure of(CommandFailedException e) {
+        if (e.timedOut() || e.exitCode() != FAILED) {
+            return OTHER;
+        }
+        for (String raw : e.stderr().split("\n")) {
+            String line = raw.strip();
+            if (!line.startsWith("cannot ")) {
+                continue;
+            }
+            if (line.endsWith(": dataset does not exist")) {
+                return NOT_FOUND;
+            }
+            if (line.endsWith(": parent does not exist") || line.contains(": no such parent '") || line.contains(": no such pool '")) {
+                return NO_PARENT;
+            }
+            if (line.endsWith(": dataset already exists")) {
+                return EXISTS;
+            }
+            if (line.endsWith(": out of space") || line.endsWith(": size is greater than available space")) {
+                return NO_SPACE;
+            }
+            if (line.endsWith(": dataset is busy")) {
+                return BUSY;
+            }
+        }
+        return OTHER;
+    }
+}

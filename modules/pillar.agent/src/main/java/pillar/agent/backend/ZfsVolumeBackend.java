@@ -1,0 +1,330 @@
+package pillar.agent.backend;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.config.BackendConfig;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.exec.Command;
+import pillar.api.exec.CommandFailedException;
+import pillar.api.exec.ProcessRunner;
+import pillar.api.value.ByteSize;
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.VolumeId;
+
+/**
+ * ZFS volumes (zvols) directly below a parent dataset: volume {@code pvc-1} of backend
+ * {@code pool=tank, parent=k8s} is {@code tank/k8s/pvc-1}.
+ *
+ * <p>Ownership: every zvol this backend creates carries the user property
+ * {@value #MANAGED_PROPERTY}{@code =true}; only those are listed, grown or destroyed, and any other
+ * dataset of a volume's name is a conflict.
+ *
+ * <p>Sizes are rounded up to the zvol's volblocksize (ZFS refuses any other volsize), and
+ * {@code zfs set volsize} would shrink a zvol silently, so a smaller size is refused here before any
+ * command. Zvols are created with {@code volmode=dev}: the block device without partition scanning,
+ * so the storage host never parses partition tables a tenant writes. Options: see {@link ZfsOptions}.
+ *
+ * <p>Capacity: a non-sparse zvol reserves more than its volsize (its refreservation includes metadata,
+ * 555,745,280 bytes for 512 MiB with 8K blocks); ZFS counts that against the parent's {@code available},
+ * which is what {@link #capacity()} reports.
+ */
+public final class ZfsVolumeBackend implements VolumeBackend {
+    /** The user property that marks a zvol as created by this driver (user properties need a ':'). */
+    public static final String MANAGED_PROPERTY = "io.pillar-csi:managed";
+    private static final String MANAGED_VALUE = "true";
+    /** ZFS_MAX_DATASET_NAME_LEN is 256 including the terminating NUL. */
+    private static final int MAX_DATASET_NAME = 255;
+    private static final Duration DEVICE_POLL = Duration.ofMillis(100);
+    private static final Logger LOG = Logger.getLogger(ZfsVolumeBackend.class.getName());
+
+    private final BackendConfig config;
+    private final ProcessRunner runner;
+    private final ZvolDevices devices;
+    private final Duration commandTimeout;
+    private final Duration deviceTimeout;
+    private final String parent;
+
+    /**
+     * @param devRoot        the device tree ({@code /dev}): zvol links and {@code zdN} nodes
+     * @param sysRoot        sysfs ({@code /sys}): {@code block/zdN} when udev makes no links
+     * @param zvolId         the program that names a zvol device's dataset ({@code /lib/udev/zvol_id})
+     * @param commandTimeout the deadline of each command
+     * @param deviceTimeout  how long to wait for a zvol's block device to appear
+     */
+    public ZfsVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Path zvolId,
+            Duration commandTimeout, Duration deviceTimeout) {
+        if (config.kind() != BackendKind.BACKEND_KIND_ZFS_ZVOL) {
+            throw new IllegalArgumentException("backend " + config.name() + " is not a zfs backend: " + config.kind());
+        }
+        this.config = config;
+        this.runner = runner;
+        this.devices = new ZvolDevices(runner, devRoot, sysRoot, zvolId, commandTimeout);
+        this.commandTimeout = commandTimeout;
+        this.deviceTimeout = deviceTimeout;
+        this.parent = config.parent().isEmpty() ? config.pool() : config.pool() + "/" + config.parent();
+    }
+
+    @Override
+    public String name() {
+        return config.name();
+    }
+
+    @Override
+    public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options) {
+        ZfsOptions opts = ZfsOptions.parse(options);
+        String dataset = dataset(id);
+        if (size.bytes() <= 0) {
+            throw new BackendException(Kind.OUT_OF_RANGE, "a volume needs a size above 0 bytes");
+        }
+        ByteSize rounded = roundUp(size, opts.volblocksize());
+        Optional<Zvol> existing = lookup(dataset);
+        if (existing.isPresent()) {
+            return adopt(existing.get(), id, rounded, opts);
+        }
+        Space space = space();
+        if (!opts.sparse()) {
+            if (rounded.bytes() > space.total()) {
+                throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + rounded + " is larger than " + parent
+                        + " (" + ByteSize.of(space.total()) + "); ask for sparse=true to overcommit");
+            }
+            if (rounded.bytes() > space.available()) {
+                throw new BackendException(Kind.NO_SPACE, parent + " has " + ByteSize.of(space.available()) + " available, volume "
+                        + id + " needs " + rounded + " and its metadata");
+            }
+        }
+        List<String> argv = new ArrayList<>(List.of("zfs", "create", "-V", Long.toString(rounded.bytes()),
+                "-b", Long.toString(opts.volblocksize())));
+        if (opts.sparse()) {
+            argv.add("-s");
+        }
+        argv.addAll(List.of("-o", "volmode=dev", "-o", MANAGED_PROPERTY + "=" + MANAGED_VALUE));
+        opts.compression().ifPresent(compression -> argv.addAll(List.of("-o", "compression=" + compression)));
+        argv.add(dataset);
+        try {
+            run(argv);
+        } catch (CommandFailedException e) {
+            switch (ZfsFailure.of(e)) {
+                case EXISTS -> {
+                    Zvol raced = lookup(dataset).orElseThrow(() -> failed("zfs says " + dataset + " exists, zfs get does not find it", e));
+                    return adopt(raced, id, rounded, opts);
+                }
+                case NO_SPACE -> throw new BackendException(Kind.NO_SPACE, parent + " has no room for " + rounded + ": "
+                        + Texts.oneLine(e.stderr()), e);
+                case NO_PARENT, NOT_FOUND -> throw unavailable(e);
+                default -> throw failed("zfs create of " + dataset + " failed", e);
+            }
+        }
+        Zvol created = lookup(dataset).orElseThrow(() -> new BackendException(Kind.FAILED, "zfs created " + dataset + " but cannot read it"));
+        LOG.info(() -> "created zvol " + dataset + " of " + ByteSize.of(created.volsize()) + (opts.sparse() ? " (sparse)" : ""));
+        return usable(id, created);
+    }
+
+    @Override
+    public Optional<BackendVolume> find(VolumeId id) {
+        return lookup(dataset(id)).filter(Zvol::managed).map(zvol -> usable(id, zvol));
+    }
+
+    @Override
+    public BackendVolume expand(VolumeId id, ByteSize required) {
+        String dataset = dataset(id);
+        Zvol zvol = lookup(dataset).filter(Zvol::managed)
+                .orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist below " + parent));
+        ByteSize rounded = roundUp(required, zvol.volblocksize());
+        if (rounded.bytes() == zvol.volsize()) {
+            return usable(id, zvol);
+        }
+        if (rounded.bytes() < zvol.volsize()) {
+            // zfs set volsize would shrink the zvol without a word, cutting off the file system's end
+            throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " is " + ByteSize.of(zvol.volsize()) + "; " + required
+                    + " would shrink it, and volumes never shrink");
+        }
+        try {
+            run(List.of("zfs", "set", "volsize=" + rounded.bytes(), dataset));
+        } catch (CommandFailedException e) {
+            throw switch (ZfsFailure.of(e)) {
+                case NOT_FOUND -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist below " + parent, e);
+                case NO_SPACE -> new BackendException(Kind.NO_SPACE, parent + " has no room to grow " + id + " to " + rounded + ": "
+                        + Texts.oneLine(e.stderr()), e);
+                default -> failed("zfs set volsize of " + dataset + " failed", e);
+            };
+        }
+        Zvol grown = lookup(dataset).orElseThrow(() -> new BackendException(Kind.FAILED, dataset + " vanished while it grew"));
+        if (grown.volsize() != rounded.bytes()) {
+            throw new BackendException(Kind.FAILED, "zfs set volsize=" + rounded.bytes() + " on " + dataset + " left volsize " + grown.volsize());
+        }
+        LOG.info(() -> "grew zvol " + dataset + " from " + ByteSize.of(zvol.volsize()) + " to " + ByteSize.of(grown.volsize()));
+        return usable(id, grown);
+    }
+
+    @Override
+    public void delete(VolumeId id) {
+        String dataset = dataset(id);
+        Optional<Zvol> zvol = lookup(dataset);
+        if (zvol.isEmpty()) {
+            space(); // "does not exist" also when the pool is not imported: that is no proof of deletion
+            return;
+        }
+        if (!zvol.get().managed()) {
+            throw new BackendException(Kind.FAILED, "refusing to destroy " + dataset + ": it has no " + MANAGED_PROPERTY + "="
+                    + MANAGED_VALUE + ", so pillar-csi did not create it");
+        }
+        try {
+            run(List.of("zfs", "destroy", dataset));
+        } catch (CommandFailedException e) {
+            switch (ZfsFailure.of(e)) {
+                case NOT_FOUND -> {
+                    return;
+                }
+                case BUSY -> throw new BackendException(Kind.FAILED, dataset
+                        + " is busy: unexport it first (an nvmet namespace or another user still holds the zvol)", e);
+                default -> throw failed("zfs destroy of " + dataset + " failed", e);
+            }
+        }
+        LOG.info(() -> "destroyed zvol " + dataset);
+    }
+
+    @Override
+    public List<BackendVolume> list() {
+        List<List<String>> rows;
+        try {
+            rows = ZfsOutput.rows(run(List.of("zfs", "list", "-Hp", "-t", "volume", "-o", "name,volsize," + MANAGED_PROPERTY,
+                    "-r", "-d", "1", parent)), 3);
+        } catch (CommandFailedException e) {
+            throw ZfsFailure.of(e) == ZfsFailure.NOT_FOUND ? unavailable(e) : failed("zfs list of " + parent + " failed", e);
+        }
+        Map<VolumeId, Zvol> ours = new LinkedHashMap<>();
+        for (List<String> row : rows) {
+            String name = row.get(0);
+            if (!MANAGED_VALUE.equals(row.get(2)) || !name.startsWith(parent + "/")) {
+                continue;
+            }
+            try {
+                VolumeId id = VolumeId.of(name.substring(parent.length() + 1));
+                long volsize = ZfsOutput.bytes(row.get(1)).orElseThrow(() -> new BackendException(Kind.FAILED, name + " has no volsize"));
+                ours.put(id, new Zvol(name, volsize, 0, true));
+            } catch (InvalidValueException e) {
+                LOG.warning(() -> "ignoring zvol " + name + ": it is marked " + MANAGED_PROPERTY + " but its name is not a volume ID");
+            }
+        }
+        Map<String, Path> found = devices.all(ours.values().stream().map(Zvol::dataset).toList());
+        List<BackendVolume> volumes = new ArrayList<>();
+        // a zvol whose node is not there (yet) is listed with the path udev would give it
+        ours.forEach((id, zvol) -> volumes.add(new BackendVolume(id, ByteSize.of(zvol.volsize()),
+                found.getOrDefault(zvol.dataset(), devices.udevLink(zvol.dataset())))));
+        return volumes;
+    }
+
+    @Override
+    public Capacity capacity() {
+        Space space = space();
+        return new Capacity(ByteSize.of(space.total()), ByteSize.of(space.available()));
+    }
+
+    // --- helpers ---------------------------------------------------------------------------------------
+
+    /** A dataset as {@code zfs get} reports it; {@code volsize} 0 and unmanaged for a dataset that is no zvol. */
+    private record Zvol(String dataset, long volsize, long volblocksize, boolean managed) {
+    }
+
+    /** The parent dataset's space: {@code used} (children and reservations included) and {@code available}. */
+    private record Space(long used, long available) {
+        long total() {
+            return used + available;
+        }
+    }
+
+    private Optional<Zvol> lookup(String dataset) {
+        Map<String, String> properties;
+        try {
+            properties = ZfsOutput.properties(run(List.of("zfs", "get", "-Hp", "-o", "name,property,value",
+                    "volsize,volblocksize," + MANAGED_PROPERTY, dataset)), dataset);
+        } catch (CommandFailedException e) {
+            if (ZfsFailure.of(e) == ZfsFailure.NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw failed("zfs get of " + dataset + " failed", e);
+        }
+        var volsize = ZfsOutput.bytes(properties.getOrDefault("volsize", ZfsOutput.UNSET));
+        var volblocksize = ZfsOutput.bytes(properties.getOrDefault("volblocksize", ZfsOutput.UNSET));
+        if (volsize.isEmpty() || volblocksize.isEmpty()) {
+            return Optional.of(new Zvol(dataset, 0, 0, false)); // a file system or snapshot of that name: never ours
+        }
+        boolean managed = MANAGED_VALUE.equals(properties.get(MANAGED_PROPERTY));
+        return Optional.of(new Zvol(dataset, volsize.getAsLong(), volblocksize.getAsLong(), managed));
+    }
+
+    private Space space() {
+        Map<String, String> values = new HashMap<>();
+        try {
+            for (List<String> row : ZfsOutput.rows(run(List.of("zfs", "get", "-Hp", "-o", "property,value", "available,used", parent)), 2)) {
+                values.put(row.get(0), row.get(1));
+            }
+        } catch (CommandFailedException e) {
+            throw ZfsFailure.of(e) == ZfsFailure.NOT_FOUND ? unavailable(e) : failed("zfs get of " + parent + " failed", e);
+        }
+        return new Space(ZfsOutput.requiredBytes(values, "used", parent), ZfsOutput.requiredBytes(values, "available", parent));
+    }
+
+    private BackendVolume adopt(Zvol zvol, VolumeId id, ByteSize rounded, ZfsOptions opts) {
+        if (!zvol.managed()) {
+            throw new BackendException(Kind.CONFLICT, "a dataset named " + zvol.dataset() + " already exists and is not a zvol of pillar-csi"
+                    + " (no " + MANAGED_PROPERTY + "=" + MANAGED_VALUE + ")");
+        }
+        if (zvol.volblocksize() != opts.volblocksize()) {
+            throw new BackendException(Kind.CONFLICT, "volume " + id + " already exists with volblocksize " + zvol.volblocksize()
+                    + ", not the " + opts.volblocksize() + " requested");
+        }
+        if (zvol.volsize() != rounded.bytes()) {
+            throw new BackendException(Kind.CONFLICT, "volume " + id + " already exists with " + ByteSize.of(zvol.volsize())
+                    + ", not the " + rounded + " requested");
+        }
+        return usable(id, zvol);
+    }
+
+    private BackendVolume usable(VolumeId id, Zvol zvol) {
+        Path device = DeviceWait.await("zvol " + zvol.dataset(), deviceTimeout, DEVICE_POLL,
+                "is the zfs module loaded, and volmode not none? without udev, is zvol_id installed?",
+                () -> devices.find(zvol.dataset(), zvol.volsize()));
+        return new BackendVolume(id, ByteSize.of(zvol.volsize()), device);
+    }
+
+    private String dataset(VolumeId id) {
+        String dataset = parent + "/" + id.value();
+        if (dataset.length() > MAX_DATASET_NAME) {
+            throw new BackendException(Kind.INVALID, "dataset name " + dataset + " is longer than ZFS's " + MAX_DATASET_NAME + " characters");
+        }
+        return dataset;
+    }
+
+    private static ByteSize roundUp(ByteSize size, long volblocksize) {
+        try {
+            return size.roundUpTo(volblocksize);
+        } catch (InvalidValueException e) {
+            throw new BackendException(Kind.OUT_OF_RANGE, size + " cannot be rounded up to the volblocksize " + volblocksize, e);
+        }
+    }
+
+    private String run(List<String> argv) {
+        return runner.run(new Command(argv, commandTimeout)).stdout();
+    }
+
+    private BackendException unavailable(CommandFailedException e) {
+        return new BackendException(Kind.UNAVAILABLE, "parent dataset " + parent + " is not available: " + Texts.oneLine(e.stderr())
+                + " (is the pool imported and the dataset created?)", e);
+    }
+
+    private static BackendException failed(String what, CommandFailedException e) {
+        LOG.log(Level.FINE, what, e);
+        return new BackendException(Kind.FAILED, what + ": " + e.getMessage(), e);
+    }
+}

@@ -1,0 +1,85 @@
+package pillar.agent.configfs;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.Nqn;
+
+/**
+ * The read side of {@link ConfigfsNvmetTarget}: the subsystems in the tree and what each holds. Reads
+ * only; a tree that changes while it reads may make it fail (callers serialise per volume).
+ */
+final class ConfigfsStateReader {
+    /** What {@code device_path} shows before it is set. */
+    static final String UNSET_DEVICE = "(null)";
+
+    private final ConfigfsFiles fs;
+    private final Path subsystems;
+    private final Path ports;
+
+    ConfigfsStateReader(ConfigfsFiles fs) {
+        this.fs = fs;
+        this.subsystems = fs.nvmet().resolve("subsystems");
+        this.ports = fs.nvmet().resolve("ports");
+    }
+
+    /** The subsystems whose names are NQNs in pillar-csi's grammar, sorted by name. */
+    List<Nqn> subsystems() {
+        List<Nqn> found = new ArrayList<>();
+        for (Path dir : fs.list(subsystems)) {
+            try {
+                found.add(Nqn.of(dir.getFileName().toString()));
+            } catch (InvalidValueException e) {
+                // not made by pillar-csi, which makes only valid NQNs: not ours to report or remove
+            }
+        }
+        found.sort(Comparator.comparing(Nqn::value));
+        return List.copyOf(found);
+    }
+
+    Optional<SubsystemState> inspect(Nqn nqn) {
+        Path dir = subsystems.resolve(nqn.value());
+        if (!fs.isDirectory(dir)) {
+            if (!fs.isDirectory(subsystems)) {
+                fs.list(subsystems); // fails with the hint about configfs and the nvmet modules
+            }
+            return Optional.empty();
+        }
+        boolean allowAnyHost = fs.read(dir.resolve("attr_allow_any_host")).equals("1");
+        List<SubsystemState.Namespace> namespaces = new ArrayList<>();
+        for (Path ns : fs.list(dir.resolve("namespaces"))) {
+            OptionalLong nsid = KernelNumbers.parse(ns.getFileName().toString(), NamespaceId.MAX);
+            if (nsid.isPresent()) { // always: the kernel made the directory only for a valid nsid
+                String device = fs.read(ns.resolve("device_path"));
+                namespaces.add(new SubsystemState.Namespace(NamespaceId.of(nsid.getAsLong()),
+                        device.equals(UNSET_DEVICE) ? "" : device, fs.read(ns.resolve("enable")).equals("1")));
+            }
+        }
+        namespaces.sort(Comparator.comparingLong(n -> n.nsid().value()));
+        List<String> hosts = new ArrayList<>();
+        for (Path link : fs.list(dir.resolve("allowed_hosts"))) {
+            hosts.add(fs.linkTarget(link));
+        }
+        hosts.sort(Comparator.naturalOrder());
+        return Optional.of(new SubsystemState(nqn, allowAnyHost, namespaces, hosts, linkedPorts(nqn)));
+    }
+
+    private List<SubsystemState.LinkedPort> linkedPorts(Nqn nqn) {
+        List<SubsystemState.LinkedPort> linked = new ArrayList<>();
+        for (Path port : fs.list(ports)) {
+            OptionalLong id = KernelNumbers.parse(port.getFileName().toString(), PortId.MAX);
+            if (id.isPresent() && !fs.linksTo(port.resolve("subsystems"), nqn.value()).isEmpty()) {
+                linked.add(new SubsystemState.LinkedPort(PortId.of((int) id.getAsLong()), fs.read(port.resolve("addr_trtype")),
+                        fs.read(port.resolve("addr_adrfam")), fs.read(port.resolve("addr_traddr")),
+                        fs.read(port.resolve("addr_trsvcid"))));
+            }
+        }
+        linked.sort(Comparator.comparingInt(p -> p.id().value()));
+        return linked;
+    }
+}

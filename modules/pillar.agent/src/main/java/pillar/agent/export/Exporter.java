@@ -1,0 +1,70 @@
+package pillar.agent.export;
+
+import java.util.logging.Logger;
+import java.util.zip.CRC32;
+
+import pillar.agent.configfs.NamespaceId;
+import pillar.agent.configfs.NvmetTarget;
+import pillar.agent.configfs.PortAddress;
+import pillar.agent.configfs.PortId;
+import pillar.api.value.Nqn;
+
+/**
+ * Makes the kernel target match an export record, step by idempotent step, in the kernel's order:
+ * subsystem, namespace 1 on the device, port, ACL entries, then the port link that makes it
+ * reachable. Re-applying a record that is already in place changes nothing.
+ */
+public final class Exporter {
+    /** Every volume is namespace 1 of its own subsystem. */
+    public static final NamespaceId NSID = NamespaceId.of(1);
+    private static final Logger LOG = Logger.getLogger(Exporter.class.getName());
+
+    private final NvmetTarget target;
+
+    public Exporter(NvmetTarget target) {
+        this.target = target;
+    }
+
+    public void apply(ExportRecord record) {
+        Nqn nqn = record.subsystem();
+        target.ensureSubsystem(nqn, !record.aclEnabled());
+        target.ensureNamespace(nqn, NSID, record.device());
+        PortId port = portId(record.address());
+        target.ensurePort(port, record.address());
+        if (record.aclEnabled()) {
+            record.allowedHosts().forEach(host -> target.allowHost(nqn, host));
+        }
+        target.linkPort(port, nqn);
+        LOG.fine(() -> "exported " + nqn + " on " + record.address());
+    }
+
+    /** Removes the volume's subsystem, and ports and hosts nothing else uses. */
+    public void remove(Nqn subsystem) {
+        target.removeSubsystem(subsystem);
+    }
+
+    public void allow(ExportRecord record, Nqn host) {
+        target.allowHost(record.subsystem(), host);
+    }
+
+    public void disallow(ExportRecord record, Nqn host) {
+        target.disallowHost(record.subsystem(), host);
+    }
+
+    public void revalidate(ExportRecord record) {
+        target.revalidateSize(record.subsystem(), NSID);
+    }
+
+    /**
+     * The nvmet port for an address: derived from the address itself, so every export on the same
+     * address shares one port and the same port is found again after a reboot, with no extra state.
+     * A CRC32 of "family|traddr|trsvcid" folded into 1..65535; two addresses that collide make
+     * {@link NvmetTarget#ensurePort} fail loudly rather than share a port.
+     */
+    static PortId portId(PortAddress address) {
+        CRC32 crc = new CRC32();
+        crc.update((address.family().configfsValue() + "|" + address.traddr() + "|" + address.trsvcid())
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        return PortId.of((int) (crc.getValue() % PortId.MAX) + 1);
+    }
+}

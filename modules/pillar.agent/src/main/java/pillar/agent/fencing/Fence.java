@@ -1,0 +1,64 @@
+package pillar.agent.fencing;
+
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import pillar.api.fencing.Fencing;
+import pillar.api.fencing.FencingMark;
+import pillar.api.fencing.FencingToken;
+import pillar.api.value.VolumeId;
+
+/**
+ * Runs a volume-changing call under fencing: with the volume's lock held, the call's token is
+ * admitted against the durable mark ({@link Fencing#admit}), the raised generation is persisted
+ * BEFORE the call acts (so a later stale call can never slip in behind it), then the call runs.
+ * An ending call (delete) writes its tombstone only AFTER it succeeded: a delete that failed half
+ * way is retried for real, not taken as done.
+ */
+public final class Fence {
+    private final MarkStore marks;
+    private final VolumeLocks locks;
+
+    public Fence(MarkStore marks, VolumeLocks locks) {
+        this.marks = marks;
+        this.locks = locks;
+    }
+
+    /**
+     * @param action what to do; receives whether the call is already done (a repeated delete of
+     *               an ended lifecycle), in which case it must change nothing
+     * @throws pillar.api.fencing.FencingViolation when the call is refused; nothing was changed
+     */
+    public <T> T run(VolumeId volume, Optional<FencingToken> token, Fencing.Intent intent, Action<T> action) {
+        return locks.withLock(volume, () -> {
+            Optional<FencingMark> current = marks.read(volume);
+            Fencing.Admission admission = Fencing.admit(current, token, intent);
+            if (admission.alreadyDone()) {
+                return action.run(true);
+            }
+            FencingMark next = admission.next();
+            FencingMark beforeActing = next.ended()
+                    ? new FencingMark(next.lifecycle(), next.generation(), false, next.retired())
+                    : next;
+            if (current.isEmpty() || !current.get().equals(beforeActing)) {
+                marks.write(volume, beforeActing);
+            }
+            T result = action.run(false);
+            if (next.ended()) {
+                marks.write(volume, next);
+            }
+            return result;
+        });
+    }
+
+    /** Runs a read-only or bookkeeping step under the volume's lock, without a token. */
+    public <T> T locked(VolumeId volume, Supplier<T> action) {
+        return locks.withLock(volume, action);
+    }
+
+    /** A fenced call's body. */
+    @FunctionalInterface
+    public interface Action<T> {
+        T run(boolean alreadyDone);
+    }
+}

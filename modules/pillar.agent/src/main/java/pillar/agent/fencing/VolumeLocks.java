@@ -1,0 +1,25 @@
+package pillar.agent.fencing;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+import pillar.api.value.VolumeId;
+
+/**
+ * One lock per volume: calls on one volume run one at a time, calls on different volumes in
+ * parallel. Locks are never removed (one small object per volume ever seen by this process).
+ */
+public final class VolumeLocks {
+    private final ConcurrentHashMap<VolumeId, ReentrantLock> locks = new ConcurrentHashMap<>();
+
+    public <T> T withLock(VolumeId volume, Supplier<T> action) {
+        ReentrantLock lock = locks.computeIfAbsent(volume, v -> new ReentrantLock(true));
+        lock.lock();
+        try {
+            return action.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,372 @@
+package pillar.agent.backend;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+import pillar.api.exec.Command;
+import pillar.api.exec.CommandFailedException;
+import pillar.api.exec.CommandResult;
+import pillar.api.exec.ProcessRunner;
+
+/**
+ * A stateful fake of the LVM tools behind the {@link ProcessRunner} port: one volume group with
+ * linear LVs and thin pools, kept in memory, with a regular file standing for each active LV's device
+ * node under a temporary device root. It understands exactly the argument lists
+ * {@link LvmVolumeBackend} emits and answers in LVM 2.03's formats, exit statuses and messages (as
+ * captured in {@code lvm/}); any other argument list fails the test. Every command is recorded.
+ */
+public final class FakeLvm implements ProcessRunner {
+    static final long EXTENT = 4L << 20;
+    private static final int ECMD_FAILED = 5;
+    private static final int EINVALID_CMD_LINE = 3;
+
+    private final String vg;
+    private final long vgSize;
+    private final Path devRoot;
+    private final Map<String, Lv> lvs = new TreeMap<>(); // lvs sorts by name
+    private final Set<String> busy = new HashSet<>();
+    private final List<Command> commands = new ArrayList<>();
+
+    private static final class Lv {
+        final String name;
+        long size;
+        final List<String> tags;
+        final String pool; // "" unless thin
+        final boolean thinPool;
+        boolean active = true;
+        long dataUsed; // thin pools: bytes of data written
+
+        Lv(String name, long size, List<String> tags, String pool, boolean thinPool) {
+            this.name = name;
+            this.size = size;
+            this.tags = tags;
+            this.pool = pool;
+            this.thinPool = thinPool;
+        }
+    }
+
+    /** A volume group of {@code vgSize} bytes (4 MiB extents); LV nodes go to {@code devRoot/<vg>/<lv>}. */
+    public FakeLvm(String vg, long vgSize, Path devRoot) {
+        this.vg = vg;
+        this.vgSize = vgSize;
+        this.devRoot = devRoot;
+    }
+
+    // --- the test's side ----------------------------------------------------------------------------
+
+    public synchronized FakeLvm withThinPool(String name, long size) {
+        lvs.put(name, new Lv(name, size, List.of(), "", true));
+        return this;
+    }
+
+    /** An LV someone else made (no tag), linear or thin. */
+    synchronized void addForeign(String name, long size, String pool) {
+        lvs.put(name, new Lv(name, size, List.of(), pool, false));
+        createNode(name);
+    }
+
+    /** An LV with our tag but in the given pool ("" = linear), as the other kind of backend would make it. */
+    synchronized void addTagged(String name, long size, String pool) {
+        lvs.put(name, new Lv(name, size, List.of(LvmVolumeBackend.TAG), pool, false));
+        createNode(name);
+    }
+
+    /** As after a reboot without auto-activation: inactive, no device node. */
+    synchronized void deactivate(String name) {
+        lvs.get(name).active = false;
+        deleteNode(name);
+    }
+
+    /** An open LV (an nvmet namespace holds it): lvremove refuses. */
+    synchronized void markBusy(String name) {
+        busy.add(name);
+    }
+
+    synchronized void writeToThinPool(String pool, long bytes) {
+        lvs.get(pool).dataUsed += bytes;
+    }
+
+    synchronized boolean exists(String name) {
+        return lvs.containsKey(name);
+    }
+
+    synchronized long sizeOf(String name) {
+        return lvs.get(name).size;
+    }
+
+    public synchronized List<List<String>> argvs() {
+        return commands.stream().map(Command::argv).toList();
+    }
+
+    synchronized List<String> programs() {
+        return commands.stream().map(Command::program).toList();
+    }
+
+    synchronized long free() {
+        return vgSize - lvs.values().stream().filter(lv -> lv.pool.isEmpty()).mapToLong(lv -> lv.size).sum();
+    }
+
+    Path node(String name) {
+        return devRoot.resolve(vg).resolve(name);
+    }
+
+    // --- the tools ------------------------------------------------------------------------------------
+
+    @Override
+    public synchronized CommandResult run(Command command) {
+        commands.add(command);
+        List<String> a = command.argv();
+        return switch (a.get(0)) {
+            case "lvs" -> lvs(command, a);
+            case "vgs" -> vgs(command, a);
+            case "lvcreate" -> lvcreate(command, a);
+            case "lvextend" -> lvextend(command, a);
+            case "lvremove" -> lvremove(command, a);
+            case "lvchange" -> lvchange(command, a);
+            default -> throw notUnderstood(a);
+        };
+    }
+
+    private CommandResult lvs(Command command, List<String> a) {
+        expect(a, a.size() == 9 && a.subList(1, 7).equals(List.of("--reportformat", "json", "--units", "b", "--nosuffix", "-o")));
+        List<String> fields = List.of(a.get(7).split(","));
+        String target = a.get(8);
+        String[] parts = target.split("/", 2);
+        if (!parts[0].equals(vg)) {
+            throw vgNotFound(command, parts[0]);
+        }
+        List<Lv> rows;
+        if (parts.length == 2) {
+            Lv lv = lvs.get(parts[1]);
+            if (lv == null) {
+                throw failure(command, ECMD_FAILED, "  Failed to find logical volume \"" + target + "\"\n");
+            }
+            rows = List.of(lv);
+        } else {
+            rows = List.copyOf(lvs.values());
+        }
+        return ok(report("lv", rows.stream().map(lv -> row(lvFields(lv), fields, a)).toList()));
+    }
+
+    private CommandResult vgs(Command command, List<String> a) {
+        expect(a, a.size() == 9 && a.subList(1, 7).equals(List.of("--reportformat", "json", "--units", "b", "--nosuffix", "-o")));
+        if (!a.get(8).equals(vg)) {
+            throw vgNotFound(command, a.get(8));
+        }
+        Map<String, String> values = Map.of("vg_name", vg, "vg_size", Long.toString(vgSize), "vg_free", Long.toString(free()),
+                "vg_extent_size", Long.toString(EXTENT));
+        return ok(report("vg", List.of(row(values, List.of(a.get(7).split(",")), a))));
+    }
+
+    private CommandResult lvcreate(Command command, List<String> a) {
+        String name = null;
+        String pool = null;
+        Long size = null;
+        boolean thin = false;
+        boolean zero = false;
+        List<String> tags = new ArrayList<>();
+        int i = 1;
+        for (; i < a.size() - 1; i++) {
+            switch (a.get(i)) {
+                case "-y" -> { }
+                case "--wipesignatures" -> expect(a, a.get(++i).equals("y"));
+                case "--zero" -> {
+                    expect(a, a.get(++i).equals("y"));
+                    zero = true;
+                }
+                case "--addtag" -> tags.add(a.get(++i));
+                case "-n" -> name = a.get(++i);
+                case "-L" -> size = bytes(command, a.get(++i), "--size");
+                case "-V" -> {
+                    size = bytes(command, a.get(++i), "--virtualsize");
+                    thin = true;
+                }
+                case "--thinpool" -> pool = a.get(++i);
+                default -> throw notUnderstood(a);
+            }
+        }
+        expect(a, i == a.size() - 1 && name != null && size != null && thin == (pool != null));
+        String group = a.get(i);
+        for (String reserved : List.of("snapshot", "pvmove")) {
+            if (name.startsWith(reserved)) {
+                throw failure(command, EINVALID_CMD_LINE, "  Names starting \"" + reserved
+                        + "\" are reserved. Please choose a different LV name.\n  Run `lvcreate --help' for more information.\n");
+            }
+        }
+        if (thin && zero) {
+            throw failure(command, EINVALID_CMD_LINE,
+                    "  --zero is supported only with thin pool creation.\n  Run `lvcreate --help' for more information.\n");
+        }
+        if (!group.equals(vg)) {
+            throw vgNotFound(command, group);
+        }
+        if (lvs.containsKey(name)) {
+            throw failure(command, ECMD_FAILED, "  Logical Volume \"" + name + "\" already exists in volume group \"" + vg + "\"\n");
+        }
+        if (thin && (!lvs.containsKey(pool) || !lvs.get(pool).thinPool)) {
+            throw failure(command, ECMD_FAILED, "  Pool " + pool + " not found in Volume group " + vg + ".\n");
+        }
+        long extents = (size + EXTENT - 1) / EXTENT;
+        if (!thin && extents > free() / EXTENT) {
+            throw failure(command, ECMD_FAILED, "  Volume group \"" + vg + "\" has insufficient free space (" + free() / EXTENT
+                    + " extents): " + extents + " required.\n");
+        }
+        lvs.put(name, new Lv(name, extents * EXTENT, List.copyOf(tags), thin ? pool : "", false));
+        createNode(name);
+        return ok("  Logical volume \"" + name + "\" created.\n");
+    }
+
+    private CommandResult lvextend(Command command, List<String> a) {
+        expect(a, a.size() == 4 && a.get(1).equals("-L"));
+        long size = bytes(command, a.get(2), "--size");
+        Lv lv = existing(command, a.get(3), true);
+        long current = lv.size / EXTENT;
+        long wanted = (size + EXTENT - 1) / EXTENT;
+        if (wanted == current) {
+            throw failure(command, ECMD_FAILED, "  New size (" + wanted + " extents) matches existing size (" + current + " extents).\n");
+        }
+        if (wanted < current) {
+            throw failure(command, ECMD_FAILED, "  New size given (" + wanted + " extents) not larger than existing size (" + current
+                    + " extents)\n");
+        }
+        if (lv.pool.isEmpty() && wanted - current > free() / EXTENT) {
+            throw failure(command, ECMD_FAILED, "  Insufficient free space: " + (wanted - current) + " extents needed, but only "
+                    + free() / EXTENT + " available\n");
+        }
+        lv.size = wanted * EXTENT;
+        return ok("  Size of logical volume " + a.get(3) + " changed.\n  Logical volume " + a.get(3) + " successfully resized.\n");
+    }
+
+    private CommandResult lvremove(Command command, List<String> a) {
+        expect(a, a.size() == 3 && a.get(1).equals("-f"));
+        Lv lv = existing(command, a.get(2), false);
+        if (busy.contains(lv.name)) {
+            throw failure(command, ECMD_FAILED, "  Logical volume " + a.get(2) + " in use.\n");
+        }
+        lvs.remove(lv.name);
+        deleteNode(lv.name);
+        return ok("  Logical volume \"" + lv.name + "\" successfully removed.\n");
+    }
+
+    private CommandResult lvchange(Command command, List<String> a) {
+        expect(a, a.size() == 4 && a.get(1).equals("-ay") && a.get(2).equals("-K"));
+        Lv lv = existing(command, a.get(3), false);
+        lv.active = true;
+        createNode(lv.name);
+        return ok("");
+    }
+
+    // --- formats ----------------------------------------------------------------------------------------
+
+    private Map<String, String> lvFields(Lv lv) {
+        Map<String, String> f = new LinkedHashMap<>();
+        f.put("lv_name", lv.name);
+        // lv_path as LVM prints it: absolute, here below the fake's device root
+        f.put("lv_path", lv.thinPool ? "" : node(lv.name).toString());
+        f.put("lv_size", Long.toString(lv.size));
+        f.put("lv_tags", String.join(",", lv.tags));
+        f.put("pool_lv", lv.pool);
+        String active = lv.active ? "a" : "-";
+        f.put("lv_attr", lv.thinPool ? "twi-aotz--" : lv.pool.isEmpty() ? "-wi-" + active + "-----" : "Vwi-" + active + "-tz--");
+        f.put("vg_extent_size", Long.toString(EXTENT));
+        f.put("data_percent", lv.thinPool ? String.format(Locale.ROOT, "%.2f", 100.0 * lv.dataUsed / lv.size)
+                : lv.pool.isEmpty() ? "" : "0.00");
+        return f;
+    }
+
+    private static String row(Map<String, String> values, List<String> fields, List<String> argv) {
+        return fields.stream().map(field -> {
+            String value = values.get(field);
+            if (value == null) {
+                throw new IllegalArgumentException("the fake lvm knows no field " + field + " (in " + argv + ")");
+            }
+            return "\"" + field + "\":\"" + value + "\"";
+        }).collect(Collectors.joining(", ", "{", "}"));
+    }
+
+    /** The layout of LVM 2.03's {@code --reportformat json}. */
+    private static String report(String section, List<String> rows) {
+        StringBuilder out = new StringBuilder("  {\n      \"report\": [\n          {\n              \"" + section + "\": [\n");
+        for (int i = 0; i < rows.size(); i++) {
+            out.append("                  ").append(rows.get(i)).append(i < rows.size() - 1 ? ",\n" : "\n");
+        }
+        return out.append("              ]\n          }\n      ]\n  }\n").toString();
+    }
+
+    private Lv existing(Command command, String target, boolean lvextendWording) {
+        String[] parts = target.split("/", 2);
+        expect(command.argv(), parts.length == 2);
+        if (!parts[0].equals(vg)) {
+            throw vgNotFound(command, parts[0]);
+        }
+        Lv lv = lvs.get(parts[1]);
+        if (lv == null) {
+            throw failure(command, ECMD_FAILED, lvextendWording
+                    ? "  Logical volume " + parts[1] + " not found in volume group " + vg + ".\n"
+                    : "  Failed to find logical volume \"" + target + "\"\n");
+        }
+        return lv;
+    }
+
+    private static long bytes(Command command, String value, String option) {
+        expect(command.argv(), value.matches("[0-9]+b"));
+        long bytes = Long.parseLong(value.substring(0, value.length() - 1));
+        if (bytes % 512 != 0) {
+            throw failure(command, EINVALID_CMD_LINE, "  Size is not a multiple of 512. Try using " + bytes / 512 * 512 + " or "
+                    + (bytes / 512 + 1) * 512 + ".\n  Invalid argument for " + option + ": " + value + "\n  Error during parsing of command line.\n");
+        }
+        return bytes;
+    }
+
+    private void createNode(String name) {
+        try {
+            Files.createDirectories(node(name).getParent());
+            if (!Files.exists(node(name))) {
+                Files.createFile(node(name));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void deleteNode(String name) {
+        try {
+            Files.deleteIfExists(node(name));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static CommandResult ok(String stdout) {
+        return new CommandResult(stdout, "");
+    }
+
+    private static CommandFailedException vgNotFound(Command command, String group) {
+        return failure(command, ECMD_FAILED, "  Volume group \"" + group + "\" not found\n  Cannot process volume group " + group + "\n");
+    }
+
+    private static CommandFailedException failure(Command command, int status, String stderr) {
+        return new CommandFailedException(command, status, stderr, false);
+    }
+
+    private static void expect(List<String> argv, boolean understood) {
+        if (!understood) {
+            throw notUnderstood(argv);
+        }
+    }
+
+    private static IllegalArgumentException notUnderstood(List<String> argv) {
+        return new IllegalArgumentException("the fake lvm does not understand " + argv);
+    }
+}

@@ -1,0 +1,419 @@
+package pillar.agent.backend;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+import pillar.api.exec.Command;
+import pillar.api.exec.CommandFailedException;
+import pillar.api.exec.CommandResult;
+import pillar.api.exec.ProcessRunner;
+
+/**
+ * A stateful fake of {@code zfs} and {@code zvol_id} behind the {@link ProcessRunner} port: one pool
+ * with file systems and zvols kept in memory, space accounting with refreservations, and the zvols'
+ * block devices as files under temporary {@code dev} and {@code sys} roots, made the way the host
+ * would: with udev ({@code /dev/zdN} plus the {@code /dev/zvol/<dataset>} link), without udev
+ * ({@code /dev/zdN} and {@code /sys/block/zdN} only, numbers in steps of 16 and reused), or never.
+ * Devices can appear late, as they do (about 0.2 s after {@code zfs create}).
+ *
+ * <p>It understands exactly the argument lists {@link ZfsVolumeBackend} emits and answers in the
+ * scripted format of {@code zfs -Hp} with libzfs's messages and exit status 1; any other argument
+ * list fails the test. Like the real {@code zfs set volsize}, it shrinks a zvol without complaint.
+ */
+final class FakeZfs implements ProcessRunner {
+    /** How zvol device nodes appear. */
+    enum Devices { UDEV, NO_UDEV, NEVER }
+
+    private static final int FAILED = 1;
+    private static final Set<String> VOLMODES = Set.of("default", "full", "geom", "dev", "none");
+    private static final Set<String> COMPRESSION = Set.of("on", "off", "lz4", "zstd", "gzip", "zle", "lzjb");
+
+    private final String pool;
+    private final long poolSize;
+    private final Path devRoot;
+    private final Path sysRoot;
+    private final String zvolId;
+    private final Devices devices;
+    private final Map<String, Dataset> datasets = new TreeMap<>();
+    private final Set<String> busy = new HashSet<>();
+    private final List<Command> commands = new ArrayList<>();
+    private Duration deviceDelay = Duration.ZERO;
+
+    private static final class Dataset {
+        final boolean volume;
+        long volsize;
+        final long volblocksize;
+        final boolean sparse;
+        final Map<String, String> properties = new HashMap<>();
+        int minor = -1;
+
+        Dataset(boolean volume, long volsize, long volblocksize, boolean sparse) {
+            this.volume = volume;
+            this.volsize = volsize;
+            this.volblocksize = volblocksize;
+            this.sparse = sparse;
+        }
+    }
+
+    FakeZfs(String pool, long poolSize, Path devRoot, Path sysRoot, String zvolId, Devices devices) {
+        this.pool = pool;
+        this.poolSize = poolSize;
+        this.devRoot = devRoot;
+        this.sysRoot = sysRoot;
+        this.zvolId = zvolId;
+        this.devices = devices;
+        datasets.put(pool, new Dataset(false, 0, 0, false));
+    }
+
+    // --- the test's side ----------------------------------------------------------------------------
+
+    synchronized FakeZfs withFilesystem(String name) {
+        datasets.put(name, new Dataset(false, 0, 0, false));
+        return this;
+    }
+
+    /** Device nodes appear this long after {@code zfs create}. */
+    synchronized FakeZfs withDeviceDelay(Duration delay) {
+        deviceDelay = delay;
+        return this;
+    }
+
+    /** A zvol someone else made: no {@code io.pillar-csi:managed}. */
+    synchronized void addForeignZvol(String name, long volsize, long volblocksize) {
+        Dataset zvol = new Dataset(true, volsize, volblocksize, true);
+        datasets.put(name, zvol);
+        attachDevice(name, zvol);
+    }
+
+    /** An nvmet namespace holds the zvol open: destroy fails with EBUSY. */
+    synchronized void markBusy(String name) {
+        busy.add(name);
+    }
+
+    synchronized boolean exists(String name) {
+        return datasets.containsKey(name);
+    }
+
+    synchronized long volsize(String name) {
+        return datasets.get(name).volsize;
+    }
+
+    synchronized Map<String, String> properties(String name) {
+        return Map.copyOf(datasets.get(name).properties);
+    }
+
+    synchronized List<List<String>> argvs() {
+        return commands.stream().map(Command::argv).toList();
+    }
+
+    /** The first word of each command, "zfs create" style for zfs. */
+    synchronized List<String> verbs() {
+        return commands.stream().map(c -> c.program().equals("zfs") ? "zfs " + c.argv().get(1) : c.program()).toList();
+    }
+
+    synchronized long available() {
+        return poolSize - used(pool);
+    }
+
+    Path zd(int minor) {
+        return devRoot.resolve("zd" + minor);
+    }
+
+    // --- the tools ------------------------------------------------------------------------------------
+
+    @Override
+    public synchronized CommandResult run(Command command) {
+        commands.add(command);
+        List<String> a = command.argv();
+        if (a.get(0).equals(zvolId)) {
+            return zvolId(command, a);
+        }
+        expect(a, a.get(0).equals("zfs") && a.size() > 2);
+        return switch (a.get(1)) {
+            case "create" -> create(command, a);
+            case "get" -> get(command, a);
+            case "list" -> list(command, a);
+            case "set" -> set(command, a);
+            case "destroy" -> destroy(command, a);
+            default -> throw notUnderstood(a);
+        };
+    }
+
+    private CommandResult create(Command command, List<String> a) {
+        Long volsize = null;
+        long volblocksize = 8192;
+        boolean sparse = false;
+        Map<String, String> properties = new HashMap<>();
+        int i = 2;
+        for (; i < a.size() - 1; i++) {
+            switch (a.get(i)) {
+                case "-V" -> volsize = number(a, a.get(++i));
+                case "-b" -> volblocksize = number(a, a.get(++i));
+                case "-s" -> sparse = true;
+                case "-o" -> {
+                    String[] kv = a.get(++i).split("=", 2);
+                    expect(a, kv.length == 2);
+                    properties.put(kv[0], kv[1]);
+                }
+                default -> throw notUnderstood(a);
+            }
+        }
+        expect(a, i == a.size() - 1 && volsize != null);
+        String name = a.get(i);
+        String cannot = "cannot create '" + name + "': ";
+        String poolName = name.split("/", 2)[0];
+        if (!datasets.containsKey(poolName)) {
+            throw failure(command, cannot + "no such pool '" + poolName + "'");
+        }
+        String parent = name.substring(0, Math.max(0, name.lastIndexOf('/')));
+        if (!datasets.containsKey(parent)) {
+            throw failure(command, cannot + "parent does not exist");
+        }
+        if (datasets.containsKey(name)) {
+            throw failure(command, cannot + "dataset already exists");
+        }
+        for (Map.Entry<String, String> p : properties.entrySet()) {
+            boolean valid = switch (p.getKey()) {
+                case "volmode" -> VOLMODES.contains(p.getValue());
+                case "compression" -> COMPRESSION.contains(p.getValue());
+                default -> p.getKey().contains(":"); // a user property
+            };
+            if (!valid) {
+                throw failure(command, cannot + "'" + p.getKey() + "' must be one of the documented values");
+            }
+        }
+        if (volblocksize < 512 || volblocksize > 128 * 1024 || Long.bitCount(volblocksize) != 1) {
+            throw failure(command, cannot + "volume block size must be power of 2 from 512B to 128K");
+        }
+        if (volsize == 0) {
+            throw failure(command, cannot + "volume size cannot be zero");
+        }
+        if (volsize % volblocksize != 0) {
+            throw failure(command, cannot + "volume size must be a multiple of volume block size");
+        }
+        if (!sparse && refreservation(volsize) > available()) {
+            throw failure(command, cannot + "out of space");
+        }
+        Dataset zvol = new Dataset(true, volsize, volblocksize, sparse);
+        zvol.properties.putAll(properties);
+        datasets.put(name, zvol);
+        attachDevice(name, zvol);
+        return ok("");
+    }
+
+    private CommandResult get(Command command, List<String> a) {
+        expect(a, a.size() == 7 && a.get(2).equals("-Hp") && a.get(3).equals("-o"));
+        List<String> columns = List.of(a.get(4).split(","));
+        expect(a, columns.equals(List.of("name", "property", "value")) || columns.equals(List.of("property", "value")));
+        String name = a.get(6);
+        if (!datasets.containsKey(name)) {
+            throw failure(command, "cannot open '" + name + "': dataset does not exist");
+        }
+        StringBuilder out = new StringBuilder();
+        for (String property : a.get(5).split(",")) {
+            String value = value(a, name, property);
+            out.append(columns.size() == 3 ? name + "\t" : "").append(property).append('\t').append(value).append('\n');
+        }
+        return ok(out.toString());
+    }
+
+    private CommandResult list(Command command, List<String> a) {
+        expect(a, a.size() == 11 && a.subList(2, 6).equals(List.of("-Hp", "-t", "volume", "-o"))
+                && a.subList(7, 10).equals(List.of("-r", "-d", "1")));
+        String parent = a.get(10);
+        if (!datasets.containsKey(parent)) {
+            throw failure(command, "cannot open '" + parent + "': dataset does not exist");
+        }
+        List<String> columns = List.of(a.get(6).split(","));
+        String out = datasets.entrySet().stream()
+                .filter(e -> e.getValue().volume && e.getKey().startsWith(parent + "/") && e.getKey().indexOf('/', parent.length() + 1) < 0)
+                .map(e -> columns.stream().map(c -> c.equals("name") ? e.getKey() : value(a, e.getKey(), c)).collect(Collectors.joining("\t")))
+                .map(line -> line + "\n")
+                .collect(Collectors.joining());
+        return ok(out);
+    }
+
+    private CommandResult set(Command command, List<String> a) {
+        expect(a, a.size() == 4 && a.get(2).startsWith("volsize="));
+        long volsize = number(a, a.get(2).substring("volsize=".length()));
+        String name = a.get(3);
+        Dataset zvol = datasets.get(name);
+        if (zvol == null) {
+            throw failure(command, "cannot open '" + name + "': dataset does not exist");
+        }
+        String cannot = "cannot set property for '" + name + "': ";
+        if (!zvol.volume) {
+            throw failure(command, cannot + "'volsize' does not apply to datasets of this type");
+        }
+        if (volsize % zvol.volblocksize != 0) {
+            throw failure(command, cannot + "volsize must be a multiple of volume block size");
+        }
+        if (!zvol.sparse && refreservation(volsize) - refreservation(zvol.volsize) > available()) {
+            throw failure(command, cannot + "out of space");
+        }
+        zvol.volsize = volsize; // a smaller volsize shrinks the zvol, silently: zfs does exactly that
+        if (zvol.minor >= 0 && Files.exists(sysBlock(zvol.minor))) {
+            write(sysBlock(zvol.minor).resolve("size"), Long.toString(volsize / 512));
+        }
+        return ok("");
+    }
+
+    private CommandResult destroy(Command command, List<String> a) {
+        expect(a, a.size() == 3);
+        String name = a.get(2);
+        Dataset dataset = datasets.get(name);
+        if (dataset == null) {
+            throw failure(command, "cannot open '" + name + "': dataset does not exist");
+        }
+        if (busy.contains(name)) {
+            throw failure(command, "cannot destroy '" + name + "': dataset is busy");
+        }
+        datasets.remove(name);
+        if (dataset.minor >= 0) {
+            try {
+                Files.deleteIfExists(devRoot.resolve("zvol").resolve(name));
+                Files.deleteIfExists(zd(dataset.minor));
+                Files.deleteIfExists(sysBlock(dataset.minor).resolve("size"));
+                Files.deleteIfExists(sysBlock(dataset.minor));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return ok("");
+    }
+
+    /** {@code /lib/udev/zvol_id /dev/zdN}: prints the dataset; a missing node fails with ENOENT. */
+    private CommandResult zvolId(Command command, List<String> a) {
+        expect(a, a.size() == 2);
+        Path node = Path.of(a.get(1));
+        if (!Files.exists(node)) {
+            throw new CommandFailedException(command, 2, "", false); // it prints "Unable to access device file" on stdout
+        }
+        return datasets.entrySet().stream().filter(e -> e.getValue().minor >= 0 && zd(e.getValue().minor).equals(node)).findFirst()
+                .map(e -> ok(e.getKey() + "\n"))
+                .orElseThrow(() -> new CommandFailedException(command, 25, "", false)); // ENOTTY: not a zvol
+    }
+
+    // --- state ------------------------------------------------------------------------------------------
+
+    private String value(List<String> argv, String name, String property) {
+        Dataset d = datasets.get(name);
+        return switch (property) {
+            case "volsize" -> d.volume ? Long.toString(d.volsize) : "-";
+            case "volblocksize" -> d.volume ? Long.toString(d.volblocksize) : "-";
+            case "available" -> Long.toString(available());
+            case "used" -> Long.toString(used(name));
+            default -> {
+                expect(argv, property.contains(":"));
+                yield d.properties.getOrDefault(property, "-");
+            }
+        };
+    }
+
+    /** A non-sparse zvol reserves its volsize plus metadata: 512 MiB with 8K blocks reserves 555,745,280 bytes. */
+    private static long refreservation(long volsize) {
+        return volsize + volsize / 256 * 9;
+    }
+
+    private long used(String name) {
+        Dataset d = datasets.get(name);
+        if (d.volume) {
+            return d.sparse ? 0 : refreservation(d.volsize);
+        }
+        return datasets.keySet().stream().filter(child -> child.startsWith(name + "/") && datasets.get(child).volume)
+                .mapToLong(this::used).sum();
+    }
+
+    private void attachDevice(String name, Dataset zvol) {
+        if (devices == Devices.NEVER) {
+            return;
+        }
+        int minor = 0;
+        while (true) {
+            int candidate = minor;
+            if (datasets.values().stream().noneMatch(d -> d.minor == candidate)) {
+                break;
+            }
+            minor += 16;
+        }
+        zvol.minor = minor;
+        int chosen = minor;
+        Runnable make = () -> {
+            synchronized (this) {
+                if (datasets.get(name) != zvol) {
+                    return; // destroyed meanwhile
+                }
+                write(zd(chosen), "");
+                write(sysBlock(chosen).resolve("size"), Long.toString(zvol.volsize / 512));
+                if (devices == Devices.UDEV) {
+                    Path link = devRoot.resolve("zvol").resolve(name);
+                    try {
+                        Files.createDirectories(link.getParent());
+                        Files.createSymbolicLink(link, zd(chosen));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }
+        };
+        if (deviceDelay.isZero()) {
+            make.run();
+        } else {
+            Thread.ofVirtual().start(() -> {
+                try {
+                    Thread.sleep(deviceDelay);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                make.run();
+            });
+        }
+    }
+
+    private Path sysBlock(int minor) {
+        return sysRoot.resolve("block").resolve("zd" + minor);
+    }
+
+    private static void write(Path file, String text) {
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static long number(List<String> argv, String text) {
+        expect(argv, text.matches("[0-9]{1,19}"));
+        return Long.parseLong(text);
+    }
+
+    private static CommandResult ok(String stdout) {
+        return new CommandResult(stdout, "");
+    }
+
+    private static CommandFailedException failure(Command command, String stderr) {
+        return new CommandFailedException(command, FAILED, stderr + "\n", false);
+    }
+
+    private static void expect(List<String> argv, boolean understood) {
+        if (!understood) {
+            throw notUnderstood(argv);
+        }
+    }
+
+    private static IllegalArgumentException notUnderstood(List<String> argv) {
+        return new IllegalArgumentException("the fake zfs does not understand " + argv);
+    }
+}

@@ -1,0 +1,231 @@
+package pillar.agent.backend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static pillar.agent.backend.BackendAssertions.assertFails;
+
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.config.BackendConfig;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.exec.Command;
+import pillar.api.exec.ProcessRunner;
+import pillar.api.exec.SystemProcessRunner;
+import pillar.api.value.ByteSize;
+import pillar.api.value.VolumeId;
+
+/**
+ * LvmVolumeBackend against real LVM and device-mapper: a volume group on a loop device with a thin
+ * pool, linear and thin volumes created, found, grown (the kernel sees the new size), refused when
+ * they would shrink or clash with a foreign LV, activated after a deactivation, refused removal
+ * while open, and removed. Prints each backend call's time next to the bare LVM command's.
+ *
+ * <p>Runs only inside the qemu VM ({@code dev/kernel-it}); anywhere else it fails on purpose, so a
+ * misconfigured CI cannot report it as passed.
+ */
+class LvmBackendKernelIT {
+    private static final Duration DEADLINE = Duration.ofMinutes(2);
+
+    private final ProcessRunner runner = new SystemProcessRunner();
+    private final String vg = "kit" + UUID.randomUUID().toString().substring(0, 8);
+    private final List<String> timings = new ArrayList<>();
+
+    @TempDir
+    Path work;
+
+    private String loopDevice;
+    private LvmVolumeBackend linear;
+    private LvmVolumeBackend thin;
+
+    @BeforeAll
+    static void onlyInTheKernelVm() {
+        assertThat(System.getenv("PILLAR_KERNEL_VM"))
+                .as("PILLAR_KERNEL_VM: the *KernelIT tier runs only inside the qemu VM; use dev/kernel-it")
+                .isEqualTo("1");
+        assertThat(Path.of("/dev/mapper/control")).as("device-mapper (module dm-mod)").exists();
+    }
+
+    @BeforeEach
+    void volumeGroupWithAThinPoolOnALoopDevice() throws Exception {
+        Path image = work.resolve("pv.img");
+        try (FileChannel file = FileChannel.open(image, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            file.truncate(0).position(512L << 20).write(ByteBuffer.wrap(new byte[1])); // 512 MiB, sparse
+        }
+        loopDevice = sh("losetup", "-f", "--show", image.toString()).strip();
+        sh("pvcreate", "-y", loopDevice);
+        sh("vgcreate", vg, loopDevice);
+        sh("lvcreate", "-y", "--type", "thin-pool", "-L", "128m", "-n", "pool0", vg);
+        linear = new LvmVolumeBackend(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""), runner, DEADLINE,
+                Duration.ofSeconds(10));
+        thin = new LvmVolumeBackend(new BackendConfig("lvm-thin", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0"), runner, DEADLINE,
+                Duration.ofSeconds(10));
+    }
+
+    @AfterEach
+    void removeEverything() {
+        timings.forEach(line -> System.out.println("[timing] " + line));
+        if (loopDevice != null) {
+            quietly("vgremove", "-f", vg);
+            quietly("losetup", "-d", loopDevice);
+        }
+    }
+
+    @Test
+    void linearVolumeLifecycle() throws Exception {
+        VolumeId id = VolumeId.of("pvc-linear");
+
+        BackendVolume created = timed("create linear 10 MiB", () -> linear.create(id, ByteSize.ofMiB(10), Map.of()));
+        assertThat(created.size()).isEqualTo(ByteSize.ofMiB(12)); // three 4 MiB extents
+        assertThat(created.device()).isEqualTo(Path.of("/dev", vg, "pvc-linear"));
+        assertThat(kernelSize(created.device())).isEqualTo(12L << 20);
+
+        assertThat(timed("create linear again", () -> linear.create(id, ByteSize.ofMiB(10), Map.of()))).isEqualTo(created);
+        assertFails(() -> linear.create(id, ByteSize.ofMiB(20), Map.of()), Kind.CONFLICT, "already exists with 12MiB");
+        assertThat(timed("find", () -> linear.find(id))).contains(created);
+
+        BackendVolume grown = timed("expand linear to 20 MiB", () -> linear.expand(id, ByteSize.ofMiB(20)));
+        assertThat(grown.size()).isEqualTo(ByteSize.ofMiB(20));
+        assertThat(kernelSize(grown.device())).isEqualTo(20L << 20);
+        assertThat(linear.expand(id, ByteSize.ofMiB(20))).isEqualTo(grown);
+        assertFails(() -> linear.expand(id, ByteSize.ofMiB(8)), Kind.OUT_OF_RANGE, "never shrink");
+        assertThat(kernelSize(grown.device())).isEqualTo(20L << 20);
+
+        assertThat(timed("list", linear::list)).containsExactly(grown);
+        VolumeBackend.Capacity capacity = timed("capacity linear", linear::capacity);
+        assertThat(capacity.available().bytes()).isLessThan(capacity.total().bytes() - (128L << 20) - (20L << 20) + 1);
+
+        try (FileChannel holder = FileChannel.open(grown.device(), StandardOpenOption.READ)) {
+            assertThat(holder.isOpen()).isTrue(); // as an nvmet namespace holds an exported device
+            assertFails(() -> linear.delete(id), Kind.FAILED, "unexport it first");
+        }
+        timed("delete linear", () -> {
+            linear.delete(id);
+            return null;
+        });
+        assertThat(grown.device()).doesNotExist();
+        linear.delete(id);
+        assertThat(linear.find(id)).isEmpty();
+
+        bare("bare lvcreate linear", "lvcreate", "-y", "--wipesignatures", "y", "--zero", "y", "-n", "bare", "-L", "12m", vg);
+        bare("bare lvextend linear", "lvextend", "-L", "20m", vg + "/bare");
+        bare("bare lvs", "lvs", "--reportformat", "json", "--units", "b", "--nosuffix", vg + "/bare");
+        bare("bare lvremove", "lvremove", "-f", vg + "/bare");
+    }
+
+    @Test
+    void thinVolumesOvercommitReportPoolUsageAndComeBackAfterDeactivation() throws Exception {
+        VolumeId id = VolumeId.of("pvc-thin");
+
+        BackendVolume created = timed("create thin 1 GiB", () -> thin.create(id, ByteSize.ofGiB(1), Map.of()));
+        assertThat(created.size()).isEqualTo(ByteSize.ofGiB(1)); // eight times the pool: thin may overcommit
+        assertThat(kernelSize(created.device())).isEqualTo(1L << 30);
+        VolumeBackend.Capacity before = timed("capacity thin", thin::capacity);
+        assertThat(before.total()).isEqualTo(ByteSize.ofMiB(128));
+
+        try (FileChannel device = FileChannel.open(created.device(), StandardOpenOption.WRITE)) {
+            ByteBuffer data = ByteBuffer.allocate(16 << 20);
+            while (data.hasRemaining()) {
+                device.write(data);
+            }
+            device.force(true);
+        }
+        VolumeBackend.Capacity after = thin.capacity();
+        assertThat(before.available().bytes() - after.available().bytes()).isBetween(16L << 20, 17L << 20);
+
+        BackendVolume grown = timed("expand thin to 2 GiB", () -> thin.expand(id, ByteSize.ofGiB(2)));
+        assertThat(kernelSize(grown.device())).isEqualTo(2L << 30);
+
+        sh("lvchange", "-an", vg + "/pvc-thin");
+        assertThat(created.device()).doesNotExist();
+        assertThat(timed("find (activates)", () -> thin.find(id))).contains(grown);
+        assertThat(kernelSize(grown.device())).isEqualTo(2L << 30);
+
+        assertThat(linear.find(id)).isEmpty(); // a linear backend on the same group does not own thin LVs
+        assertThat(thin.list()).containsExactly(grown);
+        timed("delete thin", () -> {
+            thin.delete(id);
+            return null;
+        });
+        assertThat(thin.list()).isEmpty();
+
+        // thin LVs are sized in whole extents too: an unaligned request rounds the same way every time
+        VolumeId small = VolumeId.of("pvc-thin-small");
+        BackendVolume unaligned = thin.create(small, ByteSize.ofMiB(10), Map.of());
+        assertThat(unaligned.size()).isEqualTo(ByteSize.ofMiB(12));
+        assertThat(kernelSize(unaligned.device())).isEqualTo(12L << 20);
+        assertThat(thin.create(small, ByteSize.ofMiB(10), Map.of())).isEqualTo(unaligned);
+        thin.delete(small);
+
+        bare("bare lvcreate thin", "lvcreate", "-y", "--wipesignatures", "y", "-n", "bare", "-V", "1g", "--thinpool", "pool0", vg);
+        bare("bare lvremove thin", "lvremove", "-f", vg + "/bare");
+    }
+
+    @Test
+    void foreignVolumesAndMissingGroupsAreRecognisedOnRealLvm() {
+        sh("lvcreate", "-y", "-n", "pvc-foreign", "-L", "4m", vg);
+        VolumeId id = VolumeId.of("pvc-foreign");
+
+        assertFails(() -> linear.create(id, ByteSize.ofMiB(4), Map.of()), Kind.CONFLICT, "no tag pillar-csi");
+        assertThat(linear.find(id)).isEmpty();
+        assertThat(linear.list()).isEmpty();
+        assertFails(() -> linear.delete(id), Kind.FAILED, "refusing to remove");
+        assertThat(Path.of("/dev", vg, "pvc-foreign")).exists();
+
+        assertFails(() -> linear.create(VolumeId.of("pvc-big"), ByteSize.ofGiB(1), Map.of()), Kind.OUT_OF_RANGE, "larger than volume group");
+        assertFails(() -> thin.expand(VolumeId.of("pvc-none"), ByteSize.ofMiB(4)), Kind.NOT_FOUND, "does not exist");
+        thin.delete(VolumeId.of("pvc-none"));
+
+        LvmVolumeBackend gone = new LvmVolumeBackend(new BackendConfig("gone", BackendKind.BACKEND_KIND_LVM_LINEAR, vg + "x", ""),
+                runner, DEADLINE, Duration.ofSeconds(5));
+        assertFails(() -> gone.find(id), Kind.UNAVAILABLE, "not found");
+        assertFails(gone::capacity, Kind.UNAVAILABLE, "not found");
+        LvmVolumeBackend noPool = new LvmVolumeBackend(new BackendConfig("nopool", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool9"),
+                runner, DEADLINE, Duration.ofSeconds(5));
+        assertFails(() -> noPool.create(VolumeId.of("pvc-x"), ByteSize.ofMiB(4), Map.of()), Kind.UNAVAILABLE, "pool9");
+        assertFails(noPool::capacity, Kind.UNAVAILABLE, "pool9");
+    }
+
+    // --- helpers ---------------------------------------------------------------------------------------
+
+    private long kernelSize(Path device) {
+        return Long.parseLong(sh("blockdev", "--getsize64", device.toString()).strip());
+    }
+
+    private <T> T timed(String what, Supplier<T> call) {
+        long start = System.nanoTime();
+        T result = call.get();
+        timings.add(String.format("%-28s %6d ms", what, (System.nanoTime() - start) / 1_000_000));
+        return result;
+    }
+
+    private void bare(String what, String... argv) {
+        timed(what, () -> sh(argv));
+    }
+
+    private String sh(String... argv) {
+        return runner.run(new Command(List.of(argv), DEADLINE)).stdout();
+    }
+
+    private void quietly(String... argv) {
+        try {
+            sh(argv);
+        } catch (RuntimeException e) {
+            System.err.println("cleanup: " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,300 @@
+package pillar.agent.backend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static pillar.agent.backend.BackendAssertions.assertFails;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.VolumeBackend.Capacity;
+import pillar.agent.config.BackendConfig;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.value.ByteSize;
+import pillar.api.value.VolumeId;
+
+/**
+ * LvmVolumeBackend through the ProcessRunner port against the stateful fake LVM: the contract of
+ * {@link VolumeBackend} (idempotent create, never shrink, delete of a missing volume, only our
+ * volumes), the exact argument lists, and hostile input that must not reach a single command.
+ */
+class LvmVolumeBackendTest {
+    private static final VolumeId PVC1 = VolumeId.of("pvc-1");
+    private static final VolumeId PVC2 = VolumeId.of("pvc-2");
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    @TempDir
+    Path dev;
+
+    private FakeLvm lvm;
+    private LvmVolumeBackend linear;
+    private LvmVolumeBackend thin;
+
+    @BeforeEach
+    void volumeGroupWithAThinPool() {
+        // 1 GiB group, 256 MiB of it a thin pool: 768 MiB free for linear LVs
+        lvm = new FakeLvm("vg0", ByteSize.GIB, dev).withThinPool("pool0", 256 * ByteSize.MIB);
+        linear = backend(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg0", ""));
+        thin = backend(new BackendConfig("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"));
+    }
+
+    private LvmVolumeBackend backend(BackendConfig config) {
+        return new LvmVolumeBackend(config, lvm, TIMEOUT, Duration.ofSeconds(2));
+    }
+
+    @Test
+    void linearCreateRoundsUpToWholeExtentsTagsWipesAndReturnsTheDevice() {
+        BackendVolume volume = linear.create(PVC1, ByteSize.ofMiB(5), Map.of());
+
+        assertThat(volume).isEqualTo(new BackendVolume(PVC1, ByteSize.ofMiB(8), lvm.node("pvc-1")));
+        assertThat(volume.device()).exists();
+        assertThat(lvm.argvs()).containsExactly(
+                lvs("vg0/pvc-1"),
+                List.of("vgs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o", "vg_name,vg_size,vg_free,vg_extent_size", "vg0"),
+                List.of("lvcreate", "-y", "--wipesignatures", "y", "--zero", "y", "--addtag", "pillar-csi", "-n", "pvc-1", "-L", "8388608b", "vg0"),
+                lvs("vg0/pvc-1"));
+    }
+
+    @Test
+    void thinCreateMayOvercommitThePool() {
+        BackendVolume volume = thin.create(PVC1, ByteSize.ofGiB(1), Map.of());
+
+        assertThat(volume).isEqualTo(new BackendVolume(PVC1, ByteSize.ofGiB(1), lvm.node("pvc-1")));
+        assertThat(lvm.argvs()).contains(List.of("lvcreate", "-y", "--wipesignatures", "y", "--addtag", "pillar-csi", "-n", "pvc-1",
+                "-V", "1073741824b", "--thinpool", "pool0", "vg0"));
+    }
+
+    @Test
+    void createTwiceWithTheSameRoundedSizeReturnsTheSameVolumeAndRunsLvcreateOnce() {
+        BackendVolume first = linear.create(PVC1, ByteSize.ofMiB(5), Map.of());
+        BackendVolume again = linear.create(PVC1, ByteSize.ofMiB(5), Map.of());
+        BackendVolume sameExtents = linear.create(PVC1, ByteSize.ofMiB(8), Map.of());
+
+        assertThat(again).isEqualTo(first);
+        assertThat(sameExtents).isEqualTo(first);
+        assertThat(lvm.programs()).filteredOn("lvcreate"::equals).hasSize(1);
+    }
+
+    @Test
+    void createOfAnExistingVolumeWithAnotherSizeIsAConflict() {
+        thin.create(PVC1, ByteSize.ofMiB(64), Map.of());
+
+        assertFails(() -> thin.create(PVC1, ByteSize.ofMiB(128), Map.of()), Kind.CONFLICT, "already exists with 64MiB");
+        assertThat(lvm.programs()).filteredOn("lvcreate"::equals).hasSize(1);
+        assertThat(lvm.sizeOf("pvc-1")).isEqualTo(64 * ByteSize.MIB);
+    }
+
+    @Test
+    void anLvWithoutOurTagIsNeverAdopted() {
+        lvm.addForeign("pvc-1", 8 * ByteSize.MIB, "");
+
+        assertFails(() -> linear.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.CONFLICT, "not a volume of backend fast (no tag pillar-csi");
+        assertThat(linear.find(PVC1)).isEmpty();
+        assertFails(() -> linear.expand(PVC1, ByteSize.ofMiB(16)), Kind.NOT_FOUND, "pvc-1");
+        assertFails(() -> linear.delete(PVC1), Kind.FAILED, "refusing to remove vg0/pvc-1");
+        assertThat(lvm.exists("pvc-1")).isTrue();
+        assertThat(lvm.programs()).containsOnly("lvs");
+    }
+
+    @Test
+    void linearAndThinBackendsSharingAGroupKeepToTheirOwnVolumes() {
+        linear.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        thin.create(PVC2, ByteSize.ofMiB(8), Map.of());
+
+        assertFails(() -> thin.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.CONFLICT, "not thin");
+        assertThat(thin.find(PVC1)).isEmpty();
+        assertThat(linear.find(PVC2)).isEmpty();
+        assertFails(() -> linear.delete(PVC2), Kind.FAILED, "thin pool pool0");
+        assertThat(linear.list()).extracting(BackendVolume::id).containsExactly(PVC1);
+        assertThat(thin.list()).extracting(BackendVolume::id).containsExactly(PVC2);
+    }
+
+    @Test
+    void listShowsOnlyTaggedVolumesNeverThePoolOrForeignLvs() {
+        linear.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        lvm.addForeign("data", 8 * ByteSize.MIB, "");
+        lvm.addForeign("thin-data", 8 * ByteSize.MIB, "pool0");
+        lvm.addTagged("Not_A_Volume_Id", 4 * ByteSize.MIB, "");
+
+        assertThat(linear.list()).containsExactly(new BackendVolume(PVC1, ByteSize.ofMiB(8), lvm.node("pvc-1")));
+        assertThat(thin.list()).isEmpty();
+    }
+
+    @Test
+    void linearSpaceIsCheckedBeforeLvcreate() {
+        assertFails(() -> linear.create(PVC1, ByteSize.ofMiB(800), Map.of()), Kind.NO_SPACE, "has 768MiB free");
+        assertFails(() -> linear.create(PVC1, ByteSize.ofGiB(2), Map.of()), Kind.OUT_OF_RANGE, "larger than volume group vg0");
+        assertThat(lvm.programs()).doesNotContain("lvcreate");
+        assertThat(linear.create(PVC1, ByteSize.ofMiB(768), Map.of()).size()).isEqualTo(ByteSize.ofMiB(768));
+    }
+
+    @Test
+    void expandGrowsAndASizeItAlreadyHasIsANoOp() {
+        linear.create(PVC1, ByteSize.ofMiB(8), Map.of());
+
+        BackendVolume grown = linear.expand(PVC1, ByteSize.ofMiB(13));
+        assertThat(grown).isEqualTo(new BackendVolume(PVC1, ByteSize.ofMiB(16), lvm.node("pvc-1")));
+        assertThat(lvm.argvs()).contains(List.of("lvextend", "-L", "16777216b", "vg0/pvc-1"));
+
+        assertThat(linear.expand(PVC1, ByteSize.ofMiB(16))).isEqualTo(grown);
+        assertThat(linear.expand(PVC1, ByteSize.ofMiB(15))).isEqualTo(grown); // rounds up to the same 4 extents
+        assertThat(lvm.programs()).filteredOn("lvextend"::equals).hasSize(1);
+    }
+
+    @Test
+    void shrinkIsRefusedBeforeAnyLvextend() {
+        thin.create(PVC1, ByteSize.ofMiB(64), Map.of());
+
+        assertFails(() -> thin.expand(PVC1, ByteSize.ofMiB(32)), Kind.OUT_OF_RANGE, "never shrink");
+        assertThat(lvm.programs()).doesNotContain("lvextend");
+        assertThat(lvm.sizeOf("pvc-1")).isEqualTo(64 * ByteSize.MIB);
+    }
+
+    @Test
+    void expandOfAMissingVolumeIsNotFound() {
+        assertFails(() -> linear.expand(PVC1, ByteSize.ofMiB(8)), Kind.NOT_FOUND, "does not exist in volume group vg0");
+    }
+
+    @Test
+    void expandPastTheFreeSpaceIsNoSpace() {
+        linear.create(PVC1, ByteSize.ofMiB(8), Map.of());
+
+        assertFails(() -> linear.expand(PVC1, ByteSize.ofMiB(900)), Kind.NO_SPACE, "Insufficient free space");
+        assertThat(lvm.sizeOf("pvc-1")).isEqualTo(8 * ByteSize.MIB);
+    }
+
+    @Test
+    void deleteRemovesTheVolumeAndDeletingAMissingOneSucceeds() {
+        linear.create(PVC1, ByteSize.ofMiB(8), Map.of());
+
+        linear.delete(PVC1);
+        assertThat(lvm.exists("pvc-1")).isFalse();
+        assertThat(lvm.node("pvc-1")).doesNotExist();
+        assertThat(lvm.argvs()).contains(List.of("lvremove", "-f", "vg0/pvc-1"));
+
+        int before = lvm.argvs().size();
+        linear.delete(PVC1);
+        assertThat(lvm.argvs().subList(before, lvm.argvs().size())).containsExactly(lvs("vg0/pvc-1"));
+    }
+
+    @Test
+    void deleteOfAVolumeStillInUseSaysToUnexportFirst() {
+        thin.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        lvm.markBusy("pvc-1");
+
+        assertFails(() -> thin.delete(PVC1), Kind.FAILED, "unexport it first");
+        assertThat(lvm.exists("pvc-1")).isTrue();
+    }
+
+    @Test
+    void findActivatesAnInactiveVolumeSoItsDeviceExists() {
+        thin.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        lvm.deactivate("pvc-1");
+        assertThat(lvm.node("pvc-1")).doesNotExist();
+
+        assertThat(thin.find(PVC1)).contains(new BackendVolume(PVC1, ByteSize.ofMiB(8), lvm.node("pvc-1")));
+        assertThat(lvm.node("pvc-1")).exists();
+        assertThat(lvm.argvs()).contains(List.of("lvchange", "-ay", "-K", "vg0/pvc-1"));
+        assertThat(thin.find(PVC2)).isEmpty();
+    }
+
+    @Test
+    void capacityOfALinearBackendIsTheGroup() {
+        linear.create(PVC1, ByteSize.ofMiB(100), Map.of());
+
+        assertThat(linear.capacity()).isEqualTo(new Capacity(ByteSize.ofGiB(1), ByteSize.ofMiB(1024 - 256 - 100)));
+    }
+
+    @Test
+    void capacityOfAThinBackendIsThePoolsUnusedData() {
+        thin.create(PVC1, ByteSize.ofGiB(1), Map.of());
+        lvm.writeToThinPool("pool0", 64 * ByteSize.MIB);
+
+        assertThat(thin.capacity()).isEqualTo(new Capacity(ByteSize.ofMiB(256), ByteSize.ofMiB(192)));
+        assertThat(lvm.argvs()).contains(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o",
+                "lv_name,lv_size,data_percent,lv_attr", "vg0/pool0"));
+    }
+
+    @Test
+    void aMissingVolumeGroupIsUnavailable() {
+        LvmVolumeBackend gone = backend(new BackendConfig("gone", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg9", ""));
+
+        assertFails(() -> gone.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.UNAVAILABLE, "Volume group \"vg9\" not found");
+        assertFails(() -> gone.find(PVC1), Kind.UNAVAILABLE, "volume group vg9");
+        assertFails(() -> gone.delete(PVC1), Kind.UNAVAILABLE, "volume group vg9");
+        assertFails(gone::list, Kind.UNAVAILABLE, "volume group vg9");
+        assertFails(gone::capacity, Kind.UNAVAILABLE, "volume group vg9");
+    }
+
+    @Test
+    void aMissingThinPoolIsUnavailable() {
+        LvmVolumeBackend noPool = backend(new BackendConfig("nopool", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool9"));
+
+        assertFails(() -> noPool.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.UNAVAILABLE, "Pool pool9 not found");
+        assertFails(noPool::capacity, Kind.UNAVAILABLE, "thin pool vg0/pool9");
+        assertThat(lvm.exists("pvc-1")).isFalse();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "--type", "-L", "stripes", "tag", "", "type=raid1", "zero\u0000" })
+    void everyOptionIsRefusedBeforeAnyCommand(String key) {
+        assertFails(() -> linear.create(PVC1, ByteSize.ofMiB(8), Map.of(key, "x")), Kind.INVALID, "take no volume options");
+        assertFails(() -> thin.create(PVC1, ByteSize.ofMiB(8), Map.of(key, "-y")), Kind.INVALID, "take no volume options");
+        assertThat(lvm.argvs()).isEmpty();
+    }
+
+    @Test
+    void aNullOptionKeyIsRefusedToo() {
+        Map<String, String> options = new HashMap<>();
+        options.put(null, "x");
+        assertFails(() -> linear.create(PVC1, ByteSize.ofMiB(8), options), Kind.INVALID, "[null]");
+        assertThat(lvm.argvs()).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "snapshot", "snapshot-1", "pvmove0" })
+    void namesLvmReservesAreRefusedBeforeAnyCommand(String name) {
+        assertFails(() -> linear.create(VolumeId.of(name), ByteSize.ofMiB(8), Map.of()), Kind.INVALID, "LVM reserves");
+        assertThat(lvm.argvs()).isEmpty();
+    }
+
+    @Test
+    void aSizeOfZeroIsRefusedBeforeAnyCommand() {
+        assertFails(() -> thin.create(PVC1, ByteSize.of(0), Map.of()), Kind.OUT_OF_RANGE, "above 0 bytes");
+        assertThat(lvm.argvs()).isEmpty();
+    }
+
+    @Test
+    void aSizeNearLongMaxIsOutOfRangeNotAnOverflow() {
+        assertFails(() -> thin.create(PVC1, ByteSize.of(Long.MAX_VALUE - 1), Map.of()), Kind.OUT_OF_RANGE, "cannot be rounded up");
+        assertThat(lvm.programs()).doesNotContain("lvcreate");
+    }
+
+    @Test
+    void everyArgumentIsOursOrValidated() {
+        linear.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        thin.create(PVC2, ByteSize.ofMiB(8), Map.of());
+        linear.expand(PVC1, ByteSize.ofMiB(12));
+        thin.delete(PVC2);
+        linear.list();
+        thin.capacity();
+
+        // no argument that came from outside (names, sizes) can read as an option
+        List<String> outside = List.of("pvc-1", "pvc-2", "vg0/pvc-1", "vg0/pvc-2", "8388608b", "12582912b");
+        assertThat(lvm.argvs()).flatMap(argv -> argv).filteredOn(outside::contains).allMatch(arg -> !arg.startsWith("-"));
+    }
+
+    private static List<String> lvs(String target) {
+        return List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o",
+                "lv_name,lv_path,lv_size,lv_tags,pool_lv,lv_attr,vg_extent_size", target);
+    }
+}

@@ -1,0 +1,340 @@
+package pillar.agent.backend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static pillar.agent.backend.BackendAssertions.assertFails;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.VolumeBackend.Capacity;
+import pillar.agent.config.BackendConfig;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.value.ByteSize;
+import pillar.api.value.VolumeId;
+
+/**
+ * ZfsVolumeBackend through the ProcessRunner port against the stateful fake zfs: the contract of
+ * {@link VolumeBackend}, the exact argument lists, refusing a shrink that zfs would do silently,
+ * waiting for the zvol's device with and without udev, and space with refreservations.
+ */
+class ZfsVolumeBackendTest {
+    private static final VolumeId PVC1 = VolumeId.of("pvc-1");
+    private static final VolumeId PVC2 = VolumeId.of("pvc-2");
+    private static final String ZVOL_ID = "/lib/udev/zvol_id";
+    private static final BackendConfig K8S = new BackendConfig("zfs", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s");
+
+    @TempDir
+    Path root;
+
+    private Path dev;
+    private Path sys;
+
+    @BeforeEach
+    void roots() {
+        dev = root.resolve("dev");
+        sys = root.resolve("sys");
+    }
+
+    private FakeZfs zfs(FakeZfs.Devices devices) {
+        return new FakeZfs("tank", ByteSize.ofGiB(10).bytes(), dev, sys, ZVOL_ID, devices).withFilesystem("tank/k8s");
+    }
+
+    private ZfsVolumeBackend backend(FakeZfs zfs, BackendConfig config, Duration deviceTimeout) {
+        return new ZfsVolumeBackend(config, zfs, dev, sys, Path.of(ZVOL_ID), Duration.ofSeconds(5), deviceTimeout);
+    }
+
+    private ZfsVolumeBackend backend(FakeZfs zfs) {
+        return backend(zfs, K8S, Duration.ofSeconds(5));
+    }
+
+    @Test
+    void createRoundsUpToTheBlockSizeMarksTheZvolAndReturnsTheUdevLink() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+
+        BackendVolume volume = backend(zfs).create(PVC1, ByteSize.of(1_000_000), Map.of());
+
+        assertThat(volume).isEqualTo(new BackendVolume(PVC1, ByteSize.of(62 * 16384), dev.resolve("zvol/tank/k8s/pvc-1")));
+        assertThat(volume.device()).exists();
+        assertThat(zfs.argvs()).containsExactly(
+                get("tank/k8s/pvc-1"),
+                List.of("zfs", "get", "-Hp", "-o", "property,value", "available,used", "tank/k8s"),
+                List.of("zfs", "create", "-V", "1015808", "-b", "16384", "-o", "volmode=dev", "-o", "io.pillar-csi:managed=true",
+                        "tank/k8s/pvc-1"),
+                get("tank/k8s/pvc-1"));
+        assertThat(zfs.properties("tank/k8s/pvc-1")).containsEntry("io.pillar-csi:managed", "true").containsEntry("volmode", "dev");
+    }
+
+    @Test
+    void withoutUdevTheDeviceIsFoundThroughZvolIdAskingTheSizeMatchFirst() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.NO_UDEV);
+        zfs.addForeignZvol("tank/other", ByteSize.ofMiB(8).bytes(), 8192); // takes zd0
+
+        BackendVolume volume = backend(zfs).create(PVC1, ByteSize.ofMiB(64), Map.of());
+
+        assertThat(volume.device()).isEqualTo(dev.resolve("zd16"));
+        assertThat(dev.resolve("zvol")).doesNotExist();
+        assertThat(zfs.argvs()).filteredOn(argv -> argv.get(0).equals(ZVOL_ID)).containsExactly(List.of(ZVOL_ID, dev.resolve("zd16").toString()));
+    }
+
+    @Test
+    void zdNumbersAreReusedAndTheMappingFollowsThem() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.NO_UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(64), Map.of());
+        backend.create(PVC2, ByteSize.ofMiB(64), Map.of());
+        backend.delete(PVC1);
+
+        VolumeId pvc3 = VolumeId.of("pvc-3");
+        assertThat(backend.create(pvc3, ByteSize.ofMiB(64), Map.of()).device()).isEqualTo(dev.resolve("zd0"));
+        assertThat(backend.find(PVC2).orElseThrow().device()).isEqualTo(dev.resolve("zd16"));
+        assertThat(backend.find(pvc3).orElseThrow().device()).isEqualTo(dev.resolve("zd0"));
+        assertThat(backend.list()).extracting(BackendVolume::device).containsExactlyInAnyOrder(dev.resolve("zd0"), dev.resolve("zd16"));
+    }
+
+    @Test
+    void createWaitsForADeviceThatAppearsLate() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.NO_UDEV).withDeviceDelay(Duration.ofMillis(300));
+
+        BackendVolume volume = backend(zfs).create(PVC1, ByteSize.ofMiB(64), Map.of());
+
+        assertThat(volume.device()).isEqualTo(dev.resolve("zd0")).exists();
+    }
+
+    @Test
+    void aDeviceThatNeverAppearsFailsAfterTheDeadlineAndTheRetryFindsTheZvol() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.NEVER);
+        ZfsVolumeBackend backend = backend(zfs, K8S, Duration.ofMillis(300));
+
+        assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(64), Map.of()), Kind.FAILED, "did not appear within 300 ms");
+        assertThat(zfs.exists("tank/k8s/pvc-1")).isTrue();
+        assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(64), Map.of()), Kind.FAILED, "did not appear");
+        assertThat(zfs.verbs()).filteredOn("zfs create"::equals).hasSize(1);
+    }
+
+    @Test
+    void sparseBlockSizeAndCompressionOptions() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+
+        BackendVolume volume = backend(zfs).create(PVC1, ByteSize.of(100_000),
+                Map.of("sparse", "true", "volblocksize", "64K", "compression", "zstd"));
+
+        assertThat(volume.size()).isEqualTo(ByteSize.of(128 * 1024));
+        assertThat(zfs.argvs()).contains(List.of("zfs", "create", "-V", "131072", "-b", "65536", "-s", "-o", "volmode=dev",
+                "-o", "io.pillar-csi:managed=true", "-o", "compression=zstd", "tank/k8s/pvc-1"));
+    }
+
+    @Test
+    void createIsIdempotentAndAnotherSizeOrBlockSizeIsAConflict() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+        BackendVolume first = backend.create(PVC1, ByteSize.ofMiB(64), Map.of("volblocksize", "8192"));
+
+        assertThat(backend.create(PVC1, ByteSize.ofMiB(64), Map.of("volblocksize", "8K"))).isEqualTo(first);
+        assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(128), Map.of("volblocksize", "8K")), Kind.CONFLICT, "already exists with 64MiB");
+        assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(64), Map.of()), Kind.CONFLICT, "volblocksize 8192, not the 16384");
+        assertThat(zfs.verbs()).filteredOn("zfs create"::equals).hasSize(1);
+    }
+
+    @Test
+    void aDatasetWithoutOurMarkIsNeverAdoptedGrownOrDestroyed() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV).withFilesystem("tank/k8s/pvc-2");
+        zfs.addForeignZvol("tank/k8s/pvc-1", ByteSize.ofMiB(64).bytes(), 16384);
+        ZfsVolumeBackend backend = backend(zfs);
+
+        assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(64), Map.of()), Kind.CONFLICT, "not a zvol of pillar-csi");
+        assertFails(() -> backend.create(PVC2, ByteSize.ofMiB(64), Map.of()), Kind.CONFLICT, "not a zvol of pillar-csi");
+        assertThat(backend.find(PVC1)).isEmpty();
+        assertFails(() -> backend.expand(PVC1, ByteSize.ofMiB(128)), Kind.NOT_FOUND, "pvc-1");
+        assertFails(() -> backend.delete(PVC1), Kind.FAILED, "refusing to destroy tank/k8s/pvc-1");
+        assertFails(() -> backend.delete(PVC2), Kind.FAILED, "refusing to destroy tank/k8s/pvc-2");
+        assertThat(zfs.verbs()).containsOnly("zfs get");
+        assertThat(zfs.volsize("tank/k8s/pvc-1")).isEqualTo(ByteSize.ofMiB(64).bytes());
+    }
+
+    @Test
+    void expandGrowsToTheZvolsOwnBlockSizeAndTheSameSizeIsANoOp() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofGiB(1), Map.of("volblocksize", "8K"));
+
+        BackendVolume grown = backend.expand(PVC1, ByteSize.of(ByteSize.GIB + 1));
+        assertThat(grown.size()).isEqualTo(ByteSize.of(ByteSize.GIB + 8192));
+        assertThat(zfs.argvs()).contains(List.of("zfs", "set", "volsize=" + (ByteSize.GIB + 8192), "tank/k8s/pvc-1"));
+
+        assertThat(backend.expand(PVC1, ByteSize.of(ByteSize.GIB + 8192))).isEqualTo(grown);
+        assertThat(backend.expand(PVC1, ByteSize.of(ByteSize.GIB + 100))).isEqualTo(grown);
+        assertThat(zfs.verbs()).filteredOn("zfs set"::equals).hasSize(1);
+    }
+
+    @Test
+    void shrinkIsRefusedBecauseZfsWouldDoItSilently() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofGiB(2), Map.of());
+
+        assertFails(() -> backend.expand(PVC1, ByteSize.ofGiB(1)), Kind.OUT_OF_RANGE, "never shrink");
+        assertThat(zfs.verbs()).doesNotContain("zfs set");
+        assertThat(zfs.volsize("tank/k8s/pvc-1")).isEqualTo(ByteSize.ofGiB(2).bytes());
+    }
+
+    @Test
+    void expandOfAMissingVolumeIsNotFoundAndPastTheSpaceIsNoSpace() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+        assertFails(() -> backend.expand(PVC1, ByteSize.ofGiB(1)), Kind.NOT_FOUND, "below tank/k8s");
+
+        backend.create(PVC1, ByteSize.ofGiB(1), Map.of());
+        assertFails(() -> backend.expand(PVC1, ByteSize.ofGiB(10)), Kind.NO_SPACE, "out of space");
+        assertThat(zfs.volsize("tank/k8s/pvc-1")).isEqualTo(ByteSize.ofGiB(1).bytes());
+    }
+
+    @Test
+    void deleteDestroysAndRemovesTheDeviceAndAMissingVolumeIsSuccess() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.NO_UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+        Path device = backend.create(PVC1, ByteSize.ofMiB(64), Map.of()).device();
+
+        backend.delete(PVC1);
+        assertThat(zfs.exists("tank/k8s/pvc-1")).isFalse();
+        assertThat(device).doesNotExist();
+        assertThat(zfs.argvs()).contains(List.of("zfs", "destroy", "tank/k8s/pvc-1"));
+
+        int before = zfs.argvs().size();
+        backend.delete(PVC1);
+        assertThat(zfs.verbs().subList(before, zfs.verbs().size())).containsExactly("zfs get", "zfs get");
+    }
+
+    @Test
+    void deleteOfABusyZvolSaysToUnexportFirst() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(64), Map.of());
+        zfs.markBusy("tank/k8s/pvc-1");
+
+        assertFails(() -> backend.delete(PVC1), Kind.FAILED, "unexport it first");
+        assertThat(zfs.exists("tank/k8s/pvc-1")).isTrue();
+    }
+
+    @Test
+    void aMissingParentDatasetIsUnavailableEvenForDelete() {
+        FakeZfs zfs = new FakeZfs("tank", ByteSize.ofGiB(10).bytes(), dev, sys, ZVOL_ID, FakeZfs.Devices.UDEV); // no tank/k8s
+        ZfsVolumeBackend backend = backend(zfs);
+
+        assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(64), Map.of()), Kind.UNAVAILABLE, "cannot open 'tank/k8s'");
+        assertFails(() -> backend.delete(PVC1), Kind.UNAVAILABLE, "is the pool imported");
+        assertFails(backend::list, Kind.UNAVAILABLE, "tank/k8s");
+        assertFails(backend::capacity, Kind.UNAVAILABLE, "tank/k8s");
+        assertThat(zfs.verbs()).doesNotContain("zfs create", "zfs destroy");
+    }
+
+    @Test
+    void listShowsOnlyOurZvolsDirectlyBelowTheParent() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV).withFilesystem("tank/k8s/nested");
+        ZfsVolumeBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(64), Map.of());
+        backend.create(PVC2, ByteSize.ofMiB(32), Map.of("sparse", "true"));
+        zfs.addForeignZvol("tank/k8s/legacy", ByteSize.ofMiB(8).bytes(), 8192);
+        backend(zfs, new BackendConfig("nested", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s/nested"), Duration.ofSeconds(1))
+                .create(VolumeId.of("pvc-9"), ByteSize.ofMiB(8), Map.of());
+
+        assertThat(backend.list()).containsExactly(
+                new BackendVolume(PVC1, ByteSize.ofMiB(64), dev.resolve("zvol/tank/k8s/pvc-1")),
+                new BackendVolume(PVC2, ByteSize.ofMiB(32), dev.resolve("zvol/tank/k8s/pvc-2")));
+        assertThat(zfs.argvs()).contains(List.of("zfs", "list", "-Hp", "-t", "volume", "-o", "name,volsize,io.pillar-csi:managed",
+                "-r", "-d", "1", "tank/k8s"));
+    }
+
+    @Test
+    void capacityCountsTheRefreservationOfNonSparseZvols() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(512), Map.of("volblocksize", "8K"));
+        backend.create(PVC2, ByteSize.ofGiB(100), Map.of("sparse", "true"));
+
+        assertThat(backend.capacity()).isEqualTo(new Capacity(ByteSize.ofGiB(10), ByteSize.of(ByteSize.ofGiB(10).bytes() - 555_745_280L)));
+    }
+
+    @Test
+    void nonSparseSpaceIsCheckedFirstAndZfsHasTheLastWord() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+
+        assertFails(() -> backend.create(PVC1, ByteSize.ofGiB(11), Map.of()), Kind.OUT_OF_RANGE, "larger than tank/k8s");
+        backend.create(PVC1, ByteSize.ofGiB(6), Map.of());
+        assertFails(() -> backend.create(PVC2, ByteSize.ofGiB(4), Map.of()), Kind.NO_SPACE, "available");
+        assertThat(zfs.verbs()).filteredOn("zfs create"::equals).hasSize(1);
+
+        // fits the available bytes, not with its metadata: zfs refuses
+        long available = zfs.available();
+        assertFails(() -> backend.create(PVC2, ByteSize.of(available - 16384), Map.of()), Kind.NO_SPACE, "out of space");
+        assertThat(zfs.exists("tank/k8s/pvc-2")).isFalse();
+
+        // sparse: overcommit is the operator's choice
+        assertThat(backend.create(PVC2, ByteSize.ofGiB(100), Map.of("sparse", "true")).size()).isEqualTo(ByteSize.ofGiB(100));
+    }
+
+    @Test
+    void zvolsDirectlyInThePoolWhenThereIsNoParentDataset() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        ZfsVolumeBackend backend = backend(zfs, new BackendConfig("root", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", ""), Duration.ofSeconds(1));
+
+        assertThat(backend.create(PVC1, ByteSize.ofMiB(8), Map.of()).device()).isEqualTo(dev.resolve("zvol/tank/pvc-1"));
+        assertThat(backend.list()).extracting(BackendVolume::id).containsExactly(PVC1);
+    }
+
+    @Test
+    void aDatasetNameLongerThanZfsAllowsIsRefusedBeforeAnyCommand() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        String parent = "a".repeat(127) + "/" + "b".repeat(100);
+        ZfsVolumeBackend backend = backend(zfs, new BackendConfig("long", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", parent), Duration.ofSeconds(1));
+
+        assertFails(() -> backend.create(VolumeId.of("v".repeat(63)), ByteSize.ofMiB(8), Map.of()), Kind.INVALID, "longer than ZFS's 255");
+        assertThat(zfs.argvs()).isEmpty();
+    }
+
+    @Test
+    void aSizeOfZeroIsRefusedBeforeAnyCommand() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        assertFails(() -> backend(zfs).create(PVC1, ByteSize.of(0), Map.of()), Kind.OUT_OF_RANGE, "above 0 bytes");
+        assertThat(zfs.argvs()).isEmpty();
+    }
+
+    @Test
+    void hostileOptionsTouchNothing() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+        List<Map<String, String>> hostile = List.of(
+                Map.of("mountpoint", "/"), Map.of("-o", "mountpoint=/"), Map.of("volsize", "1"), Map.of("io.pillar-csi:managed", "true"),
+                Map.of("refreservation", "none"), Map.of("compression ", "lz4"), Map.of("", ""),
+                Map.of("compression", "lz4 -o mountpoint=/"), Map.of("compression", "lz4,dedup=on"), Map.of("compression", "-s"),
+                Map.of("compression", "LZ4"), Map.of("compression", ""),
+                Map.of("volblocksize", "3K"), Map.of("volblocksize", "256K"), Map.of("volblocksize", "1M"), Map.of("volblocksize", "-8K"),
+                Map.of("volblocksize", "8K "), Map.of("volblocksize", "0x2000"), Map.of("volblocksize", "512"),
+                Map.of("volblocksize", "99999999999999999999"),
+                Map.of("sparse", "yes"), Map.of("sparse", "TRUE"), Map.of("sparse", ""), Map.of("sparse", "true\n-o"));
+        for (Map<String, String> options : hostile) {
+            assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(8), options), Kind.INVALID, "");
+        }
+        assertThat(zfs.argvs()).isEmpty();
+    }
+
+    @Test
+    void theDeviceFolderIsAParameterNotTheHosts() throws Exception {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        Path device = backend(zfs).create(PVC1, ByteSize.ofMiB(8), Map.of()).device();
+        assertThat(device).startsWith(dev);
+        assertThat(Files.readSymbolicLink(device)).isEqualTo(dev.resolve("zd0"));
+    }
+
+    private static List<String> get(String dataset) {
+        return List.of("zfs", "get", "-Hp", "-o", "name,property,value", "volsize,volblocksize,io.pillar-csi:managed", dataset);
+    }
+}

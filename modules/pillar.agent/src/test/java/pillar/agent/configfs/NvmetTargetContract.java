@@ -1,0 +1,247 @@
+package pillar.agent.configfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import pillar.api.value.Nqn;
+
+/**
+ * {@link ConfigfsNvmetTarget} keeps the {@link NvmetTarget} contract: exports and tears down in the
+ * kernel's order, converges when applied twice, shares ports and host entries and removes them only
+ * when unused, refuses what the kernel would refuse without changing anything, and reads back what the
+ * kernel holds. {@link ConfigfsNvmetTargetFakeTest} runs it on the fake tree,
+ * {@link ConfigfsNvmetTargetKernelIT} on the kernel in the VM.
+ */
+abstract class NvmetTargetContract {
+    static final Nqn A = Nqn.of("nqn.2024-06.io.pillar-csi:contract-vol-a");
+    static final Nqn B = Nqn.of("nqn.2024-06.io.pillar-csi:contract-vol-b");
+    static final Nqn HOST = Nqn.of("nqn.2014-08.org.nvmexpress:uuid:contract-host-1");
+    static final Nqn HOST2 = Nqn.of("nqn.2014-08.org.nvmexpress:uuid:contract-host-2");
+    static final PortId PORT = PortId.of(60_021);
+    static final PortId PORT2 = PortId.of(60_022);
+    static final PortAddress ADDRESS = PortAddress.tcp("127.0.0.1", 4481);
+    static final PortAddress OTHER_ADDRESS = PortAddress.tcp("127.0.0.1", 4482);
+    static final NamespaceId NSID = NamespaceId.of(1);
+
+    abstract ConfigfsNvmetTarget target();
+
+    abstract ConfigfsTree tree();
+
+    abstract Path configfs();
+
+    /** Block devices namespaces can be enabled on. */
+    abstract Path device();
+
+    abstract Path otherDevice();
+
+    Path nvmet(String relative) {
+        return configfs().resolve("nvmet").resolve(relative);
+    }
+
+    /** What the agent's Exporter does for a record: ACL when hosts are given, else any host. */
+    void export(Nqn subsystem, Path device, PortId port, PortAddress address, Nqn... hosts) {
+        target().ensureSubsystem(subsystem, hosts.length == 0);
+        target().ensureNamespace(subsystem, NSID, device);
+        target().ensurePort(port, address);
+        for (Nqn host : hosts) {
+            target().allowHost(subsystem, host);
+        }
+        target().linkPort(port, subsystem);
+    }
+
+    WantedExport wanted(Nqn subsystem, Path device, PortAddress address, Nqn... hosts) {
+        return new WantedExport(subsystem, NSID, device, address, hosts.length > 0, Set.of(hosts));
+    }
+
+    List<String> drift(WantedExport wanted) {
+        return target().inspect(wanted.subsystem()).map(actual -> ExportDrift.of(wanted, actual))
+                .orElseGet(() -> ExportDrift.missing(wanted));
+    }
+
+    /** The test's subsystems, ports and hosts, with everything in them. */
+    String ours() throws IOException {
+        StringBuilder out = new StringBuilder();
+        for (String dir : List.of("subsystems", "ports", "hosts")) {
+            for (Path entry : tree().list(nvmet(dir))) {
+                if (ConfigfsTreeContract.OURS.test(entry.getFileName().toString())) {
+                    out.append(dir).append('/').append(entry.getFileName()).append("/\n")
+                            .append(TreeWalk.snapshot(tree(), entry));
+                }
+            }
+        }
+        return out.toString();
+    }
+
+    @Test
+    void anExportIsWhatInspectReadsAndTeardownLeavesNothing() throws IOException {
+        export(A, device(), PORT, ADDRESS, HOST);
+        assertThat(target().inspect(A)).contains(new SubsystemState(A, false,
+                List.of(new SubsystemState.Namespace(NSID, device().toString(), true)), List.of(HOST.value()),
+                List.of(new SubsystemState.LinkedPort(PORT, "tcp", "ipv4", "127.0.0.1", "4481"))));
+        assertThat(target().subsystems()).contains(A).doesNotContain(B);
+        assertThat(drift(wanted(A, device(), ADDRESS, HOST))).isEmpty();
+
+        target().removeSubsystem(A);
+        assertThat(target().inspect(A)).isEmpty();
+        assertThat(target().subsystems()).doesNotContain(A);
+        assertThat(drift(wanted(A, device(), ADDRESS, HOST))).containsExactly("subsystem " + A + " missing");
+        assertThat(ours()).isEmpty();
+    }
+
+    @Test
+    void anyHostExportIsReadBackAndTornDown() throws IOException {
+        export(B, otherDevice(), PORT, ADDRESS);
+        SubsystemState state = target().inspect(B).orElseThrow();
+        assertThat(state.allowAnyHost()).isTrue();
+        assertThat(state.allowedHosts()).isEmpty();
+        assertThat(drift(wanted(B, otherDevice(), ADDRESS))).isEmpty();
+        assertThat(drift(wanted(B, otherDevice(), ADDRESS, HOST))).containsExactly(
+                "any host may connect, wanted only the allowed hosts", "host " + HOST + " not allowed but wanted");
+        target().removeSubsystem(B);
+        assertThat(ours()).isEmpty();
+    }
+
+    @Test
+    void applyingTwiceChangesNothingAndRemovingTwiceSucceeds() throws IOException {
+        export(A, device(), PORT, ADDRESS, HOST);
+        String once = ours();
+        export(A, device(), PORT, ADDRESS, HOST);
+        assertThat(ours()).isEqualTo(once);
+        target().removeSubsystem(A);
+        target().removeSubsystem(A);
+        target().removeSubsystem(B); // never existed
+        target().disallowHost(B, HOST);
+        assertThat(ours()).isEmpty();
+    }
+
+    @Test
+    void sharedPortAndHostOutliveTheFirstSubsystemAndGoWithTheLast() throws IOException {
+        export(A, device(), PORT, ADDRESS, HOST);
+        export(B, otherDevice(), PORT, ADDRESS, HOST);
+        assertThat(tree().list(nvmet("ports")).stream().filter(p -> p.getFileName().toString().equals("60021")))
+                .hasSize(1);
+
+        target().removeSubsystem(A);
+        assertThat(tree().kind(nvmet("ports/60021"))).isEqualTo(ConfigfsTree.Kind.DIRECTORY);
+        assertThat(tree().kind(nvmet("hosts").resolve(HOST.value()))).isEqualTo(ConfigfsTree.Kind.DIRECTORY);
+        assertThat(drift(wanted(B, otherDevice(), ADDRESS, HOST))).isEmpty();
+
+        target().removeSubsystem(B);
+        assertThat(ours()).isEmpty();
+    }
+
+    @Test
+    void aLivePortKeepsItsAddressAndNothingChanges() throws IOException {
+        export(A, device(), PORT, ADDRESS, HOST);
+        String before = ours();
+        assertThatThrownBy(() -> target().ensurePort(PORT, OTHER_ADDRESS))
+                .isInstanceOf(NvmetTargetException.class)
+                .hasMessageContaining("is live")
+                .hasMessageContaining("addr_trsvcid is '4481', wanted '4482'");
+        assertThat(ours()).isEqualTo(before);
+    }
+
+    @Test
+    void anEnabledNamespaceKeepsItsDeviceAndNothingChanges() throws IOException {
+        export(A, device(), PORT, ADDRESS, HOST);
+        String before = ours();
+        assertThatThrownBy(() -> target().ensureNamespace(A, NSID, otherDevice()))
+                .isInstanceOf(NvmetTargetException.class)
+                .hasMessageContaining("does not change the device of an enabled namespace");
+        assertThat(ours()).isEqualTo(before);
+    }
+
+    @Test
+    void aSubsystemThatAdmitsAnyHostTakesNoHostEntries() throws IOException {
+        target().ensureSubsystem(A, true);
+        String before = ours();
+        assertThatThrownBy(() -> target().allowHost(A, HOST))
+                .isInstanceOf(NvmetTargetException.class)
+                .hasMessageContaining("allows any host");
+        assertThat(ours()).as("not even hosts/%s", HOST).isEqualTo(before);
+
+        target().ensureSubsystem(A, false);
+        target().allowHost(A, HOST);
+        assertThatThrownBy(() -> target().ensureSubsystem(A, true))
+                .isInstanceOf(NvmetTargetException.class)
+                .hasMessageContaining("EINVAL")
+                .hasMessageContaining("allowed_hosts has entries")
+                .satisfies(e -> assertThat(((NvmetTargetException) e).errno()).contains(Errno.EINVAL));
+    }
+
+    @Test
+    void aHostEntryGoesWhenNoSubsystemAdmitsIt() throws IOException {
+        export(A, device(), PORT, ADDRESS, HOST, HOST2);
+        export(B, otherDevice(), PORT, ADDRESS, HOST);
+        target().disallowHost(A, HOST);
+        assertThat(tree().kind(nvmet("hosts").resolve(HOST.value()))).as("B still admits it")
+                .isEqualTo(ConfigfsTree.Kind.DIRECTORY);
+        target().disallowHost(A, HOST2);
+        assertThat(tree().kind(nvmet("hosts").resolve(HOST2.value()))).isEqualTo(ConfigfsTree.Kind.ABSENT);
+        target().disallowHost(A, HOST2);
+        assertThat(target().inspect(A).orElseThrow().allowedHosts()).isEmpty();
+        assertThat(target().inspect(B).orElseThrow().allowedHosts()).containsExactly(HOST.value());
+    }
+
+    @Test
+    void revalidatingNeedsAnEnabledNamespace() {
+        export(A, device(), PORT, ADDRESS, HOST);
+        target().revalidateSize(A, NSID);
+        assertThatThrownBy(() -> target().revalidateSize(A, NamespaceId.of(2)))
+                .isInstanceOf(NvmetTargetException.class).hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void twoPortsOnOneAddressAreRefusedWhenTheSecondStarts() throws IOException {
+        export(A, device(), PORT, ADDRESS);
+        target().ensureSubsystem(B, true);
+        target().ensurePort(PORT2, ADDRESS); // not listening yet: the kernel accepts the address
+        assertThatThrownBy(() -> target().linkPort(PORT2, B))
+                .isInstanceOf(NvmetTargetException.class)
+                .hasMessageContaining("EADDRINUSE")
+                .hasMessageContaining("the TCP port free")
+                .satisfies(e -> assertThat(((NvmetTargetException) e).errno()).contains(Errno.EADDRINUSE));
+        assertThat(tree().list(nvmet("ports/60022/subsystems"))).isEmpty();
+    }
+
+    @Test
+    void inspectReportsWhatSomeoneElseChanged() throws IOException {
+        export(A, device(), PORT, ADDRESS, HOST);
+        Path subsystem = nvmet("subsystems").resolve(A.value());
+        tree().unlink(nvmet("ports/60021/subsystems").resolve(A.value()));
+        tree().write(subsystem.resolve("namespaces/1/enable"), "0");
+        tree().mkdir(nvmet("hosts").resolve(HOST2.value()));
+        tree().symlink(subsystem.resolve("allowed_hosts/extra"), nvmet("hosts").resolve(HOST2.value()));
+        target().ensurePort(PORT2, OTHER_ADDRESS);
+        target().linkPort(PORT2, A);
+
+        assertThat(drift(wanted(A, device(), ADDRESS, HOST))).containsExactly(
+                "namespace 1 disabled",
+                "host " + HOST2 + " allowed but not wanted",
+                "not linked to port tcp://127.0.0.1:4481",
+                "linked to port 60022 at tcp://127.0.0.1:4482 but not wanted");
+        assertThat(drift(wanted(A, otherDevice(), ADDRESS, HOST))).contains(
+                "namespace 1 points at " + device() + ", wanted " + otherDevice());
+
+        export(A, device(), PORT, ADDRESS, HOST); // re-applying repairs what it owns; it adds, never removes
+        assertThat(drift(wanted(A, device(), ADDRESS, HOST))).containsExactly(
+                "host " + HOST2 + " allowed but not wanted",
+                "linked to port 60022 at tcp://127.0.0.1:4482 but not wanted");
+    }
+
+    @Test
+    void subsystemsListsOnlyNqns() throws IOException {
+        tree().mkdir(nvmet("subsystems/x:contract-not-an-nqn")); // the kernel takes any name
+        export(A, device(), PORT, ADDRESS);
+        assertThat(target().subsystems()).contains(A)
+                .noneMatch(n -> n.value().contains("not-an-nqn"));
+        assertThat(target().inspect(B)).isEmpty();
+    }
+}

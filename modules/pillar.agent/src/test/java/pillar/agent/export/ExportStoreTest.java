@@ -1,0 +1,57 @@
+package pillar.agent.export;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import pillar.agent.configfs.PortAddress;
+import pillar.api.value.Nqn;
+import pillar.api.value.VolumeId;
+
+class ExportStoreTest {
+    @TempDir
+    Path state;
+
+    private static ExportRecord record(String id, Set<Nqn> hosts) {
+        return new ExportRecord(VolumeId.of(id), "fast", Path.of("/dev/vg0/" + id), PortAddress.tcp("10.0.0.5", 4420),
+                true, hosts);
+    }
+
+    @Test
+    void recordsRoundTripAndSurviveARestart() {
+        Nqn host = Nqn.of("nqn.2014-08.org.nvmexpress:uuid:0f9c2a6e-7c1b-4b8e-9a57-3e2d1c0b9a88");
+        new ExportStore(state).write(record("pvc-b", Set.of(host)));
+        new ExportStore(state).write(record("pvc-a", Set.of()));
+        ExportStore restarted = new ExportStore(state);
+        assertThat(restarted.list()).containsExactly(record("pvc-a", Set.of()), record("pvc-b", Set.of(host)));
+        assertThat(restarted.read(VolumeId.of("pvc-b")).orElseThrow().subsystem().value())
+                .isEqualTo("nqn.2024-06.io.pillar-csi:pvc-b");
+        restarted.delete(VolumeId.of("pvc-b"));
+        restarted.delete(VolumeId.of("pvc-b"));
+        assertThat(restarted.read(VolumeId.of("pvc-b"))).isEmpty();
+    }
+
+    @Test
+    void aDamagedOrMisplacedRecordFailsLoudly() throws Exception {
+        ExportStore store = new ExportStore(state);
+        store.write(record("pvc-a", Set.of()));
+        Path file = state.resolve("exports/pvc-a");
+        Files.writeString(file, Files.readString(file).replace("acl=true", "acl=maybe"));
+        assertThatThrownBy(store::list).hasMessageContaining("damaged");
+        Files.writeString(file, record("pvc-z", Set.of()).encode());
+        assertThatThrownBy(() -> store.read(VolumeId.of("pvc-a"))).hasMessageContaining("names volume pvc-z");
+    }
+
+    @Test
+    void thePortIdIsStableAndSharedPerAddress() {
+        PortAddress address = PortAddress.tcp("10.0.0.5", 4420);
+        assertThat(Exporter.portId(address)).isEqualTo(Exporter.portId(PortAddress.tcp("10.0.0.5", 4420)));
+        assertThat(Exporter.portId(address)).isNotEqualTo(Exporter.portId(PortAddress.tcp("10.0.0.5", 4421)));
+        assertThat(Exporter.portId(address).value()).isBetween(1, 65_535);
+    }
+}

@@ -1,0 +1,1 @@
+lvchange -an vgcap/pvc-t

@@ -1,0 +1,1 @@
+lvchange -ay -K vgcap/pvc-t

@@ -1,0 +1,1 @@
+lvcreate -y -n untagged -L 4194304b vgcap

@@ -1,0 +1,1 @@
+lvextend -L 10737418240b vgcap/pvc-a

@@ -1,0 +1,1 @@
+lvextend -L 134217728b vgcap/pvc-a

@@ -1,0 +1,1 @@
+lvextend -L 67108864b vgcap/pvc-a

@@ -1,0 +1,1 @@
+lvextend -L 268435456b vgcap/pvc-t

@@ -1,0 +1,1 @@
+lvremove -f vgmissing/pvc-a

@@ -1,0 +1,1 @@
+lvremove -f vgcap/pvc-t

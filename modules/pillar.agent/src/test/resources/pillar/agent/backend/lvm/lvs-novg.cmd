@@ -1,0 +1,1 @@
+lvs --reportformat json --units b --nosuffix -o lv_name,lv_path,lv_size,lv_tags,pool_lv,lv_attr,vg_extent_size vgmissing/pvc-a

@@ -1,0 +1,1 @@
+pvcreate -y /dev/loop0

@@ -1,0 +1,1 @@
+lvcreate -y --type thin-pool -L 200m -n pool vgcap

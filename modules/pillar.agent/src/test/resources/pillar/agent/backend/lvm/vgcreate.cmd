@@ -1,0 +1,1 @@
+vgcreate vgcap /dev/loop0
