@@ -22,7 +22,7 @@ import pillar.api.value.Nqn;
  * connect, sysfs to find the block device and to disconnect. A stand-in for the tests only, until
  * {@code pillar.node} has the real Initiator.
  */
-final class FabricsInitiator {
+public final class FabricsInitiator {
     /** The answer of {@code /dev/nvme-fabrics} to a connect. */
     private static final Pattern CONNECTED = Pattern.compile("instance=(\\d+),cntlid=(\\d+)\\s*");
     /** Head (multipath) namespaces: nvme<subsystem instance>n<ns>. Per-path nodes (nvme0c1n1) differ. */
@@ -32,20 +32,20 @@ final class FabricsInitiator {
     private final Path sys;
 
     /** @param dev the device directory ({@code /dev}); @param sys where sysfs is mounted ({@code /sys}) */
-    FabricsInitiator(Path dev, Path sys) {
+    public FabricsInitiator(Path dev, Path sys) {
         this.dev = dev;
         this.sys = sys;
     }
 
     /** A connected controller: {@code /sys/class/nvme/nvme<instance>}. */
-    record Controller(int instance, int cntlid) {
-        String name() {
+    public record Controller(int instance, int cntlid) {
+        public String name() {
             return "nvme" + instance;
         }
     }
 
     /** Connects over TCP; returns once the controller is live (namespaces appear asynchronously). */
-    Controller connect(PortAddress address, Nqn subsystem, Nqn host) throws IOException {
+    public Controller connect(PortAddress address, Nqn subsystem, Nqn host) throws IOException {
         String options = "transport=tcp,traddr=%s,trsvcid=%d,nqn=%s,hostnqn=%s"
                 .formatted(address.traddr(), address.trsvcid(), subsystem.value(), host.value());
         // One open file: the kernel answers the write on the same file.
@@ -72,7 +72,7 @@ final class FabricsInitiator {
      * {@code /sys/block} named {@code nvme<s>n<ns>} whose {@code device/subsysnqn} and {@code nsid}
      * match, with its {@code /dev} node.
      */
-    Path awaitHead(Nqn subsystem, NamespaceId nsid, Duration timeout) throws IOException, InterruptedException {
+    public Path awaitHead(Nqn subsystem, NamespaceId nsid, Duration timeout) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             Optional<Path> found = findHead(subsystem, nsid);
@@ -103,13 +103,13 @@ final class FabricsInitiator {
     }
 
     /** Size of a block device in bytes, from sysfs (512-byte sectors). */
-    long sizeOf(Path blockDevice) throws IOException {
+    public long sizeOf(Path blockDevice) throws IOException {
         Path size = sys.resolve("block").resolve(blockDevice.getFileName().toString()).resolve("size");
         return Long.parseLong(Files.readString(size).strip()) * 512L;
     }
 
     /** The controllers connected to {@code subsystem}, e.g. for cleaning up after a failure. */
-    List<String> controllersOf(Nqn subsystem) throws IOException {
+    public List<String> controllersOf(Nqn subsystem) throws IOException {
         List<String> names = new ArrayList<>();
         for (Path ctrl : list(sys.resolve("class/nvme"))) {
             if (subsystem.value().equals(readOr(ctrl.resolve("subsysnqn"), ""))) {
@@ -120,7 +120,7 @@ final class FabricsInitiator {
     }
 
     /** Disconnects (writes {@code delete_controller}) and waits until the controller is gone. */
-    void disconnect(String controller, Duration timeout) throws IOException, InterruptedException {
+    public void disconnect(String controller, Duration timeout) throws IOException, InterruptedException {
         Path ctrl = sys.resolve("class/nvme").resolve(controller);
         if (!Files.exists(ctrl)) {
             return;
