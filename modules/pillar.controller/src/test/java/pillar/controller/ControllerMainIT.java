@@ -2,14 +2,28 @@ package pillar.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.concurrent.TimeUnit;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import pillar.api.csi.v1.ControllerGetCapabilitiesRequest;
@@ -19,28 +33,56 @@ import pillar.api.csi.v1.IdentityGrpc;
 import pillar.api.csi.v1.NodeGetInfoRequest;
 import pillar.api.csi.v1.NodeGrpc;
 import pillar.api.csi.v1.PluginCapability;
+import pillar.api.csi.v1.ProbeRequest;
 import pillar.api.server.Channels;
-import pillar.api.server.CsiEndpoint;
 import pillar.api.server.WorkloadConfig;
-import pillar.api.server.WorkloadServer;
+import pillar.controller.agent.FakeAgentClient;
+import pillar.controller.reconcile.ControllerHarness;
 
-/** The controller workload as started by its main, configured from a YAML file, over its real socket. */
+/**
+ * The controller workload as started by its main, configured from a YAML file, against the mock
+ * API server: CSI over its real socket, readiness over HTTP once the informers have synced.
+ */
 class ControllerMainIT {
     @TempDir
     Path dir;
 
+    private KubernetesMockServer server;
+    private KubernetesClient client;
+
+    @BeforeEach
+    void apiServer() {
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(),
+                false);
+        server.init();
+        client = server.createClient(new JdkHttpClientFactory());
+        ControllerHarness.installCrds(client);
+    }
+
+    @AfterEach
+    void stopApiServer() {
+        client.close();
+        server.destroy();
+    }
+
     @Test
-    void servesIdentityWithTheControllerCapability() throws Exception {
+    void servesIdentityWithTheControllerCapabilityAndGetsReadyOnceSynced() throws Exception {
         Path socket = dir.resolve("csi.sock");
         Path file = dir.resolve("controller.yaml");
-        Files.writeString(file, "csi:\n  socket: " + socket + "\nhealth:\n  host: 127.0.0.1\n  port: 0\n");
-        try (WorkloadServer server = ControllerMain.start(CsiEndpoint.from(WorkloadConfig.load("--config", file.toString()), 1))) {
+        Files.writeString(file, "csi:\n  socket: " + socket + "\nhealth:\n  host: 127.0.0.1\n  port: 0\n"
+                + "controller:\n  namespace: pillar-system\n  poll-interval: 1s\n");
+        ControllerConfig config = ControllerConfig.from(WorkloadConfig.load("--config", file.toString()));
+        try (ControllerWorkload workload = ControllerMain.start(config, client, new FakeAgentClient())) {
+            await().atMost(ControllerHarness.PATIENCE).until(() -> ready(workload.server().healthPort()) == 200);
+
             ManagedChannel channel = Channels.unix(socket);
             try {
                 assertThat(IdentityGrpc.newBlockingStub(channel)
                         .getPluginCapabilities(GetPluginCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
                         .extracting(c -> c.getService().getType())
                         .containsExactly(PluginCapability.Service.Type.CONTROLLER_SERVICE);
+                assertThat(IdentityGrpc.newBlockingStub(channel).probe(ProbeRequest.getDefaultInstance()).getReady().getValue())
+                        .isTrue();
                 assertUnimplemented(() -> ControllerGrpc.newBlockingStub(channel)
                         .controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance()));
                 assertUnimplemented(() -> NodeGrpc.newBlockingStub(channel).nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()));
@@ -54,10 +96,48 @@ class ControllerMainIT {
     void commandLineOverridesTheFile() throws Exception {
         Path file = dir.resolve("controller.yaml");
         Files.writeString(file, "csi:\n  socket: /from/file.sock\n");
-        assertThat(CsiEndpoint.from(WorkloadConfig.load("--config", file.toString()), 1).socket())
+        assertThat(ControllerConfig.from(WorkloadConfig.load("--config", file.toString())).endpoint().socket())
                 .hasToString("/from/file.sock");
-        assertThat(CsiEndpoint.from(WorkloadConfig.load("--config", file.toString(), "--csi.socket=/from/flag.sock"), 1)
-                .socket()).hasToString("/from/flag.sock");
+        assertThat(ControllerConfig.from(WorkloadConfig.load("--config", file.toString(), "--csi.socket=/from/flag.sock"))
+                .endpoint().socket()).hasToString("/from/flag.sock");
+    }
+
+    @Test
+    void aKubeconfigFileNamesTheApiServer() throws Exception {
+        Path kubeconfig = dir.resolve("kubeconfig");
+        Files.writeString(kubeconfig, """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                - name: sandbox
+                  cluster: {server: "%s"}
+                users:
+                - name: sandbox
+                  user: {token: "not-a-secret"}
+                contexts:
+                - name: sandbox
+                  context: {cluster: sandbox, user: sandbox, namespace: pillar-system}
+                current-context: sandbox
+                """.formatted(client.getMasterUrl().toString()));
+        ControllerConfig config = ControllerConfig.from(WorkloadConfig.load("--kubernetes.kubeconfig=" + kubeconfig));
+        assertThat(config.kubeconfig()).contains(kubeconfig);
+        try (KubernetesClient fromFile = KubernetesClients.create(config.kubeconfig(), config.context())) {
+            assertThat(fromFile.getMasterUrl()).isEqualTo(client.getMasterUrl());
+            assertThat(fromFile.getNamespace()).isEqualTo("pillar-system");
+            assertThat(fromFile.storage().v1().storageClasses().list().getItems()).isEmpty();
+        }
+        assertThatThrownBy(() -> ControllerConfig.from(WorkloadConfig.load("--kubernetes.kubeconfig=" + dir.resolve("none"))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kubernetes.kubeconfig");
+    }
+
+    private static int ready(int port) {
+        try {
+            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/observe/health/ready")).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (Exception e) {
+            return -1;
+        }
     }
 
     private static void assertUnimplemented(Runnable call) {

@@ -21,17 +21,31 @@ import pillar.api.csi.v1.ProbeRequest;
 import pillar.api.server.Channels;
 
 /**
- * {@code probe --csi NAME=SOCKET... --agent HOST:PORT}: asks each workload who it is, as the CO
- * would, prints the answers and exits non-zero if any did not answer.
+ * The sandbox driver, a developer tool run on the class path (it is not shipped). Commands:
+ * <ul>
+ *   <li>{@code probe --csi NAME=SOCKET... --agent HOST:PORT}: asks each workload who it is, as the CO
+ *       would, prints the answers and exits non-zero if any did not answer;</li>
+ *   <li>{@code kube-api PORT KUBECONFIG CRD_DIR}: the emulated Kubernetes API ({@link KubeApi});</li>
+ *   <li>{@code apply KUBECONFIG OBJECTS.yaml}: creates objects and waits for their conditions
+ *       ({@link Quickstart}).</li>
+ * </ul>
  */
 public final class SandboxMain {
     private SandboxMain() {
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws Exception {
         LogConfig.configureRuntime();
+        if (args.length == 4 && args[0].equals("kube-api")) {
+            KubeApi.run(Integer.parseInt(args[1]), Path.of(args[2]), Path.of(args[3]));
+            return;
+        }
+        if (args.length == 3 && args[0].equals("apply")) {
+            System.exit(Quickstart.apply(Path.of(args[1]), Path.of(args[2])));
+        }
         if (args.length == 0 || !args[0].equals("probe")) {
-            System.err.println("usage: probe [--csi NAME=SOCKET]... [--agent HOST:PORT]");
+            System.err.println("usage: probe [--csi NAME=SOCKET]... [--agent HOST:PORT]"
+                    + " | kube-api PORT KUBECONFIG CRD_DIR | apply KUBECONFIG OBJECTS.yaml");
             System.exit(2);
         }
         List<String> failures = new ArrayList<>();

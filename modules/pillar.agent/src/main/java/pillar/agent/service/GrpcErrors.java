@@ -45,7 +45,8 @@ final class GrpcErrors {
             case NO_SPACE -> Status.RESOURCE_EXHAUSTED;
             case INVALID -> Status.INVALID_ARGUMENT;
             case NOT_FOUND -> Status.NOT_FOUND;
-            case UNAVAILABLE -> Status.UNAVAILABLE;
+            // the pool itself is missing: not a transient outage of the agent, which answered
+            case UNAVAILABLE -> Status.FAILED_PRECONDITION;
             case FAILED -> Status.INTERNAL;
         };
     }

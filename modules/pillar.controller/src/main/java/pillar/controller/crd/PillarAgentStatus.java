@@ -1,0 +1,72 @@
+package pillar.controller.crd;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+/** What the controller last learnt of the agent. Replaced whole on each write. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class PillarAgentStatus {
+    @JsonPropertyDescription("The metadata.generation this status was computed from.")
+    private Long observedGeneration;
+    @JsonPropertyDescription("The endpoint dialled, host:port.")
+    private String endpoint;
+    @JsonPropertyDescription("The version the agent reported.")
+    private String agentVersion;
+    @JsonPropertyDescription("The backends configured on the agent.")
+    private List<AgentBackend> backends = new ArrayList<>();
+    @JsonPropertyDescription("The protocols the agent can export with, e.g. nvmeof-tcp.")
+    private List<String> protocols = new ArrayList<>();
+    @JsonPropertyDescription("AgentConnected.")
+    private List<Condition> conditions = new ArrayList<>();
+
+    public Long getObservedGeneration() {
+        return observedGeneration;
+    }
+
+    public void setObservedGeneration(Long observedGeneration) {
+        this.observedGeneration = observedGeneration;
+    }
+
+    public String getEndpoint() {
+        return endpoint;
+    }
+
+    public void setEndpoint(String endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    public String getAgentVersion() {
+        return agentVersion;
+    }
+
+    public void setAgentVersion(String agentVersion) {
+        this.agentVersion = agentVersion;
+    }
+
+    public List<AgentBackend> getBackends() {
+        return backends;
+    }
+
+    public void setBackends(List<AgentBackend> backends) {
+        this.backends = backends;
+    }
+
+    public List<String> getProtocols() {
+        return protocols;
+    }
+
+    public void setProtocols(List<String> protocols) {
+        this.protocols = protocols;
+    }
+
+    public List<Condition> getConditions() {
+        return conditions;
+    }
+
+    public void setConditions(List<Condition> conditions) {
+        this.conditions = conditions;
+    }
+}

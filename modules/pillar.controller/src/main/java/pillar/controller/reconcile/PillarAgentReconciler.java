@@ -1,0 +1,91 @@
+package pillar.controller.reconcile;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+import pillar.api.agent.v1.Backend;
+import pillar.api.agent.v1.GetCapabilitiesRequest;
+import pillar.api.agent.v1.GetCapabilitiesResponse;
+import pillar.controller.agent.AgentClient;
+import pillar.controller.agent.AgentException;
+import pillar.controller.agent.AgentTarget;
+import pillar.controller.crd.AgentBackend;
+import pillar.controller.crd.Condition;
+import pillar.controller.crd.PillarAgent;
+import pillar.controller.crd.PillarAgentStatus;
+import pillar.controller.crd.Reasons;
+
+/**
+ * Keeps {@code AgentConnected} true while the agent answers GetCapabilities, with its version,
+ * backends and protocols in the status, and false (with the reason) while it does not. A connected
+ * agent is asked again every poll interval; an unreachable one with backoff.
+ */
+public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
+    private final AgentTargets targets;
+    private final AgentClient agents;
+    private final StatusWriter status;
+    private final ConditionRecorder conditions;
+    private final ReconcileSettings settings;
+
+    public PillarAgentReconciler(AgentTargets targets, AgentClient agents, StatusWriter status, ConditionRecorder conditions,
+                                 ReconcileSettings settings) {
+        this.targets = targets;
+        this.agents = agents;
+        this.status = status;
+        this.conditions = conditions;
+        this.settings = settings;
+    }
+
+    @Override
+    public Result reconcile(PillarAgent agent) {
+        PillarAgentStatus next = new PillarAgentStatus();
+        next.setObservedGeneration(ConditionRecorder.generation(agent));
+        AgentTarget target;
+        try {
+            target = targets.resolve(agent);
+        } catch (AgentTargets.Unresolved e) {
+            write(agent, next, false, e.reason(), e.getMessage());
+            return Reasons.INVALID_SPEC.equals(e.reason()) ? Result.done() : Result.retry();
+        }
+        next.setEndpoint(target.endpoint());
+        try {
+            GetCapabilitiesResponse capabilities = agents.getCapabilities(target, GetCapabilitiesRequest.getDefaultInstance());
+            next.setAgentVersion(capabilities.getAgentVersion());
+            next.setBackends(capabilities.getBackendsList().stream().map(PillarAgentReconciler::toStatus).toList());
+            next.setProtocols(List.copyOf(capabilities.getProtocolsList()));
+            write(agent, next, true, Reasons.CONNECTED, "agent " + capabilities.getAgentVersion() + " at " + target
+                    + ", backends " + capabilities.getBackendsList().stream().map(Backend::getName)
+                    .collect(Collectors.joining(", ", "[", "]")));
+            return Result.requeueAfter(settings.pollInterval());
+        } catch (AgentException e) {
+            write(agent, next, false, reason(e), e.getMessage());
+            return Result.retry();
+        }
+    }
+
+    /** The condition reason of a failed agent call. */
+    static String reason(AgentException e) {
+        return e.kind() == AgentException.Kind.UNREACHABLE || e.kind() == AgentException.Kind.TIMED_OUT
+                ? Reasons.AGENT_UNREACHABLE : Reasons.AGENT_ERROR;
+    }
+
+    /** The backend kind as the agent's configuration and PillarStore name it: zfs, lvm, lvm-thin. */
+    static String kindName(Backend backend) {
+        return switch (backend.getKind()) {
+            case BACKEND_KIND_ZFS_ZVOL -> "zfs";
+            case BACKEND_KIND_LVM_LINEAR -> "lvm";
+            case BACKEND_KIND_LVM_THIN -> "lvm-thin";
+            default -> "unknown";
+        };
+    }
+
+    private static AgentBackend toStatus(Backend backend) {
+        return new AgentBackend(backend.getName(), kindName(backend), backend.getPool(), backend.getParent());
+    }
+
+    private void write(PillarAgent agent, PillarAgentStatus next, boolean connected, String reason, String message) {
+        List<Condition> current = agent.getStatus() == null ? List.of() : agent.getStatus().getConditions();
+        next.setConditions(conditions.set(agent, current, PillarAgent.AGENT_CONNECTED, connected, reason, message));
+        status.write(agent, next);
+    }
+}

@@ -1,0 +1,102 @@
+package pillar.controller.reconcile;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+import pillar.api.agent.v1.Backend;
+import pillar.api.agent.v1.GetCapabilitiesRequest;
+import pillar.api.agent.v1.GetCapabilitiesResponse;
+import pillar.api.agent.v1.GetCapacityRequest;
+import pillar.api.agent.v1.GetCapacityResponse;
+import pillar.controller.agent.AgentClient;
+import pillar.controller.agent.AgentException;
+import pillar.controller.agent.AgentTarget;
+import pillar.controller.crd.Condition;
+import pillar.controller.crd.PillarAgent;
+import pillar.controller.crd.PillarStore;
+import pillar.controller.crd.PillarStoreSpec;
+import pillar.controller.crd.PillarStoreStatus;
+import pillar.controller.crd.Reasons;
+import pillar.controller.crd.SpecValidator;
+import pillar.controller.crd.StoreCapacity;
+
+/**
+ * Keeps {@code PoolDiscovered} true while the store's agent has a backend of the store's name with
+ * the store's layout (GetCapabilities), and the pool's capacity (GetCapacity) in the status. Asked
+ * again every poll interval, and whenever its PillarAgent changes.
+ */
+public final class PillarStoreReconciler implements Reconciler<PillarStore> {
+    private final Function<String, Optional<PillarAgent>> agentsByName;
+    private final AgentTargets targets;
+    private final AgentClient agents;
+    private final StatusWriter status;
+    private final ConditionRecorder conditions;
+    private final ReconcileSettings settings;
+
+    public PillarStoreReconciler(Function<String, Optional<PillarAgent>> agentsByName, AgentTargets targets, AgentClient agents,
+                                 StatusWriter status, ConditionRecorder conditions, ReconcileSettings settings) {
+        this.agentsByName = agentsByName;
+        this.targets = targets;
+        this.agents = agents;
+        this.status = status;
+        this.conditions = conditions;
+        this.settings = settings;
+    }
+
+    @Override
+    public Result reconcile(PillarStore store) {
+        PillarStoreStatus next = new PillarStoreStatus();
+        next.setObservedGeneration(ConditionRecorder.generation(store));
+        PillarStoreSpec spec = store.getSpec();
+        List<String> problems = SpecValidator.problems(spec);
+        if (!problems.isEmpty()) {
+            write(store, next, false, Reasons.INVALID_SPEC, String.join("; ", problems));
+            return Result.done();
+        }
+        Optional<PillarAgent> agent = agentsByName.apply(spec.getAgent());
+        if (agent.isEmpty()) {
+            write(store, next, false, Reasons.AGENT_NOT_FOUND, "PillarAgent " + spec.getAgent() + " does not exist");
+            return Result.requeueAfter(settings.pollInterval());
+        }
+        String backendName = spec.getZfs() != null ? spec.getZfs().getBackend() : spec.getLvm().getBackend();
+        try {
+            AgentTarget target = targets.resolve(agent.get());
+            GetCapabilitiesResponse capabilities = agents.getCapabilities(target, GetCapabilitiesRequest.getDefaultInstance());
+            Optional<Backend> backend = capabilities.getBackendsList().stream()
+                    .filter(b -> b.getName().equals(backendName)).findFirst();
+            if (backend.isEmpty()) {
+                write(store, next, false, Reasons.BACKEND_NOT_FOUND, "agent " + spec.getAgent() + " has no backend "
+                        + backendName + "; it has " + capabilities.getBackendsList().stream().map(Backend::getName).toList());
+                return Result.requeueAfter(settings.pollInterval());
+            }
+            next.setBackendKind(PillarAgentReconciler.kindName(backend.get()));
+            Optional<String> difference = BackendLayout.difference(spec, backend.get());
+            if (difference.isPresent()) {
+                write(store, next, false, Reasons.BACKEND_LAYOUT_MISMATCH, difference.get());
+                return Result.requeueAfter(settings.pollInterval());
+            }
+            GetCapacityResponse capacity = agents.getCapacity(target,
+                    GetCapacityRequest.newBuilder().setBackend(backendName).build());
+            next.setCapacity(StoreCapacity.of(capacity.getTotalBytes(), capacity.getAvailableBytes()));
+            write(store, next, true, Reasons.DISCOVERED, "backend " + backendName + " on agent " + spec.getAgent() + ": "
+                    + next.getCapacity().getAvailable() + " of " + next.getCapacity().getTotal() + " available");
+            return Result.requeueAfter(settings.pollInterval());
+        } catch (AgentTargets.Unresolved e) {
+            write(store, next, false, Reasons.AGENT_UNREACHABLE, "agent " + spec.getAgent() + " cannot be dialled ("
+                    + e.reason() + "): " + e.getMessage());
+            return Result.retry();
+        } catch (AgentException e) {
+            String reason = e.kind() == AgentException.Kind.FAILED_PRECONDITION ? Reasons.POOL_UNAVAILABLE
+                    : PillarAgentReconciler.reason(e);
+            write(store, next, false, reason, e.getMessage());
+            return Result.retry();
+        }
+    }
+
+    private void write(PillarStore store, PillarStoreStatus next, boolean discovered, String reason, String message) {
+        List<Condition> current = store.getStatus() == null ? List.of() : store.getStatus().getConditions();
+        next.setConditions(conditions.set(store, current, PillarStore.POOL_DISCOVERED, discovered, reason, message));
+        status.write(store, next);
+    }
+}

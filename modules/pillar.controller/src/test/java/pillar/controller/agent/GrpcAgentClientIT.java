@@ -1,0 +1,186 @@
+package pillar.controller.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+import io.grpc.Status;
+import io.helidon.common.tls.Tls;
+import io.helidon.common.tls.TlsClientAuth;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import pillar.api.agent.v1.GetCapabilitiesRequest;
+import pillar.api.agent.v1.GetCapacityRequest;
+import pillar.api.server.WorkloadServer;
+
+/**
+ * GrpcAgentClient against a real gRPC agent API server (Helidon, over TCP): plaintext and mutual
+ * TLS, the deadline of every call, retries of reads while the agent is unreachable and of nothing
+ * else, and the mapping of status codes to {@link AgentException.Kind}.
+ */
+class GrpcAgentClientIT {
+    @TempDir
+    Path dir;
+
+    private final TestAgentService service = new TestAgentService();
+    private WorkloadServer server;
+    private GrpcAgentClient client;
+
+    @AfterEach
+    void stop() {
+        service.release();
+        if (client != null) {
+            client.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private AgentTarget plaintextAgent() {
+        server = WorkloadServer.builder().tcp("127.0.0.1", 0).health("127.0.0.1", 0).service(service).start();
+        return AgentTarget.plaintext("127.0.0.1", server.grpcPort());
+    }
+
+    private static GrpcAgentClient.Settings settings(Duration deadline) {
+        return new GrpcAgentClient.Settings(deadline, 3, Duration.ofMillis(10));
+    }
+
+    @Test
+    void plaintextCallsShareOneChannelPerAgent() {
+        AgentTarget agent = plaintextAgent();
+        client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));
+
+        assertThat(client.getCapabilities(agent, GetCapabilitiesRequest.getDefaultInstance()).getAgentVersion())
+                .isEqualTo("9.9.9-test");
+        assertThat(client.getCapacity(agent, GetCapacityRequest.newBuilder().setBackend("fast").build()).getAvailableBytes())
+                .isEqualTo(600);
+        assertThat(client.channelCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aCallThatOutlivesItsDeadlineFailsAsTimedOutAndIsNotRetried() {
+        AgentTarget agent = plaintextAgent();
+        client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofMillis(300)));
+        service.holdCalls();
+
+        assertThatThrownBy(() -> client.getCapabilities(agent, GetCapabilitiesRequest.getDefaultInstance()))
+                .isInstanceOfSatisfying(AgentException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(AgentException.Kind.TIMED_OUT);
+                    assertThat(e.kind().retryable()).isTrue();
+                    assertThat(e.rpc()).isEqualTo("GetCapabilities");
+                    assertThat(e.getMessage()).startsWith("GetCapabilities on agent 127.0.0.1:" + server.grpcPort()
+                            + " (plaintext): TIMED_OUT: DEADLINE_EXCEEDED");
+                });
+        service.release();
+        assertThat(service.capabilityCalls.get()).isEqualTo(1);
+    }
+
+    @Test
+    void readsAreRetriedWhileTheAgentIsUnavailable() {
+        AgentTarget agent = plaintextAgent();
+        client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));
+        service.failNext(Status.UNAVAILABLE.withDescription("restarting"), Status.UNAVAILABLE.withDescription("restarting"));
+
+        assertThat(client.getCapabilities(agent, GetCapabilitiesRequest.getDefaultInstance()).getAgentVersion())
+                .isEqualTo("9.9.9-test");
+        assertThat(service.capabilityCalls.get()).isEqualTo(3);
+    }
+
+    @Test
+    void aClosedPortIsUnreachableAfterEveryAttempt() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));
+        AgentTarget agent = AgentTarget.plaintext("127.0.0.1", port);
+        assertThatThrownBy(() -> client.getCapabilities(agent, GetCapabilitiesRequest.getDefaultInstance()))
+                .isInstanceOfSatisfying(AgentException.class,
+                        e -> assertThat(e.kind()).isEqualTo(AgentException.Kind.UNREACHABLE));
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "INVALID_ARGUMENT, INVALID_ARGUMENT",
+        "NOT_FOUND, NOT_FOUND",
+        "ALREADY_EXISTS, ALREADY_EXISTS",
+        "FAILED_PRECONDITION, FAILED_PRECONDITION",
+        "OUT_OF_RANGE, OUT_OF_RANGE",
+        "RESOURCE_EXHAUSTED, NO_SPACE",
+        "ABORTED, BUSY",
+        "PERMISSION_DENIED, DENIED",
+        "UNAUTHENTICATED, DENIED",
+        "UNIMPLEMENTED, UNSUPPORTED",
+        "INTERNAL, FAILED",
+        "UNKNOWN, FAILED",
+    })
+    void statusCodesMapToKindsAndOnlyUnavailabilityIsRetried(Status.Code code, AgentException.Kind kind) {
+        AgentTarget agent = plaintextAgent();
+        client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));
+        service.failNext(Status.fromCode(code).withDescription("the agent says no"));
+
+        assertThatThrownBy(() -> client.getCapabilities(agent, GetCapabilitiesRequest.getDefaultInstance()))
+                .isInstanceOfSatisfying(AgentException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(kind);
+                    assertThat(e.detail()).isEqualTo(code + ": the agent says no");
+                });
+        assertThat(service.capabilityCalls.get()).isEqualTo(1);
+    }
+
+    @Test
+    void anUnknownBackendIsTheAgentsInvalidArgument() {
+        AgentTarget agent = plaintextAgent();
+        client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));
+        assertThatThrownBy(() -> client.getCapacity(agent, GetCapacityRequest.newBuilder().setBackend("slow").build()))
+                .isInstanceOfSatisfying(AgentException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(AgentException.Kind.INVALID_ARGUMENT);
+                    assertThat(e.detail()).contains("'slow' is not configured on this agent");
+                });
+    }
+
+    @Test
+    void mutualTlsReachesAnAgentOfTheSameCaOnly() throws Exception {
+        TestPki trusted = new TestPki(dir, "trusted");
+        TestPki stranger = new TestPki(dir, "stranger");
+        server = WorkloadServer.builder().tcp("127.0.0.1", 0).health("127.0.0.1", 0).service(service)
+                .tls(Tls.builder().sslContext(trusted.serverContext("agent")).clientAuth(TlsClientAuth.REQUIRED).build())
+                .start();
+        AgentTarget agent = new AgentTarget("127.0.0.1", server.grpcPort(), AgentTarget.Security.MUTUAL_TLS, Optional.empty());
+
+        client = new GrpcAgentClient(Optional.of(trusted.issueFiles("controller")), settings(Duration.ofSeconds(20)));
+        assertThat(client.getCapabilities(agent, GetCapabilitiesRequest.getDefaultInstance()).getAgentVersion())
+                .isEqualTo("9.9.9-test");
+        client.close();
+
+        client = new GrpcAgentClient(Optional.of(stranger.issueFiles("controller")), settings(Duration.ofSeconds(20)));
+        assertThatThrownBy(() -> client.getCapabilities(agent, GetCapabilitiesRequest.getDefaultInstance()))
+                .isInstanceOfSatisfying(AgentException.class,
+                        e -> assertThat(e.kind()).isEqualTo(AgentException.Kind.UNREACHABLE));
+        client.close();
+
+        client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));
+        assertThatThrownBy(() -> client.getCapabilities(agent, GetCapabilitiesRequest.getDefaultInstance()))
+                .isInstanceOfSatisfying(AgentException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(AgentException.Kind.FAILED);
+                    assertThat(e.detail()).contains("no agents.tls files");
+                });
+    }
+
+    @Test
+    void unreadableTlsFilesAreRefusedAtConstruction() throws Exception {
+        Path junk = dir.resolve("junk.pem");
+        java.nio.file.Files.writeString(junk, "not a certificate");
+        assertThatThrownBy(() -> new GrpcAgentClient(Optional.of(new AgentTlsFiles(junk, junk, junk)),
+                settings(Duration.ofSeconds(1))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("agents.tls: cannot read the certificate, key or CA: ").hasMessageContaining("junk.pem");
+    }
+}

@@ -1,0 +1,87 @@
+package pillar.controller.agent;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import pillar.api.agent.v1.AgentServiceGrpc;
+import pillar.api.agent.v1.Backend;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.agent.v1.GetCapabilitiesRequest;
+import pillar.api.agent.v1.GetCapabilitiesResponse;
+import pillar.api.agent.v1.GetCapacityRequest;
+import pillar.api.agent.v1.GetCapacityResponse;
+
+/**
+ * A tiny agent API server for the client's tests: answers GetCapabilities and GetCapacity like the
+ * real agent, unless told to fail the next calls with a status, or to hold them until released.
+ */
+final class TestAgentService extends AgentServiceGrpc.AgentServiceImplBase {
+    final AtomicInteger capabilityCalls = new AtomicInteger();
+    private final Deque<Status> failures = new ArrayDeque<>();
+    private volatile CountDownLatch hold = new CountDownLatch(0);
+
+    /** The next calls fail with these statuses, in order. */
+    synchronized void failNext(Status... statuses) {
+        failures.addAll(java.util.List.of(statuses));
+    }
+
+    /** Calls wait (at most a minute) until {@link #release()}. */
+    void holdCalls() {
+        hold = new CountDownLatch(1);
+    }
+
+    void release() {
+        hold.countDown();
+    }
+
+    private synchronized Status nextFailure() {
+        return failures.poll();
+    }
+
+    @Override
+    public void getCapabilities(GetCapabilitiesRequest request, StreamObserver<GetCapabilitiesResponse> response) {
+        capabilityCalls.incrementAndGet();
+        if (!answer(response)) {
+            return;
+        }
+        response.onNext(GetCapabilitiesResponse.newBuilder().setAgentVersion("9.9.9-test")
+                .addBackends(Backend.newBuilder().setName("fast").setKind(BackendKind.BACKEND_KIND_LVM_THIN)
+                        .setPool("vg0").setParent("pool0"))
+                .addProtocols("nvmeof-tcp").build());
+        response.onCompleted();
+    }
+
+    @Override
+    public void getCapacity(GetCapacityRequest request, StreamObserver<GetCapacityResponse> response) {
+        if (!answer(response)) {
+            return;
+        }
+        if (!request.getBackend().equals("fast")) {
+            response.onError(Status.INVALID_ARGUMENT.withDescription("backend: '" + request.getBackend()
+                    + "' is not configured on this agent; it has [fast]").asRuntimeException());
+            return;
+        }
+        response.onNext(GetCapacityResponse.newBuilder().setTotalBytes(1000).setAvailableBytes(600).build());
+        response.onCompleted();
+    }
+
+    /** Waits if held, fails if told to; true when the call should be answered normally. */
+    private boolean answer(StreamObserver<?> response) {
+        try {
+            hold.await(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Status failure = nextFailure();
+        if (failure != null) {
+            response.onError(failure.asRuntimeException());
+            return false;
+        }
+        return true;
+    }
+}

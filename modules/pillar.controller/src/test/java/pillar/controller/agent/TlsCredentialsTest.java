@@ -1,0 +1,38 @@
+package pillar.controller.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Renewed certificate files (cert-manager rewrites the Secret) are read again; half-written ones are not used. */
+class TlsCredentialsTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void changedFilesAreReadAgain() throws Exception {
+        TestPki pki = new TestPki(dir, "ca");
+        AgentTlsFiles files = pki.issueFiles("controller");
+        TlsCredentials credentials = new TlsCredentials(files);
+        TlsCredentials.Current first = credentials.current();
+        assertThat(credentials.current()).isSameAs(first);
+
+        // a renewal in progress: the key is garbage for a moment; the working credentials stay
+        String key = Files.readString(files.key());
+        Files.writeString(files.key(), "half written");
+        Files.setLastModifiedTime(files.key(), FileTime.from(Instant.now().plusSeconds(60)));
+        assertThat(credentials.current()).isSameAs(first);
+
+        AgentTlsFiles renewed = pki.issueFiles("controller");
+        assertThat(renewed.key()).isEqualTo(files.key());
+        Files.setLastModifiedTime(files.key(), FileTime.from(Instant.now().plusSeconds(120)));
+        assertThat(credentials.current().epoch()).isEqualTo(first.epoch() + 1);
+        assertThat(Files.readString(files.key())).isNotEqualTo(key);
+    }
+}

@@ -1,0 +1,111 @@
+package pillar.controller.crd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRule;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The chart's CRDs are exactly what the build generates from the Java types, so the two cannot
+ * drift; and the generated CRDs say what the design asks (cluster scope, status subresource,
+ * printer columns, CEL rules, protocols that do not ship refused). When the first test fails,
+ * refresh the chart: {@code ./mvnw -pl modules/pillar.controller -am -Prefresh-crds process-classes}.
+ */
+class CrdChartTest {
+    private static final Path GENERATED = Path.of(System.getProperty("pillar.crds.generated", "target/crds"));
+    private static final Path CHART = Path.of(System.getProperty("pillar.crds.chart", "../../helm/pillar-csi/crds"));
+
+    @Test
+    void theChartHoldsExactlyTheGeneratedCrds() throws IOException {
+        Map<String, String> generated = read(GENERATED);
+        assertThat(generated).as("generated CRDs in " + GENERATED).containsOnlyKeys(
+                "pillaragents.pillar.csi.io-v1.yml", "pillarstores.pillar.csi.io-v1.yml",
+                "pillarprotocols.pillar.csi.io-v1.yml", "pillarstorageclasses.pillar.csi.io-v1.yml");
+        assertThat(read(CHART))
+                .as("helm/pillar-csi/crds differs from the CRDs generated from pillar.controller.crd; refresh it with"
+                        + " ./mvnw -pl modules/pillar.controller -am -Prefresh-crds process-classes")
+                .isEqualTo(generated);
+    }
+
+    @Test
+    void everyCrdIsClusterScopedWithAStatusSubresourceAndPrinterColumns() throws IOException {
+        for (String plural : List.of("pillaragents", "pillarstores", "pillarprotocols", "pillarstorageclasses")) {
+            CustomResourceDefinition crd = crd(plural);
+            assertThat(crd.getSpec().getGroup()).isEqualTo("pillar.csi.io");
+            assertThat(crd.getSpec().getScope()).isEqualTo("Cluster");
+            CustomResourceDefinitionVersion version = crd.getSpec().getVersions().getFirst();
+            assertThat(version.getName()).isEqualTo("v1alpha1");
+            assertThat(version.getSubresources().getStatus()).isNotNull();
+            assertThat(version.getAdditionalPrinterColumns()).extracting(c -> c.getName()).contains("Age").hasSizeGreaterThan(3);
+        }
+    }
+
+    @Test
+    void fieldsThatDependOnOthersHaveCelRules() throws IOException {
+        assertThat(rules(spec("pillaragents"))).contains("has(self.nodeName) != has(self.address)");
+        assertThat(rules(spec("pillaragents").getProperties().get("tls"))).contains("self.mode != 'secret' || has(self.secretName)");
+        assertThat(rules(spec("pillarstores"))).contains("has(self.zfs) != has(self.lvm)");
+        assertThat(rules(spec("pillarprotocols"))).contains("!has(self.iscsi)", "!has(self.nfs)");
+        assertThat(rules(spec("pillarprotocols").getProperties().get("nvmeofTcp"))).singleElement()
+                .asString().contains("self.ctrlLossTmo >= self.reconnectDelay");
+        assertThat(rules(spec("pillarstorageclasses").getProperties().get("parameters"))).singleElement()
+                .asString().startsWith("self.all(k, k in [");
+    }
+
+    @Test
+    void defaultsAndEnumsAreInTheSchema() throws IOException {
+        JSONSchemaProps agent = spec("pillaragents");
+        assertThat(agent.getProperties().get("port").getDefault().asInt()).isEqualTo(9500);
+        assertThat(agent.getProperties().get("tls").getProperties().get("mode").getEnum())
+                .extracting(n -> n.asString()).containsExactlyInAnyOrder("none", "secret");
+        JSONSchemaProps tcp = spec("pillarprotocols").getProperties().get("nvmeofTcp");
+        assertThat(tcp.getRequired()).containsExactly("bindAddress");
+        assertThat(tcp.getProperties().get("port").getDefault().asInt()).isEqualTo(4420);
+        assertThat(tcp.getProperties().get("aclEnabled").getDefault().asBoolean()).isTrue();
+        assertThat(spec("pillarprotocols").getRequired()).containsExactly("nvmeofTcp");
+        JSONSchemaProps sc = spec("pillarstorageclasses");
+        assertThat(sc.getProperties().get("fsType").getEnum()).extracting(n -> n.asString()).containsExactlyInAnyOrder("ext4", "xfs");
+        assertThat(sc.getRequired()).containsExactlyInAnyOrder("store", "protocol");
+    }
+
+    private static List<String> rules(JSONSchemaProps props) {
+        List<ValidationRule> rules = props.getXKubernetesValidations();
+        return rules == null ? List.of() : rules.stream().map(ValidationRule::getRule).toList();
+    }
+
+    private static JSONSchemaProps spec(String plural) throws IOException {
+        return crd(plural).getSpec().getVersions().getFirst().getSchema().getOpenAPIV3Schema().getProperties().get("spec");
+    }
+
+    private static CustomResourceDefinition crd(String plural) throws IOException {
+        try (InputStream in = Files.newInputStream(GENERATED.resolve(plural + ".pillar.csi.io-v1.yml"))) {
+            return new KubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
+        }
+    }
+
+    private static Map<String, String> read(Path dir) throws IOException {
+        Map<String, String> files = new TreeMap<>();
+        if (!Files.isDirectory(dir)) {
+            return files;
+        }
+        try (Stream<Path> list = Files.list(dir)) {
+            for (Path file : list.sorted().toList()) {
+                files.put(file.getFileName().toString(), Files.readString(file));
+            }
+        }
+        return files;
+    }
+}

@@ -1,0 +1,115 @@
+package pillar.controller.crd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import pillar.controller.reconcile.Pillars;
+
+/** The Java twin of the schema: hostile and inconsistent specs, each problem named. */
+class SpecValidatorTest {
+    @Test
+    void aMissingSpecIsAProblem() {
+        assertThat(SpecValidator.problems((PillarAgentSpec) null)).containsExactly("spec: is required");
+        assertThat(SpecValidator.problems((PillarProtocolSpec) null)).containsExactly("spec: is required");
+    }
+
+    @Test
+    void aValidAgentHasNoProblem() {
+        assertThat(SpecValidator.problems(Pillars.agentAt("a", "192.0.2.1", 9500).getSpec())).isEmpty();
+        assertThat(SpecValidator.problems(Pillars.agentAt("a", "fd00::1", 9500).getSpec())).isEmpty();
+        assertThat(SpecValidator.problems(Pillars.agentAt("a", "storage-1.example.com", 9500).getSpec())).isEmpty();
+        assertThat(SpecValidator.problems(Pillars.agentOnNode("a", "worker-1").getSpec())).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "-rf", "a b", "host;reboot", "x\ny", "exa mple.com", "256.1.1.1:", "[::1]", "a..b", "ex_ample.com"})
+    void hostileAddressesAreRefused(String address) {
+        assertThat(SpecValidator.problems(Pillars.agentAt("a", address, 9500).getSpec()))
+                .singleElement().asString().startsWith("spec.address: must be an IP address or a DNS name");
+    }
+
+    @Test
+    void controlCharactersAreNeverEchoed() {
+        String problem = SpecValidator.problems(Pillars.agentAt("a", "evil\u001b[31m", 9500).getSpec()).getFirst();
+        assertThat(problem).doesNotContain("\u001b").contains("'evil?[31m'");
+    }
+
+    @Test
+    void tlsSecretModeNeedsASecret() {
+        PillarAgentSpec spec = Pillars.agentAt("a", "192.0.2.1", 9500).getSpec();
+        AgentTls tls = new AgentTls();
+        tls.setMode(AgentTls.Mode.SECRET);
+        spec.setTls(tls);
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec.tls: tls.mode secret needs tls.secretName");
+        tls.setSecretName("Bad_Name");
+        assertThat(SpecValidator.problems(spec)).singleElement().asString().startsWith("spec.tls.secretName: must be a Secret name");
+        tls.setSecretName("agent-tls");
+        assertThat(SpecValidator.problems(spec)).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-pool", "tank/child", "tank pool", "tank;x", "ta$nk"})
+    void hostilePoolNamesAreRefused(String pool) {
+        assertThat(SpecValidator.problems(Pillars.zfsStore("s", "a", "fast", pool, null).getSpec()))
+                .singleElement().asString().startsWith("spec.zfs.pool: must be a ZFS pool name");
+        assertThat(SpecValidator.problems(Pillars.lvmStore("s", "a", "fast", pool, null).getSpec()))
+                .singleElement().asString().startsWith("spec.lvm.volumeGroup: must be an LVM volume group name");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/abs", "../up", "a//b", "a/", "a b", "-x"})
+    void hostileDatasetsAreRefused(String dataset) {
+        assertThat(SpecValidator.problems(Pillars.zfsStore("s", "a", "fast", "tank", dataset).getSpec()))
+                .singleElement().asString().startsWith("spec.zfs.parentDataset: must be a dataset path below the pool");
+    }
+
+    @Test
+    void aStoreNeedsExactlyOneLayoutAndABackendLabel() {
+        PillarStoreSpec spec = Pillars.zfsStore("s", "a", "Fast_Backend", "tank", "k8s").getSpec();
+        spec.setLvm(Pillars.lvmStore("s", "a", "fast", "vg0", "pool0").getSpec().getLvm());
+        assertThat(SpecValidator.problems(spec)).containsExactly(
+                "spec: set exactly one of zfs and lvm",
+                "spec.zfs.backend: must be a backend name of the agent (RFC 1123 label: a-z, 0-9, '-', at most 63), is"
+                        + " 'Fast_Backend'");
+        spec.setZfs(null);
+        spec.setLvm(null);
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec: set exactly one of zfs and lvm");
+    }
+
+    @Test
+    void protocolRules() {
+        PillarProtocolSpec spec = Pillars.protocol("p", "192.0.2.1").getSpec();
+        assertThat(SpecValidator.problems(spec)).isEmpty();
+        spec.getNvmeofTcp().setPort(0);
+        spec.getNvmeofTcp().setNrIoQueues(0);
+        spec.getNvmeofTcp().setCtrlLossTmo(-1);
+        spec.getNvmeofTcp().setReconnectDelay(10);
+        assertThat(SpecValidator.problems(spec)).containsExactly(
+                "spec.nvmeofTcp.port: must be 1 to 65535, is 0",
+                "spec.nvmeofTcp.nrIoQueues: must be 1 to 1024, is 0");
+        spec.setNvmeofTcp(null);
+        spec.setNfs(new NotShipped());
+        assertThat(SpecValidator.problems(spec)).containsExactly(
+                "spec.nfs: nfs is not supported yet: only nvmeofTcp ships in this version",
+                "spec.nvmeofTcp: is required");
+    }
+
+    @Test
+    void storageClassSettingsAreChecked() {
+        PillarStorageClassSpec spec = Pillars.storageClass("c", "tank", "tcp").getSpec();
+        spec.setParameters(Map.of("sparse", "yes", "compression", "lz4", "mkfsOptions", "-m 0 -E nodiscard"));
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec.parameters.sparse: must be true or false, is 'yes'");
+        spec.setParameters(Map.of("mkfsOptions", "-m 0; reboot"));
+        assertThat(SpecValidator.problems(spec)).singleElement().asString().startsWith("spec.parameters.mkfsOptions: must be mkfs options");
+        spec.setParameters(Map.of());
+        spec.setFsType(null);
+        spec.setStore("Tank");
+        assertThat(SpecValidator.problems(spec)).containsExactly(
+                "spec.store: must be a PillarStore name (RFC 1123 subdomain, at most 253 characters), is 'Tank'",
+                "spec.fsType: is required");
+    }
+}

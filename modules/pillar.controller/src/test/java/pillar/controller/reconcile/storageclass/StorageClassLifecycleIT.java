@@ -1,0 +1,148 @@
+package pillar.controller.reconcile.storageclass;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.util.Map;
+import java.util.Optional;
+
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import pillar.controller.crd.Condition;
+import pillar.controller.crd.PillarStorageClass;
+import pillar.controller.crd.PillarStorageClassSpec;
+import pillar.controller.crd.Reasons;
+import pillar.controller.crd.StorageClassParameters;
+import pillar.controller.reconcile.ControllerHarness;
+import pillar.controller.reconcile.Pillars;
+
+/**
+ * Proves that the StorageClass of a PillarStorageClass appears with it (owned by it, provisioner
+ * pillar.csi.io, the store and protocol in its parameters), changes with it (replaced when an
+ * immutable field changes, updated in place otherwise), comes back when deleted by hand, and
+ * disappears with it; and that a StorageClass of the same name that is not ours is never touched.
+ */
+class StorageClassLifecycleIT {
+    private ControllerHarness harness;
+
+    @BeforeEach
+    void start() {
+        harness = ControllerHarness.start();
+        harness.create(Pillars.protocol("tcp", "192.0.2.10"));
+        harness.create(Pillars.zfsStore("tank", "storage-1", "fast", "tank", "k8s"));
+    }
+
+    @AfterEach
+    void stop() {
+        harness.close();
+    }
+
+    private Optional<StorageClass> storageClass(String name) {
+        return harness.get(StorageClass.class, name);
+    }
+
+    private Condition awaitCondition(String name, String status, String reason) {
+        return harness.awaitCondition(PillarStorageClass.class, name, PillarStorageClass.STORAGE_CLASS_CREATED, status, reason,
+                c -> c.getStatus().getConditions());
+    }
+
+    @Test
+    void appearsChangesAndDisappearsWithItsPillarStorageClass() {
+        PillarStorageClass created = harness.create(Pillars.storageClass("fast-nvme", "tank", "tcp"));
+
+        StorageClass sc = await().atMost(ControllerHarness.PATIENCE).until(() -> storageClass("fast-nvme"), Optional::isPresent)
+                .orElseThrow();
+        assertThat(sc.getProvisioner()).isEqualTo("pillar.csi.io");
+        assertThat(sc.getParameters()).containsExactlyInAnyOrderEntriesOf(Map.of(
+                StorageClassParameters.STORE, "tank",
+                StorageClassParameters.PROTOCOL, "tcp",
+                StorageClassParameters.FS_TYPE, "ext4"));
+        assertThat(sc.getReclaimPolicy()).isEqualTo("Delete");
+        assertThat(sc.getVolumeBindingMode()).isEqualTo("Immediate");
+        assertThat(sc.getAllowVolumeExpansion()).isTrue();
+        assertThat(sc.getMetadata().getOwnerReferences()).singleElement().satisfies(owner -> {
+            assertThat(owner.getUid()).isEqualTo(created.getMetadata().getUid());
+            assertThat(owner.getKind()).isEqualTo("PillarStorageClass");
+            assertThat(owner.getApiVersion()).isEqualTo("pillar.csi.io/v1alpha1");
+            assertThat(owner.getController()).isTrue();
+        });
+        awaitCondition("fast-nvme", Condition.TRUE, Reasons.CREATED);
+        assertThat(harness.get(PillarStorageClass.class, "fast-nvme").orElseThrow().getStatus().getStorageClassName())
+                .isEqualTo("fast-nvme");
+
+        // an immutable field changes: the StorageClass is replaced
+        String firstUid = sc.getMetadata().getUid();
+        harness.edit(PillarStorageClass.class, "fast-nvme", psc -> {
+            psc.getSpec().setFsType(PillarStorageClassSpec.FsType.XFS);
+            psc.getSpec().setParameters(Map.of("volblocksize", "16K", "sparse", "true"));
+            psc.getSpec().getMountOptions().add("noatime");
+            return psc;
+        });
+        StorageClass replaced = await().atMost(ControllerHarness.PATIENCE).until(() -> storageClass("fast-nvme"),
+                s -> s.isPresent() && "xfs".equals(s.get().getParameters().get(StorageClassParameters.FS_TYPE))).orElseThrow();
+        assertThat(replaced.getMetadata().getUid()).isNotEqualTo(firstUid);
+        assertThat(replaced.getParameters()).containsEntry(StorageClassParameters.VOLBLOCKSIZE, "16K")
+                .containsEntry(StorageClassParameters.SPARSE, "true").hasSize(5);
+        assertThat(replaced.getMountOptions()).containsExactly("noatime");
+        assertThat(harness.events("PillarStorageClass", "fast-nvme"))
+                .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("StorageClassReplaced"));
+
+        // a mutable field changes: the same StorageClass is updated
+        harness.edit(PillarStorageClass.class, "fast-nvme", psc -> {
+            psc.getSpec().setAllowVolumeExpansion(false);
+            psc.getSpec().setDefaultClass(true);
+            return psc;
+        });
+        StorageClass updated = await().atMost(ControllerHarness.PATIENCE).until(() -> storageClass("fast-nvme"),
+                s -> s.isPresent() && Boolean.FALSE.equals(s.get().getAllowVolumeExpansion())).orElseThrow();
+        assertThat(updated.getMetadata().getUid()).isEqualTo(replaced.getMetadata().getUid());
+        assertThat(updated.getMetadata().getAnnotations()).containsEntry("storageclass.kubernetes.io/is-default-class", "true");
+
+        harness.delete(PillarStorageClass.class, "fast-nvme");
+        await().atMost(ControllerHarness.PATIENCE).until(() -> storageClass("fast-nvme").isEmpty());
+    }
+
+    @Test
+    void aStorageClassDeletedByHandComesBack() {
+        harness.create(Pillars.storageClass("fast-nvme", "tank", "tcp"));
+        String uid = await().atMost(ControllerHarness.PATIENCE).until(() -> storageClass("fast-nvme"), Optional::isPresent)
+                .orElseThrow().getMetadata().getUid();
+
+        harness.delete(StorageClass.class, "fast-nvme");
+        await().atMost(ControllerHarness.PATIENCE).until(() -> storageClass("fast-nvme"),
+                s -> s.isPresent() && !s.get().getMetadata().getUid().equals(uid));
+    }
+
+    @Test
+    void waitsForItsStoreAndProtocol() {
+        harness.create(Pillars.storageClass("later", "tank-2", "tcp-2"));
+        assertThat(awaitCondition("later", Condition.FALSE, Reasons.STORE_NOT_FOUND).getMessage())
+                .isEqualTo("PillarStore tank-2 does not exist");
+        harness.create(Pillars.zfsStore("tank-2", "storage-1", "fast", "tank", "k8s"));
+        assertThat(awaitCondition("later", Condition.FALSE, Reasons.PROTOCOL_NOT_FOUND).getMessage())
+                .isEqualTo("PillarProtocol tcp-2 does not exist");
+        assertThat(storageClass("later")).isEmpty();
+
+        harness.create(Pillars.protocol("tcp-2", "192.0.2.10"));
+        awaitCondition("later", Condition.TRUE, Reasons.CREATED);
+        assertThat(storageClass("later")).isPresent();
+    }
+
+    @Test
+    void aStorageClassThatIsNotOursIsLeftAlone() {
+        harness.create(new StorageClassBuilder().withNewMetadata().withName("standard").endMetadata()
+                .withProvisioner("rancher.io/local-path").build());
+        harness.create(Pillars.storageClass("standard", "tank", "tcp"));
+
+        assertThat(awaitCondition("standard", Condition.FALSE, Reasons.NAME_CONFLICT).getMessage())
+                .contains("not managed by this PillarStorageClass");
+        assertThat(storageClass("standard").orElseThrow().getProvisioner()).isEqualTo("rancher.io/local-path");
+
+        harness.delete(PillarStorageClass.class, "standard");
+        await().atMost(ControllerHarness.PATIENCE).until(() -> harness.get(PillarStorageClass.class, "standard").isEmpty());
+        assertThat(storageClass("standard").orElseThrow().getProvisioner()).isEqualTo("rancher.io/local-path");
+    }
+}
