@@ -1,12 +1,16 @@
 package pillar.agent.export;
 
+import java.util.List;
+import java.util.Set;
 import java.util.logging.Logger;
 import java.util.zip.CRC32;
 
+import pillar.agent.configfs.ExportDrift;
 import pillar.agent.configfs.NamespaceId;
 import pillar.agent.configfs.NvmetTarget;
 import pillar.agent.configfs.PortAddress;
 import pillar.agent.configfs.PortId;
+import pillar.agent.configfs.WantedExport;
 import pillar.api.value.Nqn;
 
 /**
@@ -25,7 +29,26 @@ public final class Exporter {
         this.target = target;
     }
 
-    public void apply(ExportRecord record) {
+    /**
+     * The differences between the record and what the kernel holds, in words; empty when in sync.
+     */
+    public List<String> drift(ExportRecord record) {
+        WantedExport wanted = new WantedExport(record.subsystem(), NSID, record.device(), record.address(),
+                record.aclEnabled(), record.aclEnabled() ? record.allowedHosts() : Set.of());
+        return target.inspect(record.subsystem()).map(actual -> ExportDrift.of(wanted, actual))
+                .orElseGet(() -> ExportDrift.missing(wanted));
+    }
+
+    /** The pillar-csi subsystems the kernel holds (their NQNs carry {@link ExportRecord#NQN_PREFIX}). */
+    public List<Nqn> exportedSubsystems() {
+        return target.subsystems().stream().filter(n -> n.value().startsWith(ExportRecord.NQN_PREFIX)).toList();
+    }
+
+    /**
+     * Applies the record. Synchronized with {@link #remove}: a removal that drops a shared port must
+     * not run between another export's port set-up and its link.
+     */
+    public synchronized void apply(ExportRecord record) {
         Nqn nqn = record.subsystem();
         target.ensureSubsystem(nqn, !record.aclEnabled());
         target.ensureNamespace(nqn, NSID, record.device());
@@ -39,7 +62,7 @@ public final class Exporter {
     }
 
     /** Removes the volume's subsystem, and ports and hosts nothing else uses. */
-    public void remove(Nqn subsystem) {
+    public synchronized void remove(Nqn subsystem) {
         target.removeSubsystem(subsystem);
     }
 

@@ -160,7 +160,8 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     @Override
     public void listExports(ListExportsRequest request, StreamObserver<ListExportsResponse> response) {
         unary(response, () -> ListExportsResponse.newBuilder()
-                .addAllExports(operations.listExports().stream().map(AgentGrpcService::toProto).toList()).build());
+                .addAllExports(operations.listExports().stream()
+                        .map(r -> toProto(r).toBuilder().addAllDrift(operations.drift(r)).build()).toList()).build());
     }
 
     @Override

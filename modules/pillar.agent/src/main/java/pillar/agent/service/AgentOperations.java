@@ -200,6 +200,11 @@ public final class AgentOperations {
         return exports.list();
     }
 
+    /** The differences between a durable export and the kernel, in words. */
+    public List<String> drift(ExportRecord record) {
+        return exporter.drift(record);
+    }
+
     private ExportRecord exported(VolumeId id) {
         return exports.read(id).orElseThrow(() -> new IllegalStateException(
                 "volume " + id + " is not exported; export it first"));

@@ -17,8 +17,10 @@ import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
 
 /**
- * The parts of the adapter that need no kernel: the device path grammar, and the hint when nvmet is
- * not there at all. Everything else is proven against the real kernel by {@link NvmetLoopbackKernelIT}.
+ * The adapter on the real file system of the build machine (no configfs there): the device path
+ * grammar, and the hint when configfs or nvmet is not there at all. The behaviour on nvmet is
+ * {@link NvmetTargetContract}, run on the fake tree and on the kernel; {@link NvmetLoopbackKernelIT}
+ * proves a whole export end to end.
  */
 class ConfigfsNvmetTargetTest {
     private static final Nqn SUBSYSTEM = Nqn.of("nqn.2024-01.io.pillar-csi:vol1");

@@ -12,12 +12,7 @@ import static pillar.agent.configfs.KernelError.Code.EPERM;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.DirectoryNotEmptyException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.NotLinkException;
 import java.nio.file.Path;
@@ -216,11 +211,11 @@ public final class FakeConfigfsTree implements ConfigfsTree {
     public synchronized String read(Path attribute) throws IOException {
         Object node = open(attribute);
         if (node instanceof Group) {
-            throw onData(new KernelError(EISDIR));
+            throw new KernelError(EISDIR).onData();
         }
         Attribute a = ((Attr) node).attribute();
         if (a.show() == null) {
-            throw onPath(new KernelError(EACCES), attribute); // configfs refuses to open it for reading
+            throw new KernelError(EACCES).onPath(attribute); // configfs refuses to open it for reading
         }
         String shown = disagreements.getOrDefault(attribute.toAbsolutePath().normalize(), a.show().text());
         return shown + "\n";
@@ -230,7 +225,7 @@ public final class FakeConfigfsTree implements ConfigfsTree {
     public synchronized void write(Path attribute, String value) throws IOException {
         Object node = open(attribute);
         if (node instanceof Group) {
-            throw onPath(new KernelError(EISDIR), attribute);
+            throw new KernelError(EISDIR).onPath(attribute);
         }
         if (value.isEmpty()) {
             return; // no write(2), so no store
@@ -241,7 +236,7 @@ public final class FakeConfigfsTree implements ConfigfsTree {
             journal.add(line);
         } catch (KernelError e) {
             journal.add(line + ": " + e.code);
-            throw onData(e);
+            throw e.onData();
         }
     }
 
@@ -258,7 +253,7 @@ public final class FakeConfigfsTree implements ConfigfsTree {
             journal.add(line);
         } catch (KernelError e) {
             journal.add(line + ": " + e.code);
-            throw onPath(e, dir);
+            throw e.onPath(dir);
         }
     }
 
@@ -278,10 +273,7 @@ public final class FakeConfigfsTree implements ConfigfsTree {
             journal.add(line);
         } catch (KernelError e) {
             journal.add(line + ": " + e.code);
-            if (e.code == ENOTEMPTY) {
-                throw new DirectoryNotEmptyException(dir.toString());
-            }
-            throw onPath(e, dir);
+            throw e.onRmdir(dir);
         }
     }
 
@@ -319,7 +311,7 @@ public final class FakeConfigfsTree implements ConfigfsTree {
             journal.add(line);
         } catch (KernelError e) {
             journal.add(line + ": " + e.code);
-            throw onPath(e, link);
+            throw e.onPath(link);
         }
     }
 
@@ -351,7 +343,7 @@ public final class FakeConfigfsTree implements ConfigfsTree {
             int depth = root.relativize(pathOf(l.parent())).getNameCount();
             return Path.of("../".repeat(depth) + root.relativize(pathOf(l.target())));
         } catch (KernelError e) {
-            throw onPath(e, link);
+            throw e.onPath(link);
         }
     }
 
@@ -372,7 +364,7 @@ public final class FakeConfigfsTree implements ConfigfsTree {
             journal.add(line);
         } catch (KernelError e) {
             journal.add(line + ": " + e.code);
-            throw onPath(e, link);
+            throw e.onPath(link);
         }
     }
 
@@ -384,7 +376,7 @@ public final class FakeConfigfsTree implements ConfigfsTree {
             }
             return group.children.keySet().stream().map(dir::resolve).toList();
         } catch (KernelError e) {
-            throw onPath(e, dir);
+            throw e.onPath(dir);
         }
     }
 
@@ -395,7 +387,7 @@ public final class FakeConfigfsTree implements ConfigfsTree {
         try {
             return lookup(path, true);
         } catch (KernelError e) {
-            throw onPath(e, path);
+            throw e.onPath(path);
         }
     }
 
@@ -464,22 +456,5 @@ public final class FakeConfigfsTree implements ConfigfsTree {
             names.addFirst(g.name);
         }
         return names.isEmpty() ? root : root.resolve(String.join("/", names));
-    }
-
-    // ---- errors as java.nio reports them on Linux ------------------------------------------------------------
-
-    /** UnixException.translateToIOException: the error of a call on a path. */
-    private static IOException onPath(KernelError e, Path path) {
-        return switch (e.code) {
-            case ENOENT -> new NoSuchFileException(path.toString());
-            case EEXIST -> new FileAlreadyExistsException(path.toString());
-            case EACCES -> new AccessDeniedException(path.toString());
-            default -> new FileSystemException(path.toString(), null, e.code.strerror);
-        };
-    }
-
-    /** The error of a read(2) or write(2) on an open attribute: the C library's text only. */
-    private static IOException onData(KernelError e) {
-        return new IOException(e.code.strerror);
     }
 }

@@ -40,6 +40,7 @@ import pillar.api.agent.v1.UnexportVolumeRequest;
 import pillar.api.fencing.FencingToken;
 import pillar.api.server.WorkloadServer;
 import pillar.api.value.LifecycleUid;
+import pillar.api.value.Nqn;
 
 /**
  * The agent as deployed, over real gRPC: real backends on a stateful fake of the LVM tools, the real
@@ -103,6 +104,13 @@ class AgentServiceIT {
         stub.allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token(1)).setVolumeId("pvc-1").setHostNqn(HOST).build());
         assertThat(configfs.entries("subsystems/" + export.getSubsystemNqn() + "/allowed_hosts")).containsExactly(HOST);
         assertThat(configfs.value("subsystems/" + export.getSubsystemNqn() + "/namespaces/1/enable")).contains("1");
+        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList()).isEmpty();
+        // someone else changes the kernel's target: ListExports reports the drift
+        configfs.target().disallowHost(Nqn.of(export.getSubsystemNqn()), Nqn.of(HOST));
+        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList())
+                .anySatisfy(line -> assertThat(line).contains(HOST));
+        stub.allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token(1)).setVolumeId("pvc-1").setHostNqn(HOST).build());
+        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList()).isEmpty();
 
         long grown = stub.expandVolume(ExpandVolumeRequest.newBuilder().setToken(token(1)).setVolumeId("pvc-1")
                 .setBackend("fast").setRequiredBytes(128 * MIB).build()).getSizeBytes();
@@ -171,6 +179,8 @@ class AgentServiceIT {
         stop();
         Path device = dir.resolve("dev/vg0/pvc-4");
         configfs = FakeConfigfsTree.create().addBlockDevice(device); // a reboot: the kernel forgot everything
+        // ... except an export whose record is gone (a crash between the record's removal and the kernel's)
+        configfs.target().ensureSubsystem(Nqn.of("nqn.2024-06.io.pillar-csi:pvc-orphan"), true);
         startAgent();
         assertThat(configfs.entries("subsystems")).containsExactly(export.getSubsystemNqn());
         assertThat(configfs.entries("subsystems/" + export.getSubsystemNqn() + "/allowed_hosts")).containsExactly(HOST);

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.AgentMain;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
-import pillar.agent.configfs.ConfigfsNvmetTarget;
+import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
@@ -64,7 +64,7 @@ class AgentTlsIT {
         Path[] goodClient = trusted.issue("controller");
         Path[] foreignClient = stranger.issue("controller");
         AgentConfig config = config(Optional.of(new AgentConfig.TlsFiles(server[0], server[1], trusted.caFile())));
-        try (WorkloadServer agent = AgentMain.start(config, Map.of(), new ConfigfsNvmetTarget(dir.resolve("configfs")))) {
+        try (WorkloadServer agent = AgentMain.start(config, Map.of(), FakeConfigfsTree.create().target())) {
             int port = agent.grpcPort();
 
             GetCapabilitiesResponse ok = call(port, TlsChannelCredentials.newBuilder()
@@ -87,7 +87,7 @@ class AgentTlsIT {
 
     @Test
     void withoutTlsFilesTheAgentServesPlaintext() throws Exception {
-        try (WorkloadServer agent = AgentMain.start(config(Optional.empty()), Map.of(), new ConfigfsNvmetTarget(dir.resolve("configfs")))) {
+        try (WorkloadServer agent = AgentMain.start(config(Optional.empty()), Map.of(), FakeConfigfsTree.create().target())) {
             assertThat(call(agent.grpcPort(), InsecureChannelCredentials.create()).getAgentVersion()).isNotBlank();
         }
     }
