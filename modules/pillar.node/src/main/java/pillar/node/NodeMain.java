@@ -1,18 +1,34 @@
 package pillar.node;
 
+import java.nio.file.Files;
 import java.util.List;
 import java.util.logging.Logger;
 
+import io.helidon.config.Config;
 import io.helidon.logging.common.LogConfig;
+import pillar.api.exec.SystemProcessRunner;
 import pillar.api.server.CsiEndpoint;
 import pillar.api.server.CsiServices;
 import pillar.api.server.IdentityService;
 import pillar.api.server.WorkloadConfig;
 import pillar.api.server.WorkloadServer;
+import pillar.api.value.Nqn;
+import pillar.node.config.NodeConfig;
+import pillar.node.fs.FilesystemTools;
+import pillar.node.mount.JnaMounter;
+import pillar.node.nvme.FabricsInitiator;
+import pillar.node.nvme.HostNqn;
+import pillar.node.nvme.SysfsNvme;
+import pillar.node.service.KubeletPaths;
+import pillar.node.service.NodeGrpcService;
+import pillar.node.service.NodePorts;
+import pillar.node.service.VolumeLocks;
+import pillar.node.stage.StageRecords;
 
 /**
  * pillar-node: runs on every worker and serves CSI Identity and Node on the kubelet plugin socket,
- * and health over HTTP. The Node calls answer UNIMPLEMENTED until the node service lands.
+ * and health over HTTP. It refuses to start without a valid {@code node.id}, or when its state
+ * directory or host NQN cannot be set up.
  */
 public final class NodeMain {
     /** Health port; distinct from the agent's, both DaemonSets share the host network. */
@@ -24,23 +40,39 @@ public final class NodeMain {
 
     public static void main(String[] args) {
         LogConfig.configureRuntime();
+        Config config;
         CsiEndpoint endpoint;
+        NodePorts ports;
         try {
-            endpoint = CsiEndpoint.from(WorkloadConfig.load(args), DEFAULT_HEALTH_PORT);
-        } catch (IllegalArgumentException e) {
+            config = WorkloadConfig.load(args);
+            endpoint = CsiEndpoint.from(config, DEFAULT_HEALTH_PORT);
+            ports = realPorts(NodeConfig.from(config));
+        } catch (RuntimeException e) {
             System.err.println("pillar-node: refusing to start: " + e.getMessage());
             System.exit(2);
             return;
         }
-        WorkloadServer server = start(endpoint);
-        LOG.info(() -> "pillar-node ready: CSI on unix:" + endpoint.socket() + ", health on port " + server.healthPort());
+        WorkloadServer server = start(endpoint, ports);
+        LOG.info(() -> "pillar-node " + ports.nodeId() + " ready: CSI on unix:" + endpoint.socket() + ", health on port "
+                + server.healthPort() + ", host NQN " + ports.hostNqn());
     }
 
-    /** Starts the node's server; the caller owns it. */
-    public static WorkloadServer start(CsiEndpoint endpoint) {
-        IdentityService identity = new IdentityService(List.of(), () -> true);
-        WorkloadServer.Builder builder = endpoint.serverBuilder().readiness("node", () -> true);
-        CsiServices.node(identity, new CsiServices.UnimplementedNode()).forEach(builder::service);
+    /** The real adapters for {@code config}: JNA mounter, the kernel's fabrics device, the host's tools. */
+    public static NodePorts realPorts(NodeConfig config) {
+        Nqn host = HostNqn.loadOrCreate(config.hostNqnFile());
+        SysfsNvme sysfs = new SysfsNvme(config.sysRoot(), config.devRoot());
+        return new NodePorts(config.nodeId(), host, new JnaMounter(config.mountinfo()),
+                new FabricsInitiator(config.fabricsDevice(), sysfs, host), sysfs,
+                new FilesystemTools(new SystemProcessRunner()), new StageRecords(config.stateDir()),
+                new KubeletPaths(config.kubeletDir()), config.attachTimeout());
+    }
+
+    /** Starts the node's server over {@code ports}; the caller owns it. */
+    public static WorkloadServer start(CsiEndpoint endpoint, NodePorts ports) {
+        IdentityService identity = new IdentityService(List.of(), () -> Files.isWritable(ports.records().dir()));
+        WorkloadServer.Builder builder = endpoint.serverBuilder()
+                .readiness("node-state-dir", () -> Files.isWritable(ports.records().dir()));
+        CsiServices.node(identity, new NodeGrpcService(ports, new VolumeLocks())).forEach(builder::service);
         return builder.start();
     }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import io.grpc.ManagedChannel;
+import io.helidon.config.Config;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,9 @@ import pillar.api.csi.v1.CreateVolumeRequest;
 import pillar.api.csi.v1.GetPluginInfoRequest;
 import pillar.api.csi.v1.IdentityGrpc;
 import pillar.api.csi.v1.NodeGrpc;
+import pillar.api.csi.v1.NodeGetCapabilitiesRequest;
+import pillar.api.csi.v1.NodeGetInfoRequest;
+import pillar.api.csi.v1.NodeServiceCapability;
 import pillar.api.csi.v1.NodeStageVolumeRequest;
 import pillar.api.csi.v1.ProbeRequest;
 import pillar.api.server.Channels;
@@ -23,27 +27,38 @@ import pillar.api.server.CsiEndpoint;
 import pillar.api.server.Driver;
 import pillar.api.server.WorkloadConfig;
 import pillar.api.server.WorkloadServer;
+import pillar.node.config.NodeConfig;
 
-/** The node workload as started by its main, called over its real UNIX socket. */
+/** The node workload as its main starts it (real adapters, temporary roots), called over its real UNIX socket. */
 class NodeMainIT {
     @TempDir
     Path dir;
 
     @Test
-    void servesIdentityAndAnswersUnimplementedForTheRest() throws Exception {
+    void servesIdentityAndNodeAndAnswersUnimplementedForTheRest() throws Exception {
         Path socket = dir.resolve("plugins/pillar.csi.io/csi.sock");
-        CsiEndpoint endpoint = CsiEndpoint.from(
-                WorkloadConfig.load("--csi.socket=" + socket, "--health.port=0", "--health.host=127.0.0.1"), 1);
+        Config config = WorkloadConfig.load("--csi.socket=" + socket, "--health.port=0", "--health.host=127.0.0.1",
+                "--node.id=worker-1", "--node.state-dir=" + dir.resolve("state"),
+                "--node.kubelet-dir=" + dir.resolve("kubelet"), "--node.hostnqn-file=" + dir.resolve("etc/hostnqn"));
+        CsiEndpoint endpoint = CsiEndpoint.from(config, 1);
         assertThat(endpoint.socket()).isEqualTo(socket);
-        try (WorkloadServer server = NodeMain.start(endpoint)) {
+        try (WorkloadServer server = NodeMain.start(endpoint, NodeMain.realPorts(NodeConfig.from(config)))) {
             ManagedChannel channel = Channels.unix(socket);
             try {
                 IdentityGrpc.IdentityBlockingStub identity = IdentityGrpc.newBlockingStub(channel);
                 assertThat(identity.getPluginInfo(GetPluginInfoRequest.getDefaultInstance()).getName())
                         .isEqualTo(Driver.NAME);
                 assertThat(identity.probe(ProbeRequest.getDefaultInstance()).getReady().getValue()).isTrue();
-                assertUnimplemented(() -> NodeGrpc.newBlockingStub(channel)
-                        .nodeStageVolume(NodeStageVolumeRequest.getDefaultInstance()));
+                NodeGrpc.NodeBlockingStub node = NodeGrpc.newBlockingStub(channel);
+                assertThat(node.nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()).getNodeId()).isEqualTo("worker-1");
+                assertThat(node.nodeGetCapabilities(NodeGetCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
+                        .extracting(c -> c.getRpc().getType())
+                        .contains(NodeServiceCapability.RPC.Type.STAGE_UNSTAGE_VOLUME,
+                                NodeServiceCapability.RPC.Type.EXPAND_VOLUME);
+                assertThatThrownBy(() -> node.nodeStageVolume(NodeStageVolumeRequest.getDefaultInstance()))
+                        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode())
+                                .isEqualTo(Status.Code.INVALID_ARGUMENT));
+                assertThat(dir.resolve("etc/hostnqn")).exists();
                 assertUnimplemented(() -> ControllerGrpc.newBlockingStub(channel)
                         .createVolume(CreateVolumeRequest.getDefaultInstance()));
             } finally {

@@ -1,0 +1,90 @@
+package pillar.node.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+
+import io.helidon.config.Config;
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.NodeId;
+
+/**
+ * The node's configuration, read once at start and checked: a bad one refuses to start with a
+ * message that says what to fix. Every kernel root is here, so tests can point them at fake trees.
+ *
+ * <pre>
+ * node:
+ *   id: worker-1                         # required: the Kubernetes node name (NodeGetInfo)
+ *   state-dir: /var/lib/pillar-csi/node  # stage records
+ *   kubelet-dir: /var/lib/kubelet        # every staging and target path must be below it
+ *   sys-root: /sys
+ *   dev-root: /dev
+ *   mountinfo: /proc/self/mountinfo
+ *   hostnqn-file: /etc/nvme/hostnqn      # generated once if absent
+ *   fabrics-device: /dev/nvme-fabrics
+ *   attach-timeout: PT60S                # how long NodeStageVolume waits for the block device (ISO-8601 or seconds)
+ * </pre>
+ */
+public record NodeConfig(NodeId nodeId, Path stateDir, Path kubeletDir, Path sysRoot, Path devRoot, Path mountinfo,
+                         Path hostNqnFile, Path fabricsDevice, Duration attachTimeout) {
+    public static final Duration DEFAULT_ATTACH_TIMEOUT = Duration.ofSeconds(60);
+
+    public NodeConfig {
+        for (Path path : new Path[] {stateDir, kubeletDir, sysRoot, devRoot, mountinfo, hostNqnFile, fabricsDevice}) {
+            if (!path.isAbsolute() || !path.normalize().equals(path)) {
+                throw new IllegalArgumentException("node paths must be absolute and normalized, " + path + " is not");
+            }
+        }
+        if (kubeletDir.getNameCount() == 0) {
+            throw new IllegalArgumentException("node.kubelet-dir must not be /");
+        }
+        if (attachTimeout.isNegative() || attachTimeout.isZero() || attachTimeout.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("node.attach-timeout must be more than 0 and at most 1 hour, is "
+                    + attachTimeout);
+        }
+    }
+
+    public static NodeConfig from(Config root) {
+        Config node = root.get("node");
+        String id = node.get("id").asString().orElseThrow(() -> new IllegalArgumentException(
+                "node.id is required: the Kubernetes node name of this worker (in the DaemonSet: "
+                        + "--node.id=$(NODE_NAME) from the downward API spec.nodeName)"));
+        NodeId nodeId;
+        try {
+            nodeId = NodeId.of(id);
+        } catch (InvalidValueException e) {
+            throw new IllegalArgumentException("node.id is not a valid node name: " + e.getMessage(), e);
+        }
+        return new NodeConfig(nodeId,
+                path(node, "state-dir", "/var/lib/pillar-csi/node"),
+                path(node, "kubelet-dir", "/var/lib/kubelet"),
+                path(node, "sys-root", "/sys"),
+                path(node, "dev-root", "/dev"),
+                path(node, "mountinfo", "/proc/self/mountinfo"),
+                path(node, "hostnqn-file", "/etc/nvme/hostnqn"),
+                path(node, "fabrics-device", "/dev/nvme-fabrics"),
+                duration(node.get("attach-timeout").asString().orElse("")));
+    }
+
+    private static Path path(Config node, String key, String fallback) {
+        String value = node.get(key).asString().orElse(fallback);
+        Path path = Path.of(value);
+        if (!path.isAbsolute()) {
+            throw new IllegalArgumentException("node." + key + " must be an absolute path, is " + value);
+        }
+        return path.normalize();
+    }
+
+    /** ISO-8601 ({@code PT90S}) or plain seconds ({@code 90}). */
+    static Duration duration(String text) {
+        if (text.isEmpty()) {
+            return DEFAULT_ATTACH_TIMEOUT;
+        }
+        try {
+            return text.matches("[0-9]{1,5}") ? Duration.ofSeconds(Long.parseLong(text)) : Duration.parse(text);
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("node.attach-timeout must be seconds (60) or ISO-8601 (PT60S), is "
+                    + text, e);
+        }
+    }
+}

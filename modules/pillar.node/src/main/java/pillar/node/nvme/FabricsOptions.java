@@ -1,0 +1,56 @@
+package pillar.node.nvme;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import pillar.api.value.Nqn;
+
+/**
+ * The protocol of {@code /dev/nvme-fabrics}: one comma-separated options string written to connect,
+ * one line read back on the same open file ({@code instance=<n>,cntlid=<m>}).
+ */
+public final class FabricsOptions {
+    private static final Pattern REPLY = Pattern.compile("instance=(\\d{1,6}),cntlid=(\\d{1,5})\\s*");
+
+    private FabricsOptions() {
+    }
+
+    /**
+     * The connect options for {@code target} as {@code host}. Every value is validated by its type,
+     * so none can carry a comma or an '=' that would add an option.
+     */
+    public static String connect(FabricsTarget target, Nqn host) {
+        StringBuilder options = new StringBuilder()
+                .append("nqn=").append(target.nqn().value())
+                .append(",transport=").append(target.transport())
+                .append(",traddr=").append(target.traddr())
+                .append(",trsvcid=").append(target.trsvcid())
+                .append(",hostnqn=").append(host.value())
+                .append(",ctrl_loss_tmo=").append(target.ctrlLossTmo())
+                .append(",reconnect_delay=").append(target.reconnectDelay());
+        if (target.nrIoQueues() > 0) {
+            options.append(",nr_io_queues=").append(target.nrIoQueues());
+        }
+        return options.toString();
+    }
+
+    /** The controller a connect created, from the kernel's answer. */
+    public static Controller parseReply(String reply) {
+        Matcher m = REPLY.matcher(reply);
+        if (!m.matches()) {
+            throw new InitiatorException("unexpected answer from the fabrics device: '" + printable(reply) + "'");
+        }
+        return new Controller(Integer.parseInt(m.group(1)));
+    }
+
+    private static String printable(String text) {
+        StringBuilder out = new StringBuilder();
+        for (char c : text.strip().toCharArray()) {
+            out.append(c >= 0x20 && c < 0x7f ? c : '?');
+            if (out.length() >= 80) {
+                break;
+            }
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,117 @@
+package pillar.node.nvme;
+
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import pillar.api.context.PublishContext;
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.Nqn;
+
+/**
+ * Where a volume's NVMe-oF subsystem is exported, and how to stay connected to it: the validated
+ * form of the publish context the controller sends ({@link PublishContext}). Every value is checked
+ * before it can reach the fabrics options string: the NQN by its grammar, the address as an IP
+ * literal (never a host name), numbers within the kernel's ranges.
+ *
+ * @param ctrlLossTmo    seconds to keep reconnecting a lost controller (-1: forever); kernel default 600
+ * @param reconnectDelay seconds between reconnect attempts; kernel default 10
+ * @param nrIoQueues     I/O queues to ask for; 0 leaves the kernel's choice
+ */
+public record FabricsTarget(Nqn nqn, String transport, String traddr, int trsvcid, int ctrlLossTmo,
+                            int reconnectDelay, int nrIoQueues) {
+    public static final String TCP = "tcp";
+    public static final int DEFAULT_CTRL_LOSS_TMO = 600;
+    public static final int DEFAULT_RECONNECT_DELAY = 10;
+
+    private static final Pattern IPV4 = Pattern.compile(
+            "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}");
+    private static final Pattern IPV6_CHARS = Pattern.compile("[0-9a-fA-F:.]{2,45}");
+    private static final Pattern DECIMAL = Pattern.compile("-?[0-9]{1,10}");
+
+    public FabricsTarget {
+        if (!TCP.equals(transport)) {
+            throw new InvalidValueException("transport", "must be tcp (the only transport pillar-csi ships)");
+        }
+        checkAddress(traddr);
+        checkRange("trsvcid", trsvcid, 1, 65535);
+        checkRange("ctrlLossTmo", ctrlLossTmo, -1, 86_400);
+        checkRange("reconnectDelay", reconnectDelay, 1, 3_600);
+        checkRange("nrIoQueues", nrIoQueues, 0, 1_024);
+    }
+
+    /**
+     * The target described by a publish context. Required: nqn, transport, traddr, trsvcid. Keys this
+     * node does not know are ignored (a newer controller may add some); known keys must be valid.
+     */
+    public static FabricsTarget fromPublishContext(Map<String, String> context) {
+        return new FabricsTarget(
+                Nqn.of(required(context, PublishContext.NQN)),
+                required(context, PublishContext.TRANSPORT),
+                required(context, PublishContext.TRADDR),
+                number(context, PublishContext.TRSVCID, required(context, PublishContext.TRSVCID)),
+                optionalNumber(context, PublishContext.CTRL_LOSS_TMO, DEFAULT_CTRL_LOSS_TMO),
+                optionalNumber(context, PublishContext.RECONNECT_DELAY, DEFAULT_RECONNECT_DELAY),
+                optionalNumber(context, PublishContext.NR_IO_QUEUES, 0));
+    }
+
+    /** Same subsystem at the same transport address: a controller to one can serve the other. */
+    public boolean sameEndpoint(FabricsTarget other) {
+        return nqn.equals(other.nqn) && transport.equals(other.transport) && traddr.equals(other.traddr)
+                && trsvcid == other.trsvcid;
+    }
+
+    /** For messages: {@code nqn.... at tcp:10.0.0.5:4420}. */
+    public String describe() {
+        return nqn + " at " + transport + ":" + (traddr.contains(":") ? "[" + traddr + "]" : traddr) + ":" + trsvcid;
+    }
+
+    private static void checkAddress(String traddr) {
+        if (traddr == null || traddr.isEmpty()) {
+            throw new InvalidValueException("traddr", "must not be empty");
+        }
+        if (IPV4.matcher(traddr).matches()) {
+            return;
+        }
+        if (traddr.indexOf(':') >= 0 && IPV6_CHARS.matcher(traddr).matches()) {
+            try {
+                // a literal with ':' never triggers a name lookup
+                if (java.net.InetAddress.getByName(traddr) instanceof java.net.Inet6Address) {
+                    return;
+                }
+            } catch (java.net.UnknownHostException e) {
+                // fall through to the error below
+            }
+        }
+        throw new InvalidValueException("traddr", "must be an IPv4 or IPv6 address literal (no host names, no zone)");
+    }
+
+    private static void checkRange(String field, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new InvalidValueException(field, "must be " + min + " to " + max + ", is " + value);
+        }
+    }
+
+    private static String required(Map<String, String> context, String key) {
+        String value = context.get(key);
+        if (value == null || value.isEmpty()) {
+            throw new InvalidValueException("publish_context." + key, "is required (did ControllerPublishVolume run?)");
+        }
+        return value;
+    }
+
+    private static int optionalNumber(Map<String, String> context, String key, int fallback) {
+        String value = context.get(key);
+        return value == null || value.isEmpty() ? fallback : number(context, key, value);
+    }
+
+    private static int number(Map<String, String> context, String key, String value) {
+        if (!DECIMAL.matcher(value).matches()) {
+            throw new InvalidValueException("publish_context." + key, "must be a decimal integer");
+        }
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new InvalidValueException("publish_context." + key, "is out of range");
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package pillar.node.nvme;
+
+/**
+ * The host's NVMe-oF initiator: connect to a subsystem, disconnect, rescan. {@link FabricsInitiator}
+ * is the real one (the kernel's {@code /dev/nvme-fabrics}, no nvme-cli). What the kernel then shows
+ * (controllers, block devices) is read through {@link SysfsNvme}.
+ *
+ * <p>Errors: {@link InitiatorException}, whose message says what the kernel answered and what to
+ * check (module loaded? target listening? host allowed?).
+ */
+public interface Initiator {
+    /**
+     * A controller to {@code target}: the live one this host already has for the same subsystem,
+     * transport address and host NQN (reused, never duplicated), else a new connection. Idempotent.
+     * Returns once the kernel has created the controller; its namespaces appear asynchronously.
+     */
+    Controller connect(FabricsTarget target);
+
+    /** Deletes the controller. Idempotent: a controller that no longer exists is success. */
+    void disconnect(Controller controller);
+
+    /** Asks the controller to rescan its namespaces, e.g. after the target grew one. */
+    void rescan(Controller controller);
+}

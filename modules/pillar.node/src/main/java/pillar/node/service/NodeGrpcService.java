@@ -1,0 +1,187 @@
+package pillar.node.service;
+
+import java.io.UncheckedIOException;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import pillar.api.csi.v1.NodeExpandVolumeRequest;
+import pillar.api.csi.v1.NodeExpandVolumeResponse;
+import pillar.api.csi.v1.NodeGetCapabilitiesRequest;
+import pillar.api.csi.v1.NodeGetCapabilitiesResponse;
+import pillar.api.csi.v1.NodeGetInfoRequest;
+import pillar.api.csi.v1.NodeGetInfoResponse;
+import pillar.api.csi.v1.NodeGetVolumeStatsRequest;
+import pillar.api.csi.v1.NodeGetVolumeStatsResponse;
+import pillar.api.csi.v1.NodeGrpc;
+import pillar.api.csi.v1.NodePublishVolumeRequest;
+import pillar.api.csi.v1.NodePublishVolumeResponse;
+import pillar.api.csi.v1.NodeServiceCapability;
+import pillar.api.csi.v1.NodeStageVolumeRequest;
+import pillar.api.csi.v1.NodeStageVolumeResponse;
+import pillar.api.csi.v1.NodeUnpublishVolumeRequest;
+import pillar.api.csi.v1.NodeUnpublishVolumeResponse;
+import pillar.api.csi.v1.NodeUnstageVolumeRequest;
+import pillar.api.csi.v1.NodeUnstageVolumeResponse;
+import pillar.api.exec.CommandFailedException;
+import pillar.api.value.InvalidValueException;
+import pillar.node.nvme.InitiatorException;
+import pillar.node.stage.StageRecordException;
+import pillar.node.sys.SyscallException;
+
+/**
+ * CSI Node over gRPC. Each call is: validate the request into values ({@link Requests}; bad input
+ * is answered before anything is locked or touched), take the volume ({@link VolumeLocks}; a call
+ * that changes a volume with another call in flight is ABORTED), run the logic ({@link Stager}, {@link Publisher},
+ * {@link Expander}, {@link VolumeStatsReader}), and map what went wrong to a gRPC code.
+ */
+public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
+    private static final Logger LOG = Logger.getLogger(NodeGrpcService.class.getName());
+    private static final NodeServiceCapability.RPC.Type[] CAPABILITIES = {
+        NodeServiceCapability.RPC.Type.STAGE_UNSTAGE_VOLUME,
+        NodeServiceCapability.RPC.Type.GET_VOLUME_STATS,
+        NodeServiceCapability.RPC.Type.EXPAND_VOLUME,
+        NodeServiceCapability.RPC.Type.VOLUME_CONDITION,
+        // lets Kubernetes send SINGLE_NODE_SINGLE_WRITER for ReadWriteOncePod
+        NodeServiceCapability.RPC.Type.SINGLE_NODE_MULTI_WRITER,
+    };
+
+    private final NodePorts ports;
+    private final Requests requests;
+    private final VolumeLocks locks;
+    private final Stager stager;
+    private final Publisher publisher;
+    private final Expander expander;
+    private final VolumeStatsReader stats;
+
+    public NodeGrpcService(NodePorts ports, VolumeLocks locks) {
+        this.ports = ports;
+        this.requests = new Requests(ports.paths());
+        this.locks = locks;
+        this.stager = new Stager(ports, new SubsystemLocks());
+        this.publisher = new Publisher(ports);
+        this.expander = new Expander(ports);
+        this.stats = new VolumeStatsReader(ports);
+    }
+
+    @Override
+    public void nodeStageVolume(NodeStageVolumeRequest request, StreamObserver<NodeStageVolumeResponse> response) {
+        answer("NodeStageVolume", response, () -> {
+            Requests.Stage call = requests.stage(request);
+            locks.withVolume(call.volume(), "NodeStageVolume", () -> run(() -> stager.stage(call)));
+            return NodeStageVolumeResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void nodeUnstageVolume(NodeUnstageVolumeRequest request, StreamObserver<NodeUnstageVolumeResponse> response) {
+        answer("NodeUnstageVolume", response, () -> {
+            Requests.Unstage call = requests.unstage(request);
+            locks.withVolume(call.volume(), "NodeUnstageVolume", () -> run(() -> stager.unstage(call)));
+            return NodeUnstageVolumeResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void nodePublishVolume(NodePublishVolumeRequest request, StreamObserver<NodePublishVolumeResponse> response) {
+        answer("NodePublishVolume", response, () -> {
+            Requests.Publish call = requests.publish(request);
+            locks.withVolume(call.volume(), "NodePublishVolume", () -> run(() -> publisher.publish(call)));
+            return NodePublishVolumeResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void nodeUnpublishVolume(NodeUnpublishVolumeRequest request,
+                                    StreamObserver<NodeUnpublishVolumeResponse> response) {
+        answer("NodeUnpublishVolume", response, () -> {
+            Requests.Unpublish call = requests.unpublish(request);
+            locks.withVolume(call.volume(), "NodeUnpublishVolume", () -> run(() -> publisher.unpublish(call)));
+            return NodeUnpublishVolumeResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void nodeGetVolumeStats(NodeGetVolumeStatsRequest request,
+                                   StreamObserver<NodeGetVolumeStatsResponse> response) {
+        answer("NodeGetVolumeStats", response, () -> {
+            // read-only, so not locked: kubelet polls stats, and a poll during an expand must not fail
+            return stats.stats(requests.stats(request));
+        });
+    }
+
+    @Override
+    public void nodeExpandVolume(NodeExpandVolumeRequest request, StreamObserver<NodeExpandVolumeResponse> response) {
+        answer("NodeExpandVolume", response, () -> {
+            Requests.Expand call = requests.expand(request);
+            long size = locks.withVolume(call.volume(), "NodeExpandVolume", () -> expander.expand(call));
+            return NodeExpandVolumeResponse.newBuilder().setCapacityBytes(size).build();
+        });
+    }
+
+    @Override
+    public void nodeGetCapabilities(NodeGetCapabilitiesRequest request,
+                                    StreamObserver<NodeGetCapabilitiesResponse> response) {
+        NodeGetCapabilitiesResponse.Builder out = NodeGetCapabilitiesResponse.newBuilder();
+        for (NodeServiceCapability.RPC.Type type : CAPABILITIES) {
+            out.addCapabilities(NodeServiceCapability.newBuilder()
+                    .setRpc(NodeServiceCapability.RPC.newBuilder().setType(type)));
+        }
+        response.onNext(out.build());
+        response.onCompleted();
+    }
+
+    @Override
+    public void nodeGetInfo(NodeGetInfoRequest request, StreamObserver<NodeGetInfoResponse> response) {
+        response.onNext(NodeGetInfoResponse.newBuilder().setNodeId(ports.nodeId().value()).build());
+        response.onCompleted();
+    }
+
+    private static Void run(Runnable action) {
+        action.run();
+        return null;
+    }
+
+    /** Runs a call, logs its outcome and duration, and answers with its result or the mapped error. */
+    private static <T> void answer(String name, StreamObserver<T> response, Supplier<T> call) {
+        long started = System.nanoTime();
+        T result;
+        try {
+            result = call.get();
+        } catch (RuntimeException e) {
+            Status status = statusOf(e);
+            long ms = (System.nanoTime() - started) / 1_000_000;
+            Level level = status.getCode() == Status.Code.INTERNAL ? Level.WARNING : Level.INFO;
+            LOG.log(level, name + " -> " + status.getCode() + " in " + ms + " ms: " + status.getDescription(),
+                    status.getCode() == Status.Code.INTERNAL ? e : null);
+            response.onError(status.asRuntimeException());
+            return;
+        }
+        long ms = (System.nanoTime() - started) / 1_000_000;
+        LOG.info(() -> name + " -> OK in " + ms + " ms");
+        response.onNext(result);
+        response.onCompleted();
+    }
+
+    static Status statusOf(RuntimeException e) {
+        if (e instanceof CsiError c) {
+            return Status.fromCode(c.code()).withDescription(c.getMessage());
+        }
+        if (e instanceof InvalidValueException) {
+            return Status.INVALID_ARGUMENT.withDescription(e.getMessage());
+        }
+        if (e instanceof InitiatorException) {
+            return Status.UNAVAILABLE.withDescription(e.getMessage());
+        }
+        if (e instanceof CommandFailedException c && c.timedOut()) {
+            return Status.DEADLINE_EXCEEDED.withDescription(e.getMessage());
+        }
+        if (e instanceof CommandFailedException || e instanceof SyscallException || e instanceof StageRecordException
+                || e instanceof UncheckedIOException) {
+            return Status.INTERNAL.withDescription(e.getMessage());
+        }
+        return Status.INTERNAL.withDescription(e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+}

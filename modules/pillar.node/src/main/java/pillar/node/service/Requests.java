@@ -1,0 +1,138 @@
+package pillar.node.service;
+
+import java.nio.file.Path;
+import java.util.Optional;
+
+import io.grpc.Status;
+import pillar.api.context.VolumeContext;
+import pillar.api.csi.v1.NodeExpandVolumeRequest;
+import pillar.api.csi.v1.NodeGetVolumeStatsRequest;
+import pillar.api.csi.v1.NodePublishVolumeRequest;
+import pillar.api.csi.v1.NodeStageVolumeRequest;
+import pillar.api.csi.v1.NodeUnpublishVolumeRequest;
+import pillar.api.csi.v1.NodeUnstageVolumeRequest;
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.VolumeId;
+import pillar.node.fs.MkfsOptions;
+import pillar.node.nvme.FabricsTarget;
+
+/**
+ * Turns each Node request into validated values before anything is locked or touched: the volume ID
+ * by its grammar, paths by {@link KubeletPaths}, the capability by {@link Capability}, the publish
+ * context by {@link FabricsTarget}, the volume context's mkfs options by {@link MkfsOptions}. A bad
+ * field is INVALID_ARGUMENT (or the code the spec gives), naming the field.
+ */
+final class Requests {
+    private final KubeletPaths paths;
+
+    Requests(KubeletPaths paths) {
+        this.paths = paths;
+    }
+
+    record Stage(VolumeId volume, Path stagingPath, Capability capability, FabricsTarget target, MkfsOptions mkfs) {
+    }
+
+    record Unstage(VolumeId volume, Path stagingPath) {
+    }
+
+    record Publish(VolumeId volume, Path stagingPath, Path targetPath, Capability capability, boolean readOnly) {
+        /** Read-only when asked, or when the access mode only reads. */
+        boolean effectiveReadOnly() {
+            return readOnly || capability.readerOnly();
+        }
+    }
+
+    record Unpublish(VolumeId volume, Path targetPath) {
+    }
+
+    record Stats(VolumeId volume, Path volumePath) {
+    }
+
+    record Expand(VolumeId volume, Path volumePath, long requiredBytes, Optional<Capability> capability) {
+    }
+
+    static VolumeId volumeId(String value) {
+        if (value.isEmpty()) {
+            throw CsiError.invalid("volume_id is required");
+        }
+        try {
+            return VolumeId.of(value);
+        } catch (InvalidValueException e) {
+            throw CsiError.invalid(e.getMessage());
+        }
+    }
+
+    Stage stage(NodeStageVolumeRequest r) {
+        VolumeId volume = volumeId(r.getVolumeId());
+        Path staging = paths.check("staging_target_path", r.getStagingTargetPath());
+        Capability capability = Capability.parse(r.hasVolumeCapability(), r.getVolumeCapability());
+        try {
+            FabricsTarget target = FabricsTarget.fromPublishContext(r.getPublishContextMap());
+            MkfsOptions mkfs = capability.fsType()
+                    .map(t -> MkfsOptions.parse(r.getVolumeContextOrDefault(VolumeContext.MKFS_OPTIONS, ""), t))
+                    .orElse(MkfsOptions.NONE);
+            return new Stage(volume, staging, capability, target, mkfs);
+        } catch (InvalidValueException e) {
+            throw CsiError.invalid(e.getMessage());
+        }
+    }
+
+    Unstage unstage(NodeUnstageVolumeRequest r) {
+        return new Unstage(volumeId(r.getVolumeId()), paths.check("staging_target_path", r.getStagingTargetPath()));
+    }
+
+    Publish publish(NodePublishVolumeRequest r) {
+        VolumeId volume = volumeId(r.getVolumeId());
+        Path target = paths.check("target_path", r.getTargetPath());
+        Capability capability = Capability.parse(r.hasVolumeCapability(), r.getVolumeCapability());
+        if (r.getStagingTargetPath().isEmpty()) {
+            // the spec's own code for this case: "Staging target path not set"
+            throw CsiError.precondition("staging_target_path is not set; this node stages volumes (STAGE_UNSTAGE_VOLUME)");
+        }
+        Path staging = paths.check("staging_target_path", r.getStagingTargetPath());
+        if (target.equals(staging) || target.startsWith(staging) || staging.startsWith(target)) {
+            throw CsiError.invalid("target_path and staging_target_path must not contain one another");
+        }
+        return new Publish(volume, staging, target, capability, r.getReadonly());
+    }
+
+    Unpublish unpublish(NodeUnpublishVolumeRequest r) {
+        return new Unpublish(volumeId(r.getVolumeId()), paths.check("target_path", r.getTargetPath()));
+    }
+
+    Stats stats(NodeGetVolumeStatsRequest r) {
+        VolumeId volume = volumeId(r.getVolumeId());
+        Path path = paths.check("volume_path", r.getVolumePath());
+        if (!r.getStagingTargetPath().isEmpty()) {
+            paths.check("staging_target_path", r.getStagingTargetPath());
+        }
+        return new Stats(volume, path);
+    }
+
+    Expand expand(NodeExpandVolumeRequest r) {
+        VolumeId volume = volumeId(r.getVolumeId());
+        Path path = paths.check("volume_path", r.getVolumePath());
+        if (!r.getStagingTargetPath().isEmpty()) {
+            paths.check("staging_target_path", r.getStagingTargetPath());
+        }
+        long required = r.getCapacityRange().getRequiredBytes();
+        long limit = r.getCapacityRange().getLimitBytes();
+        if (required < 0 || limit < 0) {
+            throw CsiError.invalid("capacity_range must not be negative");
+        }
+        if (limit > 0 && required > limit) {
+            throw new CsiError(Status.Code.OUT_OF_RANGE, "capacity_range.required_bytes " + required
+                    + " exceeds limit_bytes " + limit);
+        }
+        Optional<Capability> capability = Optional.empty();
+        if (r.hasVolumeCapability()) {
+            try {
+                capability = Optional.of(Capability.parse(true, r.getVolumeCapability()));
+            } catch (CsiError e) {
+                // NodeExpandVolume's code for "capabilities not supported by the volume"
+                throw CsiError.invalid(e.getMessage());
+            }
+        }
+        return new Expand(volume, path, required, capability);
+    }
+}

@@ -1,0 +1,238 @@
+package pillar.node.service;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.logging.Logger;
+
+import io.grpc.Status;
+import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
+import pillar.node.fs.DeviceContent;
+import pillar.node.fs.FsType;
+import pillar.node.mount.MountEntry;
+import pillar.node.mount.MountOptions;
+import pillar.node.mount.MountState;
+import pillar.node.nvme.Controller;
+import pillar.node.stage.Phase;
+import pillar.node.stage.StageRecord;
+
+/**
+ * NodeStageVolume and NodeUnstageVolume. Stage converges rather than assumes: each step checks the
+ * host first (controller already there? device already formatted? already mounted?), so a retry
+ * after a crash or a timeout at any point finishes the job without a second mkfs or a second mount.
+ * The record is written before the first change to the host and again when staging is complete.
+ */
+final class Stager {
+    private static final Logger LOG = Logger.getLogger(Stager.class.getName());
+
+    private final NodePorts ports;
+    private final SubsystemLocks subsystems;
+
+    Stager(NodePorts ports, SubsystemLocks subsystems) {
+        this.ports = ports;
+        this.subsystems = subsystems;
+    }
+
+    void stage(Requests.Stage call) {
+        ports.paths().checkNoEscapeIfPresent("staging_target_path", call.stagingPath());
+        Optional<StageRecord> existing = ports.records().read(call.volume());
+        if (existing.isPresent()) {
+            StageRecord r = existing.get();
+            if (!r.stagingPath().equals(call.stagingPath())) {
+                throw CsiError.precondition("volume " + call.volume() + " is already staged at " + r.stagingPath()
+                        + "; unstage it there first");
+            }
+            boolean sameCapability = r.fsType().equals(call.capability().fsType())
+                    && r.mountFlags().equals(call.capability().flags()) && r.accessMode() == call.capability().accessMode();
+            if (r.phase() == Phase.STAGED && !sameCapability) {
+                throw CsiError.alreadyExists("volume " + call.volume() + " is staged at " + r.stagingPath() + " as "
+                        + describe(r) + ", incompatible with " + call.capability().describe());
+            }
+            if (r.phase() == Phase.STAGED && r.target().sameEndpoint(call.target()) && stillInPlace(r)) {
+                return; // a repeat of a stage that holds: nothing to do, nothing to write
+            }
+            if (!r.target().sameEndpoint(call.target())) {
+                if (r.phase() == Phase.STAGED) {
+                    throw CsiError.precondition("volume " + call.volume() + " is staged from " + r.target().describe()
+                            + ", the request names " + call.target().describe() + "; unstage it first");
+                }
+                LOG.info(() -> "an unfinished stage of " + call.volume() + " used " + r.target().describe()
+                        + "; releasing it before staging from " + call.target().describe());
+                release(r);
+            }
+        }
+        if (ports.mounter().probe(call.stagingPath()) == MountState.CORRUPTED) {
+            LOG.warning(() -> "the staging mount " + call.stagingPath() + " is corrupted; unmounting it to stage again");
+            ports.mounter().unmount(call.stagingPath());
+        }
+        prepareStagingDirectory(call.stagingPath());
+        StageRecord record = StageRecord.attaching(call.volume(), call.stagingPath(), call.capability().fsType(),
+                call.capability().flags(), call.capability().accessMode(), call.target());
+        if (existing.isPresent() && existing.get().target().sameEndpoint(call.target())) {
+            // keep what an earlier attempt learned (controller, device), and the publications of a staged volume
+            StageRecord old = existing.get();
+            record = new StageRecord(record.volume(), Phase.ATTACHING, record.stagingPath(), record.fsType(),
+                    record.mountFlags(), record.accessMode(), record.target(), old.controller(), old.device(),
+                    old.publications());
+        }
+        StageRecord intent = record;
+        Controller controller = subsystems.with(call.target().nqn(), () -> {
+            ports.records().write(intent);
+            return ports.initiator().connect(call.target());
+        });
+        record = record.withController(controller);
+        ports.records().write(record);
+
+        Path device = awaitDevice(call, controller);
+        if (call.capability().fsType().isPresent()) {
+            mountFilesystem(call, device, call.capability().fsType().get());
+        } else if (call.capability().readerOnly()) {
+            // every use of this volume only reads; a read-only bind mount of a device node would not stop a write
+            ports.filesystems().setReadOnly(device);
+        }
+        ports.records().write(record.staged(controller, device.getFileName().toString()));
+    }
+
+    void unstage(Requests.Unstage call) {
+        boolean present = ports.paths().checkNoEscapeIfPresent("staging_target_path", call.stagingPath());
+        Optional<StageRecord> existing = ports.records().read(call.volume());
+        if (existing.isEmpty()) {
+            // nothing recorded, so nothing of ours is connected; a mount left at the path is still undone
+            if (present) {
+                ports.mounter().unmount(call.stagingPath());
+            }
+            return;
+        }
+        StageRecord r = existing.get();
+        if (!r.stagingPath().equals(call.stagingPath())) {
+            LOG.info(() -> call.volume() + " is staged at " + r.stagingPath() + ", not at " + call.stagingPath()
+                    + ": nothing to unstage there");
+            return;
+        }
+        for (var publication : r.publications()) {
+            if (ports.mounter().probe(publication.target()).isMounted()) {
+                throw CsiError.precondition("volume " + call.volume() + " is still published at "
+                        + publication.target() + "; NodeUnpublishVolume comes first");
+            }
+        }
+        release(r);
+    }
+
+    /** Whether what a staged record says is still true on the host: controller, device, mount. */
+    private boolean stillInPlace(StageRecord r) {
+        Optional<Controller> controller = ports.sysfs().controllerFor(r.target(), ports.hostNqn()).map(c -> c.controller());
+        if (!controller.equals(r.controller())) {
+            return false;
+        }
+        Path device = ports.sysfs().devNode(r.device().orElseThrow());
+        if (!ports.sysfs().findHead(r.target().nqn()).equals(Optional.of(device))) {
+            return false;
+        }
+        if (r.block()) {
+            return true;
+        }
+        return ports.mounter().probe(r.stagingPath()) == MountState.MOUNTED
+                && ports.mounter().find(r.stagingPath()).filter(e -> sameDevice(e.source(), device)).isPresent();
+    }
+
+    /** Undoes a stage: unmount, disconnect unless another volume uses the controller, remove the record. */
+    private void release(StageRecord r) {
+        ports.mounter().unmount(r.stagingPath());
+        if (r.block() && readerOnly(r.accessMode()) && r.device().isPresent()) {
+            Path device = ports.sysfs().devNode(r.device().get());
+            if (Files.exists(device)) {
+                ports.filesystems().setReadWrite(device); // the device outlives us if another volume keeps it
+            }
+        }
+        subsystems.with(r.target().nqn(), () -> {
+            var scan = ports.records().scan();
+            boolean shared = scan.records().stream()
+                    .anyMatch(other -> !other.volume().equals(r.volume()) && other.target().sameEndpoint(r.target()));
+            if (shared) {
+                LOG.info(() -> "keeping the controller of " + r.target().describe() + ": another staged volume uses it");
+            } else if (!scan.unreadable().isEmpty()) {
+                LOG.warning(() -> "keeping the controller of " + r.target().describe()
+                        + ": unreadable stage records might use it: " + scan.unreadable());
+            } else {
+                Optional<Controller> controller = r.controller().or(() -> ports.sysfs()
+                        .controllerFor(r.target(), ports.hostNqn()).map(c -> c.controller()));
+                controller.ifPresent(ports.initiator()::disconnect);
+            }
+            ports.records().delete(r.volume());
+            return null;
+        });
+    }
+
+    private Path awaitDevice(Requests.Stage call, Controller controller) {
+        try {
+            return ports.sysfs().awaitHead(call.target().nqn(), ports.attachTimeout()).orElseThrow(() ->
+                    new CsiError(Status.Code.DEADLINE_EXCEEDED, "no block device for " + call.target().nqn()
+                            + " appeared within " + ports.attachTimeout().toSeconds() + " s; controller " + controller
+                            + " is " + ports.sysfs().state(controller).orElse("gone")
+                            + " (is the namespace enabled on the target?)"));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CsiError(Status.Code.ABORTED, "interrupted while waiting for the block device");
+        }
+    }
+
+    private void mountFilesystem(Requests.Stage call, Path device, FsType fsType) {
+        Path staging = call.stagingPath();
+        if (ports.mounter().probe(staging) == MountState.MOUNTED) {
+            MountEntry entry = ports.mounter().find(staging).orElseThrow();
+            if (!sameDevice(entry.source(), device)) {
+                throw CsiError.precondition("staging path " + staging + " already has " + entry.source()
+                        + " mounted, not " + device);
+            }
+            return; // staged by an earlier attempt
+        }
+        DeviceContent content = ports.filesystems().probe(device);
+        if (content.blank()) {
+            if (call.capability().readerOnly()) {
+                throw CsiError.precondition("volume " + call.volume() + " is blank and its access mode "
+                        + call.capability().accessMode() + " only reads: it needs a filesystem (a clone or a snapshot)");
+            }
+            LOG.info(() -> "formatting blank " + device + " as " + fsType);
+            ports.filesystems().format(device, fsType, call.mkfs());
+        } else if (!content.type().equals(Optional.of(fsType.kernelName()))) {
+            throw CsiError.precondition(device + " of volume " + call.volume() + " holds " + content.describe()
+                    + ", the capability asks for " + fsType + "; pillar-csi never formats a device that is not blank");
+        }
+        MountOptions options = call.capability().mountOptions();
+        ports.mounter().mount(device, staging, fsType, call.capability().readerOnly() ? options.withReadOnly() : options);
+    }
+
+    private void prepareStagingDirectory(Path staging) {
+        try {
+            if (!Files.exists(staging)) {
+                ports.paths().checkNoEscape("staging_target_path", staging);
+                Files.createDirectories(staging);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the staging directory " + staging, e);
+        }
+        ports.paths().checkNoEscape("staging_target_path", staging);
+    }
+
+    static boolean sameDevice(String source, Path device) {
+        if (source.equals(device.toString())) {
+            return true;
+        }
+        try {
+            return Path.of(source).toRealPath().equals(device.toRealPath());
+        } catch (IOException | java.nio.file.InvalidPathException e) {
+            return false;
+        }
+    }
+
+    private static boolean readerOnly(Mode mode) {
+        return mode == Mode.SINGLE_NODE_READER_ONLY || mode == Mode.MULTI_NODE_READER_ONLY;
+    }
+
+    private static String describe(StageRecord r) {
+        return r.fsType().map(t -> t + (r.mountFlags().isEmpty() ? "" : " " + r.mountFlags())).orElse("block") + " "
+                + r.accessMode();
+    }
+}

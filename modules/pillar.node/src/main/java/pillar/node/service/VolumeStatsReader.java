@@ -1,0 +1,90 @@
+package pillar.node.service;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+import pillar.api.csi.v1.NodeGetVolumeStatsResponse;
+import pillar.api.csi.v1.VolumeCondition;
+import pillar.api.csi.v1.VolumeUsage;
+import pillar.node.mount.MountState;
+import pillar.node.stage.Phase;
+import pillar.node.stage.StageRecord;
+import pillar.node.sys.FsStats;
+import pillar.node.sys.SyscallException;
+
+/**
+ * NodeGetVolumeStats: bytes and inodes from {@code statfs} (Filesystem) or the device's size
+ * (Block), and a VolumeCondition that is abnormal when the mount is corrupted or missing or the NVMe
+ * controller is not {@code live}. A broken volume still answers OK with an abnormal condition: the
+ * condition is how the CO learns about it.
+ */
+final class VolumeStatsReader {
+    private final NodePorts ports;
+
+    VolumeStatsReader(NodePorts ports) {
+        this.ports = ports;
+    }
+
+    NodeGetVolumeStatsResponse stats(Requests.Stats call) {
+        StageRecord r = recordAt(ports, call.volume(), call.volumePath());
+        NodeGetVolumeStatsResponse.Builder out = NodeGetVolumeStatsResponse.newBuilder();
+        Optional<String> problem = controllerProblem(r);
+        if (r.block()) {
+            Path device = ports.sysfs().devNode(r.device().orElseThrow());
+            if (Files.exists(device)) {
+                out.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.BYTES)
+                        .setTotal(ports.sysfs().sizeBytes(device)));
+            } else {
+                problem = problem.or(() -> Optional.of("the block device " + device + " is gone"));
+            }
+        } else {
+            MountState state = ports.mounter().probe(call.volumePath());
+            if (state == MountState.CORRUPTED) {
+                problem = Optional.of("the mount at " + call.volumePath() + " is corrupted (it answers EIO, ENOTCONN, "
+                        + "ESTALE or EACCES)" + problem.map(p -> "; " + p).orElse(""));
+            } else if (state == MountState.NOT_MOUNTED) {
+                problem = Optional.of(call.volumePath() + " is not mounted" + problem.map(p -> "; " + p).orElse(""));
+            } else {
+                try {
+                    FsStats fs = ports.mounter().statfs(call.volumePath());
+                    out.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.BYTES).setTotal(fs.totalBytes())
+                            .setAvailable(fs.availableBytes()).setUsed(fs.usedBytes()));
+                    out.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.INODES).setTotal(fs.totalInodes())
+                            .setAvailable(fs.freeInodes()).setUsed(fs.usedInodes()));
+                } catch (SyscallException e) {
+                    problem = Optional.of("statfs fails: " + e.getMessage() + problem.map(p -> "; " + p).orElse(""));
+                }
+            }
+        }
+        out.setVolumeCondition(problem
+                .map(p -> VolumeCondition.newBuilder().setAbnormal(true).setMessage(p))
+                .orElse(VolumeCondition.newBuilder().setAbnormal(false).setMessage("volume is healthy")));
+        return out.build();
+    }
+
+    /**
+     * The record of a volume that is staged or published at {@code path}; NOT_FOUND otherwise (the
+     * spec's code for "volume does not exist on the volume path").
+     */
+    static StageRecord recordAt(NodePorts ports, pillar.api.value.VolumeId volume, Path path) {
+        StageRecord r = ports.records().read(volume).filter(s -> s.phase() == Phase.STAGED)
+                .orElseThrow(() -> CsiError.notFound("volume " + volume + " is not staged on this node"));
+        if (!r.stagingPath().equals(path) && r.publicationAt(path).isEmpty()) {
+            throw CsiError.notFound("volume " + volume + " is neither staged nor published at " + path);
+        }
+        return r;
+    }
+
+    private Optional<String> controllerProblem(StageRecord r) {
+        var controller = r.controller().orElseThrow();
+        Optional<String> state = ports.sysfs().state(controller);
+        if (state.isEmpty()) {
+            return Optional.of("NVMe controller " + controller + " is gone");
+        }
+        if (!state.get().equals("live")) {
+            return Optional.of("NVMe controller " + controller + " is " + state.get() + ", not live");
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,192 @@
+package pillar.node.stage;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.Nqn;
+import pillar.api.value.VolumeId;
+import pillar.node.fs.FsType;
+import pillar.node.mount.MountOptions;
+import pillar.node.nvme.Controller;
+import pillar.node.nvme.FabricsTarget;
+
+/**
+ * The text form of a {@link StageRecord}: a header line, then {@code key=value} lines, every key
+ * exactly once except {@code publication}, which repeats. Parsing is strict: an unknown, missing or
+ * repeated key, or a value that fails its type's grammar, is an error, never a default.
+ *
+ * <pre>
+ * pillar-csi-stage-record 1
+ * volume=pvc-1a2b
+ * phase=staged
+ * staging=/var/lib/kubelet/plugins/kubernetes.io/csi/pillar.csi.io/ab12/globalmount
+ * fs-type=ext4                 (or "block")
+ * mount-flags=noatime,nodev    (may be empty)
+ * access-mode=SINGLE_NODE_MULTI_WRITER
+ * nqn=nqn.2024-01.io.pillar-csi:pvc-1a2b
+ * transport=tcp
+ * traddr=10.0.0.5
+ * trsvcid=4420
+ * ctrl-loss-tmo=600
+ * reconnect-delay=10
+ * nr-io-queues=0
+ * controller=nvme3             (empty until connected)
+ * device=nvme1n1               (empty until found)
+ * publication=rw SINGLE_NODE_MULTI_WRITER noatime,nodev /var/lib/kubelet/pods/.../mount
+ * </pre>
+ */
+public final class StageRecordFormat {
+    static final String HEADER = "pillar-csi-stage-record 1";
+    private static final String BLOCK = "block";
+    private static final String PUBLICATION = "publication";
+    private static final Set<String> KEYS = Set.of("volume", "phase", "staging", "fs-type", "mount-flags",
+            "access-mode", "nqn", "transport", "traddr", "trsvcid", "ctrl-loss-tmo", "reconnect-delay",
+            "nr-io-queues", "controller", "device");
+
+    private StageRecordFormat() {
+    }
+
+    public static String format(StageRecord record) {
+        FabricsTarget t = record.target();
+        StringBuilder out = new StringBuilder(HEADER).append('\n');
+        line(out, "volume", record.volume().value());
+        line(out, "phase", record.phase().name().toLowerCase(java.util.Locale.ROOT));
+        line(out, "staging", record.stagingPath().toString());
+        line(out, "fs-type", record.fsType().map(FsType::kernelName).orElse(BLOCK));
+        line(out, "mount-flags", String.join(",", record.mountFlags()));
+        line(out, "access-mode", record.accessMode().name());
+        line(out, "nqn", t.nqn().value());
+        line(out, "transport", t.transport());
+        line(out, "traddr", t.traddr());
+        line(out, "trsvcid", String.valueOf(t.trsvcid()));
+        line(out, "ctrl-loss-tmo", String.valueOf(t.ctrlLossTmo()));
+        line(out, "reconnect-delay", String.valueOf(t.reconnectDelay()));
+        line(out, "nr-io-queues", String.valueOf(t.nrIoQueues()));
+        line(out, "controller", record.controller().map(Controller::name).orElse(""));
+        line(out, "device", record.device().orElse(""));
+        for (Publication p : record.publications()) {
+            line(out, PUBLICATION, (p.readOnly() ? "ro" : "rw") + " " + p.accessMode().name() + " "
+                    + (p.mountFlags().isEmpty() ? "-" : String.join(",", p.mountFlags())) + " " + p.target());
+        }
+        return out.toString();
+    }
+
+    /** Parses a record; {@code source} names the file in errors. */
+    public static StageRecord parse(String text, String source) {
+        String[] lines = text.split("\n", -1);
+        if (lines.length < 2 || !lines[0].equals(HEADER) || !lines[lines.length - 1].isEmpty()) {
+            throw new StageRecordException(source + ": not a stage record (expected the header '" + HEADER
+                    + "' and complete lines)");
+        }
+        Map<String, String> values = new LinkedHashMap<>();
+        List<String> publications = new ArrayList<>();
+        for (int i = 1; i < lines.length - 1; i++) {
+            String line = lines[i];
+            int eq = line.indexOf('=');
+            if (eq <= 0) {
+                throw new StageRecordException(source + ": line " + (i + 1) + " is not key=value");
+            }
+            String key = line.substring(0, eq);
+            String value = line.substring(eq + 1);
+            if (key.equals(PUBLICATION)) {
+                publications.add(value);
+            } else if (!KEYS.contains(key)) {
+                throw new StageRecordException(source + ": unknown key '" + key + "' on line " + (i + 1));
+            } else if (values.put(key, value) != null) {
+                throw new StageRecordException(source + ": key '" + key + "' appears twice");
+            }
+        }
+        for (String key : KEYS) {
+            if (!values.containsKey(key)) {
+                throw new StageRecordException(source + ": key '" + key + "' is missing");
+            }
+        }
+        try {
+            return build(values, publications);
+        } catch (IllegalArgumentException e) {
+            throw new StageRecordException(source + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static StageRecord build(Map<String, String> v, List<String> publicationLines) {
+        Optional<FsType> fsType = v.get("fs-type").equals(BLOCK) ? Optional.empty()
+                : Optional.of(FsType.parse(required(v, "fs-type")));
+        List<String> flags = flags(v.get("mount-flags"), fsType);
+        FabricsTarget target = new FabricsTarget(Nqn.of(v.get("nqn")), v.get("transport"), v.get("traddr"),
+                integer(v, "trsvcid"), integer(v, "ctrl-loss-tmo"), integer(v, "reconnect-delay"),
+                integer(v, "nr-io-queues"));
+        List<Publication> publications = new ArrayList<>();
+        for (String line : publicationLines) {
+            String[] parts = line.split(" ", 4);
+            if (parts.length != 4 || !(parts[0].equals("ro") || parts[0].equals("rw"))) {
+                throw new IllegalArgumentException("publication '" + line + "' is not '<ro|rw> <mode> <flags|-> <path>'");
+            }
+            publications.add(new Publication(Path.of(parts[3]), parts[0].equals("ro"), mode(parts[1]),
+                    parts[2].equals("-") ? List.of() : flags(parts[2], fsType)));
+        }
+        return new StageRecord(VolumeId.of(v.get("volume")), phase(v.get("phase")), Path.of(required(v, "staging")),
+                fsType, flags, mode(v.get("access-mode")), target,
+                v.get("controller").isEmpty() ? Optional.empty() : Optional.of(Controller.parse(v.get("controller"))),
+                v.get("device").isEmpty() ? Optional.empty() : Optional.of(v.get("device")), publications);
+    }
+
+    private static List<String> flags(String text, Optional<FsType> fsType) {
+        if (text.isEmpty()) {
+            return List.of();
+        }
+        if (fsType.isEmpty()) {
+            throw new IllegalArgumentException("a Block volume has no mount flags");
+        }
+        return MountOptions.parse(List.of(text), fsType.get()).canonical();
+    }
+
+    private static Phase phase(String text) {
+        return switch (text) {
+            case "attaching" -> Phase.ATTACHING;
+            case "staged" -> Phase.STAGED;
+            default -> throw new IllegalArgumentException("phase must be attaching or staged");
+        };
+    }
+
+    private static Mode mode(String text) {
+        try {
+            Mode mode = Mode.valueOf(text);
+            if (mode == Mode.UNKNOWN || mode == Mode.UNRECOGNIZED) {
+                throw new IllegalArgumentException("access mode " + text + " is not a real mode");
+            }
+            return mode;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("access-mode must be a CSI access mode name", e);
+        }
+    }
+
+    private static String required(Map<String, String> v, String key) {
+        String value = v.get(key);
+        if (value.isEmpty()) {
+            throw new IllegalArgumentException(key + " must not be empty");
+        }
+        return value;
+    }
+
+    private static int integer(Map<String, String> v, String key) {
+        String value = v.get(key);
+        if (!value.matches("-?[0-9]{1,9}")) {
+            throw new IllegalArgumentException(key + " must be a decimal integer");
+        }
+        return Integer.parseInt(value);
+    }
+
+    private static void line(StringBuilder out, String key, String value) {
+        if (value.indexOf('\n') >= 0) {
+            throw new IllegalArgumentException(key + " contains a line break");
+        }
+        out.append(key).append('=').append(value).append('\n');
+    }
+}

@@ -1,0 +1,160 @@
+package pillar.node.mount;
+
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import pillar.node.fs.FsType;
+import pillar.node.sys.Errno;
+import pillar.node.sys.FsStats;
+import pillar.node.sys.SyscallException;
+
+/**
+ * A {@link Mounter} that keeps its own mount table and behaves like the kernel where the node's
+ * logic can tell: mounting needs an existing directory (a file for a device bind) and an existing
+ * source (ENOENT, ENOTDIR otherwise); mounts stack; unmounting what is not mounted is EINVAL inside
+ * and success outside (the port's contract); a corrupted mount ({@link #corrupt}) probes as
+ * {@link MountState#CORRUPTED} and fails statfs with its errno; a busy mount ({@link #busy}) refuses
+ * a normal unmount with EBUSY, and only a corrupted busy mount may be detached. Nothing is really
+ * mounted: files written under a "mount" stay in the directory.
+ */
+public final class FakeMounter implements Mounter {
+    private final List<MountEntry> table = new ArrayList<>();
+    private final Map<Path, Errno> corrupted = new HashMap<>();
+    private final Set<Path> busy = new HashSet<>();
+    private final Map<String, String> deviceNumbers = new HashMap<>();
+    private final List<String> calls = new ArrayList<>();
+    private FsStats stats = new FsStats(1L << 30, 900L << 20, 124L << 20, 65_536, 65_000, 536);
+    private int nextId = 1000;
+
+    @Override
+    public synchronized void mount(Path device, Path target, FsType fsType, MountOptions options) {
+        calls.add("mount " + device + " " + target + " " + fsType + " " + options.canonical());
+        if (!Files.exists(device)) {
+            throw new SyscallException("mount", device.toString(), Errno.ENOENT);
+        }
+        requireTarget(target, true);
+        String number = deviceNumbers.computeIfAbsent(device.toString(), d -> "259:" + deviceNumbers.size());
+        table.add(new MountEntry(nextId++, 1, number, "/", target, perMount(options), fsType.kernelName(),
+                device.toString(), options.data().isEmpty() ? "rw" : "rw," + String.join(",", options.data())));
+    }
+
+    @Override
+    public synchronized void bind(Path source, Path target, MountOptions options) {
+        calls.add("bind " + source + " " + target + (options.readOnly() ? " ro" : ""));
+        if (!Files.exists(source)) {
+            throw new SyscallException("mount", source.toString(), Errno.ENOENT);
+        }
+        Optional<MountEntry> sourceMount = find(source);
+        requireTarget(target, Files.isDirectory(source));
+        MountEntry entry = sourceMount
+                .map(s -> new MountEntry(nextId++, 1, s.device(), s.root(), target, perMount(options), s.fsType(),
+                        s.source(), s.superOptions()))
+                .orElseGet(() -> new MountEntry(nextId++, 1, "0:5", "/" + source.getFileName(), target,
+                        perMount(options), "devtmpfs", "udev", "rw"));
+        table.add(entry);
+    }
+
+    @Override
+    public synchronized void unmount(Path target) {
+        calls.add("unmount " + target);
+        while (probe(target).isMounted()) {
+            Optional<MountEntry> top = find(target);
+            if (top.isEmpty()) {
+                corrupted.remove(target); // a broken path that is not a mount point
+                return;
+            }
+            if (busy.contains(target) && !corrupted.containsKey(target)) {
+                throw new SyscallException("umount", target.toString(), Errno.EBUSY);
+            }
+            table.remove(top.get());
+            if (find(target).isEmpty()) {
+                corrupted.remove(target);
+                busy.remove(target);
+            }
+        }
+    }
+
+    @Override
+    public synchronized MountState probe(Path target) {
+        if (corrupted.containsKey(target)) {
+            return MountState.CORRUPTED;
+        }
+        return find(target).isPresent() ? MountState.MOUNTED : MountState.NOT_MOUNTED;
+    }
+
+    @Override
+    public synchronized Optional<MountEntry> find(Path target) {
+        MountEntry top = null;
+        for (MountEntry entry : table) {
+            if (entry.mountPoint().equals(target)) {
+                top = entry;
+            }
+        }
+        return Optional.ofNullable(top);
+    }
+
+    @Override
+    public synchronized FsStats statfs(Path path) {
+        Errno errno = corrupted.get(path);
+        if (errno != null) {
+            throw new SyscallException("statfs", path.toString(), errno);
+        }
+        return stats;
+    }
+
+    /** Breaks the mount at {@code target} the way a dead FUSE daemon or a shut-down filesystem does. */
+    public synchronized void corrupt(Path target, Errno errno) {
+        if (!errno.meansCorruptedMount()) {
+            throw new IllegalArgumentException(errno + " does not mean a corrupted mount");
+        }
+        corrupted.put(target, errno);
+    }
+
+    /** Makes the mount at {@code target} busy (open files), so that a normal unmount fails. */
+    public synchronized void busy(Path target) {
+        busy.add(target);
+    }
+
+    /** The open files at {@code target} are closed again. */
+    public synchronized void idle(Path target) {
+        busy.remove(target);
+    }
+
+    public synchronized void stats(FsStats stats) {
+        this.stats = stats;
+    }
+
+    public synchronized List<MountEntry> table() {
+        return List.copyOf(table);
+    }
+
+    public synchronized int countAt(Path target) {
+        return (int) table.stream().filter(e -> e.mountPoint().equals(target)).count();
+    }
+
+    /** Every call in order, e.g. {@code "mount /dev/nvme0n1 /kubelet/... ext4 [noatime]"}. */
+    public synchronized List<String> calls() {
+        return List.copyOf(calls);
+    }
+
+    private static void requireTarget(Path target, boolean directory) {
+        if (!Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            throw new SyscallException("mount", "on " + target, Errno.ENOENT);
+        }
+        if (directory && !Files.isDirectory(target)) {
+            throw new SyscallException("mount", "on " + target, Errno.ENOTDIR);
+        }
+    }
+
+    private static String perMount(MountOptions options) {
+        return options.readOnly() ? "ro,relatime" : "rw,relatime";
+    }
+}

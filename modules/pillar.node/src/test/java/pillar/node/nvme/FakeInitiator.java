@@ -1,0 +1,227 @@
+package pillar.node.nvme;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.LongSupplier;
+import java.util.stream.Stream;
+
+import pillar.api.value.Nqn;
+
+/**
+ * An {@link Initiator} that does to a fake sysfs and /dev tree what the kernel does to the real
+ * ones, so the node's real sysfs reader ({@link SysfsNvme}) finds what it would find on a host:
+ *
+ * <ul>
+ *   <li>connect: {@code class/nvme/nvme<c>/} with {@code subsysnqn}, {@code address}
+ *       ({@code traddr=..,trsvcid=..}), {@code transport}, {@code hostnqn}, {@code state} (live),
+ *       {@code delete_controller}, {@code rescan_controller}; {@code class/nvme-subsystem/nvme-subsys<s>/};
+ *       the head {@code block/nvme<s>n1/} (with {@code device} linking to the subsystem, {@code size} in
+ *       sectors, {@code nsid}) and a hidden per-path {@code block/nvme<s>c<c>n1/}; the node
+ *       {@code dev/nvme<s>n1}, a symbolic link to the export's backing file or device. The head is
+ *       numbered by the subsystem, the controller separately, as the kernel does.</li>
+ *   <li>a second connect to the same subsystem, address and host reuses the controller;</li>
+ *   <li>connecting to something not {@link #export exported} fails as the kernel does;</li>
+ *   <li>disconnect removes the controller, and the namespace when no controller is left;</li>
+ *   <li>the size the kernel shows changes only on {@link #rescan} (a missed change notification).</li>
+ * </ul>
+ */
+public final class FakeInitiator implements Initiator {
+    private final Path sys;
+    private final Path dev;
+    private final Nqn host;
+    private final SysfsNvme sysfs;
+    private final Map<String, Export> exports = new HashMap<>();
+    private final Map<String, Integer> subsystemInstances = new HashMap<>();
+    private final List<String> calls = new ArrayList<>();
+    private int nextController = 0;
+    private CountDownLatch gate = new CountDownLatch(0);
+    private CountDownLatch entered = new CountDownLatch(0);
+    private boolean namespacesAppear = true;
+
+    /** A subsystem the fake target offers: its backing file or device and its current size. */
+    public record Export(Nqn nqn, String traddr, int trsvcid, Path backing, LongSupplier size) {
+    }
+
+    public FakeInitiator(Path sys, Path dev, Nqn host) {
+        this.sys = sys;
+        this.dev = dev;
+        this.host = host;
+        this.sysfs = new SysfsNvme(sys, dev);
+    }
+
+    /** The target side: offer a subsystem at an address. */
+    public synchronized void export(Export export) {
+        exports.put(export.nqn().value(), export);
+    }
+
+    /** Namespaces of later connects never show up (a target whose namespace is disabled). */
+    public synchronized void namespacesAppear(boolean appear) {
+        this.namespacesAppear = appear;
+    }
+
+    /**
+     * Makes the next connects wait inside the initiator until the returned latch is counted down;
+     * {@link #awaitEntered()} waits until one has arrived there.
+     */
+    public synchronized CountDownLatch holdConnects() {
+        gate = new CountDownLatch(1);
+        entered = new CountDownLatch(1);
+        return gate;
+    }
+
+    public void awaitEntered() throws InterruptedException {
+        entered.await();
+    }
+
+    @Override
+    public Controller connect(FabricsTarget target) {
+        CountDownLatch g;
+        synchronized (this) {
+            calls.add("connect " + target.describe());
+            g = gate;
+            entered.countDown();
+        }
+        try {
+            g.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InitiatorException("interrupted");
+        }
+        synchronized (this) {
+            Optional<SysfsNvme.ControllerInfo> existing = sysfs.controllerFor(target, host);
+            if (existing.isPresent()) {
+                return existing.get().controller();
+            }
+            Export export = exports.get(target.nqn().value());
+            if (export == null || !export.traddr().equals(target.traddr()) || export.trsvcid() != target.trsvcid()) {
+                throw new InitiatorException("connecting to " + target.describe() + " failed: ECONNREFUSED ("
+                        + FabricsInitiator.hint(pillar.node.sys.Errno.ECONNREFUSED) + ")");
+            }
+            return create(target, export);
+        }
+    }
+
+    @Override
+    public synchronized void disconnect(Controller controller) {
+        calls.add("disconnect " + controller);
+        Path dir = sysfs.controllerDir(controller);
+        Optional<String> nqn = SysfsNvme.readOptional(dir.resolve("subsysnqn"));
+        if (nqn.isEmpty()) {
+            return;
+        }
+        delete(dir);
+        boolean othersLeft = sysfs.controllers().stream().anyMatch(c -> c.subsysnqn().equals(nqn.get()));
+        int s = subsystemInstances.get(nqn.get());
+        try (Stream<Path> blocks = Files.isDirectory(sys.resolve("block")) ? Files.list(sys.resolve("block")) : Stream.empty()) {
+            for (Path block : blocks.toList()) {
+                String name = block.getFileName().toString();
+                if (name.equals("nvme" + s + "c" + controller.instance() + "n1") || (!othersLeft && name.equals("nvme" + s + "n1"))) {
+                    delete(block);
+                }
+            }
+            if (!othersLeft) {
+                Files.deleteIfExists(dev.resolve("nvme" + s + "n1"));
+                delete(sys.resolve("class/nvme-subsystem/nvme-subsys" + s));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public synchronized void rescan(Controller controller) {
+        calls.add("rescan " + controller);
+        Optional<String> nqn = SysfsNvme.readOptional(sysfs.controllerDir(controller).resolve("subsysnqn"));
+        if (nqn.isEmpty()) {
+            throw new InitiatorException("cannot rescan " + controller + ": no such controller");
+        }
+        Export export = exports.get(nqn.get());
+        write(sys.resolve("block/nvme" + subsystemInstances.get(nqn.get()) + "n1/size"),
+                String.valueOf(export.size().getAsLong() / 512));
+    }
+
+    /** Sets a controller's state, e.g. {@code connecting} while the target is unreachable. */
+    public synchronized void state(Controller controller, String state) {
+        write(sysfs.controllerDir(controller).resolve("state"), state);
+    }
+
+    /** The calls so far, e.g. {@code "connect nqn... at tcp:127.0.0.1:4420"}, {@code "disconnect nvme0"}. */
+    public synchronized List<String> calls() {
+        return List.copyOf(calls);
+    }
+
+    public synchronized long count(String prefix) {
+        return calls.stream().filter(c -> c.startsWith(prefix)).count();
+    }
+
+    private Controller create(FabricsTarget target, Export export) {
+        Controller controller = new Controller(nextController++);
+        int s = subsystemInstances.computeIfAbsent(target.nqn().value(), n -> subsystemInstances.size());
+        Path ctrl = sysfs.controllerDir(controller);
+        write(ctrl.resolve("subsysnqn"), target.nqn().value());
+        write(ctrl.resolve("address"), "traddr=" + target.traddr() + ",trsvcid=" + target.trsvcid());
+        write(ctrl.resolve("transport"), target.transport());
+        write(ctrl.resolve("hostnqn"), host.value());
+        write(ctrl.resolve("state"), "live");
+        write(ctrl.resolve("ctrl_loss_tmo"), String.valueOf(target.ctrlLossTmo()));
+        write(ctrl.resolve("reconnect_delay"), String.valueOf(target.reconnectDelay()));
+        write(ctrl.resolve("delete_controller"), "");
+        write(ctrl.resolve("rescan_controller"), "");
+        Path subsystem = sys.resolve("class/nvme-subsystem/nvme-subsys" + s);
+        write(subsystem.resolve("subsysnqn"), target.nqn().value());
+        if (!namespacesAppear) {
+            return controller;
+        }
+        String sectors = String.valueOf(export.size().getAsLong() / 512);
+        Path head = sys.resolve("block/nvme" + s + "n1");
+        if (!Files.exists(head)) {
+            write(head.resolve("size"), sectors);
+            write(head.resolve("nsid"), "1");
+            link(head.resolve("device"), subsystem);
+            link(dev.resolve("nvme" + s + "n1"), export.backing());
+        }
+        Path path = sys.resolve("block/nvme" + s + "c" + controller.instance() + "n1");
+        write(path.resolve("size"), sectors);
+        link(path.resolve("device"), ctrl);
+        return controller;
+    }
+
+    private static void write(Path file, String content) {
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, content + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void link(Path link, Path target) {
+        try {
+            Files.createDirectories(link.getParent());
+            Files.deleteIfExists(link);
+            Files.createSymbolicLink(link, target);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void delete(Path dir) {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (java.nio.file.NoSuchFileException e) {
+            // already gone
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

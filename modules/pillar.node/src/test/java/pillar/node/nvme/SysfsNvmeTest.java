@@ -1,0 +1,122 @@
+package pillar.node.nvme;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import pillar.api.value.Nqn;
+
+/**
+ * The sysfs reader over a hand-built tree laid out as kernel 6.1 with native multipath lays it out
+ * (KERNEL-FACTS.md): heads {@code nvme<s>n<ns>} with a /dev node, per-path {@code nvme<s>c<c>n<ns>}
+ * without one, the head numbered by the subsystem.
+ */
+class SysfsNvmeTest {
+    private static final Nqn SUBSYS = Nqn.of("nqn.2024-01.io.pillar-csi:pvc-1");
+    private static final Nqn OTHER = Nqn.of("nqn.2024-01.io.pillar-csi:pvc-2");
+    private static final Nqn HOST = Nqn.of("nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001");
+
+    @TempDir
+    Path root;
+    Path sys;
+    Path dev;
+    SysfsNvme sysfs;
+
+    @BeforeEach
+    void tree() throws IOException {
+        sys = root.resolve("sys");
+        dev = root.resolve("dev");
+        Files.createDirectories(dev);
+        sysfs = new SysfsNvme(sys, dev);
+        // controller nvme3 (subsystem instance 1) for SUBSYS, controller nvme0 (subsystem 0) for OTHER
+        controller("nvme3", SUBSYS, "traddr=10.0.0.5,trsvcid=4420,src_addr=10.0.0.9", "live");
+        controller("nvme0", OTHER, "traddr=10.0.0.5,trsvcid=4420", "live");
+        namespace("nvme1n1", "nvme-subsys1", SUBSYS, 2_097_152);
+        namespace("nvme1c3n1", "nvme3", SUBSYS, 2_097_152);
+        namespace("nvme0n1", "nvme-subsys0", OTHER, 1024);
+        Files.createFile(dev.resolve("nvme1n1"));
+        Files.createFile(dev.resolve("nvme0n1"));
+    }
+
+    private void controller(String name, Nqn nqn, String address, String state) throws IOException {
+        Path c = sys.resolve("class/nvme").resolve(name);
+        Files.createDirectories(c);
+        Files.writeString(c.resolve("subsysnqn"), nqn.value() + "\n");
+        Files.writeString(c.resolve("address"), address + "\n");
+        Files.writeString(c.resolve("transport"), "tcp\n");
+        Files.writeString(c.resolve("hostnqn"), HOST.value() + "\n");
+        Files.writeString(c.resolve("state"), state + "\n");
+    }
+
+    private void namespace(String name, String deviceDir, Nqn nqn, long sectors) throws IOException {
+        Path target = name.contains("c") ? sys.resolve("class/nvme").resolve(deviceDir)
+                : sys.resolve("class/nvme-subsystem").resolve(deviceDir);
+        Files.createDirectories(target);
+        Files.writeString(target.resolve("subsysnqn"), nqn.value() + "\n");
+        Path block = sys.resolve("block").resolve(name);
+        Files.createDirectories(block);
+        Files.createSymbolicLink(block.resolve("device"), target);
+        Files.writeString(block.resolve("size"), sectors + "\n");
+    }
+
+    private FabricsTarget target(Nqn nqn, String traddr, int port) {
+        return new FabricsTarget(nqn, "tcp", traddr, port, 600, 10, 0);
+    }
+
+    @Test
+    void findsTheHeadBySubsystemNotThePerPathNode() throws Exception {
+        assertThat(sysfs.findHead(SUBSYS)).contains(dev.resolve("nvme1n1"));
+        assertThat(sysfs.findHead(OTHER)).contains(dev.resolve("nvme0n1"));
+        assertThat(sysfs.awaitHead(SUBSYS, Duration.ofMillis(1))).contains(dev.resolve("nvme1n1"));
+        assertThat(sysfs.sizeBytes(dev.resolve("nvme1n1"))).isEqualTo(1L << 30);
+    }
+
+    @Test
+    void noDeviceNodeYetMeansNotFound() throws Exception {
+        Files.delete(dev.resolve("nvme1n1"));
+        assertThat(sysfs.findHead(SUBSYS)).isEmpty();
+        assertThat(sysfs.awaitHead(SUBSYS, Duration.ofMillis(150))).isEmpty();
+        assertThat(sysfs.findHead(Nqn.of("nqn.2024-01.io.pillar-csi:nothing"))).isEmpty();
+    }
+
+    @Test
+    void severalNamespacesInOneSubsystemAreRefused() throws IOException {
+        namespace("nvme1n2", "nvme-subsys1", SUBSYS, 8);
+        assertThatThrownBy(() -> sysfs.findHead(SUBSYS)).isInstanceOf(InitiatorException.class)
+                .hasMessageContaining("exactly one per volume");
+    }
+
+    @Test
+    void controllersAreMatchedBySubsystemAddressAndHost() throws IOException {
+        assertThat(sysfs.controllers()).hasSize(2);
+        assertThat(sysfs.controllerFor(target(SUBSYS, "10.0.0.5", 4420), HOST))
+                .get().extracting(SysfsNvme.ControllerInfo::controller).isEqualTo(new Controller(3));
+        assertThat(sysfs.controllerFor(target(SUBSYS, "10.0.0.6", 4420), HOST)).isEmpty();
+        assertThat(sysfs.controllerFor(target(SUBSYS, "10.0.0.5", 4421), HOST)).isEmpty();
+        assertThat(sysfs.controllerFor(target(SUBSYS, "10.0.0.5", 4420),
+                Nqn.of("nqn.2014-08.org.nvmexpress:uuid:other"))).isEmpty();
+        Files.writeString(sys.resolve("class/nvme/nvme3/state"), "deleting\n");
+        assertThat(sysfs.controllerFor(target(SUBSYS, "10.0.0.5", 4420), HOST)).isEmpty();
+        assertThat(sysfs.state(new Controller(3))).contains("deleting");
+        assertThat(sysfs.state(new Controller(9))).isEmpty();
+    }
+
+    @Test
+    void strayEntriesAreIgnored() throws IOException {
+        Files.createDirectories(sys.resolve("class/nvme/nvme-fabrics"));
+        Files.createDirectories(sys.resolve("class/nvme/nvme5")); // being deleted: no attributes left
+        Files.createDirectories(sys.resolve("block/loop0"));
+        assertThat(sysfs.controllers()).hasSize(2);
+        assertThat(SysfsNvme.parseAddress("traddr=fd00::5,trsvcid=4420\n"))
+                .containsEntry("traddr", "fd00::5").containsEntry("trsvcid", "4420");
+        assertThatThrownBy(() -> sysfs.devNode("../etc")).isInstanceOf(IllegalArgumentException.class);
+    }
+}

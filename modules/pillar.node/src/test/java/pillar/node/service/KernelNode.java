@@ -1,0 +1,177 @@
+package pillar.node.service;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.grpc.ManagedChannel;
+import pillar.api.csi.v1.NodeGetInfoRequest;
+import pillar.api.csi.v1.NodeGrpc;
+import pillar.api.exec.SystemProcessRunner;
+import pillar.api.server.Channels;
+import pillar.api.server.CsiEndpoint;
+import pillar.api.server.WorkloadServer;
+import pillar.api.value.NodeId;
+import pillar.api.value.Nqn;
+import pillar.node.NodeMain;
+import pillar.node.fs.FilesystemTools;
+import pillar.node.fs.RecordingRunner;
+import pillar.node.mount.JnaMounter;
+import pillar.node.nvme.FabricsInitiator;
+import pillar.node.nvme.HostNqn;
+import pillar.node.nvme.SysfsNvme;
+import pillar.node.stage.StageRecords;
+
+/**
+ * The VM tier's node: every adapter real ({@code /dev/nvme-fabrics}, {@code /sys}, {@code /dev},
+ * mount(2), the tools), the kubelet and state directories and the host NQN file in a temporary
+ * directory. Served in this JVM, or ({@link #startProcess}) as a separate {@code NodeMain} process
+ * that a test can kill -9.
+ */
+final class KernelNode {
+    static final Path SYS = Path.of("/sys");
+    static final Path DEV = Path.of("/dev");
+
+    final Path work;
+    final Path kubelet;
+    final Path state;
+    final Path hostNqnFile;
+    final Nqn host;
+    final RecordingRunner tools = new RecordingRunner(new SystemProcessRunner());
+
+    KernelNode(Path work) {
+        this.work = work;
+        this.kubelet = work.resolve("kubelet");
+        this.state = work.resolve("state");
+        this.hostNqnFile = work.resolve("etc/nvme/hostnqn");
+        this.host = HostNqn.loadOrCreate(hostNqnFile);
+        try {
+            Files.createDirectories(kubelet);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    NodePorts ports(Duration attachTimeout) {
+        SysfsNvme sysfs = new SysfsNvme(SYS, DEV);
+        return new NodePorts(NodeId.of("vm-worker"), host, new JnaMounter(Path.of("/proc/self/mountinfo")),
+                new FabricsInitiator(DEV.resolve("nvme-fabrics"), sysfs, host), sysfs, new FilesystemTools(tools),
+                new StageRecords(state), new KubeletPaths(kubelet), attachTimeout);
+    }
+
+    /** A node served in this JVM. */
+    Served serve(String name) {
+        Path socket = work.resolve(name + "/csi.sock");
+        WorkloadServer server = NodeMain.start(new CsiEndpoint(socket, "127.0.0.1", 0), ports(Duration.ofSeconds(60)));
+        return new Served(server, null, Channels.unix(socket));
+    }
+
+    /** A node in its own JVM, started from this test's class path, ready (it answered NodeGetInfo). */
+    Served startProcess(String name, Duration attachTimeout) throws Exception {
+        Path socket = work.resolve(name + "/csi.sock");
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classPath(), "pillar.node.NodeMain",
+                "--csi.socket=" + socket, "--health.host=127.0.0.1", "--health.port=0", "--node.id=vm-worker",
+                "--node.state-dir=" + state, "--node.kubelet-dir=" + kubelet, "--node.hostnqn-file=" + hostNqnFile,
+                "--node.attach-timeout=" + attachTimeout.toSeconds()));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(work.resolve(name + ".log").toFile()).start();
+        ManagedChannel channel = null;
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with " + process.exitValue() + ": "
+                        + Files.readString(work.resolve(name + ".log")));
+            }
+            if (Files.exists(socket)) {
+                channel = channel == null ? Channels.unix(socket) : channel;
+                try {
+                    NodeGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
+                            .nodeGetInfo(NodeGetInfoRequest.getDefaultInstance());
+                    return new Served(null, process, channel);
+                } catch (RuntimeException notYet) {
+                    // listening soon
+                }
+            }
+            if (System.nanoTime() - deadline > 0) {
+                process.destroyForcibly();
+                throw new IllegalStateException(name + " did not answer within 3 minutes");
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /** The class path the test runs with: the launcher's class loader's entries, else java.class.path. */
+    private static String classPath() {
+        List<String> entries = new ArrayList<>();
+        for (ClassLoader cl = KernelNode.class.getClassLoader(); cl != null; cl = cl.getParent()) {
+            if (cl instanceof URLClassLoader urls) {
+                for (URL url : urls.getURLs()) {
+                    entries.add(Path.of(java.net.URI.create(url.toString())).toString());
+                }
+            }
+        }
+        entries.add(System.getProperty("java.class.path"));
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    /** A sparse file of {@code bytes} behind a new loop device. */
+    Path loop(String name, long bytes) {
+        Path file = work.resolve(name + ".img");
+        setLength(file, bytes);
+        return Path.of(run("losetup", "--find", "--show", file.toString()).strip());
+    }
+
+    /** Grows the file behind a loop device and tells the loop driver. */
+    void grow(Path loop, String name, long bytes) {
+        setLength(work.resolve(name + ".img"), bytes);
+        run("losetup", "--set-capacity", loop.toString());
+    }
+
+    static String run(String... argv) {
+        return new SystemProcessRunner().run(pillar.api.exec.Command.of(Duration.ofMinutes(2), argv)).stdout();
+    }
+
+    private static void setLength(Path file, long bytes) {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            f.setLength(bytes);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A running node and a channel to it. */
+    record Served(WorkloadServer server, Process process, ManagedChannel channel) implements AutoCloseable {
+        NodeGrpc.NodeBlockingStub node() {
+            return NodeGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.MINUTES);
+        }
+
+        /** SIGKILL, as a node crash. */
+        void kill() throws InterruptedException {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            if (server != null) {
+                server.close();
+            }
+            if (process != null && process.isAlive()) {
+                process.destroy();
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor();
+                }
+            }
+        }
+    }
+}

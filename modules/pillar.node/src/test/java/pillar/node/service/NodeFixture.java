@@ -1,0 +1,191 @@
+package pillar.node.service;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import pillar.api.context.PublishContext;
+import pillar.api.csi.v1.NodeGrpc;
+import pillar.api.exec.ProcessRunner;
+import pillar.api.server.Channels;
+import pillar.api.server.CsiEndpoint;
+import pillar.api.server.WorkloadServer;
+import pillar.api.value.NodeId;
+import pillar.api.value.Nqn;
+import pillar.node.NodeMain;
+import pillar.node.fs.FilesystemTools;
+import pillar.node.mount.Mounter;
+import pillar.node.nvme.FakeInitiator;
+import pillar.node.nvme.SysfsNvme;
+import pillar.node.stage.StageRecords;
+
+/**
+ * A pillar-node served over a real UNIX socket by {@link NodeMain#start}, called through a real gRPC
+ * stub, on a temporary tree: kubelet directory, state directory, and fake sysfs and /dev written by
+ * a {@link FakeInitiator}. The mounter and the process runner are the caller's: fakes for the fake
+ * tier, the real ones for the host tier. {@link #restart()} replaces the service (a new process
+ * over the same state directory and the same "kernel").
+ */
+final class NodeFixture implements AutoCloseable {
+    static final Nqn HOST = Nqn.of("nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555");
+    static final String TRADDR = "127.0.0.1";
+    static final int PORT = 4420;
+
+    /** Makes the backing of an export: a file for the fake tier, a loop device for the host tier. */
+    interface Backing {
+        /** A backing device of {@code bytes} for {@code volume}, and how to read its current size. */
+        Map.Entry<Path, LongSupplier> create(String volume, long bytes);
+    }
+
+    final Path root;
+    final Path kubelet;
+    final Path state;
+    final Mounter mounter;
+    final FakeInitiator initiator;
+    final ProcessRunner runner;
+    private final Backing backing;
+    private final Map<String, Path> backings = new HashMap<>();
+    private final Duration attachTimeout;
+    private WorkloadServer server;
+    private ManagedChannel channel;
+    NodeGrpc.NodeBlockingStub node;
+
+    NodeFixture(Path root, Mounter mounter, ProcessRunner runner, Backing backing, Duration attachTimeout) {
+        this.root = root;
+        this.kubelet = root.resolve("kubelet");
+        this.state = root.resolve("state");
+        this.mounter = mounter;
+        this.runner = runner;
+        this.backing = backing;
+        this.attachTimeout = attachTimeout;
+        this.initiator = new FakeInitiator(root.resolve("sys"), root.resolve("dev"), HOST);
+        try {
+            Files.createDirectories(kubelet);
+            Files.createDirectories(root.resolve("dev"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        start();
+    }
+
+    /** A fixture whose backings are sparse files (the fake tier: nothing is really formatted or mounted). */
+    static Backing sparseFiles(Path dir) {
+        return (volume, bytes) -> {
+            Path file = dir.resolve(volume + ".img");
+            try {
+                Files.createDirectories(dir);
+                try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+                    f.setLength(bytes);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return Map.entry(file, () -> {
+                try {
+                    return Files.size(file);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        };
+    }
+
+    NodePorts ports() {
+        SysfsNvme sysfs = new SysfsNvme(root.resolve("sys"), root.resolve("dev"));
+        return new NodePorts(NodeId.of("worker-1"), HOST, mounter, initiator, sysfs, new FilesystemTools(runner),
+                new StageRecords(state), new KubeletPaths(kubelet), attachTimeout);
+    }
+
+    private void start() {
+        Path socket = root.resolve("csi/csi.sock");
+        server = NodeMain.start(new CsiEndpoint(socket, "127.0.0.1", 0), ports());
+        channel = Channels.unix(socket);
+        node = NodeGrpc.newBlockingStub(channel);
+    }
+
+    /** Stops the service and starts a new one over the same state directory and kernel state. */
+    void restart() {
+        stop();
+        start();
+    }
+
+    /** Offers a volume on the fake target and returns the publish context the controller would send. */
+    Map<String, String> export(String volume, long bytes) {
+        Map.Entry<Path, LongSupplier> made = backing.create(volume, bytes);
+        backings.put(volume, made.getKey());
+        Nqn nqn = nqn(volume);
+        initiator.export(new FakeInitiator.Export(nqn, TRADDR, PORT, made.getKey(), made.getValue()));
+        Map<String, String> context = new HashMap<>();
+        context.put(PublishContext.NQN, nqn.value());
+        context.put(PublishContext.TRANSPORT, "tcp");
+        context.put(PublishContext.TRADDR, TRADDR);
+        context.put(PublishContext.TRSVCID, String.valueOf(PORT));
+        context.put(PublishContext.CTRL_LOSS_TMO, "30");
+        return context;
+    }
+
+    /** The file or loop device behind a volume's namespace. */
+    Path backingOf(String volume) {
+        return backings.get(volume);
+    }
+
+    static Nqn nqn(String volume) {
+        return Nqn.of("nqn.2024-01.io.pillar-csi:" + volume);
+    }
+
+    Path staging(String volume) {
+        return dir(kubelet.resolve("plugins/kubernetes.io/csi/pillar.csi.io").resolve(volume)).resolve("globalmount");
+    }
+
+    /** A pod's target path; its parent exists, as the CO guarantees. */
+    Path target(String volume, String pod) {
+        return dir(kubelet.resolve("pods").resolve(pod).resolve("volumes/kubernetes.io~csi").resolve(volume))
+                .resolve("mount");
+    }
+
+    Path recordFile(String volume) {
+        return state.resolve(volume + ".stage");
+    }
+
+    /** The gRPC code a call answers with; OK when it succeeds. */
+    static Status.Code code(Runnable call) {
+        try {
+            call.run();
+            return Status.Code.OK;
+        } catch (StatusRuntimeException e) {
+            return e.getStatus().getCode();
+        }
+    }
+
+    private static Path dir(Path dir) {
+        try {
+            return Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void stop() {
+        try {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        server.close();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+}

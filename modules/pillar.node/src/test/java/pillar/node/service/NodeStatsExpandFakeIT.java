@@ -1,0 +1,151 @@
+package pillar.node.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static pillar.node.service.NodeFixture.code;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import io.grpc.Status;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import pillar.api.csi.v1.CapacityRange;
+import pillar.api.csi.v1.NodeGetVolumeStatsResponse;
+import pillar.api.csi.v1.VolumeCapability;
+import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
+import pillar.api.csi.v1.VolumeUsage;
+import pillar.node.fs.FakeProcessRunner;
+import pillar.node.mount.FakeMounter;
+import pillar.node.nvme.Controller;
+import pillar.node.sys.Errno;
+import pillar.node.sys.FsStats;
+
+/** NodeGetVolumeStats and NodeExpandVolume over a real socket with the fakes. */
+class NodeStatsExpandFakeIT {
+    private static final long GIB = 1L << 30;
+
+    @TempDir
+    Path root;
+    NodeFixture node;
+    FakeMounter mounter;
+    FakeProcessRunner tools;
+
+    @BeforeEach
+    void start() {
+        mounter = new FakeMounter();
+        tools = new FakeProcessRunner();
+        node = new NodeFixture(root, mounter, tools, NodeFixture.sparseFiles(root.resolve("backing")), Duration.ofSeconds(2));
+    }
+
+    @AfterEach
+    void stop() {
+        node.close();
+    }
+
+    private Path stage(String volume, VolumeCapability capability) {
+        Path staging = node.staging(volume);
+        node.node.nodeStageVolume(Csi.stage(volume, staging, capability, node.export(volume, GIB), Map.of()));
+        return staging;
+    }
+
+    @Test
+    void statsReportBytesInodesAndAHealthyCondition() {
+        Path staging = stage("pvc-1", Csi.ext4());
+        Path target = node.target("pvc-1", "a");
+        node.node.nodePublishVolume(Csi.publish("pvc-1", staging, target, Csi.ext4(), false));
+        mounter.stats(new FsStats(1000, 600, 300, 50, 40, 10));
+        NodeGetVolumeStatsResponse stats = node.node.nodeGetVolumeStats(Csi.stats("pvc-1", target));
+        assertThat(stats.getUsageList()).containsExactly(
+                VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.BYTES).setTotal(1000).setAvailable(600).setUsed(300).build(),
+                VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.INODES).setTotal(50).setAvailable(40).setUsed(10).build());
+        assertThat(stats.getVolumeCondition().getAbnormal()).isFalse();
+        assertThat(node.node.nodeGetVolumeStats(Csi.stats("pvc-1", staging)).getUsageCount()).isEqualTo(2);
+    }
+
+    @Test
+    void aCorruptedMountOrAControllerThatIsNotLiveIsAbnormal() {
+        Path staging = stage("pvc-1", Csi.ext4());
+        Path target = node.target("pvc-1", "a");
+        node.node.nodePublishVolume(Csi.publish("pvc-1", staging, target, Csi.ext4(), false));
+        mounter.corrupt(target, Errno.EIO);
+        var corrupted = node.node.nodeGetVolumeStats(Csi.stats("pvc-1", target)).getVolumeCondition();
+        assertThat(corrupted.getAbnormal()).isTrue();
+        assertThat(corrupted.getMessage()).contains("corrupted");
+
+        node.initiator.state(new Controller(0), "connecting");
+        var stats = node.node.nodeGetVolumeStats(Csi.stats("pvc-1", staging));
+        assertThat(stats.getVolumeCondition().getAbnormal()).isTrue();
+        assertThat(stats.getVolumeCondition().getMessage()).contains("nvme0 is connecting, not live");
+        assertThat(stats.getUsageCount()).isEqualTo(2); // the mount itself still answers
+    }
+
+    @Test
+    void blockStatsAreTheDeviceSize() {
+        VolumeCapability cap = Csi.block(Mode.SINGLE_NODE_WRITER);
+        Path staging = stage("pvc-b", cap);
+        var stats = node.node.nodeGetVolumeStats(Csi.stats("pvc-b", staging));
+        assertThat(stats.getUsageList()).singleElement().satisfies(u -> {
+            assertThat(u.getUnit()).isEqualTo(VolumeUsage.Unit.BYTES);
+            assertThat(u.getTotal()).isEqualTo(GIB);
+        });
+        assertThat(stats.getVolumeCondition().getAbnormal()).isFalse();
+    }
+
+    @Test
+    void statsOfAnUnknownVolumeOrPathAreNotFound() {
+        Path staging = stage("pvc-1", Csi.ext4());
+        assertThat(code(() -> node.node.nodeGetVolumeStats(Csi.stats("pvc-none", staging)))).isEqualTo(Status.Code.NOT_FOUND);
+        assertThat(code(() -> node.node.nodeGetVolumeStats(Csi.stats("pvc-1", node.target("pvc-1", "x")))))
+                .isEqualTo(Status.Code.NOT_FOUND);
+        assertThat(code(() -> node.node.nodeExpandVolume(Csi.expand("pvc-none", staging, GIB))))
+                .isEqualTo(Status.Code.NOT_FOUND);
+    }
+
+    @Test
+    void expandRescansAndGrowsTheFilesystem() throws Exception {
+        Path staging = stage("pvc-1", Csi.ext4());
+        try (RandomAccessFile f = new RandomAccessFile(root.resolve("backing/pvc-1.img").toFile(), "rw")) {
+            f.setLength(2 * GIB); // the controller grew the LV, the target revalidated; the host missed the notice
+        }
+        var response = node.node.nodeExpandVolume(Csi.expand("pvc-1", staging, 2 * GIB));
+        assertThat(response.getCapacityBytes()).isEqualTo(2 * GIB);
+        assertThat(node.initiator.calls()).contains("rescan nvme0");
+        assertThat(tools.commands()).anySatisfy(c -> assertThat(c.argv())
+                .containsExactly("resize2fs", node.root.resolve("dev/nvme0n1").toString()));
+        // repeated: already large enough, still grows idempotently
+        assertThat(node.node.nodeExpandVolume(Csi.expand("pvc-1", staging, 2 * GIB)).getCapacityBytes()).isEqualTo(2 * GIB);
+    }
+
+    @Test
+    void expandOfXfsGrowsAtTheStagingMountAndBlockOnlyReports() throws Exception {
+        Path staging = stage("pvc-x", Csi.fs("xfs", Mode.SINGLE_NODE_WRITER));
+        Path target = node.target("pvc-x", "a");
+        node.node.nodePublishVolume(Csi.publish("pvc-x", staging, target, Csi.fs("xfs", Mode.SINGLE_NODE_WRITER), false));
+        node.node.nodeExpandVolume(Csi.expand("pvc-x", target, 0));
+        assertThat(tools.commands()).anySatisfy(c -> assertThat(c.argv()).containsExactly("xfs_growfs", "-d", staging.toString()));
+
+        Path blockStaging = stage("pvc-b", Csi.block(Mode.SINGLE_NODE_WRITER));
+        long before = tools.commands().size();
+        assertThat(node.node.nodeExpandVolume(Csi.expand("pvc-b", blockStaging, GIB)).getCapacityBytes()).isEqualTo(GIB);
+        assertThat(tools.commands()).hasSize((int) before);
+    }
+
+    @Test
+    void expandChecksItsArguments() {
+        Path staging = stage("pvc-1", Csi.ext4());
+        assertThat(code(() -> node.node.nodeExpandVolume(Csi.expand("pvc-1", staging, GIB).toBuilder()
+                .setVolumeCapability(Csi.block(Mode.SINGLE_NODE_WRITER)).build()))).isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(code(() -> node.node.nodeExpandVolume(Csi.expand("pvc-1", staging, GIB).toBuilder()
+                .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(2 * GIB).setLimitBytes(GIB)).build())))
+                .isEqualTo(Status.Code.OUT_OF_RANGE);
+        // the size never comes: the controller has not grown the volume
+        assertThat(code(() -> node.node.nodeExpandVolume(Csi.expand("pvc-1", staging, 4 * GIB))))
+                .isEqualTo(Status.Code.UNAVAILABLE);
+        assertThat(tools.count("resize2fs")).isZero();
+    }
+}
