@@ -9,6 +9,7 @@
  * on the mounted tree in production, an in-memory model of kernel 6.1's nvmet in the fake test tier
  * ({@code FakeConfigfsTree} in the test sources), with one contract of kernel behaviour run on both.
  *
- * <p>Layout and kernel behaviour (kernel 6.1): {@code /work/shared/KERNEL-FACTS.md}.
+ * <p>Layout and kernel behaviour (kernel 6.1, measured in the VM tier): the contract tests
+ * {@code ConfigfsTreeContract} and {@code NvmetTargetContract}, which run on the fake and on the kernel.
  */
 package pillar.agent.configfs;
