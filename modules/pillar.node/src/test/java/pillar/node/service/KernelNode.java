@@ -85,7 +85,8 @@ final class KernelNode {
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(work.resolve(name + ".log").toFile()).start();
         ManagedChannel channel = null;
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        // a JVM with Helidon and gRPC takes 1-2 minutes to serve under TCG, more when other VMs share the cores
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(6);
         while (true) {
             if (!process.isAlive()) {
                 throw new IllegalStateException(name + " exited with " + process.exitValue() + ": "
@@ -103,7 +104,8 @@ final class KernelNode {
             }
             if (System.nanoTime() - deadline > 0) {
                 process.destroyForcibly();
-                throw new IllegalStateException(name + " did not answer within 3 minutes");
+                throw new IllegalStateException(name + " did not answer within 6 minutes; its log:\n"
+                        + Files.readString(work.resolve(name + ".log")));
             }
             Thread.sleep(200);
         }
