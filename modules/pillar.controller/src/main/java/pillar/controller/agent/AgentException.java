@@ -76,7 +76,8 @@ public final class AgentException extends RuntimeException {
     }
 
     public AgentException(Kind kind, String rpc, AgentTarget agent, String detail, Throwable cause) {
-        super(rpc + " on agent " + agent + ": " + kind + ": " + detail, cause);
+        // the kind is left out where the detail already starts with it (FAILED_PRECONDITION: ...)
+        super(rpc + " on agent " + agent + ": " + (detail.startsWith(kind + ":") ? "" : kind + ": ") + detail, cause);
         this.kind = kind;
         this.rpc = rpc;
         this.detail = detail;
