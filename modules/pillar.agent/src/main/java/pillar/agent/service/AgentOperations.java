@@ -92,8 +92,7 @@ public final class AgentOperations {
                                boolean aclEnabled) {
         VolumeBackend backend = backend(backendName);
         return fence.run(id, token, Intent.CHANGE, done -> {
-            BackendVolume volume = backend.find(id).orElseThrow(() -> new BackendException(
-                    BackendException.Kind.NOT_FOUND, "volume " + id + " does not exist on backend " + backendName));
+            BackendVolume volume = existingVolume(backend, backendName, id);
             Optional<ExportRecord> existing = exports.read(id);
             ExportRecord wanted = new ExportRecord(id, backendName, volume.device(), address, aclEnabled,
                     existing.map(ExportRecord::allowedHosts).orElse(Set.of()));
@@ -162,8 +161,7 @@ public final class AgentOperations {
             }
             Desired want = desired.get();
             VolumeBackend backend = backend(want.backend());
-            BackendVolume volume = backend.find(id).orElseThrow(() -> new BackendException(
-                    BackendException.Kind.NOT_FOUND, "volume " + id + " does not exist on backend " + want.backend()));
+            BackendVolume volume = existingVolume(backend, want.backend(), id);
             ExportRecord wanted = new ExportRecord(id, want.backend(), volume.device(), want.address(),
                     want.aclEnabled(), want.aclEnabled() ? want.allowedHosts() : Set.of());
             if (existing.isPresent() && !sameExport(existing.get(), wanted)) {
@@ -203,6 +201,11 @@ public final class AgentOperations {
     /** The differences between a durable export and the kernel, in words. */
     public List<String> drift(ExportRecord record) {
         return exporter.drift(record);
+    }
+
+    private static BackendVolume existingVolume(VolumeBackend backend, String backendName, VolumeId id) {
+        return backend.find(id).orElseThrow(() -> new BackendException(
+                BackendException.Kind.NOT_FOUND, "volume " + id + " does not exist on backend " + backendName));
     }
 
     private ExportRecord exported(VolumeId id) {
