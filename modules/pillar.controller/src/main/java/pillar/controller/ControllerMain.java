@@ -13,13 +13,16 @@ import pillar.api.server.WorkloadConfig;
 import pillar.api.server.WorkloadServer;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.GrpcAgentClient;
+import pillar.controller.csi.ControllerService;
+import pillar.controller.csi.Leading;
+import pillar.controller.csi.VolumeLocks;
+import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.PillarControllers;
 
 /**
  * pillar-controller: runs as a Deployment, reconciles the Pillar CRDs, serves CSI Identity and
  * Controller on the sidecars' socket, and health over HTTP (ready once the informers have synced).
- * The Controller calls answer UNIMPLEMENTED until the controller service lands. Configuration: see
- * {@link ControllerConfig}.
+ * Configuration: see {@link ControllerConfig}.
  */
 public final class ControllerMain {
     /** Health port (the controller runs in its own network namespace). */
@@ -63,7 +66,9 @@ public final class ControllerMain {
             IdentityService identity = new IdentityService(List.of(PluginCapability.Service.Type.CONTROLLER_SERVICE),
                     controllers::ready);
             WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", controllers::ready);
-            CsiServices.controller(identity, new CsiServices.UnimplementedController()).forEach(builder::service);
+            ControllerService service = new ControllerService(client, agents, new AgentTargets(client, config.agentTls().isPresent()),
+                    new VolumeLocks(), Leading.ALWAYS);
+            CsiServices.controller(identity, service).forEach(builder::service);
             return new ControllerWorkload(builder.start(), controllers);
         } catch (RuntimeException e) {
             controllers.close();

@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import pillar.api.csi.v1.ControllerGetCapabilitiesRequest;
 import pillar.api.csi.v1.ControllerGrpc;
+import pillar.api.csi.v1.ControllerServiceCapability;
+import pillar.api.csi.v1.ListVolumesRequest;
 import pillar.api.csi.v1.GetPluginCapabilitiesRequest;
 import pillar.api.csi.v1.IdentityGrpc;
 import pillar.api.csi.v1.NodeGetInfoRequest;
@@ -83,8 +85,11 @@ class ControllerMainIT {
                         .containsExactly(PluginCapability.Service.Type.CONTROLLER_SERVICE);
                 assertThat(IdentityGrpc.newBlockingStub(channel).probe(ProbeRequest.getDefaultInstance()).getReady().getValue())
                         .isTrue();
-                assertUnimplemented(() -> ControllerGrpc.newBlockingStub(channel)
-                        .controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance()));
+                assertThat(ControllerGrpc.newBlockingStub(channel)
+                        .controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
+                        .extracting(c -> c.getRpc().getType()).contains(ControllerServiceCapability.RPC.Type.CREATE_DELETE_VOLUME);
+                // what the controller does not offer (listing, snapshots) answers UNIMPLEMENTED, as does the Node service
+                assertUnimplemented(() -> ControllerGrpc.newBlockingStub(channel).listVolumes(ListVolumesRequest.getDefaultInstance()));
                 assertUnimplemented(() -> NodeGrpc.newBlockingStub(channel).nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()));
             } finally {
                 channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
