@@ -37,7 +37,8 @@ class ImagesTest {
     void defaultsNameUpstreamSidecarsAndTheChartsAppVersion() {
         List<PodSpec> pods = pods(HelmChart.render(AgentRenderTest.TWO_NODES));
         assertThat(images(pods)).filteredOn(i -> i.startsWith("pillar-csi/")).allMatch(i -> i.endsWith(":0.1.0")).hasSize(5);
-        assertThat(images(pods)).filteredOn(i -> !i.startsWith("pillar-csi/")).allMatch(i -> i.startsWith("registry.k8s.io/sig-storage/"))
+        assertThat(images(pods)).filteredOn(i -> !i.startsWith("pillar-csi/"))
+                .allMatch(i -> i.startsWith("registry.k8s.io/sig-storage/"))
                 .hasSize(4);
         assertThat(pods).allSatisfy(pod -> assertThat(pod.getImagePullSecrets()).isNullOrEmpty());
     }

@@ -87,10 +87,12 @@ class NodeRenderTest {
         assertThat(registrar.getArgs()).containsExactly("--csi-address=/csi/csi.sock",
                 "--kubelet-registration-path=/var/lib/kubelet/plugins/pillar.csi.io/csi.sock");
         assertThat(registrar.getLivenessProbe().getExec().getCommand()).containsExactly("/csi-node-driver-registrar",
-                "--kubelet-registration-path=/var/lib/kubelet/plugins/pillar.csi.io/csi.sock", "--mode=kubelet-registration-probe");
+                "--kubelet-registration-path=/var/lib/kubelet/plugins/pillar.csi.io/csi.sock",
+                "--mode=kubelet-registration-probe");
         assertThat(registrar.getSecurityContext().getPrivileged()).isNull();
         assertThat(registrar.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
-        assertThat(mounts(registrar)).containsExactly(mount("plugin-dir", "/csi", null), mount("registration-dir", "/registration", null));
+        assertThat(mounts(registrar))
+                .containsExactly(mount("plugin-dir", "/csi", null), mount("registration-dir", "/registration", null));
     }
 
     @Test
@@ -99,7 +101,8 @@ class NodeRenderTest {
         PodSpec moved = HelmChart.render(Map.of("kubeletDir", kubelet)).nodePlugin().getSpec().getTemplate().getSpec();
         assertThat(hostPaths(moved)).contains("plugin-dir=" + kubelet + "/plugins/pillar.csi.io:DirectoryOrCreate",
                 "registration-dir=" + kubelet + "/plugins_registry:Directory", "kubelet-dir=" + kubelet + ":Directory");
-        assertThat(mounts(Rendered.container(moved, "pillar-node"))).contains(mount("kubelet-dir", kubelet, null, "Bidirectional"));
+        assertThat(mounts(Rendered.container(moved, "pillar-node")))
+                .contains(mount("kubelet-dir", kubelet, null, "Bidirectional"));
         assertThat(Rendered.container(moved, "node-driver-registrar").getArgs())
                 .contains("--kubelet-registration-path=" + kubelet + "/plugins/pillar.csi.io/csi.sock");
         assertThat(HelmChart.render(Map.of("kubeletDir", kubelet)).configFile("pillar-pillar-csi-node", "node.yaml"))

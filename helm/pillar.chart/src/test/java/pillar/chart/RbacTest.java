@@ -35,7 +35,8 @@ class RbacTest {
                         "get", "list", "watch"),
                 rule("pillar.csi.io", List.of("pillaragents/status", "pillarstores/status", "pillarprotocols/status",
                         "pillarstorageclasses/status"), "update", "patch"),
-                rule("pillar.csi.io", List.of("pillarvolumestates"), "get", "list", "watch", "create", "update", "patch", "delete"),
+                rule("pillar.csi.io", List.of("pillarvolumestates"),
+                        "get", "list", "watch", "create", "update", "patch", "delete"),
                 rule("pillar.csi.io", List.of("pillarvolumestates/status"), "update", "patch"),
                 rule("storage.k8s.io", List.of("storageclasses"), "get", "list", "watch", "create", "patch", "delete"),
                 rule("", List.of("nodes"), "get"),
@@ -57,7 +58,8 @@ class RbacTest {
                 rule("storage.k8s.io", List.of("volumeattachments"), "get", "list", "watch"));
         assertThat(role("external-provisioner")).containsExactly(
                 rule("coordination.k8s.io", List.of("leases"), LEASE_VERBS.toArray(String[]::new)),
-                rule("storage.k8s.io", List.of("csistoragecapacities"), "get", "list", "watch", "create", "update", "patch", "delete"),
+                rule("storage.k8s.io", List.of("csistoragecapacities"),
+                        "get", "list", "watch", "create", "update", "patch", "delete"),
                 rule("", List.of("pods"), "get"),
                 rule("apps", List.of("replicasets"), "get"));
     }
@@ -76,7 +78,8 @@ class RbacTest {
                 rule("", List.of("persistentvolumeclaims/status"), "patch"),
                 rule("", List.of("events"), "list", "watch", "create", "update", "patch"));
         for (String sidecar : List.of("external-attacher", "external-resizer")) {
-            assertThat(role(sidecar)).containsExactly(rule("coordination.k8s.io", List.of("leases"), LEASE_VERBS.toArray(String[]::new)));
+            assertThat(role(sidecar))
+                    .containsExactly(rule("coordination.k8s.io", List.of("leases"), LEASE_VERBS.toArray(String[]::new)));
         }
     }
 
@@ -111,7 +114,8 @@ class RbacTest {
             assertThat(binding.getRoleRef().getName()).isEqualTo(binding.getMetadata().getName());
             assertControllerOnly(binding.getSubjects());
         });
-        assertThat(withAgents.all(Role.class)).allSatisfy(r -> assertThat(r.getMetadata().getNamespace()).isEqualTo(HelmChart.NAMESPACE));
+        assertThat(withAgents.all(Role.class))
+                .allSatisfy(r -> assertThat(r.getMetadata().getNamespace()).isEqualTo(HelmChart.NAMESPACE));
     }
 
     @Test

@@ -36,7 +36,8 @@ class AgentRenderTest {
                         "listen", Map.of("host", "0.0.0.0", "port", 9500),
                         "state-dir", "/var/lib/pillar-csi/agent",
                         "configfs-root", "/sys/kernel/config",
-                        "backends", List.of(Map.of("name", "tank", "type", "zfs", "pool", "tank", "parent-dataset", "k8s/volumes"))),
+                        "backends", List.of(
+                                Map.of("name", "tank", "type", "zfs", "pool", "tank", "parent-dataset", "k8s/volumes"))),
                 "health", Map.of("host", "0.0.0.0", "port", 9810)));
         assertThat(rendered.configFile("pillar-pillar-csi-agent", "storage-2.rack-b.yaml"))
                 .extractingByKey("agent").asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
@@ -113,6 +114,7 @@ class AgentRenderTest {
         Rendered none = HelmChart.render(Map.of());
         assertThat(none.find(DaemonSet.class, "pillar-pillar-csi-agent")).isEmpty();
         assertThat(none.find(ConfigMap.class, "pillar-pillar-csi-agent")).isEmpty();
-        assertThat(none.all(DaemonSet.class)).extracting(d -> d.getMetadata().getName()).containsExactly("pillar-pillar-csi-node");
+        assertThat(none.all(DaemonSet.class)).extracting(d -> d.getMetadata().getName())
+                .containsExactly("pillar-pillar-csi-node");
     }
 }

@@ -30,7 +30,7 @@ final class HelmChart {
     static Path dir() {
         String dir = System.getProperty("pillar.chart.dir");
         if (dir == null) {
-            throw new IllegalStateException("pillar.chart.dir is not set: run the tests through Maven (helm/chart-test)");
+            throw new IllegalStateException("pillar.chart.dir is not set: run the tests through Maven (helm/pillar.chart)");
         }
         return Path.of(dir).toAbsolutePath().normalize();
     }

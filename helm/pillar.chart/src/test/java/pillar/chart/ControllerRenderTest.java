@@ -90,8 +90,10 @@ class ControllerRenderTest {
                     .satisfies(e -> assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.namespace"));
             assertThat(mounts(sidecar)).as(name).containsExactly(mount("socket-dir", "/csi", null));
         }
-        assertThat(Rendered.container(pod, "csi-attacher").getImage()).isEqualTo("registry.k8s.io/sig-storage/csi-attacher:v4.8.0");
-        assertThat(Rendered.container(pod, "csi-resizer").getImage()).isEqualTo("registry.k8s.io/sig-storage/csi-resizer:v1.13.0");
+        assertThat(Rendered.container(pod, "csi-attacher").getImage())
+                .isEqualTo("registry.k8s.io/sig-storage/csi-attacher:v4.8.0");
+        assertThat(Rendered.container(pod, "csi-resizer").getImage())
+                .isEqualTo("registry.k8s.io/sig-storage/csi-resizer:v1.13.0");
     }
 
     @Test

@@ -77,7 +77,9 @@ class ChartTest {
             assertThat(crd.getSpec().getGroup()).isEqualTo("pillar.csi.io");
             String plural = crd.getSpec().getNames().getPlural();
             assertThat(readable).as("the controller reads %s", plural).contains(plural);
-            if (crd.getSpec().getVersions().stream().anyMatch(v -> v.getSubresources() != null && v.getSubresources().getStatus() != null)) {
+            boolean hasStatus = crd.getSpec().getVersions().stream()
+                    .anyMatch(v -> v.getSubresources() != null && v.getSubresources().getStatus() != null);
+            if (hasStatus) {
                 assertThat(statusWritable).as("the controller writes %s/status", plural).contains(plural + "/status");
             }
         }

@@ -30,7 +30,8 @@ class TlsModesTest {
     @Test
     void certManagerWithoutAnIssuerMakesItsOwnCaAndBothCertificates() {
         Rendered rendered = HelmChart.render(merge(Map.of("tls", Map.of("mode", "cert-manager"))));
-        assertThat(certManagerObjects(rendered)).extracting(o -> o.getKind() + "/" + o.getMetadata().getName()).containsExactlyInAnyOrder(
+        assertThat(certManagerObjects(rendered)).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
+                .containsExactlyInAnyOrder(
                 "Issuer/" + PREFIX + "selfsigned", "Certificate/" + PREFIX + "ca", "Issuer/" + PREFIX + "ca",
                 "Certificate/" + PREFIX + "controller", "Certificate/" + PREFIX + "agent");
         GenericKubernetesResource ca = certificate(rendered, "ca");
@@ -55,7 +56,8 @@ class TlsModesTest {
 
     @Test
     void certManagerWithAClusterIssuerUsesItAndMakesNoCa() {
-        Rendered rendered = HelmChart.render(merge(Map.of("tls", Map.of("mode", "cert-manager", "agentServerName", "agents.storage.lan",
+        Rendered rendered = HelmChart.render(merge(Map.of("tls", Map.of("mode", "cert-manager",
+                "agentServerName", "agents.storage.lan",
                 "certManager", Map.of("issuerRef", Map.of("name", "corp-ca", "kind", "ClusterIssuer"),
                         "agentIpAddresses", List.of("10.0.0.11", "fd00::11"))))));
         assertThat(certManagerObjects(rendered)).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
@@ -85,9 +87,11 @@ class TlsModesTest {
         assertThat(tlsMount(agentPod(rendered), "pillar-agent").getReadOnly()).isTrue();
         // the sidecars never see the key
         for (String sidecar : List.of("csi-provisioner", "csi-attacher", "csi-resizer")) {
-            assertThat(Rendered.container(controllerPod(rendered), sidecar).getVolumeMounts()).noneMatch(m -> m.getName().equals("tls"));
+            assertThat(Rendered.container(controllerPod(rendered), sidecar).getVolumeMounts())
+                    .noneMatch(m -> m.getName().equals("tls"));
         }
-        assertThat(section(rendered.configFile(PREFIX + "controller", "controller.yaml"), "agents")).containsEntry("tls", TLS_FILES);
+        assertThat(section(rendered.configFile(PREFIX + "controller", "controller.yaml"), "agents"))
+                .containsEntry("tls", TLS_FILES);
         for (String node : List.of("storage-1.yaml", "storage-2.rack-b.yaml")) {
             assertThat(section(rendered.configFile(PREFIX + "agent", node), "agent")).containsEntry("tls", TLS_FILES);
         }
