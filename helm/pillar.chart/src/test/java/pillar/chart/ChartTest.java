@@ -50,7 +50,8 @@ class ChartTest {
         Files.writeString(values, Files.readString(values).replace("replicas: 2", "replicas: two"));
         LintResult lint = new Helm(chart).lint().strict().call();
         assertThat(lint.isFailed()).isTrue();
-        assertThat(lint.getMessages()).anySatisfy(m -> assertThat(m).contains("at '/controller/replicas': got string, want integer"));
+        assertThat(lint.getMessages())
+                .anySatisfy(m -> assertThat(m).contains("at '/controller/replicas': got string, want integer"));
     }
 
     @Test

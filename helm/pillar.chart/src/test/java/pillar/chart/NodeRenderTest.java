@@ -81,14 +81,14 @@ class NodeRenderTest {
     }
 
     @Test
-    void registrarRegistersTheKubeletSocketAndProbesTheRegistration() {
+    void registrarRegistersTheKubeletSocketAndIsProbedOnItsHealthz() {
         Container registrar = Rendered.container(pod, "node-driver-registrar");
         assertThat(registrar.getImage()).isEqualTo("registry.k8s.io/sig-storage/csi-node-driver-registrar:v2.13.0");
         assertThat(registrar.getArgs()).containsExactly("--csi-address=/csi/csi.sock",
-                "--kubelet-registration-path=/var/lib/kubelet/plugins/pillar.csi.io/csi.sock");
-        assertThat(registrar.getLivenessProbe().getExec().getCommand()).containsExactly("/csi-node-driver-registrar",
-                "--kubelet-registration-path=/var/lib/kubelet/plugins/pillar.csi.io/csi.sock",
-                "--mode=kubelet-registration-probe");
+                "--kubelet-registration-path=/var/lib/kubelet/plugins/pillar.csi.io/csi.sock", "--http-endpoint=:9811");
+        assertThat(registrar.getPorts()).singleElement().satisfies(p -> assertThat(p.getContainerPort()).isEqualTo(9811));
+        assertThat(registrar.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+        assertThat(registrar.getLivenessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(9811);
         assertThat(registrar.getSecurityContext().getPrivileged()).isNull();
         assertThat(registrar.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
         assertThat(mounts(registrar))

@@ -107,7 +107,9 @@ class SchemaTest {
                         Map.of("name", "tank", "type", "lvm", "volumeGroup", "vg0"))),
                         List.of("agent.nodes.storage-1.backends: the name \"tank\" is used twice")),
                 Arguments.of("agent and node health on one port", Map.of("agent", Map.of("healthPort", 9809)),
-                        List.of("agent.healthPort and node.healthPort are both 9809")));
+                        List.of("agent.healthPort and node.healthPort are both 9809")),
+                Arguments.of("agent API on the registrar's health port", Map.of("agent", Map.of("port", 9811)),
+                        List.of("agent.port and node.registrar.healthPort are both 9811")));
     }
 
     @ParameterizedTest(name = "{0}")
