@@ -50,9 +50,10 @@ final class Publisher {
             throw CsiException.invalid("volume_capability does not fit volume " + id + ": " + why);
         });
         VolumeExport export = usableExport(id, state);
-        if (Records.phase(state) != VolumePhase.Exported) {
-            throw CsiException.precondition("volume " + id + " is not ready to publish (" + Records.phase(state)
-                    + "); CreateVolume has not completed");
+        VolumePhase phase = Records.phase(state);
+        if (phase != VolumePhase.Exported) {
+            throw CsiException.precondition("volume " + id + (phase == VolumePhase.Deleting ? " is being deleted"
+                    : " is not ready to publish (" + phase + "): CreateVolume has not completed"));
         }
         Publication wanted = new Publication(node.value(), readonly, capability.getAccessMode().getMode().name());
         AgentTarget target = locator.target(state.getSpec().getAgent());
