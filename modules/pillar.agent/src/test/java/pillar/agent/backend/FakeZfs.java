@@ -31,9 +31,9 @@ import pillar.api.exec.ProcessRunner;
  * scripted format of {@code zfs -Hp} with libzfs's messages and exit status 1; any other argument
  * list fails the test. Like the real {@code zfs set volsize}, it shrinks a zvol without complaint.
  */
-final class FakeZfs implements ProcessRunner {
+public final class FakeZfs implements ProcessRunner {
     /** How zvol device nodes appear. */
-    enum Devices { UDEV, NO_UDEV, NEVER }
+    public enum Devices { UDEV, NO_UDEV, NEVER }
 
     private static final int FAILED = 1;
     private static final Set<String> VOLMODES = Set.of("default", "full", "geom", "dev", "none");
@@ -66,7 +66,7 @@ final class FakeZfs implements ProcessRunner {
         }
     }
 
-    FakeZfs(String pool, long poolSize, Path devRoot, Path sysRoot, String zvolId, Devices devices) {
+    public FakeZfs(String pool, long poolSize, Path devRoot, Path sysRoot, String zvolId, Devices devices) {
         this.pool = pool;
         this.poolSize = poolSize;
         this.devRoot = devRoot;
@@ -78,7 +78,7 @@ final class FakeZfs implements ProcessRunner {
 
     // --- the test's side ----------------------------------------------------------------------------
 
-    synchronized FakeZfs withFilesystem(String name) {
+    public synchronized FakeZfs withFilesystem(String name) {
         datasets.put(name, new Dataset(false, 0, 0, false));
         return this;
     }
