@@ -36,6 +36,15 @@ final class ConfigfsFiles {
         return nvmet;
     }
 
+    /** Where configfs should be mounted. */
+    Path root() {
+        return root;
+    }
+
+    boolean isConfigfs(Path path) {
+        return tree.isConfigfs(path);
+    }
+
     boolean exists(Path path) {
         return tree.kind(path) != Kind.ABSENT;
     }
