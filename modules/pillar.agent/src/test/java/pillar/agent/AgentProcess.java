@@ -46,6 +46,10 @@ final class AgentProcess implements AutoCloseable {
             Thread.sleep(200);
         }
         Duration took = Duration.ofNanos(System.nanoTime() - start);
+        // what the start-up did and how long its parts took, from the agent's own log
+        log().lines().filter(line -> line.contains("start-up checks") || line.contains("re-applied") || line.contains("ready:")
+                || line.contains("drift") || line.startsWith("WARNING") || line.startsWith("SEVERE"))
+                .forEach(line -> System.out.println("[agent log] " + line));
         if (channel != null) {
             channel.shutdownNow();
         }
