@@ -39,7 +39,7 @@ import pillar.api.value.Nqn;
  * did its job, never how long it took: the figures are for reading (TCG varies 2x with host load).
  */
 class AgentCallTimingKernelIT {
-    private static final int DEFAULT_REPS = 5;
+    private static final int DEFAULT_REPS = 3;
     private static final long MIB = 1L << 20;
     private static final String VG = "pillartimevg";
     private static final String POOL = "pillartimepool";
