@@ -62,7 +62,9 @@ public final class AgentMain {
         }
         NvmetTarget target = new ConfigfsNvmetTarget(config.configfsRoot());
         Map<String, VolumeBackend> backends = Backends.create(config.backends(), new SystemProcessRunner());
+        long checks = System.nanoTime();
         StartupChecks.Report report = StartupChecks.run(target, config.configfsRoot(), sysRoot, backends);
+        LOG.info(() -> "start-up checks took " + (System.nanoTime() - checks) / 1_000_000 + " ms");
         report.notes().forEach(LOG::info);
         report.warnings().forEach(LOG::warning);
         if (!report.refusals().isEmpty()) {
