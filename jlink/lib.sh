@@ -41,7 +41,9 @@ launch_args() {
 }
 
 # The memory and GC settings of every workload (conf/jvm.options); measured by jlink/build and the
-# bundle tests (idle RSS, launch to ready). See jlink/README.md for the reasons.
+# bundle tests (idle RSS, launch to ready). See jlink/README.md for the reasons. With them goes
+# MALLOC_ARENA_MAX=2 in the environment (the launcher and the images set it): fewer glibc arenas.
+MALLOC_ARENAS=2
 jvm_options() {
     local workload=$1
     cat <<'EOF'
@@ -55,6 +57,7 @@ jvm_options() {
 -Xss512k
 -XX:MaxDirectMemorySize=32m
 -XX:-UsePerfData
+-XX:TrimNativeHeapInterval=2000
 -XX:+ExitOnOutOfMemoryError
 EOF
     case "$workload" in

@@ -89,6 +89,7 @@ stop_all() {
 train() {
     local workload=$1 out=$2 dir health args=() arg
     dir=$(mktemp -d /tmp/pillar-train.XXXXXX)
+    export MALLOC_ARENA_MAX=$MALLOC_ARENAS
     health=$(free_port)
     while IFS= read -r arg; do args+=("$arg"); done < <(launch_args "$PWD/$out" "$workload" -XX:AOTCacheOutput)
     while IFS= read -r arg; do args+=("$arg"); done < <(workload_args "$workload" "$dir" "$health")
@@ -113,7 +114,7 @@ measure_runtime() {
             || { stop_all "$dir"; return 1; }
         times+=("$READY_MS")
         comm=$(cat "/proc/$RUN_PID/comm")
-        sleep 3
+        sleep 5 # idle: past the first native heap trim (TrimNativeHeapInterval)
         rss=$(awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$RUN_PID/status")
         kill -TERM "$RUN_PID"; wait "$RUN_PID" || true
     done

@@ -65,6 +65,9 @@ rootfs_tar() {
     echo "$tar"
 }
 
+# the images' dates: the source's (SOURCE_DATE_EPOCH, the last commit's in dev/bundle)
+created() { date -u -d "@${SOURCE_DATE_EPOCH:-0}" +%Y-%m-%dT%H:%M:%SZ; }
+
 # fill_rootfs DIR TAR: DIR becomes exactly the content of TAR
 fill_rootfs() {
     local dir=$1 tar=$2
@@ -88,7 +91,8 @@ base_layer() {
     mkdir -p "$root/tmp" "$root/root" "$root/home/nonroot"
     chmod 1777 "$root/tmp"
     chown "$NONROOT_UID:$NONROOT_UID" "$root/home/nonroot"
-    umoci repack --image "$layout:base" --history.comment "base: ${BASE_PACKAGES[*]} (mmdebstrap extract)" "$bundle/b"
+    umoci repack --image "$layout:base" --history.created "$(created)" \
+        --history.comment "base: ${BASE_PACKAGES[*]} (mmdebstrap extract)" "$bundle/b"
     rm -rf "$bundle"
 }
 
@@ -100,28 +104,32 @@ tools_layer() {
     bundle=$(mktemp -d)
     umoci unpack --image "$layout:base" "$bundle/b"
     fill_rootfs "$bundle/b/rootfs" "$tar"
-    umoci repack --image "$layout:$tag" --history.comment "tools: $* (mmdebstrap essential)" "$bundle/b"
+    umoci repack --image "$layout:$tag" --history.created "$(created)" \
+        --history.comment "tools: $* (mmdebstrap essential)" "$bundle/b"
     rm -rf "$bundle"
 }
 
 # runtime_layer LAYOUT FROM TAG WORKLOAD RUNTIME_DIR VERSION REVISION: TAG = FROM + /opt/pillar, configured
 runtime_layer() {
-    local layout=$1 from=$2 tag=$3 workload=$4 runtime=$5 version=$6 revision=$7 user=0:0 arg entry=()
+    local layout=$1 from=$2 tag=$3 workload=$4 runtime=$5 version=$6 revision=$7 user=0:0 arg
+    local entry=(--config.entrypoint /opt/pillar/bin/java)
     [ "$workload" = controller ] && user=$NONROOT_UID:$NONROOT_UID
     umoci config --image "$layout:$from" --tag "$tag" --no-history
     # owned by root, read-only for the workload (the controller's user can read, not change, it)
-    umoci insert --image "$layout:$tag" --history.comment "pillar-$workload runtime" "$runtime" /opt/pillar
+    umoci insert --image "$layout:$tag" --history.comment "pillar-$workload runtime" --history.created "$(created)" \
+        "$runtime" /opt/pillar
     while IFS= read -r arg; do entry+=(--config.entrypoint "$arg"); done < <(launch_args /opt/pillar "$workload")
     umoci config --image "$layout:$tag" --no-history --clear=config.entrypoint --clear=config.cmd \
         "${entry[@]}" --config.user "$user" --config.workingdir / --config.stopsignal SIGTERM \
         --config.env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        --config.env "MALLOC_ARENA_MAX=$MALLOC_ARENAS" \
         --config.label "org.opencontainers.image.title=pillar-$workload" \
         --config.label "org.opencontainers.image.description=pillar-csi $workload (NVMe-oF/TCP CSI driver)" \
         --config.label "org.opencontainers.image.version=$version" \
         --config.label "org.opencontainers.image.revision=$revision" \
         --config.label "org.opencontainers.image.vendor=pillar-csi" \
         --config.label "io.pillarcsi.workload=$workload" \
-        --created "$(date -u -d "@${SOURCE_DATE_EPOCH:-0}" +%Y-%m-%dT%H:%M:%SZ)" --author pillar-csi
+        --created "$(created)" --author pillar-csi
 }
 
 # build_images OUT_DIR VERSION REVISION: OUT_DIR/pillar-{agent,node,controller}-VERSION.oci.tar
