@@ -2,6 +2,13 @@
 # One source for the launch command line, so the tarball's launcher and the images' entry points agree.
 # shellcheck shell=bash
 
+# Where every runtime lives when it runs: /opt/pillar in the images, and on a storage host that runs
+# the agent from its tarball. The AOT cache records its module path's absolute location (JDK 25
+# accepts a moved runtime image but not a moved module path), so it is trained there (jlink/build
+# mounts each runtime at this path in a private mount namespace); elsewhere the launcher still works,
+# without the cache.
+PILLAR_HOME=/opt/pillar
+
 # the Maven module and main class of a workload (agent, node, controller)
 workload_module() { echo "pillar.$1"; }
 workload_main() {
@@ -43,6 +50,8 @@ launch_args() {
 # The memory and GC settings of every workload (conf/jvm.options); measured by jlink/build and the
 # bundle tests (idle RSS, launch to ready). See jlink/README.md for the reasons. With them goes
 # MALLOC_ARENA_MAX=2 in the environment (the launcher and the images set it): fewer glibc arenas.
+# AOTAdapterCaching off: JDK 25.0.3 warns at every start that it cannot link a cached adapter
+# ("Saved blob's name ... is different"); off, the warning goes and start-up is no slower (measured).
 MALLOC_ARENAS=2
 jvm_options() {
     local workload=$1
@@ -59,6 +68,8 @@ jvm_options() {
 -XX:-UsePerfData
 -XX:TrimNativeHeapInterval=2000
 -XX:+ExitOnOutOfMemoryError
+-XX:+UnlockDiagnosticVMOptions
+-XX:-AOTAdapterCaching
 EOF
     case "$workload" in
         node) echo "--enable-native-access=com.sun.jna,io.grpc.netty.shaded" ;;

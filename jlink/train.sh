@@ -85,13 +85,14 @@ stop_all() {
     rm -rf "$dir"
 }
 
-# train WORKLOAD RUNTIME: the training run; the JVM writes the AOT cache when it exits (SIGTERM)
+# train WORKLOAD: the training run of the runtime at $PILLAR_HOME; the JVM writes the AOT cache as it
+# exits (SIGTERM)
 train() {
-    local workload=$1 out=$2 dir health args=() arg
+    local workload=$1 out=$PILLAR_HOME dir health args=() arg
     dir=$(mktemp -d /tmp/pillar-train.XXXXXX)
     export MALLOC_ARENA_MAX=$MALLOC_ARENAS
     health=$(free_port)
-    while IFS= read -r arg; do args+=("$arg"); done < <(launch_args "$PWD/$out" "$workload" -XX:AOTCacheOutput)
+    while IFS= read -r arg; do args+=("$arg"); done < <(launch_args "$out" "$workload" -XX:AOTCacheOutput)
     while IFS= read -r arg; do args+=("$arg"); done < <(workload_args "$workload" "$dir" "$health")
     run_to_ready "$dir" "$health" "$out/bin/java" "${args[@]}" || { stop_all "$dir"; return 1; }
     echo "pillar-$workload: training run ready after ${READY_MS} ms; stopping it to write the AOT cache"
@@ -102,9 +103,10 @@ train() {
     stop_all "$dir"
 }
 
-# measure_runtime WORKLOAD RUNTIME: size, then 3 launches through the launcher: launch to ready, idle RSS
+# measure_runtime WORKLOAD: size, then 3 launches through the launcher of the runtime at $PILLAR_HOME:
+# launch to ready, idle RSS
 measure_runtime() {
-    local workload=$1 out=$2 dir health args=() arg times=() rss comm
+    local workload=$1 out=$PILLAR_HOME dir health args=() arg times=() rss comm
     dir=$(mktemp -d /tmp/pillar-measure.XXXXXX)
     health=$(free_port)
     while IFS= read -r arg; do args+=("$arg"); done < <(workload_args "$workload" "$dir" "$health")

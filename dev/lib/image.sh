@@ -112,13 +112,13 @@ tools_layer() {
 # runtime_layer LAYOUT FROM TAG WORKLOAD RUNTIME_DIR VERSION REVISION: TAG = FROM + /opt/pillar, configured
 runtime_layer() {
     local layout=$1 from=$2 tag=$3 workload=$4 runtime=$5 version=$6 revision=$7 user=0:0 arg
-    local entry=(--config.entrypoint /opt/pillar/bin/java)
+    local entry=(--config.entrypoint "$PILLAR_HOME/bin/java")
     [ "$workload" = controller ] && user=$NONROOT_UID:$NONROOT_UID
     umoci config --image "$layout:$from" --tag "$tag" --no-history
     # owned by root, read-only for the workload (the controller's user can read, not change, it)
     umoci insert --image "$layout:$tag" --history.comment "pillar-$workload runtime" --history.created "$(created)" \
-        "$runtime" /opt/pillar
-    while IFS= read -r arg; do entry+=(--config.entrypoint "$arg"); done < <(launch_args /opt/pillar "$workload")
+        "$runtime" "$PILLAR_HOME"
+    while IFS= read -r arg; do entry+=(--config.entrypoint "$arg"); done < <(launch_args "$PILLAR_HOME" "$workload")
     umoci config --image "$layout:$tag" --no-history --clear=config.entrypoint --clear=config.cmd \
         "${entry[@]}" --config.user "$user" --config.workingdir / --config.stopsignal SIGTERM \
         --config.env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \

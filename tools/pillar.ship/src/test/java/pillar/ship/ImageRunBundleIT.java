@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -37,8 +38,13 @@ class ImageRunBundleIT {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     @TempDir
-    Path tmp;
+    static Path tmp;
     Path images;
+
+    @AfterAll
+    void remove() throws IOException {
+        Bundle.removeTree(tmp);
+    }
 
     @BeforeAll
     void unpack() throws IOException {

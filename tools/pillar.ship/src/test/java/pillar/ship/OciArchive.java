@@ -14,10 +14,10 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.zip.GZIPInputStream;
 
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
@@ -159,7 +159,9 @@ final class OciArchive {
         List<Entry> entries = new ArrayList<>();
         Map<String, String> texts = new HashMap<>();
         long total = 0;
-        var tar = new TarArchiveInputStream(new GZIPInputStream(counting, 1 << 16));
+        // every gzip member (GZIPInputStream may stop after the first one)
+        var tar = new TarArchiveInputStream(GzipCompressorInputStream.builder().setInputStream(counting)
+                .setDecompressConcatenated(true).get());
         for (TarArchiveEntry e = tar.getNextEntry(); e != null; e = tar.getNextEntry()) {
             entries.add(new Entry(normalize(e.getName()), e.getSize(), e.getMode(), e.getLongUserId(), e.isDirectory(),
                     e.isSymbolicLink(), e.getLinkName()));

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -27,9 +28,14 @@ class ReleaseBundleIT {
     private static final long MIB = 1 << 20;
 
     @TempDir
-    Path tmp;
+    static Path tmp;
     Path release;
     final Map<String, OciArchive> images = new HashMap<>();
+
+    @AfterAll
+    void remove() throws IOException {
+        Bundle.removeTree(tmp);
+    }
 
     @BeforeAll
     void unpack() throws IOException {
