@@ -114,10 +114,17 @@ runtime_layer() {
     local layout=$1 from=$2 tag=$3 workload=$4 runtime=$5 version=$6 revision=$7 user=0:0 arg
     local entry=(--config.entrypoint "$PILLAR_HOME/bin/java")
     [ "$workload" = controller ] && user=$NONROOT_UID:$NONROOT_UID
-    umoci config --image "$layout:$from" --tag "$tag" --no-history
-    # owned by root, read-only for the workload (the controller's user can read, not change, it)
-    umoci insert --image "$layout:$tag" --history.comment "pillar-$workload runtime" --history.created "$(created)" \
-        "$runtime" "$PILLAR_HOME"
+    local bundle
+    bundle=$(mktemp -d)
+    # unpack and repack (umoci 0.4.7's insert leaves the layer's tar without its end: a truncated archive)
+    umoci unpack --image "$layout:$from" "$bundle/b"
+    mkdir -p "$bundle/b/rootfs$PILLAR_HOME"
+    # owned by root, read-only for the workload (the controller's user can read, not change, it); the
+    # files keep their dates (the AOT cache checks the module path's)
+    cp -a "$runtime/." "$bundle/b/rootfs$PILLAR_HOME/"
+    chown -R 0:0 "$bundle/b/rootfs$PILLAR_HOME"
+    umoci repack --image "$layout:$tag" --history.created "$(created)" --history.comment "pillar-$workload runtime" "$bundle/b"
+    rm -rf "$bundle"
     while IFS= read -r arg; do entry+=(--config.entrypoint "$arg"); done < <(launch_args "$PILLAR_HOME" "$workload")
     umoci config --image "$layout:$tag" --no-history --clear=config.entrypoint --clear=config.cmd \
         "${entry[@]}" --config.user "$user" --config.workingdir / --config.stopsignal SIGTERM \
@@ -132,9 +139,10 @@ runtime_layer() {
         --created "$(created)" --author pillar-csi
 }
 
-# build_images OUT_DIR VERSION REVISION: OUT_DIR/pillar-{agent,node,controller}-VERSION.oci.tar
+# build_images OUT_DIR TAG VERSION REVISION: OUT_DIR/pillar-{agent,node,controller}-TAG.oci.tar, each
+# image named TAG in its archive (the tag the chart pulls: its appVersion), labelled VERSION (the build's)
 build_images() {
-    local out=$1 version=$2 revision=$3 layout w
+    local out=$1 tag=$2 version=$3 revision=$4 layout w
     layout=$(mktemp -d)/layout
     umoci init --layout "$layout"
     base_layer "$layout"
@@ -145,9 +153,9 @@ build_images() {
     runtime_layer "$layout" base controller controller jlink/target/pillar-controller "$version" "$revision"
     umoci gc --layout "$layout"
     for w in agent node controller; do
-        rm -f "$out/pillar-$w-$version.oci.tar"
-        skopeo copy --quiet "oci:$layout:$w" "oci-archive:$out/pillar-$w-$version.oci.tar:$version"
-        echo "image: pillar-$w-$version.oci.tar $(du -m "$out/pillar-$w-$version.oci.tar" | cut -f1) MiB"
+        rm -f "$out/pillar-$w-$tag.oci.tar"
+        skopeo copy --quiet "oci:$layout:$w" "oci-archive:$out/pillar-$w-$tag.oci.tar:$tag"
+        echo "image: pillar-$w-$tag.oci.tar $(du -m "$out/pillar-$w-$tag.oci.tar" | cut -f1) MiB"
     done
     rm -rf "$(dirname "$layout")"
 }

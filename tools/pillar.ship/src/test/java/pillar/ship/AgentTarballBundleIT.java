@@ -53,7 +53,7 @@ class AgentTarballBundleIT {
                 agent.getFileName(), files, Bundle.run(Duration.ofSeconds(30), "du", "-sm", agent.toString()).split("\\s")[0]
                         .transform(Integer::parseInt));
         assertThat(Files.getPosixFilePermissions(agent.resolve("bin/pillar-agent"))).contains(PosixFilePermission.OWNER_EXECUTE);
-        assertThat(agent.resolve("etc/agent.yaml.example")).isRegularFile();
+        assertThat(agent.resolve("etc/agent.example.yaml")).isRegularFile();
         assertThat(agent.resolve("README")).content().contains("systemctl enable --now pillar-agent");
     }
 
@@ -98,7 +98,7 @@ class AgentTarballBundleIT {
         int health = freePort();
         List<String> command = new java.util.ArrayList<>(launcher);
         // the example configuration as shipped, with this test's ports and directories
-        command.addAll(List.of("--config", agent.resolve("etc/agent.yaml.example").toAbsolutePath().toString(),
+        command.addAll(List.of("--config", agent.resolve("etc/agent.example.yaml").toAbsolutePath().toString(),
                 "--agent.listen.host=127.0.0.1", "--agent.listen.port=" + freePort(),
                 "--agent.state-dir=" + run.resolve("state"), "--agent.configfs-root=" + run.resolve("configfs"),
                 "--health.host=127.0.0.1", "--health.port=" + health));

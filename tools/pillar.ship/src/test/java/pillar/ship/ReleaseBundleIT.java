@@ -30,6 +30,7 @@ class ReleaseBundleIT {
     @TempDir
     static Path tmp;
     Path release;
+    String chartAppVersion;
     final Map<String, OciArchive> images = new HashMap<>();
 
     @AfterAll
@@ -41,6 +42,13 @@ class ReleaseBundleIT {
     void unpack() throws IOException {
         assertThat(Bundle.verifyChecksums(Bundle.dir())).as("the tarballs in the outer SHA256SUMS").isEqualTo(2);
         release = Bundle.unpack(Bundle.tarball("-bundle.tar"), tmp);
+        Path chartFiles = Files.createDirectories(tmp.resolve("chart"));
+        try (var charts = Files.list(release.resolve("chart"))) {
+            Bundle.run(java.time.Duration.ofMinutes(1), "tar", "-C", chartFiles.toString(), "-xzf",
+                    charts.findFirst().orElseThrow().toString());
+        }
+        chartAppVersion = String.valueOf(new org.yaml.snakeyaml.Yaml()
+                .<Map<String, Object>>load(Files.readString(chartFiles.resolve("pillar-csi/Chart.yaml"))).get("appVersion"));
         for (String w : List.of("agent", "node", "controller")) {
             images.put(w, OciArchive.read(image(w)));
         }
@@ -67,7 +75,27 @@ class ReleaseBundleIT {
         assertThat(sidecars).hasSize(4).allMatch(l -> l.matches("\\w+\\s+registry\\.k8s\\.io/sig-storage/csi-[a-z-]+:v\\d+\\.\\d+\\.\\d+"));
         String install = Files.readString(release.resolve("INSTALL.md"));
         assertThat(install).contains("sha256sum -c SHA256SUMS", "skopeo copy oci-archive:images/pillar-agent-",
-                "global.imageRegistry=", "helm install").doesNotContain("@VERSION@", "@CHART_VERSION@");
+                "global.imageRegistry=", "helm install", "pillar-csi/$w:" + chartAppVersion)
+                .doesNotContain("@VERSION@", "@TAG@", "@CHART_VERSION@");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void chartRunsTheSidecarsTheBundleListsForMirroring() throws IOException {
+        Path values = tmp.resolve("chart");
+        Map<String, Object> images = (Map<String, Object>) new org.yaml.snakeyaml.Yaml()
+                .<Map<String, Object>>load(Files.readString(values.resolve("pillar-csi/values.yaml"))).get("images");
+        for (String line : Files.readAllLines(release.resolve("sidecar-images.txt"))) {
+            if (line.isBlank() || line.startsWith("#")) {
+                continue;
+            }
+            String[] keyImage = line.trim().split("\\s+");
+            Map<String, Object> image = (Map<String, Object>) images.get(keyImage[0]);
+            assertThat(image).as("images." + keyImage[0] + " in the chart's values.yaml").isNotNull();
+            assertThat(image.get("registry") + "/" + image.get("repository") + ":" + image.get("tag"))
+                    .as("the chart's images." + keyImage[0] + " = the image the bundle lists for mirroring (helm/sidecar-images.txt)")
+                    .isEqualTo(keyImage[1]);
+        }
     }
 
     @ParameterizedTest
@@ -85,9 +113,10 @@ class ReleaseBundleIT {
         assertThat(config.path("User").asString()).isEqualTo(workload.equals("controller") ? "65532:65532" : "0:0");
         assertThat(config.path("StopSignal").asString()).isEqualTo("SIGTERM");
         assertThat(config.path("Labels").path("org.opencontainers.image.title").asString()).isEqualTo("pillar-" + workload);
-        assertThat(config.path("Labels").path("org.opencontainers.image.version").asString())
-                .isEqualTo(image.index.path("manifests").get(0).path("annotations").path("org.opencontainers.image.ref.name").asString())
-                .isNotBlank();
+        assertThat(config.path("Labels").path("org.opencontainers.image.version").asString()).isNotBlank();
+        // the tag in the archive is the one the chart pulls (its appVersion)
+        assertThat(image.index.path("manifests").get(0).path("annotations").path("org.opencontainers.image.ref.name").asString())
+                .isEqualTo(chartAppVersion);
         assertThat(config.path("Labels").path("org.opencontainers.image.revision").asString()).isNotBlank();
         assertThat(image.config.path("architecture").asString()).isEqualTo("amd64");
         assertThat(image.config.path("os").asString()).isEqualTo("linux");
