@@ -10,8 +10,11 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -75,6 +78,7 @@ final class KubeApi implements AutoCloseable {
         server.init(InetAddress.getLoopbackAddress(), port);
         KubernetesClient client = client("http://127.0.0.1:" + port);
         try {
+            warmUp(client, contexts);
             writeKubeconfig(kubeconfig, port);
         } catch (IOException | RuntimeException e) {
             client.close();
@@ -82,6 +86,29 @@ final class KubeApi implements AutoCloseable {
             throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
         }
         return new KubeApi(server, client, kubeconfig, port, List.copyOf(names));
+    }
+
+    /**
+     * Makes each kind of request the controller makes once (create, list, status update, delete)
+     * before the controller starts: under emulation the first request of a kind costs the emulator
+     * seconds of class loading, and the controller's client gives up after 10 s. No watch: closing
+     * one blocks the emulator's event loop for seconds (fabric8's WatchEventsListener.onClosed waits
+     * for its executor on that thread).
+     */
+    private static void warmUp(KubernetesClient client, List<CustomResourceDefinitionContext> contexts) {
+        for (CustomResourceDefinitionContext crd : contexts) {
+            var resources = client.genericKubernetesResources(crd);
+            GenericKubernetesResource object = new GenericKubernetesResourceBuilder()
+                    .withApiVersion(crd.getGroup() + "/" + crd.getVersion()).withKind(crd.getKind())
+                    .withNewMetadata().withName("sandbox-warm-up").endMetadata().build();
+            GenericKubernetesResource created = resources.resource(object).create();
+            created.setAdditionalProperty("status", Map.of("observedGeneration", 1));
+            resources.resource(created).updateStatus();
+            resources.list();
+            resources.withName("sandbox-warm-up").delete();
+        }
+        client.storage().v1().storageClasses().list();
+        client.v1().events().inNamespace("pillar-system").list();
     }
 
     /** A client of the emulator with timeouts fit for emulation; the caller closes it. */
