@@ -1,80 +1,95 @@
 package pillar.sandbox;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 
 /**
- * {@code apply KUBECONFIG OBJECTS.yaml}: creates the quickstart objects, then waits until the
- * controller has reconciled every one of them (each reports its conditions) and, once every
- * condition is true, the generated StorageClass exists; prints each condition as
- * {@code kubectl describe} shows it. Exits non-zero if an object is never reconciled within the
- * deadline. Conditions that stay false are printed, not hidden: they say what the cluster lacks.
+ * Applies Pillar objects and waits, as an operator watching {@code kubectl describe} would, until
+ * the controller has set every condition of every object to True and generated the StorageClass of
+ * every PillarStorageClass. Prints the conditions at the end, and the ones still pending every
+ * 15 s while it waits; fails after the deadline with the conditions that never turned True.
  */
 final class Quickstart {
-    private static final Duration DEADLINE = Duration.ofMinutes(3);
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(15);
 
     private Quickstart() {
     }
 
-    static int apply(Path kubeconfig, Path objects) throws IOException, InterruptedException {
-        Config config = Config.fromKubeconfig(Files.readString(kubeconfig));
-        try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
-                .withHttpClientFactory(new JdkHttpClientFactory()).build()) {
-            List<HasMetadata> applied;
-            try (InputStream in = Files.newInputStream(objects)) {
-                applied = client.load(in).items();
-            }
-            for (HasMetadata object : applied) {
-                client.resource(object).create();
-                System.out.println("  created " + object.getKind() + "/" + object.getMetadata().getName());
-            }
-            long deadline = System.nanoTime() + DEADLINE.toNanos();
-            // conditions that are false at first may turn true on the next poll: give them a little while
-            long settleAt = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (true) {
-                boolean allTrue = true;
-                boolean allReconciled = true;
-                StringBuilder report = new StringBuilder();
-                for (HasMetadata object : applied) {
-                    GenericKubernetesResource current = client.genericKubernetesResources(object.getApiVersion(),
-                            object.getKind()).withName(object.getMetadata().getName()).get();
-                    List<Map<String, Object>> conditions = conditions(current);
-                    allReconciled &= !conditions.isEmpty();
-                    allTrue &= !conditions.isEmpty() && conditions.stream().allMatch(c -> "True".equals(c.get("status")));
-                    report.append("  ").append(object.getKind()).append('/').append(object.getMetadata().getName())
-                            .append('\n');
-                    for (Map<String, Object> c : conditions) {
-                        report.append("      ").append(c.get("type")).append('=').append(c.get("status")).append("  ")
-                                .append(c.get("reason")).append(": ").append(c.get("message")).append('\n');
-                    }
-                }
-                List<StorageClass> classes = client.storage().v1().storageClasses().list().getItems();
-                boolean settled = allTrue ? !classes.isEmpty() : allReconciled && System.nanoTime() > settleAt;
-                if (settled || System.nanoTime() > deadline) {
-                    System.out.print(report);
-                    for (StorageClass sc : classes) {
-                        System.out.println("  generated StorageClass/" + sc.getMetadata().getName() + ": provisioner "
-                                + sc.getProvisioner() + ", parameters " + sc.getParameters() + ", reclaimPolicy "
-                                + sc.getReclaimPolicy() + ", allowVolumeExpansion " + sc.getAllowVolumeExpansion());
-                    }
-                    return allReconciled ? 0 : 1;
-                }
-                Thread.sleep(500);
-            }
+    /** Creates {@code objects} (or updates them, when a create is retried) and prints each. */
+    static void create(KubernetesClient client, List<GenericKubernetesResource> objects, PrintStream out) {
+        for (GenericKubernetesResource object : objects) {
+            client.resource(object).createOr(NonDeletingOperation::update);
+            out.println("  created " + object.getKind() + "/" + object.getMetadata().getName() + "  " + spec(object));
         }
+    }
+
+    /** Waits for every condition True and every generated StorageClass; returns the classes by name. */
+    static Map<String, StorageClass> awaitReconciled(KubernetesClient client, List<GenericKubernetesResource> objects,
+                                                     Duration deadline, PrintStream out) throws InterruptedException {
+        long start = System.nanoTime();
+        long nextProgress = start + PROGRESS_EVERY.toNanos();
+        while (true) {
+            List<String> report = new ArrayList<>();
+            List<String> pending = new ArrayList<>();
+            Map<String, StorageClass> classes = new LinkedHashMap<>();
+            for (GenericKubernetesResource object : objects) {
+                GenericKubernetesResource current = client.genericKubernetesResources(object.getApiVersion(),
+                        object.getKind()).withName(object.getMetadata().getName()).get();
+                List<Map<String, Object>> conditions = conditions(current);
+                String name = object.getKind() + "/" + object.getMetadata().getName();
+                report.add("  " + name);
+                if (conditions.isEmpty()) {
+                    pending.add(name + " (no conditions yet)");
+                }
+                for (Map<String, Object> c : conditions) {
+                    report.add("      " + c.get("type") + "=" + c.get("status") + "  " + c.get("reason") + ": " + c.get("message"));
+                    if (!"True".equals(c.get("status"))) {
+                        pending.add(name + " " + c.get("type") + "=" + c.get("status") + " (" + c.get("reason") + ")");
+                    }
+                }
+                if (object.getKind().equals("PillarStorageClass")) {
+                    StorageClass sc = client.storage().v1().storageClasses().withName(object.getMetadata().getName()).get();
+                    if (sc == null) {
+                        pending.add("StorageClass/" + object.getMetadata().getName() + " (not generated yet)");
+                    } else {
+                        classes.put(sc.getMetadata().getName(), sc);
+                    }
+                }
+            }
+            long now = System.nanoTime();
+            if (pending.isEmpty() || now - start > deadline.toNanos()) {
+                report.forEach(out::println);
+                if (!pending.isEmpty()) {
+                    throw new IllegalStateException("after " + deadline.toSeconds() + " s these are still not True: " + pending);
+                }
+                return classes;
+            }
+            if (now > nextProgress) {
+                out.printf("  ... %d s: waiting for %s%n", (now - start) / 1_000_000_000, pending);
+                nextProgress = now + PROGRESS_EVERY.toNanos();
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /** How {@code kubectl get storageclass -o yaml} would show the parts that matter. */
+    static String describe(StorageClass sc) {
+        return "StorageClass/" + sc.getMetadata().getName() + ": provisioner " + sc.getProvisioner()
+                + ", reclaimPolicy " + sc.getReclaimPolicy() + ", volumeBindingMode " + sc.getVolumeBindingMode()
+                + ", allowVolumeExpansion " + sc.getAllowVolumeExpansion() + "\n      parameters " + sc.getParameters();
+    }
+
+    private static Object spec(GenericKubernetesResource object) {
+        return object.getAdditionalProperties().get("spec");
     }
 
     @SuppressWarnings("unchecked")

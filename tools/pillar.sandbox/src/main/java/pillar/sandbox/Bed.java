@@ -1,0 +1,252 @@
+package pillar.sandbox;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+
+/**
+ * Everything the sandbox and the end-to-end suite run on, in the VM: the storage pools, the
+ * emulated Kubernetes API (in this JVM), pillar-controller, pillar-agent and pillar-node as real
+ * processes from their packaged module paths, the Pillar objects applied and reconciled, and CSI
+ * clients on the real sockets. Started once and closed once: JVMs start slowly under emulation.
+ * Closing stops the workloads, removes what is left in the kernel and destroys the pools.
+ */
+final class Bed implements AutoCloseable {
+    private static final Duration START_DEADLINE = Duration.ofMinutes(12);
+    private static final Duration RECONCILE_DEADLINE = Duration.ofMinutes(5);
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(15);
+
+    private final BedLayout layout;
+    private final PrintStream out;
+    private final List<WorkloadProcess> workloads = new ArrayList<>();
+    private final List<AutoCloseable> clients = new ArrayList<>();
+    private StoragePools pools;
+    private KubeApi kube;
+    private CompletableFuture<KubeApi> pendingApi;
+    private Map<String, StorageClass> storageClasses = Map.of();
+    private CsiController controller;
+    private KubeletNode node;
+
+    private Bed(BedLayout layout, PrintStream out) {
+        this.layout = layout;
+        this.out = out;
+    }
+
+    /**
+     * Starts a bed and applies {@code objects}; {@code zfs} adds the ZFS pool and backend. Prints
+     * each stage with its time, and progress while JVMs start.
+     */
+    static Bed start(BedLayout layout, boolean zfs, List<GenericKubernetesResource> objects, PrintStream out)
+            throws Exception {
+        Bed bed = new Bed(layout, out);
+        try {
+            bed.startAll(zfs, objects);
+            return bed;
+        } catch (Exception | Error e) {
+            bed.close();
+            throw e;
+        }
+    }
+
+    private void startAll(boolean zfs, List<GenericKubernetesResource> objects) throws Exception {
+        Timer timer = new Timer(out);
+        timer.stage("storage pools (loop devices in memory)");
+        pools = StoragePools.create(layout.work().resolve("pools"), zfs);
+        pools.created().forEach(line -> out.println("  " + line));
+        timer.done();
+
+        timer.stage("workloads: pillar-agent, pillar-node, the emulated Kubernetes API, pillar-controller");
+        workloads.add(WorkloadProcess.start(Workloads.agent(layout, pools), layout.project(), layout.aotCaches(), layout.logs(), true));
+        workloads.add(WorkloadProcess.start(Workloads.node(layout), layout.project(), layout.aotCaches(), layout.logs(), true));
+        workloads.forEach(w -> out.println("  started " + w.name() + " (pid " + w.pid() + "), log " + w.log()));
+        out.println("  starting a Kubernetes API EMULATOR in this JVM on 127.0.0.1:" + BedLayout.KUBE_API_PORT + " (fabric8 mock");
+        out.println("  server, CRUD mode: stores and watches objects; no admission, no schema validation, no kubelet)");
+        pendingApi = CompletableFuture.supplyAsync(() -> KubeApi.start(BedLayout.KUBE_API_PORT,
+                layout.kubeconfig(), layout.project().resolve("helm/pillar-csi/crds")));
+        awaitReady(workloads, pendingApi, out);
+        timer.done();
+
+        controller = client(new CsiController(layout.controllerSocket()));
+        node = client(new KubeletNode(layout.nodeSocket(), layout.kubeletDir()));
+
+        timer.stage("Pillar objects applied, waiting for the controller's conditions");
+        Quickstart.create(kube.client(), objects, out);
+        storageClasses = Quickstart.awaitReconciled(kube.client(), objects, RECONCILE_DEADLINE, out);
+        timer.done();
+    }
+
+    /**
+     * Waits until the emulated API is up (then starts the controller, which needs it) and every
+     * workload answers ready, printing who is still starting every 15 s.
+     */
+    private void awaitReady(List<WorkloadProcess> processes, CompletableFuture<KubeApi> api, PrintStream out)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        long nextProgress = start + PROGRESS_EVERY.toNanos();
+        List<WorkloadProcess> waiting = new ArrayList<>(processes);
+        while (!waiting.isEmpty() || kube == null) {
+            if (kube == null && api.isDone()) {
+                kube = api.join();
+                out.printf("  %-10s up after    %5.1f s with CRDs %s%n", "emulated API", (System.nanoTime() - start) / 1e9,
+                        kube.crds());
+                WorkloadProcess controller = WorkloadProcess.start(Workloads.controller(layout), layout.project(),
+                        layout.aotCaches(), layout.logs(), true);
+                workloads.add(controller);
+                waiting.add(controller);
+                out.println("  started controller (pid " + controller.pid() + "), log " + controller.log());
+            }
+            for (WorkloadProcess w : List.copyOf(waiting)) {
+                if (w.ready()) {
+                    waiting.remove(w);
+                    out.printf("  %-10s ready after %5.1f s%n", w.name(), (System.nanoTime() - start) / 1e9);
+                }
+            }
+            long now = System.nanoTime();
+            List<String> pending = new ArrayList<>(waiting.stream().map(WorkloadProcess::name).toList());
+            if (kube == null) {
+                pending.add("emulated API");
+            }
+            if (!pending.isEmpty() && now - start > START_DEADLINE.toNanos()) {
+                throw new IllegalStateException(pending + " not ready after " + START_DEADLINE.toMinutes() + " minutes"
+                        + (waiting.isEmpty() ? "" : "; the log of " + waiting.getFirst().name() + ":\n" + waiting.getFirst().tail()));
+            }
+            if (!pending.isEmpty() && now > nextProgress) {
+                out.printf("  ... %d s: still starting %s (JVMs are slow under emulation)%n", (now - start) / 1_000_000_000,
+                        pending);
+                nextProgress = now + PROGRESS_EVERY.toNanos();
+            }
+            Thread.sleep(250);
+        }
+    }
+
+    private <T extends AutoCloseable> T client(T client) {
+        clients.add(client);
+        return client;
+    }
+
+    BedLayout layout() {
+        return layout;
+    }
+
+    KubeApi kube() {
+        return kube;
+    }
+
+    StoragePools pools() {
+        return pools;
+    }
+
+    CsiController controller() {
+        return controller;
+    }
+
+    KubeletNode node() {
+        return node;
+    }
+
+    /** The generated StorageClasses, by name. */
+    Map<String, StorageClass> storageClasses() {
+        return storageClasses;
+    }
+
+    /** A workload by name ("controller", "agent", "node", or one added with {@link #add}). */
+    WorkloadProcess workload(String name) {
+        return workloads.stream().filter(w -> w.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no workload " + name));
+    }
+
+    /** Starts one more workload (a second node) and waits until it is ready. */
+    WorkloadProcess add(Workload workload) throws InterruptedException {
+        boolean training = workloads.stream().anyMatch(w -> w.workload().module().equals(workload.module()));
+        WorkloadProcess process = WorkloadProcess.start(workload, layout.project(), layout.aotCaches(), layout.logs(),
+                !training);
+        workloads.add(process);
+        awaitReady(List.of(process), CompletableFuture.completedFuture(kube), out);
+        return process;
+    }
+
+    /** Where each workload's log is, for the output. */
+    Map<String, String> logs() {
+        Map<String, String> logs = new LinkedHashMap<>();
+        workloads.forEach(w -> logs.put(w.name(), w.log().toString()));
+        return logs;
+    }
+
+    /**
+     * Stops the workloads (node first, so that nothing re-creates what the clean-up removes), removes
+     * what is left in the kernel, destroys the pools. Returns what the clean-up had to remove.
+     */
+    List<String> stop(List<java.nio.file.Path> kubeletDirs) {
+        List<String> leftovers = new ArrayList<>();
+        for (AutoCloseable c : clients) {
+            closeQuietly(c, leftovers);
+        }
+        clients.clear();
+        workloads.reversed().forEach(WorkloadProcess::terminate);
+        for (WorkloadProcess w : workloads.reversed()) {
+            closeQuietly(w, leftovers);
+        }
+        workloads.clear();
+        leftovers.addAll(KernelCleanup.run(kubeletDirs));
+        if (pools != null) {
+            closeQuietly(pools, leftovers);
+            pools = null;
+        }
+        if (kube != null) {
+            kube.close();
+            kube = null;
+        } else if (pendingApi != null) {
+            pendingApi.thenAccept(KubeApi::close); // still starting: closed when it is up
+        }
+        return leftovers;
+    }
+
+    @Override
+    public void close() {
+        List<String> leftovers = stop(List.of(layout.kubeletDir()));
+        if (!leftovers.isEmpty()) {
+            out.println("  clean-up removed what was left: " + leftovers);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable closeable, List<String> problems) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            problems.add("FAILED to close " + closeable + ": " + e);
+        }
+    }
+
+    /** Prints a stage's start and its time. */
+    static final class Timer {
+        private final PrintStream out;
+        private long stageStart;
+        private String stage;
+
+        Timer(PrintStream out) {
+            this.out = out;
+        }
+
+        void stage(String name) {
+            stage = name;
+            stageStart = System.nanoTime();
+            out.println();
+            out.println("== " + name);
+        }
+
+        long seconds() {
+            return (System.nanoTime() - stageStart) / 1_000_000_000;
+        }
+
+        void done() {
+            out.printf("== %s: done in %.1f s%n", stage, (System.nanoTime() - stageStart) / 1e9);
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package pillar.sandbox;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.grpc.ManagedChannel;
+import pillar.api.csi.v1.CapacityRange;
+import pillar.api.csi.v1.ControllerExpandVolumeRequest;
+import pillar.api.csi.v1.ControllerExpandVolumeResponse;
+import pillar.api.csi.v1.ControllerGrpc;
+import pillar.api.csi.v1.ControllerPublishVolumeRequest;
+import pillar.api.csi.v1.ControllerUnpublishVolumeRequest;
+import pillar.api.csi.v1.CreateVolumeRequest;
+import pillar.api.csi.v1.DeleteVolumeRequest;
+import pillar.api.csi.v1.Volume;
+import pillar.api.csi.v1.VolumeCapability;
+import pillar.api.server.Channels;
+
+/**
+ * The controller's CSI socket, called as the sidecars call it: external-provisioner (CreateVolume,
+ * DeleteVolume), external-attacher (ControllerPublish/Unpublish) and external-resizer
+ * (ControllerExpandVolume). Every call has a deadline fit for emulation.
+ */
+final class CsiController implements AutoCloseable {
+    static final long CALL_DEADLINE_SECONDS = 300;
+
+    private final Path socket;
+    private final ManagedChannel channel;
+
+    CsiController(Path socket) {
+        this.socket = socket;
+        this.channel = Channels.unix(socket);
+    }
+
+    Path socket() {
+        return socket;
+    }
+
+    ControllerGrpc.ControllerBlockingStub stub() {
+        return ControllerGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_DEADLINE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    ManagedChannel channel() {
+        return channel;
+    }
+
+    /** As external-provisioner asks for a claim of {@code bytes}: the StorageClass parameters, one capability. */
+    Volume create(String name, long bytes, VolumeCapability capability, Map<String, String> parameters) {
+        return stub().createVolume(CreateVolumeRequest.newBuilder().setName(name)
+                .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(bytes))
+                .addVolumeCapabilities(capability).putAllParameters(parameters).build()).getVolume();
+    }
+
+    /** As external-attacher does for a VolumeAttachment; returns the publish context. */
+    Map<String, String> publish(Volume volume, String nodeId, VolumeCapability capability, boolean readOnly) {
+        return stub().controllerPublishVolume(ControllerPublishVolumeRequest.newBuilder()
+                .setVolumeId(volume.getVolumeId()).setNodeId(nodeId).setVolumeCapability(capability)
+                .setReadonly(readOnly).putAllVolumeContext(volume.getVolumeContextMap()).build()).getPublishContextMap();
+    }
+
+    void unpublish(String volumeId, String nodeId) {
+        stub().controllerUnpublishVolume(ControllerUnpublishVolumeRequest.newBuilder().setVolumeId(volumeId)
+                .setNodeId(nodeId).build());
+    }
+
+    ControllerExpandVolumeResponse expand(String volumeId, long bytes, VolumeCapability capability) {
+        return stub().controllerExpandVolume(ControllerExpandVolumeRequest.newBuilder().setVolumeId(volumeId)
+                .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(bytes)).setVolumeCapability(capability)
+                .build());
+    }
+
+    void delete(String volumeId) {
+        stub().deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(volumeId).build());
+    }
+
+    @Override
+    public void close() {
+        channel.shutdownNow();
+    }
+}

@@ -1,0 +1,105 @@
+package pillar.sandbox;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+
+/**
+ * The sandbox inside the VM ({@code dev/sandbox} boots the VM and runs this): starts the bed with
+ * the quickstart objects, shows the generated StorageClass, plays one volume's lifecycle, runs the
+ * user's command if any, stays up with {@code --keep}, and takes everything down. Exit status 0
+ * only when every step passed (and the user's command, if any, exited 0).
+ */
+final class SandboxRun {
+    private static final long MIB = 1 << 20;
+
+    /** The parsed options of {@code up}. */
+    record Options(Path project, Path outDir, Backend backend, VolumeMode mode, boolean keep, List<String> command) {
+    }
+
+    private SandboxRun() {
+    }
+
+    static int run(Options options, PrintStream out) throws Exception {
+        if (!"1".equals(System.getenv("PILLAR_KERNEL_VM"))) {
+            out.println("sandbox up runs inside the VM only (it creates pools, mounts and kernel objects): use dev/sandbox");
+            return 2;
+        }
+        // kernel messages (e.g. loop devices' WRITE_ZEROES noise) stay in dmesg.log, off the console
+        Files.writeString(Path.of("/proc/sys/kernel/printk"), "1");
+        boolean zfs = Files.isDirectory(Path.of("/sys/module/zfs"));
+        if (!zfs && options.backend() == Backend.ZFS) {
+            out.println("--backend zfs: the VM's kernel has no zfs module (dev/vm/setup builds it; dev/sandbox sets PILLAR_VM_ZFS=1)");
+            return 2;
+        }
+        out.printf("pillar-csi sandbox: backend %s, volume mode %s, kernel %s%n", options.backend(), options.mode(),
+                System.getProperty("os.version"));
+        if (!zfs) {
+            out.println("note: this VM has no zfs module, so no ZFS pool is created (dev/vm/setup installs zfs-dkms)");
+        }
+        List<String> changes = new ArrayList<>();
+        Path quickstart = options.project().resolve("examples/quickstart.yaml");
+        List<GenericKubernetesResource> objects = SandboxObjects.forSandbox(SandboxObjects.load(quickstart),
+                options.backend(), options.mode(), changes);
+        out.println("objects: " + quickstart + (changes.isEmpty() ? " as written" : ", with " + String.join("; ", changes)));
+
+        BedLayout layout = BedLayout.sandbox(options.project(), options.outDir().resolve("logs"));
+        int status;
+        try (Bed bed = Bed.start(layout, zfs, objects, out)) {
+            StorageClass sc = bed.storageClasses().get(SandboxObjects.STORAGE_CLASS);
+            out.println("  generated " + Quickstart.describe(sc));
+
+            out.println();
+            out.println("== the workloads answer, as the CO and the controller ask them");
+            Probes.csi("controller", layout.controllerSocket().toString(), bed.controller().channel(), out);
+            Probes.csi("node", layout.nodeSocket().toString(), bed.node().channel(), out);
+            Probes.agent("127.0.0.1", BedLayout.AGENT_PORT, out);
+            out.println("  node ID (NodeGetInfo): " + bed.node().nodeId());
+
+            out.println();
+            out.println("== one volume's life, played as external-provisioner, external-attacher, kubelet and external-resizer");
+            Lifecycle.Plan plan = new Lifecycle.Plan(options.backend() + " " + options.mode(), options.mode(),
+                    sc.getParameters().get("csi.storage.k8s.io/fstype"), sc.getParameters(), 320 * MIB, 640 * MIB);
+            Steps.Result result = new Lifecycle(bed.controller(), bed.node(), out).run(plan);
+            Steps.summary(result, out);
+            status = result.passed() ? 0 : 1;
+
+            Map<String, String> env = UserCommand.environment(layout, sc.getParameters());
+            if (!options.command().isEmpty()) {
+                out.println();
+                out.println("== your command: " + String.join(" ", options.command()) + "  with " + env);
+                int commandStatus = UserCommand.run(options.command(), options.project(), env, null);
+                out.println("== your command exited with status " + commandStatus);
+                status = status != 0 ? status : commandStatus;
+            }
+            if (options.keep()) {
+                keep(options, layout, bed, env, out);
+            }
+            out.println();
+            out.println("== stopping the workloads and removing the pools");
+        }
+        out.println(status == 0 ? "Sandbox PASSED" : "Sandbox FAILED");
+        return status;
+    }
+
+    private static void keep(Options options, BedLayout layout, Bed bed, Map<String, String> env, PrintStream out)
+            throws Exception {
+        StringBuilder reach = new StringBuilder();
+        reach.append("The sandbox is left running (--keep), in the VM. From the host:\n");
+        reach.append("  dev/sandbox exec -- CMD ARGS...   runs a command in the VM, with\n");
+        env.forEach((k, v) -> reach.append("      ").append(k).append('=').append(v).append('\n'));
+        reach.append("  dev/sandbox stop                  stops the workloads, removes the pools, powers the VM off\n");
+        reach.append("  logs: ").append(bed.logs()).append('\n');
+        reach.append("  emulated Kubernetes API (in the VM): ").append(bed.kube().url()).append(", kubeconfig ")
+                .append(layout.kubeconfig()).append('\n');
+        out.println();
+        out.print(reach);
+        new ControlChannel(options.outDir().resolve("control"), options.project(), env, out).serve(reach.toString());
+    }
+}

@@ -1,0 +1,159 @@
+package pillar.sandbox;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A running workload: its process, its log file, and whether its readiness endpoint answers. The
+ * sandbox and the end-to-end suite start each workload once and may kill it (SIGKILL, as a crash)
+ * and start it again with the same arguments.
+ */
+final class WorkloadProcess implements AutoCloseable {
+    private final Workload workload;
+    private final List<String> command;
+    private final Path log;
+    private Process process;
+    private long startedAt;
+    private long readyAfterMillis = -1;
+
+    private WorkloadProcess(Workload workload, List<String> command, Path log) {
+        this.workload = workload;
+        this.command = command;
+        this.log = log;
+    }
+
+    /**
+     * Starts {@code workload} from the project at {@code root}; its output goes to
+     * {@code logDir/<name>.log}. {@code mayTrain}: record its AOT cache if there is none (only one
+     * process per module may).
+     */
+    static WorkloadProcess start(Workload workload, Path root, Path aotDir, Path logDir, boolean mayTrain) {
+        Path aot = aotDir.resolve(workload.module() + ".aot");
+        WorkloadProcess started = new WorkloadProcess(workload, workload.command(root, aot, mayTrain),
+                logDir.resolve(workload.name() + ".log"));
+        started.launch();
+        return started;
+    }
+
+    private void launch() {
+        try {
+            Files.createDirectories(log.getParent());
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + workload.name() + ": " + String.join(" ", command), e);
+        }
+        startedAt = System.nanoTime();
+        readyAfterMillis = -1;
+    }
+
+    Workload workload() {
+        return workload;
+    }
+
+    String name() {
+        return workload.name();
+    }
+
+    Path log() {
+        return log;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** Whether it answers 200 on {@code /observe/health/ready}; remembers when it first did. */
+    boolean ready() {
+        if (readyAfterMillis >= 0) {
+            return true;
+        }
+        if (!process.isAlive()) {
+            throw new IllegalStateException(workload.name() + " exited with status " + process.exitValue()
+                    + " before it was ready; its log (" + log + "):\n" + tail());
+        }
+        if (status(URI.create("http://127.0.0.1:" + workload.healthPort() + "/observe/health/ready")) == 200) {
+            readyAfterMillis = (System.nanoTime() - startedAt) / 1_000_000;
+            return true;
+        }
+        return false;
+    }
+
+    long secondsSinceStart() {
+        return (System.nanoTime() - startedAt) / 1_000_000_000;
+    }
+
+    long readyAfterMillis() {
+        return readyAfterMillis;
+    }
+
+    /** SIGKILL and wait: what a crash or an OOM kill does. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** Starts it again with the same command line (after {@link #kill}). */
+    void restart() {
+        if (process.isAlive()) {
+            throw new IllegalStateException(workload.name() + " is still running");
+        }
+        launch();
+    }
+
+    /** The last lines of its log. */
+    String tail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /** SIGTERM, without waiting (to stop several at once before {@link #close}). */
+    void terminate() {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+        }
+    }
+
+    /** SIGTERM, then SIGKILL after 3 minutes (a JVM recording its AOT cache writes it on the way out). */
+    @Override
+    public void close() {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            try {
+                // a JVM recording its AOT cache writes it now: give it time under emulation
+                if (!process.waitFor(3, TimeUnit.MINUTES)) {
+                    process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    static int status(URI uri) {
+        try {
+            HttpURLConnection connection = (HttpURLConnection) uri.toURL().openConnection();
+            connection.setConnectTimeout(2000);
+            connection.setReadTimeout((int) Duration.ofSeconds(10).toMillis());
+            try {
+                return connection.getResponseCode();
+            } finally {
+                connection.disconnect();
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+}

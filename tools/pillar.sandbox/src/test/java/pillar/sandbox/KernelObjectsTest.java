@@ -1,0 +1,36 @@
+package pillar.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.junit.jupiter.api.Test;
+
+/** What a step changed: added, removed and changed objects, one line each, in key order. */
+class KernelObjectsTest {
+    @Test
+    void changesAreAddedRemovedAndChangedObjects() {
+        KernelObjects before = new KernelObjects(new TreeMap<>(Map.of(
+                "LV sandbox/pvc-1", "320 MiB",
+                "nvmet subsystem nqn.2024-06.io.pillar-csi:pvc-1", "",
+                "mount /var/lib/kubelet/x", "ext4 /dev/nvme0n1 rw")));
+        KernelObjects after = new KernelObjects(new TreeMap<>(Map.of(
+                "LV sandbox/pvc-1", "640 MiB",
+                "nvmet subsystem nqn.2024-06.io.pillar-csi:pvc-1", "",
+                "/dev/nvme0n1", "640 MiB, nqn.2024-06.io.pillar-csi:pvc-1")));
+        assertThat(after.changesSince(before)).containsExactly(
+                "+ /dev/nvme0n1  640 MiB, nqn.2024-06.io.pillar-csi:pvc-1",
+                "~ LV sandbox/pvc-1  320 MiB -> 640 MiB",
+                "- mount /var/lib/kubelet/x");
+        assertThat(after.changesSince(after)).isEmpty();
+        assertThat(after.keysStartingWith("nvmet subsystem ")).containsExactly("nvmet subsystem nqn.2024-06.io.pillar-csi:pvc-1");
+    }
+
+    @Test
+    void onAHostWithoutNvmetTheSnapshotStillReads() {
+        // the build machine has no configfs: nothing of nvmet, and no failure either
+        assertThat(KernelObjects.read(java.util.List.of(java.nio.file.Path.of("/nonexistent-kubelet"))).objects())
+                .noneSatisfy((key, value) -> assertThat(key).startsWith("nvmet"));
+    }
+}

@@ -1,0 +1,42 @@
+package pillar.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+/** The options of {@code up}: defaults, every value, the command after {@code --}, and clear refusals. */
+class SandboxMainTest {
+    @Test
+    void defaultsAreTheQuickstartsBackendAndExt4() {
+        SandboxRun.Options o = SandboxMain.parse(new String[] {"up", "--project", "/p", "--out", "/o"});
+        assertThat(o.backend()).isEqualTo(Backend.LVM_THIN);
+        assertThat(o.mode()).isEqualTo(VolumeMode.EXT4);
+        assertThat(o.keep()).isFalse();
+        assertThat(o.command()).isEmpty();
+    }
+
+    @Test
+    void everythingAfterTheDoubleDashIsTheCommandVerbatim() {
+        SandboxRun.Options o = SandboxMain.parse(new String[] {"up", "--project", "/p", "--out", "/o", "--backend", "zfs",
+                "--fs", "block", "--keep", "--", "csi-sanity", "--ginkgo.focus", "Node Service", "--keep"});
+        assertThat(o.backend()).isEqualTo(Backend.ZFS);
+        assertThat(o.mode()).isEqualTo(VolumeMode.BLOCK);
+        assertThat(o.keep()).isTrue();
+        assertThat(o.command()).isEqualTo(List.of("csi-sanity", "--ginkgo.focus", "Node Service", "--keep"));
+    }
+
+    @Test
+    void badValuesAreRefusedNamingTheValidOnes() {
+        assertThatThrownBy(() -> SandboxMain.parse(new String[] {"up", "--project", "/p", "--out", "/o", "--backend", "btrfs"}))
+                .hasMessage("--backend must be lvm, lvm-thin or zfs, is 'btrfs'");
+        assertThatThrownBy(() -> SandboxMain.parse(new String[] {"up", "--project", "/p", "--out", "/o", "--fs", "vfat"}))
+                .hasMessage("--fs must be ext4, xfs or block, is 'vfat'");
+        assertThatThrownBy(() -> SandboxMain.parse(new String[] {"up", "--out", "/o"}))
+                .hasMessage("--project and --out are required");
+        assertThatThrownBy(() -> SandboxMain.parse(new String[] {"up", "--project"})).hasMessage("--project needs a value");
+        assertThatThrownBy(() -> SandboxMain.parse(new String[] {"down"})).hasMessage("unknown command 'down'");
+    }
+}

@@ -1,0 +1,60 @@
+package pillar.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import org.junit.jupiter.api.Test;
+
+/** The objects the sandbox applies: the quickstart as written, or with the store and fsType of the options. */
+class SandboxObjectsTest {
+    private static final Path QUICKSTART = Path.of("../../examples/quickstart.yaml");
+
+    @Test
+    void theQuickstartIsAppliedAsWrittenForItsOwnBackendAndFilesystem() {
+        List<GenericKubernetesResource> quickstart = SandboxObjects.load(QUICKSTART);
+        assertThat(quickstart).extracting(GenericKubernetesResource::getKind)
+                .containsExactly("PillarAgent", "PillarStore", "PillarProtocol", "PillarStorageClass");
+        for (VolumeMode mode : List.of(VolumeMode.EXT4, VolumeMode.BLOCK)) {
+            List<String> changes = new ArrayList<>();
+            List<GenericKubernetesResource> objects = SandboxObjects.forSandbox(quickstart, Backend.LVM_THIN, mode, changes);
+            assertThat(changes).isEmpty();
+            assertThat(objects).usingRecursiveComparison().isEqualTo(quickstart);
+        }
+    }
+
+    @Test
+    void anotherBackendAndFilesystemChangeTheStoreAndTheClassAndSaySo() {
+        List<GenericKubernetesResource> quickstart = SandboxObjects.load(QUICKSTART);
+        List<String> changes = new ArrayList<>();
+        List<GenericKubernetesResource> objects = SandboxObjects.forSandbox(quickstart, Backend.ZFS, VolumeMode.XFS, changes);
+        assertThat(spec(objects, "PillarStore")).isEqualTo(Map.of("agent", "storage-1",
+                "zfs", Map.of("pool", "tank", "parentDataset", "k8s", "backend", "tank-k8s")));
+        assertThat(spec(objects, "PillarStorageClass")).containsEntry("fsType", "xfs").containsEntry("store", "fast");
+        assertThat(changes).hasSize(2).allSatisfy(c -> assertThat(c).containsAnyOf("--backend zfs", "--fs xfs"));
+        // the loaded objects themselves are untouched
+        assertThat(spec(quickstart, "PillarStore")).containsKey("lvm").doesNotContainKey("zfs");
+    }
+
+    @Test
+    void theSuiteAddsAStoreAndAClassPerBackendAndFilesystem() {
+        GenericKubernetesResource store = SandboxObjects.store("storage-1", Backend.LVM);
+        assertThat(store.getMetadata().getName()).isEqualTo("store-lvm");
+        assertThat(spec(List.of(store), "PillarStore")).isEqualTo(Map.of("agent", "storage-1",
+                "lvm", Map.of("volumeGroup", "sandbox", "backend", "sandbox-linear")));
+        GenericKubernetesResource sc = SandboxObjects.storageClass(Backend.LVM, "xfs", "nvme-tcp");
+        assertThat(sc.getMetadata().getName()).isEqualTo("pillar-lvm-xfs");
+        assertThat(spec(List.of(sc), "PillarStorageClass")).containsEntry("store", "store-lvm")
+                .containsEntry("protocol", "nvme-tcp").containsEntry("fsType", "xfs");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> spec(List<GenericKubernetesResource> objects, String kind) {
+        return (Map<String, Object>) objects.stream().filter(o -> o.getKind().equals(kind)).findFirst().orElseThrow()
+                .getAdditionalProperties().get("spec");
+    }
+}
