@@ -125,11 +125,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
         Path subsystemDir = subsystemDir(subsystem);
         fs.requireDirectory(portDir, "port " + port);
         fs.requireDirectory(subsystemDir, "subsystem " + subsystem);
-        Path links = portDir.resolve("subsystems");
-        if (!fs.linksTo(links, subsystem.value()).isEmpty()) {
-            return;
-        }
-        fs.symlink(links.resolve(subsystem.value()), subsystemDir,
+        fs.linkOnce(portDir.resolve("subsystems"), subsystemDir,
                 "linking the first subsystem starts the listener: is nvmet-tcp loaded, is the address"
                         + " local and the TCP port free? (dmesg tells)");
     }

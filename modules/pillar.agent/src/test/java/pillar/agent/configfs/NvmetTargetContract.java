@@ -122,6 +122,21 @@ abstract class NvmetTargetContract {
     }
 
     @Test
+    void aSubsystemLinkedToThePortUnderAnotherNameIsFoundAndNotLinkedTwice() throws IOException {
+        export(A, device(), PORT, ADDRESS, HOST);
+        Path links = nvmet("ports/60021/subsystems");
+        tree().unlink(links.resolve(A.value()));
+        tree().symlink(links.resolve("contract-another-name"), nvmet("subsystems").resolve(A.value()));
+
+        target().linkPort(PORT, A); // the kernel refuses a second link of A (EEXIST): already linked
+        assertThat(tree().list(links)).extracting(p -> p.getFileName().toString()).containsExactly("contract-another-name");
+        assertThat(target().inspect(A).orElseThrow().ports()).extracting(SubsystemState.LinkedPort::id).containsExactly(PORT);
+        assertThat(drift(wanted(A, device(), ADDRESS, HOST))).isEmpty();
+        target().removeSubsystem(A);
+        assertThat(ours()).isEmpty();
+    }
+
+    @Test
     void sharedPortAndHostOutliveTheFirstSubsystemAndGoWithTheLast() throws IOException {
         export(A, device(), PORT, ADDRESS, HOST);
         export(B, otherDevice(), PORT, ADDRESS, HOST);
