@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -21,7 +22,6 @@ import io.fabric8.kubernetes.api.model.storage.StorageClass;
 final class Bed implements AutoCloseable {
     private static final Duration START_DEADLINE = Duration.ofMinutes(12);
     private static final Duration RECONCILE_DEADLINE = Duration.ofMinutes(5);
-    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(15);
 
     private final BedLayout layout;
     private final PrintStream out;
@@ -63,14 +63,16 @@ final class Bed implements AutoCloseable {
         timer.done();
 
         timer.stage("workloads: pillar-agent, pillar-node, the emulated Kubernetes API, pillar-controller");
-        workloads.add(WorkloadProcess.start(Workloads.agent(layout, pools), layout.project(), layout.aotCaches(), layout.logs(), true));
+        workloads.add(WorkloadProcess.start(Workloads.agent(layout, pools.agentBackends(), Path.of("/sys/kernel/config")), layout.project(), layout.aotCaches(), layout.logs(), true));
         workloads.add(WorkloadProcess.start(Workloads.node(layout), layout.project(), layout.aotCaches(), layout.logs(), true));
         workloads.forEach(w -> out.println("  started " + w.name() + " (pid " + w.pid() + "), log " + w.log()));
-        out.println("  starting a Kubernetes API EMULATOR in this JVM on 127.0.0.1:" + BedLayout.KUBE_API_PORT + " (fabric8 mock");
+        out.println("  starting a Kubernetes API EMULATOR in this JVM on 127.0.0.1:" + layout.ports().kubeApi() + " (fabric8 mock");
         out.println("  server, CRUD mode: stores and watches objects; no admission, no schema validation, no kubelet)");
-        pendingApi = CompletableFuture.supplyAsync(() -> KubeApi.start(BedLayout.KUBE_API_PORT,
+        pendingApi = CompletableFuture.supplyAsync(() -> KubeApi.start(layout.ports().kubeApi(),
                 layout.kubeconfig(), layout.project().resolve("helm/pillar-csi/crds")));
-        awaitReady(workloads, pendingApi, out);
+        Startup.await(workloads, pendingApi, api -> WorkloadProcess.start(Workloads.controller(layout), layout.project(),
+                layout.aotCaches(), layout.logs(), true), START_DEADLINE, out);
+        kube = pendingApi.join();
         timer.done();
 
         controller = client(new CsiController(layout.controllerSocket()));
@@ -80,50 +82,6 @@ final class Bed implements AutoCloseable {
         Quickstart.create(kube.client(), objects, out);
         storageClasses = Quickstart.awaitReconciled(kube.client(), objects, RECONCILE_DEADLINE, out);
         timer.done();
-    }
-
-    /**
-     * Waits until the emulated API is up (then starts the controller, which needs it) and every
-     * workload answers ready, printing who is still starting every 15 s.
-     */
-    private void awaitReady(List<WorkloadProcess> processes, CompletableFuture<KubeApi> api, PrintStream out)
-            throws InterruptedException {
-        long start = System.nanoTime();
-        long nextProgress = start + PROGRESS_EVERY.toNanos();
-        List<WorkloadProcess> waiting = new ArrayList<>(processes);
-        while (!waiting.isEmpty() || kube == null) {
-            if (kube == null && api.isDone()) {
-                kube = api.join();
-                out.printf("  %-10s up after    %5.1f s with CRDs %s%n", "emulated API", (System.nanoTime() - start) / 1e9,
-                        kube.crds());
-                WorkloadProcess controller = WorkloadProcess.start(Workloads.controller(layout), layout.project(),
-                        layout.aotCaches(), layout.logs(), true);
-                workloads.add(controller);
-                waiting.add(controller);
-                out.println("  started controller (pid " + controller.pid() + "), log " + controller.log());
-            }
-            for (WorkloadProcess w : List.copyOf(waiting)) {
-                if (w.ready()) {
-                    waiting.remove(w);
-                    out.printf("  %-10s ready after %5.1f s%n", w.name(), (System.nanoTime() - start) / 1e9);
-                }
-            }
-            long now = System.nanoTime();
-            List<String> pending = new ArrayList<>(waiting.stream().map(WorkloadProcess::name).toList());
-            if (kube == null) {
-                pending.add("emulated API");
-            }
-            if (!pending.isEmpty() && now - start > START_DEADLINE.toNanos()) {
-                throw new IllegalStateException(pending + " not ready after " + START_DEADLINE.toMinutes() + " minutes"
-                        + (waiting.isEmpty() ? "" : "; the log of " + waiting.getFirst().name() + ":\n" + waiting.getFirst().tail()));
-            }
-            if (!pending.isEmpty() && now > nextProgress) {
-                out.printf("  ... %d s: still starting %s (JVMs are slow under emulation)%n", (now - start) / 1_000_000_000,
-                        pending);
-                nextProgress = now + PROGRESS_EVERY.toNanos();
-            }
-            Thread.sleep(250);
-        }
     }
 
     private <T extends AutoCloseable> T client(T client) {
@@ -168,7 +126,7 @@ final class Bed implements AutoCloseable {
         WorkloadProcess process = WorkloadProcess.start(workload, layout.project(), layout.aotCaches(), layout.logs(),
                 !training);
         workloads.add(process);
-        awaitReady(List.of(process), CompletableFuture.completedFuture(kube), out);
+        Startup.await(new ArrayList<>(List.of(process)), CompletableFuture.completedFuture(kube), null, START_DEADLINE, out);
         return process;
     }
 
@@ -183,7 +141,7 @@ final class Bed implements AutoCloseable {
      * Stops the workloads (node first, so that nothing re-creates what the clean-up removes), removes
      * what is left in the kernel, destroys the pools. Returns what the clean-up had to remove.
      */
-    List<String> stop(List<java.nio.file.Path> kubeletDirs) {
+    List<String> stop(List<Path> kubeletDirs) {
         List<String> leftovers = new ArrayList<>();
         for (AutoCloseable c : clients) {
             closeQuietly(c, leftovers);

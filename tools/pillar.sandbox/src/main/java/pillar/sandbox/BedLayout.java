@@ -17,28 +17,29 @@ import java.nio.file.Path;
  * @param agentStateDir    the agent's fencing marks and export records
  * @param controllerSocket the controller's CSI socket
  * @param nodeSocket       the node's CSI socket
+ * @param ports            the TCP ports on 127.0.0.1
  */
 record BedLayout(Path project, Path work, Path logs, Path aotCaches, Path kubeletDir, Path nodeStateDir,
-                 Path hostNqnFile, Path agentStateDir, Path controllerSocket, Path nodeSocket) {
-    static final int KUBE_API_PORT = 19443;
-    static final int AGENT_PORT = 19500;
-    static final int CONTROLLER_HEALTH = 19808;
-    static final int NODE_HEALTH = 19809;
-    static final int AGENT_HEALTH = 19810;
+                 Path hostNqnFile, Path agentStateDir, Path controllerSocket, Path nodeSocket, Ports ports) {
+    /** The TCP ports: the emulated API, the agent API, and the three health endpoints. */
+    record Ports(int kubeApi, int agent, int controllerHealth, int nodeHealth, int agentHealth) {
+        /** In the VM (its own network): the workloads' defaults, plus 10000; the agent's is the quickstart's. */
+        static final Ports VM = new Ports(19443, 19500, 19808, 19809, 19810);
+    }
 
     /** The sandbox's layout: production paths inside the VM. */
     static BedLayout sandbox(Path project, Path logs) {
         return new BedLayout(project, Path.of("/var/lib/pillar-sandbox"), logs, project.resolve("target/aot"),
                 Path.of("/var/lib/kubelet"), Path.of("/var/lib/pillar-csi/node"), Path.of("/etc/nvme/hostnqn"),
                 Path.of("/var/lib/pillar-csi/agent"), Path.of("/run/pillar-sandbox/controller/csi.sock"),
-                Path.of("/var/lib/kubelet/plugins/pillar.csi.io/csi.sock"));
+                Path.of("/var/lib/kubelet/plugins/pillar.csi.io/csi.sock"), Ports.VM);
     }
 
     /** Everything below {@code dir} but the logs and the caches. */
-    static BedLayout under(Path project, Path dir, Path logs) {
+    static BedLayout under(Path project, Path dir, Path logs, Ports ports) {
         return new BedLayout(project, dir.resolve("work"), logs, project.resolve("target/aot"), dir.resolve("kubelet"),
                 dir.resolve("node-state"), dir.resolve("etc/nvme/hostnqn"), dir.resolve("agent-state"),
-                dir.resolve("controller/csi.sock"), dir.resolve("kubelet/plugins/pillar.csi.io/csi.sock"));
+                dir.resolve("controller/csi.sock"), dir.resolve("kubelet/plugins/pillar.csi.io/csi.sock"), ports);
     }
 
     Path kubeconfig() {

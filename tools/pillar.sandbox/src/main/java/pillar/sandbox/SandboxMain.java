@@ -11,18 +11,23 @@ import io.helidon.logging.common.LogConfig;
  * {@code up} there:
  * <pre>
  * up --project DIR --out DIR [--backend lvm|lvm-thin|zfs] [--fs ext4|xfs|block] [--keep] [-- CMD ARGS...]
+ * train --project DIR
  * </pre>
- * See {@link SandboxRun}.
+ * See {@link SandboxRun} and {@link AotTraining} (run on the host first, to record the JVMs' AOT caches).
  */
 public final class SandboxMain {
     private static final String USAGE = "usage: up --project DIR --out DIR [--backend lvm|lvm-thin|zfs] "
-            + "[--fs ext4|xfs|block] [--keep] [-- CMD ARGS...]";
+            + "[--fs ext4|xfs|block] [--keep] [-- CMD ARGS...] | train --project DIR";
 
     private SandboxMain() {
     }
 
     public static void main(String[] args) throws Exception {
         LogConfig.configureRuntime();
+        if (args.length == 3 && args[0].equals("train") && args[1].equals("--project")) {
+            exit(() -> AotTraining.run(Path.of(args[2]).toAbsolutePath(), System.out));
+            return;
+        }
         SandboxRun.Options options;
         try {
             options = parse(args);
@@ -32,11 +37,19 @@ public final class SandboxMain {
             System.exit(2);
             return;
         }
+        exit(() -> SandboxRun.run(options, System.out));
+    }
+
+    private interface Command {
+        int run() throws Exception;
+    }
+
+    /** Runs a command and exits with its status, even though library threads (the emulator's) still run. */
+    private static void exit(Command command) {
         int status;
         try {
-            status = SandboxRun.run(options, System.out);
+            status = command.run();
         } catch (Throwable e) {
-            // exit even though library threads (the emulator's event loop) are still running
             e.printStackTrace();
             status = 1;
         }

@@ -55,6 +55,12 @@ record Workload(String name, String module, String main, int healthPort, List<St
         return command;
     }
 
+    /** Whether its cache in {@code aotDir} is newer than every jar it runs from. */
+    boolean cacheFresh(Path root, Path aotDir) {
+        Path target = root.resolve("modules").resolve(module).resolve("target");
+        return fresh(aotDir.resolve(module + ".aot"), target.resolve("modules"), jar(target, module));
+    }
+
     /** Whether the cache exists and is newer than the module's jar and every jar of its module path. */
     static boolean fresh(Path cache, Path modules, Path jar) {
         try (Stream<Path> jars = Files.list(modules)) {

@@ -14,26 +14,30 @@ final class Workloads {
     }
 
     static Workload controller(BedLayout layout) {
-        return new Workload("controller", "pillar.controller", "ControllerMain", BedLayout.CONTROLLER_HEALTH, List.of(
+        int health = layout.ports().controllerHealth();
+        return new Workload("controller", "pillar.controller", "ControllerMain", health, List.of(
                 "--csi.socket=" + layout.controllerSocket(), "--health.host=127.0.0.1",
-                "--health.port=" + BedLayout.CONTROLLER_HEALTH, "--kubernetes.kubeconfig=" + layout.kubeconfig(),
+                "--health.port=" + health, "--kubernetes.kubeconfig=" + layout.kubeconfig(),
                 "--controller.namespace=pillar-system", "--controller.poll-interval=5s"));
     }
 
-    /** The agent, configured with one backend per pool that exists (written to the layout's agent.yaml). */
-    static Workload agent(BedLayout layout, StoragePools pools) throws IOException {
+    /**
+     * The agent with {@code backends} (YAML flow maps, e.g. {@link StoragePools#agentBackends}) on
+     * {@code configfs}, configured through the layout's agent.yaml (written here).
+     */
+    static Workload agent(BedLayout layout, List<String> backends, Path configfs) throws IOException {
         StringBuilder config = new StringBuilder("""
                 agent:
                   listen: {host: 127.0.0.1, port: %d}
                   state-dir: %s
-                  configfs-root: /sys/kernel/config
+                  configfs-root: %s
                   backends:
-                """.formatted(BedLayout.AGENT_PORT, layout.agentStateDir()));
-        pools.agentBackends().forEach(b -> config.append("    - ").append(b).append('\n'));
-        config.append("health: {host: 127.0.0.1, port: %d}%n".formatted(BedLayout.AGENT_HEALTH));
+                """.formatted(layout.ports().agent(), layout.agentStateDir(), configfs));
+        backends.forEach(b -> config.append("    - ").append(b).append('\n'));
+        config.append("health: {host: 127.0.0.1, port: %d}%n".formatted(layout.ports().agentHealth()));
         Files.createDirectories(layout.agentConfig().getParent());
         Files.writeString(layout.agentConfig(), config);
-        return new Workload("agent", "pillar.agent", "AgentMain", BedLayout.AGENT_HEALTH,
+        return new Workload("agent", "pillar.agent", "AgentMain", layout.ports().agentHealth(),
                 List.of("--config", layout.agentConfig().toString()));
     }
 
@@ -46,7 +50,7 @@ final class Workloads {
     }
 
     static Workload node(BedLayout layout) {
-        return node("node", NODE_NAME, BedLayout.NODE_HEALTH, layout.nodeSocket(), layout.kubeletDir(),
+        return node("node", NODE_NAME, layout.ports().nodeHealth(), layout.nodeSocket(), layout.kubeletDir(),
                 layout.nodeStateDir(), layout.hostNqnFile());
     }
 }
