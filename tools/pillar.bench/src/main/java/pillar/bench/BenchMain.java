@@ -13,6 +13,7 @@ import pillar.bench.control.Cluster;
 import pillar.bench.control.ControlPlaneBench;
 import pillar.bench.control.FootprintBench;
 import pillar.bench.control.ScaleBench;
+import pillar.bench.control.TuneBench;
 import pillar.bench.proc.JvmFlags;
 import pillar.bench.proc.Launches;
 import pillar.bench.proc.Layout;
@@ -23,7 +24,7 @@ import pillar.bench.proc.Layout;
  * clients (kubelet, the CSI sidecars) and measures.
  *
  * <pre>
- * BenchMain --root=CHECKOUT --out=FILE [--groups=1,3,4] [--quick] [--jvm-flags="..."] [--images=DIR] [--reproduce=CMD]
+ * BenchMain --root=CHECKOUT --out=FILE [--groups=1,3,4 | --tune] [--quick] [--jvm-flags="..."] [--images=DIR] [--reproduce=CMD]
  * </pre>
  * Writes the groups' Markdown to FILE and prints it as it goes. State and sockets go to a directory
  * in /dev/shm (tmpfs), removed at the end; the workloads' logs to CHECKOUT/target/bench/logs.
@@ -45,6 +46,11 @@ public final class BenchMain {
         Path work = Files.createTempDirectory(Path.of("/dev/shm"), "pillar-bench-");
         Report report = new Report(System.out);
         try {
+            if (args.flag("tune")) {
+                report.heading("JVM settings for the workloads (`" + reproduce + " --tune`)");
+                TuneBench.run(layout, TuneBench.VARIANTS, work, logs, quick ? 100 : 400, report);
+                return;
+            }
             if (groups.contains("1")) {
                 report.heading("1. Control-plane cost on the host (`" + reproduce + " --group 1`)");
                 report.text("The real controller (module path), agent and node, each its own JVM, over real gRPC (CSI on UNIX"

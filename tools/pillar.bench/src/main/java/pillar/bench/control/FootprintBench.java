@@ -36,44 +36,80 @@ public final class FootprintBench {
     private FootprintBench() {
     }
 
-    /** Launch to ready (median of {@code launches}) and idle RSS of each workload's real main. */
+    /** What one way of starting a workload measured. */
+    record Launched(List<Long> readyMillis, long idleRssKib, long liveHeapBytes) {
+        long median() {
+            return readyMillis.stream().sorted().toList().get(readyMillis.size() / 2);
+        }
+    }
+
+    /**
+     * Launch to ready (median of {@code launches}) and idle RSS of each workload's real main: from its
+     * jlink runtime when built, else from its module path, without and with an AOT cache (JDK 25)
+     * that a training run to readiness wrote.
+     */
     public static void launches(Layout layout, Launches how, Path kubeconfig, Path work, Path images, int launches,
                                 Report report) {
         Table table = new Table("workload", "started as", "runtime on disk", "image", "launch to ready ms (each)",
                 "median ms", "idle RSS MiB", "live heap MiB");
-        boolean allFast = true;
-        boolean allSmall = true;
-        StringBuilder figures = new StringBuilder();
+        Map<String, Launched> best = new LinkedHashMap<>();
         for (String w : WORKLOADS) {
-            List<Long> times = new ArrayList<>();
-            long rss = 0;
-            long heap = 0;
-            for (int i = 0; i < launches; i++) {
-                int health = Launches.freePort();
-                Path dir = work.resolve("launch-" + w + "-" + i);
-                try (Daemon d = Daemon.start(w, how.real(w, args(w, dir, health, kubeconfig)), dir.resolve(w + ".log"))) {
-                    times.add(d.awaitReady(health, Duration.ofMinutes(3)).toMillis());
-                    Cluster.pause(SETTLE.toMillis());
-                    rss = d.rssKib();
-                    heap = d.liveHeapBytes();
+            List<String> ways = how.usesRuntime(w) ? List.of("jlink runtime") : List.of("module path", "module path + AOT cache");
+            for (String way : ways) {
+                List<String> extra = List.of();
+                if (way.endsWith("AOT cache")) {
+                    Path cache = work.resolve(w + ".aot");
+                    train(how, w, cache, work, kubeconfig);
+                    extra = List.of("-XX:AOTCache=" + cache);
                 }
+                Launched l = launch(how, w, extra, work, kubeconfig, launches);
+                best.merge(w, l, (a, b) -> b.median() < a.median() ? b : a);
+                table.row("pillar-" + w, way, layout.runtime(w).map(FootprintBench::sizeMib).orElse("not built"),
+                        layout.image(images, w).map(FootprintBench::sizeMib).orElse("not built"),
+                        l.readyMillis().stream().map(String::valueOf).reduce((a, b) -> a + ", " + b).orElse(""), l.median(),
+                        String.format(Locale.ROOT, "%.1f", l.idleRssKib() / 1024.0),
+                        String.format(Locale.ROOT, "%.1f", l.liveHeapBytes() / 1048576.0));
             }
-            long median = times.stream().sorted().toList().get(times.size() / 2);
-            allFast &= median <= 500;
-            allSmall &= rss <= 64 * 1024;
-            figures.append(String.format(Locale.ROOT, "%s %d ms / %.1f MiB; ", w, median, rss / 1024.0));
-            table.row("pillar-" + w, how.usesRuntime(w) ? "jlink runtime" : "module path, full JDK",
-                    layout.runtime(w).map(FootprintBench::sizeMib).orElse("not built"),
-                    layout.image(images, w).map(FootprintBench::sizeMib).orElse("not built"),
-                    times.stream().map(String::valueOf).reduce((a, b) -> a + ", " + b).orElse(""), median,
-                    String.format(Locale.ROOT, "%.1f", rss / 1024.0), String.format(Locale.ROOT, "%.1f", heap / 1048576.0));
         }
         report.table("Footprint of each workload's real main (idle RSS " + SETTLE.toSeconds() + " s after ready; live heap after a"
                 + " full GC); JVM flags: " + (how.usesRuntime("agent") ? "the runtime's conf/jvm.options" : String.join(" ", how.flags())),
                 table);
-        report.target("launch to ready <= 0.5 s", allFast, figures.toString().strip());
-        report.target("idle RSS <= 64 MiB", allSmall, figures.toString().strip());
+        StringBuilder figures = new StringBuilder();
+        best.forEach((w, l) -> figures.append(String.format(Locale.ROOT, "%s %d ms / %.1f MiB; ", w, l.median(), l.idleRssKib() / 1024.0)));
+        report.target("launch to ready <= 0.5 s (best way of starting)", best.values().stream().allMatch(l -> l.median() <= 500),
+                figures.toString().strip());
+        report.target("idle RSS <= 64 MiB", best.values().stream().allMatch(l -> l.idleRssKib() <= 64 * 1024), figures.toString().strip());
         report.endTargets();
+    }
+
+    static Launched launch(Launches how, String w, List<String> extra, Path work, Path kubeconfig, int launches) {
+        List<Long> times = new ArrayList<>();
+        long rss = 0;
+        long heap = 0;
+        for (int i = 0; i < launches; i++) {
+            int health = Launches.freePort();
+            Path dir = work.resolve("launch-" + w + "-" + System.nanoTime());
+            try (Daemon d = Daemon.start(w, how.real(w, extra, args(w, dir, health, kubeconfig)), dir.resolve(w + ".log"))) {
+                times.add(d.awaitReady(health, Duration.ofMinutes(3)).toMillis());
+                Cluster.pause(SETTLE.toMillis());
+                rss = d.rssKib();
+                heap = d.liveHeapBytes();
+            }
+        }
+        return new Launched(times, rss, heap);
+    }
+
+    /** A training run: started to readiness with -XX:AOTCacheOutput and stopped; the JVM writes the cache as it exits. */
+    static void train(Launches how, String w, Path cache, Path work, Path kubeconfig) {
+        int health = Launches.freePort();
+        Path dir = work.resolve("train-" + w);
+        Daemon d = Daemon.start(w, how.real(w, List.of("-XX:AOTCacheOutput=" + cache), args(w, dir, health, kubeconfig)),
+                dir.resolve(w + ".log"));
+        d.awaitReady(health, Duration.ofMinutes(3));
+        d.stop(Duration.ofMinutes(3));
+        if (!Files.isRegularFile(cache)) {
+            throw new IllegalStateException("the training run of " + w + " wrote no AOT cache; see " + d.log());
+        }
     }
 
     /** Memory of each JVM of the cluster with 0, then {@code counts} volumes attached; returns the volumes attached. */

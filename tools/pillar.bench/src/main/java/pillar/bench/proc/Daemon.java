@@ -143,9 +143,14 @@ public final class Daemon implements AutoCloseable {
     /** SIGTERM, then SIGKILL after 15 s. */
     @Override
     public void close() {
+        stop(Duration.ofSeconds(15));
+    }
+
+    /** SIGTERM, then SIGKILL after {@code patience} (a JVM writing its AOT cache at exit takes a while). */
+    public void stop(Duration patience) {
         process.destroy();
         try {
-            if (!process.waitFor(15, TimeUnit.SECONDS)) {
+            if (!process.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly().waitFor(15, TimeUnit.SECONDS);
             }
         } catch (InterruptedException e) {

@@ -36,12 +36,18 @@ public final class Launches {
 
     /** The real main of a workload as deployed: its jlink launcher when built, else its module path. */
     public List<String> real(String workload, List<String> args) {
+        return real(workload, List.of(), args);
+    }
+
+    /** {@link #real}, with extra JVM flags after the usual ones (when started from the module path). */
+    public List<String> real(String workload, List<String> extraFlags, List<String> args) {
         List<String> command = new ArrayList<>();
         layout.runtime(workload).ifPresentOrElse(
                 home -> command.add(home.resolve("bin/pillar-" + workload).toString()),
                 () -> {
                     command.add(java);
                     command.addAll(flags);
+                    command.addAll(extraFlags);
                     command.add("--enable-native-access=" + (workload.equals("node") ? "com.sun.jna," : "") + "io.grpc.netty.shaded");
                     command.addAll(List.of("-p", layout.modulePath(workload), "--add-modules", "ALL-MODULE-PATH",
                             "-m", "pillar." + workload + "/pillar." + workload + "." + capitalized(workload) + "Main"));
@@ -93,7 +99,7 @@ public final class Launches {
         for (String p : packages) {
             command.addAll(List.of("--add-exports", module + "/" + p + "=ALL-UNNAMED"));
         }
-        command.addAll(List.of("-cp", layout.benchClasses().toString(), main));
+        command.addAll(List.of("-cp", layout.benchJar().toString(), main));
         command.addAll(args);
         return command;
     }

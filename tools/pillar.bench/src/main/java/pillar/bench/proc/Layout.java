@@ -32,8 +32,9 @@ public record Layout(Path root) {
         return jar(module(workload).resolve("target"), "pillar." + workload, true);
     }
 
-    public Path benchClasses() {
-        return root.resolve("tools/pillar.bench/target/classes");
+    /** The bench tool's own jar (the fake-backed workloads' mains). */
+    public Path benchJar() {
+        return jar(root.resolve("tools/pillar.bench/target"), "pillar.bench", false);
     }
 
     /** The class path of the sandbox driver (its emulated Kubernetes API). */

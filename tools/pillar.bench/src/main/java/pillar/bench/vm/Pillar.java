@@ -24,9 +24,14 @@ import pillar.api.agent.v1.DeleteVolumeRequest;
 import pillar.api.agent.v1.ExpandVolumeRequest;
 import pillar.api.agent.v1.ExportSpec;
 import pillar.api.agent.v1.ExportVolumeRequest;
+import pillar.api.agent.v1.GetCapabilitiesRequest;
+import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.UnexportVolumeRequest;
 import pillar.api.exec.SystemProcessRunner;
 import pillar.api.fencing.FencingToken;
+import pillar.api.csi.v1.NodeGetInfoRequest;
+import pillar.api.csi.v1.NodeGrpc;
+import pillar.api.server.Channels;
 import pillar.api.server.CsiEndpoint;
 import pillar.api.server.WorkloadConfig;
 import pillar.api.server.WorkloadServer;
@@ -52,12 +57,12 @@ final class Pillar implements AutoCloseable {
     private final ManagedChannel channel;
     private final AgentServiceGrpc.AgentServiceBlockingStub agent;
 
-    Pillar(Path work, String vg, String pool) {
+    /** On the kernel's configfs ({@code configfs} is /sys/kernel/config; a stand-in directory for the training run). */
+    Pillar(Path work, Path configfs, String vg, String pool) {
         List<BackendConfig> backends = List.of(new BackendConfig(BACKEND, BackendKind.BACKEND_KIND_LVM_THIN, vg, pool));
-        AgentConfig config = new AgentConfig("127.0.0.1", 0, work.resolve("agent-state"), Path.of("/sys/kernel/config"),
-                Optional.empty(), backends, "127.0.0.1", 0);
-        agentServer = AgentMain.start(config, Backends.create(backends, new SystemProcessRunner()),
-                new ConfigfsNvmetTarget(Path.of("/sys/kernel/config")));
+        AgentConfig config = new AgentConfig("127.0.0.1", 0, work.resolve("agent-state"), configfs, Optional.empty(), backends,
+                "127.0.0.1", 0);
+        agentServer = AgentMain.start(config, Backends.create(backends, new SystemProcessRunner()), new ConfigfsNvmetTarget(configfs));
         channel = Grpc.newChannelBuilderForAddress("127.0.0.1", agentServer.grpcPort(), InsecureChannelCredentials.create()).build();
         agent = AgentServiceGrpc.newBlockingStub(channel);
         node = NodeMain.realPorts(NodeConfig.from(WorkloadConfig.load("--node.id=vm-worker",
@@ -65,6 +70,18 @@ final class Pillar implements AutoCloseable {
                 "--node.hostnqn-file=" + work.resolve("hostnqn"))));
         socket = work.resolve("node/csi.sock");
         nodeServer = NodeMain.start(new CsiEndpoint(socket, "127.0.0.1", 0), node);
+    }
+
+    /** Calls that need no kernel: the class-loading part of a training run. */
+    void touch() {
+        agent().getCapabilities(GetCapabilitiesRequest.getDefaultInstance());
+        agent().listExports(ListExportsRequest.getDefaultInstance());
+        ManagedChannel unix = Channels.unix(socket);
+        try {
+            NodeGrpc.newBlockingStub(unix).withDeadlineAfter(1, TimeUnit.MINUTES).nodeGetInfo(NodeGetInfoRequest.getDefaultInstance());
+        } finally {
+            unix.shutdownNow();
+        }
     }
 
     private AgentServiceGrpc.AgentServiceBlockingStub agent() {
