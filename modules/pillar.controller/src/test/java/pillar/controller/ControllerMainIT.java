@@ -81,8 +81,10 @@ class ControllerMainIT {
             try {
                 assertThat(IdentityGrpc.newBlockingStub(channel)
                         .getPluginCapabilities(GetPluginCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
-                        .extracting(c -> c.getService().getType())
-                        .containsExactly(PluginCapability.Service.Type.CONTROLLER_SERVICE);
+                        .containsExactly(PluginCapability.newBuilder().setService(PluginCapability.Service.newBuilder()
+                                        .setType(PluginCapability.Service.Type.CONTROLLER_SERVICE)).build(),
+                                PluginCapability.newBuilder().setVolumeExpansion(PluginCapability.VolumeExpansion.newBuilder()
+                                        .setType(PluginCapability.VolumeExpansion.Type.ONLINE)).build());
                 assertThat(IdentityGrpc.newBlockingStub(channel).probe(ProbeRequest.getDefaultInstance()).getReady().getValue())
                         .isTrue();
                 assertThat(ControllerGrpc.newBlockingStub(channel)

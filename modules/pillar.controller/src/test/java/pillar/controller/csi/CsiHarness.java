@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import pillar.controller.reconcile.StrictCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
@@ -55,9 +55,12 @@ public final class CsiHarness implements AutoCloseable {
     private final Path dir;
     private final List<Controller> controllers = new ArrayList<>();
 
-    /** One running controller and a client of its CSI socket. */
-    public record Controller(ControllerWorkload workload, ManagedChannel channel, ControllerGrpc.ControllerBlockingStub csi)
-            implements AutoCloseable {
+    /**
+     * One running controller, a client of its CSI socket, and its own Kubernetes client when it has
+     * one (closing that one cuts the controller off the API server, as a network partition would).
+     */
+    public record Controller(ControllerWorkload workload, ManagedChannel channel, ControllerGrpc.ControllerBlockingStub csi,
+                             Optional<KubernetesClient> ownClient) implements AutoCloseable {
         @Override
         public void close() {
             channel.shutdownNow();
@@ -67,6 +70,12 @@ public final class CsiHarness implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             workload.close();
+            ownClient.ifPresent(KubernetesClient::close);
+        }
+
+        /** A stub with a fresh deadline. */
+        public ControllerGrpc.ControllerBlockingStub stub() {
+            return csi.withDeadlineAfter(60, TimeUnit.SECONDS);
         }
     }
 
@@ -74,10 +83,10 @@ public final class CsiHarness implements AutoCloseable {
         this.dir = dir;
         this.fake = fake;
         this.agents = new FaultInjectingAgentClient(agentClient);
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(),
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new StrictCrudDispatcher(),
                 false);
         server.init();
-        client = server.createClient(new JdkHttpClientFactory());
+        client = newClient();
         ControllerHarness.installCrds(client);
     }
 
@@ -87,13 +96,19 @@ public final class CsiHarness implements AutoCloseable {
      * controller, started once the store's pool is discovered.
      */
     public static CsiHarness withFakeAgent(Path dir) {
+        CsiHarness harness = fakeAgentOnly(dir);
+        harness.startController("controller-a");
+        harness.awaitStoreReady();
+        return harness;
+    }
+
+    /** As {@link #withFakeAgent} but without a controller: the test starts its own. */
+    public static CsiHarness fakeAgentOnly(Path dir) {
         FakeAgentClient fake = new FakeAgentClient();
         fake.agent(FAKE_HOST, 9500).backend("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0")
                 .capacity("fast", 100 * GIB, 100 * GIB);
         CsiHarness harness = new CsiHarness(dir, fake, fake);
         harness.pillarObjects(FAKE_HOST, 9500, "vg0", "pool0");
-        harness.startController("controller-a");
-        harness.awaitStoreReady();
         return harness;
     }
 
@@ -109,19 +124,36 @@ public final class CsiHarness implements AutoCloseable {
         client.resource(Pillars.protocol(PROTOCOL, host)).create();
     }
 
-    /** Starts a controller (short poll and backoff) with its socket in the test's directory. */
+    /**
+     * Starts a controller (short poll and backoff) with its socket in the test's directory; leader
+     * election is off unless the flags turn it on.
+     */
     public Controller startController(String name, String... flags) {
+        return startController(name, false, flags);
+    }
+
+    /** As above; with {@code ownClient} the controller talks to the API server through a client of its own. */
+    public Controller startController(String name, boolean ownClient, String... flags) {
         List<String> args = new ArrayList<>(List.of("--csi.socket=" + dir.resolve(name + ".sock"), "--health.host=127.0.0.1",
                 "--health.port=0", "--controller.namespace=" + ControllerHarness.NAMESPACE, "--controller.poll-interval=300ms",
                 "--controller.backoff-initial=50ms", "--controller.backoff-max=500ms"));
         args.addAll(List.of(flags));
+        if (args.stream().noneMatch(a -> a.startsWith("--controller.leader-election.enabled="))) {
+            // one replica at a time unless a test elects: calls never wait for a Lease
+            args.add("--controller.leader-election.enabled=false");
+        }
         ControllerConfig config = ControllerConfig.from(WorkloadConfig.load(args.toArray(String[]::new)));
-        ControllerWorkload workload = ControllerMain.start(config, client, agents);
+        Optional<KubernetesClient> own = ownClient ? Optional.of(newClient()) : Optional.empty();
+        ControllerWorkload workload = ControllerMain.start(config, own.orElse(client), agents);
         ManagedChannel channel = Channels.unix(config.endpoint().socket());
         Controller controller = new Controller(workload, channel,
-                ControllerGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS));
+                ControllerGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS), own);
         controllers.add(controller);
         return controller;
+    }
+
+    private KubernetesClient newClient() {
+        return server.createClient(new JdkHttpClientFactory());
     }
 
     /** The first controller started (and not stopped). */
