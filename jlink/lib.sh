@@ -64,7 +64,6 @@ jvm_options() {
 -XX:TieredStopAtLevel=1
 -XX:CICompilerCount=1
 -Xss512k
--XX:MaxDirectMemorySize=32m
 -XX:-UsePerfData
 -XX:TrimNativeHeapInterval=2000
 -XX:+ExitOnOutOfMemoryError
