@@ -1,6 +1,7 @@
 /**
  * pillar-controller, the cluster workload: reconciles the Pillar CRDs and serves CSI Identity and
- * Controller on the sidecars' socket; calls agents over gRPC. Runs with
+ * Controller on the sidecars' socket (each volume recorded in a PillarVolumeState); calls agents over
+ * gRPC; one replica acts at a time (leader election on a Lease). Runs with
  * {@code java -p MODULES --add-modules ALL-MODULE-PATH -m pillar.controller/pillar.controller.ControllerMain}
  * (fabric8's automatic modules declare no requires, so their own dependencies, slf4j, snakeyaml,
  * the models, resolve only that way); configuration keys in {@code pillar.controller.ControllerConfig}.

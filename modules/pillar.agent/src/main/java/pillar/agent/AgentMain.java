@@ -1,5 +1,7 @@
 package pillar.agent;
 
+import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
@@ -37,19 +39,43 @@ public final class AgentMain {
 
     public static void main(String[] args) {
         LogConfig.configureRuntime();
+        int status = launch(args, Path.of("/sys"), System.err);
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    /**
+     * What {@link #main} does but exit: reads the configuration, checks the host ({@link StartupChecks})
+     * and starts serving. Returns 0 when it serves, 2 when it refused to start, after writing why to
+     * {@code err}.
+     *
+     * @param sysRoot sysfs, where the checks find loaded modules
+     */
+    static int launch(String[] args, Path sysRoot, PrintStream err) {
         AgentConfig config;
         try {
             config = AgentConfig.from(WorkloadConfig.load(args));
         } catch (IllegalArgumentException e) {
-            System.err.println("pillar-agent: refusing to start: " + e.getMessage());
-            System.exit(2);
-            return;
+            err.println("pillar-agent: refusing to start: " + e.getMessage());
+            return 2;
         }
         NvmetTarget target = new ConfigfsNvmetTarget(config.configfsRoot());
-        WorkloadServer server = start(config, Backends.create(config.backends(), new SystemProcessRunner()), target);
+        Map<String, VolumeBackend> backends = Backends.create(config.backends(), new SystemProcessRunner());
+        long checks = System.nanoTime();
+        StartupChecks.Report report = StartupChecks.run(target, config.configfsRoot(), sysRoot, backends);
+        LOG.info(() -> "start-up checks took " + (System.nanoTime() - checks) / 1_000_000 + " ms");
+        report.notes().forEach(LOG::info);
+        report.warnings().forEach(LOG::warning);
+        if (!report.refusals().isEmpty()) {
+            report.refusals().forEach(reason -> err.println("pillar-agent: refusing to start: " + reason));
+            return 2;
+        }
+        WorkloadServer server = start(config, backends, target);
         LOG.info(() -> "pillar-agent ready: agent API on " + config.listenHost() + ":" + server.grpcPort()
                 + (config.tls().isPresent() ? " (mTLS)" : " (plaintext)") + ", health on port " + server.healthPort()
                 + ", backends " + config.backends().stream().map(b -> b.name()).toList());
+        return 0;
     }
 
     /**
@@ -72,7 +98,7 @@ public final class AgentMain {
                 "*** the agent API is served WITHOUT TLS: any host that reaches port " + config.listenPort()
                         + " can create, export and delete volumes. Configure agent.tls (cert, key, ca) for mTLS. ***"));
         WorkloadServer server = builder.start();
-        ExportReapply.run(exports, exporter);
+        ExportReapply.run(exports, exporter, backends);
         reapplied.set(true);
         return server;
     }

@@ -2,25 +2,22 @@ package pillar.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static pillar.agent.VmBed.CONFIGFS;
+import static pillar.agent.VmBed.entries;
+import static pillar.agent.VmBed.run;
+import static pillar.agent.VmBed.sha256;
 
-import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.net.HttpURLConnection;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
+import java.util.function.Supplier;
 
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import org.junit.jupiter.api.AfterEach;
@@ -31,7 +28,6 @@ import pillar.agent.configfs.ConfigfsNvmetTarget;
 import pillar.agent.configfs.FabricsInitiator;
 import pillar.agent.configfs.NamespaceId;
 import pillar.agent.configfs.PortAddress;
-import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.DeleteVolumeRequest;
@@ -39,55 +35,65 @@ import pillar.api.agent.v1.ExpandVolumeRequest;
 import pillar.api.agent.v1.ExportSpec;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ListExportsRequest;
-import pillar.api.exec.Command;
-import pillar.api.exec.SystemProcessRunner;
 import pillar.api.fencing.FencingToken;
 import pillar.api.value.LifecycleUid;
 import pillar.api.value.Nqn;
 
 /**
- * The agent as a real process on the real kernel (qemu VM): LVM linear and thin volumes exported
- * over nvmet and reached by the kernel initiator; the agent killed with SIGKILL and restarted; the
- * kernel's target configuration wiped (what a reboot does); data written before reads back with the
- * same checksum; stale tokens refused after all of that. Prints each agent call's time.
+ * The agent as a real process on the real kernel (qemu VM), on all three backends: an LVM linear LV,
+ * an LVM thin LV and a ZFS zvol exported over nvmet and reached by the kernel initiator with the right
+ * size; growth seen by the connected initiator after revalidate; the agent killed with SIGKILL and
+ * restarted (marks and exports stay); the kernel's target configuration wiped by unloading nvmet (what
+ * a reboot does): the agent refuses to start without nvmet, then re-applies every export; data written
+ * before reads back with the same checksum; stale tokens refused after all of that. Prints each call's
+ * time as the client sees it.
  */
 class AgentProcessKernelIT {
     private static final long MIB = 1L << 20;
-    private static final Path CONFIGFS = Path.of("/sys/kernel/config");
     private static final String VG = "pillaragentvg";
+    private static final String POOL = "pillaragentpool";
     private static final Nqn HOST = Nqn.of("nqn.2014-08.org.nvmexpress:uuid:7b0c9d2e-1a3f-4c5d-8e6f-0a1b2c3d4e5f");
     private static final PortAddress TARGET = PortAddress.tcp("127.0.0.1", 4420);
-    private static final SystemProcessRunner RUNNER = new SystemProcessRunner();
+
+    /** One volume of the scenario; {@code fs} true: ext4 and a file on it, false: raw data on the device. */
+    private record Volume(String id, String backend, boolean fs, LifecycleUid life) {
+        Volume(String id, String backend, boolean fs) {
+            this(id, backend, fs, LifecycleUid.random());
+        }
+
+        pillar.api.agent.v1.FencingToken token(long generation) {
+            return FencingToken.of(life, generation).toProto();
+        }
+
+        Nqn nqn() {
+            return Nqn.of("nqn.2024-06.io.pillar-csi:" + id);
+        }
+    }
+
+    private static final List<Volume> VOLUMES = List.of(new Volume("pvc-linear", "linear", false),
+            new Volume("pvc-thin", "thin", true), new Volume("pvc-zvol", "zfs", false));
 
     @TempDir
     Path dir;
 
     private final List<String> timings = new ArrayList<>();
     private final FabricsInitiator initiator = new FabricsInitiator(Path.of("/dev"), Path.of("/sys"));
-    private final LifecycleUid thinLife = LifecycleUid.random();
-    private final LifecycleUid linearLife = LifecycleUid.random();
-    private Path loop;
-    private Process agent;
-    private ManagedChannel channel;
-    private AgentServiceGrpc.AgentServiceBlockingStub stub;
+    private final Map<String, String> checksums = new LinkedHashMap<>();
+    private AgentProcess agent;
+    private Path lvmLoop;
+    private Path zfsLoop;
 
     @BeforeAll
     static void requireVm() {
-        assertThat(System.getenv("PILLAR_KERNEL_VM")).as("PILLAR_KERNEL_VM: runs only in the qemu VM (dev/kernel-it)")
-                .isEqualTo("1");
-        assertThat(CONFIGFS.resolve("nvmet")).as("nvmet configfs").isDirectory();
+        VmBed.requireVm(true);
     }
 
     @Test
-    void exportsSurviveSigkillAndAWipedTargetWithTheirData() throws Exception {
-        Path image = dir.resolve("pv.img");
-        try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
-            file.setLength(1024 * MIB);
-        }
-        loop = Path.of(run("losetup", "--find", "--show", image.toString()).strip());
-        run("pvcreate", "-q", loop.toString());
-        run("vgcreate", "-q", VG, loop.toString());
-        run("lvcreate", "-q", "--type", "thin-pool", "-L", "512m", "-n", "pool0", VG);
+    void exportsOnEveryBackendSurviveSigkillAndAWipedTargetWithTheirData() throws Exception {
+        lvmLoop = VmBed.loopDevice(dir, "pv", 1024 * MIB);
+        VmBed.volumeGroup(VG, lvmLoop, "512m");
+        zfsLoop = VmBed.loopDevice(dir, "zpool", 1024 * MIB);
+        VmBed.zpool(POOL, zfsLoop);
         Path config = dir.resolve("agent.yaml");
         Files.writeString(config, """
                 agent:
@@ -97,100 +103,133 @@ class AgentProcessKernelIT {
                   backends:
                     - {name: linear, type: lvm, volume-group: %s}
                     - {name: thin, type: lvm-thin, volume-group: %s, thin-pool: pool0}
+                    - {name: zfs, type: zfs, pool: %s, parent-dataset: k8s}
                 health: {host: 127.0.0.1, port: 19810}
-                """.formatted(dir.resolve("state"), VG, VG));
+                """.formatted(dir.resolve("state"), VG, VG, POOL));
+        agent = new AgentProcess(dir, 19500, 19810);
+        timings.add("agent start to ready: " + agent.start(config).toMillis() + " ms");
 
-        startAgent(config);
-        String thinNqn = createAndExport("pvc-thin", "thin", thinLife);
-        String linearNqn = createAndExport("pvc-linear", "linear", linearLife);
-
-        // the initiator sees the volume, we put a filesystem and data on it
-        Path device = connect(thinNqn);
-        assertThat(initiator.sizeOf(device)).isEqualTo(64 * MIB);
-        run("mkfs.ext4", "-q", device.toString());
-        Path mnt = Files.createDirectories(dir.resolve("mnt"));
-        run("mount", device.toString(), mnt.toString());
-        byte[] data = new byte[4 * (int) MIB];
-        new Random(42).nextBytes(data);
-        Files.write(mnt.resolve("data"), data);
-        run("umount", mnt.toString());
-        String checksum = sha256(data);
-
-        // growth reaches the connected initiator through revalidate_size
-        timed("ExpandVolume thin 64->128 MiB", () -> stub.expandVolume(ExpandVolumeRequest.newBuilder()
-                .setToken(FencingToken.of(thinLife, 1).toProto()).setVolumeId("pvc-thin").setBackend("thin")
-                .setRequiredBytes(128 * MIB).build()));
-        awaitSize(device, 128 * MIB);
-        disconnectAll(thinNqn);
+        for (Volume volume : VOLUMES) {
+            createAndExport(volume);
+            Path device = connect(volume);
+            assertThat(initiator.sizeOf(device)).as(volume.id()).isEqualTo(64 * MIB);
+            writeData(volume, device);
+            // growth reaches the connected initiator through revalidate_size
+            timed("ExpandVolume " + volume.backend() + " 64->128 MiB", () -> agent.stub().expandVolume(ExpandVolumeRequest
+                    .newBuilder().setToken(volume.token(1)).setVolumeId(volume.id()).setBackend(volume.backend())
+                    .setRequiredBytes(128 * MIB).build()));
+            awaitSize(device, 128 * MIB);
+            disconnectAll(volume);
+        }
 
         // SIGKILL and restart: marks and exports stay
-        agent.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-        startAgent(config);
-        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExportsList())
-                .extracting(e -> e.getVolumeId()).containsExactlyInAnyOrder("pvc-thin", "pvc-linear");
-        assertStale("pvc-thin", thinLife, 0);
+        agent.kill();
+        timings.add("agent restart to ready: " + agent.start(config).toMillis() + " ms");
+        assertThat(agent.stub().listExports(ListExportsRequest.getDefaultInstance()).getExportsList())
+                .extracting(e -> e.getVolumeId() + (e.getDriftCount() == 0 ? "" : " drift " + e.getDriftList()))
+                .containsExactlyInAnyOrder("pvc-linear", "pvc-thin", "pvc-zvol");
+        VOLUMES.forEach(v -> assertStale(v, 0));
 
-        // a "reboot": the kernel forgets the whole target configuration
-        agent.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        // a "reboot": the kernel forgets the whole target configuration; without nvmet the agent refuses to start
+        agent.kill();
         ConfigfsNvmetTarget kernel = new ConfigfsNvmetTarget(CONFIGFS);
-        kernel.removeSubsystem(Nqn.of(thinNqn));
-        kernel.removeSubsystem(Nqn.of(linearNqn));
+        VOLUMES.forEach(v -> kernel.removeSubsystem(v.nqn()));
         run("modprobe", "-r", "nvmet_tcp", "nvmet");
+        assertThat(agent.startExpectingExit(config)).isEqualTo(2);
+        assertThat(agent.log()).contains("refusing to start: " + CONFIGFS.resolve("nvmet")
+                + " does not exist although configfs is mounted: are nvmet and nvmet_tcp loaded?");
         run("modprobe", "nvmet");
         run("modprobe", "nvmet_tcp");
-        assertThat(list(CONFIGFS.resolve("nvmet/subsystems"))).isEmpty();
-        startAgent(config);
-        assertThat(list(CONFIGFS.resolve("nvmet/subsystems"))).containsExactlyInAnyOrder(thinNqn, linearNqn);
+        assertThat(entries(CONFIGFS.resolve("nvmet/subsystems"))).isEmpty();
+        timings.add("agent start on an empty target to ready: " + agent.start(config).toMillis() + " ms");
+        assertThat(entries(CONFIGFS.resolve("nvmet/subsystems"))).containsExactlyInAnyOrderElementsOf(
+                VOLUMES.stream().map(v -> v.nqn().value()).toList());
 
-        device = connect(thinNqn);
-        assertThat(initiator.sizeOf(device)).isEqualTo(128 * MIB);
-        run("mount", "-o", "ro", device.toString(), mnt.toString());
-        assertThat(sha256(Files.readAllBytes(mnt.resolve("data")))).isEqualTo(checksum);
-        run("umount", mnt.toString());
-        disconnectAll(thinNqn);
-        assertThat(initiator.sizeOf(connect(linearNqn))).isEqualTo(64 * MIB);
-        disconnectAll(linearNqn);
-        assertStale("pvc-thin", thinLife, 0);
+        for (Volume volume : VOLUMES) {
+            Path device = connect(volume);
+            assertThat(initiator.sizeOf(device)).as(volume.id()).isEqualTo(128 * MIB);
+            assertThat(readData(volume, device)).as("the data of %s after SIGKILL and a wiped target", volume.id())
+                    .isEqualTo(checksums.get(volume.id()));
+            disconnectAll(volume);
+            assertStale(volume, 0);
+        }
 
-        timed("DeleteVolume thin (unexport + lvremove)", () -> stub.deleteVolume(DeleteVolumeRequest.newBuilder()
-                .setToken(FencingToken.of(thinLife, 2).toProto()).setVolumeId("pvc-thin").setBackend("thin").build()));
-        timed("DeleteVolume linear (unexport + lvremove)", () -> stub.deleteVolume(DeleteVolumeRequest.newBuilder()
-                .setToken(FencingToken.of(linearLife, 2).toProto()).setVolumeId("pvc-linear").setBackend("linear")
-                .build()));
-        assertThat(list(CONFIGFS.resolve("nvmet/subsystems"))).isEmpty();
-        assertThat(list(CONFIGFS.resolve("nvmet/ports"))).isEmpty();
+        for (Volume volume : VOLUMES) {
+            timed("DeleteVolume " + volume.backend() + " (unexport + destroy)", () -> agent.stub().deleteVolume(
+                    DeleteVolumeRequest.newBuilder().setToken(volume.token(2)).setVolumeId(volume.id())
+                            .setBackend(volume.backend()).build()));
+        }
+        assertThat(entries(CONFIGFS.resolve("nvmet/subsystems"))).isEmpty();
+        assertThat(entries(CONFIGFS.resolve("nvmet/ports"))).isEmpty();
+        assertThat(run("zfs", "list", "-H", "-t", "volume", "-o", "name", "-r", POOL)).isEmpty();
+        assertThat(run("lvs", "--noheadings", "-o", "lv_name", "-S", "lv_name=~^pvc-", VG)).isBlank();
         System.out.println("[agent-kernel-it] agent call times (as seen by the client, TCG):");
         timings.forEach(t -> System.out.println("[agent-kernel-it]   " + t));
     }
 
-    private String createAndExport(String id, String backend, LifecycleUid life) {
-        FencingToken token = FencingToken.of(life, 1);
-        timed("CreateVolume " + backend + " 64 MiB", () -> stub.createVolume(CreateVolumeRequest.newBuilder()
-                .setToken(token.toProto()).setVolumeId(id).setBackend(backend).setSizeBytes(64 * MIB).build()));
-        String nqn = timed("ExportVolume " + backend, () -> stub.exportVolume(ExportVolumeRequest.newBuilder()
-                .setToken(token.toProto()).setVolumeId(id).setBackend(backend)
+    private void createAndExport(Volume volume) {
+        timed("CreateVolume " + volume.backend() + " 64 MiB", () -> agent.stub().createVolume(CreateVolumeRequest.newBuilder()
+                .setToken(volume.token(1)).setVolumeId(volume.id()).setBackend(volume.backend()).setSizeBytes(64 * MIB).build()));
+        String nqn = timed("ExportVolume " + volume.backend(), () -> agent.stub().exportVolume(ExportVolumeRequest.newBuilder()
+                .setToken(volume.token(1)).setVolumeId(volume.id()).setBackend(volume.backend())
                 .setExport(ExportSpec.newBuilder().setBindAddress(TARGET.traddr()).setPort(TARGET.trsvcid())
                         .setAclEnabled(true)).build())).getSubsystemNqn();
-        timed("AllowInitiator " + backend, () -> stub.allowInitiator(AllowInitiatorRequest.newBuilder()
-                .setToken(token.toProto()).setVolumeId(id).setHostNqn(HOST.value()).build()));
-        return nqn;
+        assertThat(nqn).isEqualTo(volume.nqn().value());
+        timed("AllowInitiator " + volume.backend(), () -> agent.stub().allowInitiator(AllowInitiatorRequest.newBuilder()
+                .setToken(volume.token(1)).setVolumeId(volume.id()).setHostNqn(HOST.value()).build()));
     }
 
-    private void assertStale(String id, LifecycleUid life, long generation) {
-        assertThatThrownBy(() -> stub.expandVolume(ExpandVolumeRequest.newBuilder()
-                .setToken(FencingToken.of(life, generation).toProto()).setVolumeId(id).setBackend("thin")
+    /** 4 MiB of random data: in a file on ext4, or on the device itself at offset 1 MiB. */
+    private void writeData(Volume volume, Path device) throws Exception {
+        byte[] data = new byte[4 * (int) MIB];
+        new Random(volume.id().hashCode()).nextBytes(data);
+        if (volume.fs()) {
+            run("mkfs.ext4", "-q", device.toString());
+            Path mnt = Files.createDirectories(dir.resolve("mnt"));
+            run("mount", device.toString(), mnt.toString());
+            Files.write(mnt.resolve("data"), data);
+            run("umount", mnt.toString());
+        } else {
+            try (RandomAccessFile raw = new RandomAccessFile(device.toFile(), "rw")) {
+                raw.seek(MIB);
+                raw.write(data);
+                raw.getFD().sync();
+            }
+        }
+        checksums.put(volume.id(), sha256(data));
+    }
+
+    private String readData(Volume volume, Path device) throws Exception {
+        byte[] data = new byte[4 * (int) MIB];
+        if (volume.fs()) {
+            Path mnt = dir.resolve("mnt");
+            run("mount", "-o", "ro", device.toString(), mnt.toString());
+            data = Files.readAllBytes(mnt.resolve("data"));
+            run("umount", mnt.toString());
+        } else {
+            try (RandomAccessFile raw = new RandomAccessFile(device.toFile(), "r")) {
+                raw.seek(MIB);
+                raw.readFully(data);
+            }
+        }
+        return sha256(data);
+    }
+
+    private void assertStale(Volume volume, long generation) {
+        assertThatThrownBy(() -> agent.stub().expandVolume(ExpandVolumeRequest.newBuilder()
+                .setToken(volume.token(generation)).setVolumeId(volume.id()).setBackend(volume.backend())
                 .setRequiredBytes(256 * MIB).build()))
                 .isInstanceOfSatisfying(StatusRuntimeException.class,
                         e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
     }
 
-    private Path connect(String nqn) throws Exception {
-        initiator.connect(TARGET, Nqn.of(nqn), HOST);
-        return initiator.awaitHead(Nqn.of(nqn), NamespaceId.of(1), Duration.ofSeconds(30));
+    private Path connect(Volume volume) throws Exception {
+        initiator.connect(TARGET, volume.nqn(), HOST);
+        return initiator.awaitHead(volume.nqn(), NamespaceId.of(1), Duration.ofSeconds(30));
     }
 
-    private void disconnectAll(String nqn) throws Exception {
-        for (String controller : initiator.controllersOf(Nqn.of(nqn))) {
+    private void disconnectAll(Volume volume) throws Exception {
+        for (String controller : initiator.controllersOf(volume.nqn())) {
             initiator.disconnect(controller, Duration.ofSeconds(30));
         }
     }
@@ -203,110 +242,36 @@ class AgentProcessKernelIT {
         }
     }
 
-    /** Starts the agent from its module path, as deployed, and waits until it reports ready. */
-    private void startAgent(Path config) throws Exception {
-        Path module = Path.of("modules/pillar.agent/target").toAbsolutePath();
-        Path jar;
-        try (Stream<Path> jars = Files.list(module)) {
-            jar = jars.filter(p -> p.getFileName().toString().matches("pillar\\.agent-.*\\.jar")).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("no pillar.agent jar in " + module
-                            + ": package the project first (dev/test runs ./mvnw install)"));
-        }
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        long start = System.nanoTime();
-        agent = new ProcessBuilder(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "--enable-native-access=io.grpc.netty.shaded", "-p", module.resolve("modules") + ":" + jar,
-                "--add-modules", "ALL-MODULE-PATH", "-m", "pillar.agent/pillar.agent.AgentMain", "--config", config.toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile()).start();
-        URI ready = URI.create("http://127.0.0.1:19810/observe/health/ready");
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (status(ready) != 200) {
-            if (!agent.isAlive() || System.nanoTime() > deadline) {
-                throw new IllegalStateException("the agent did not become ready; its log:\n"
-                        + Files.readString(dir.resolve("agent.log")));
-            }
-            Thread.sleep(200);
-        }
-        timings.add("agent start to ready: " + (System.nanoTime() - start) / 1_000_000 + " ms");
-        if (channel != null) {
-            channel.shutdownNow();
-        }
-        channel = Grpc.newChannelBuilderForAddress("127.0.0.1", 19500, InsecureChannelCredentials.create()).build();
-        stub = AgentServiceGrpc.newBlockingStub(channel).withDeadlineAfter(3, TimeUnit.MINUTES);
-    }
-
-    private static int status(URI uri) {
-        try {
-            HttpURLConnection connection = (HttpURLConnection) uri.toURL().openConnection();
-            connection.setConnectTimeout(1000);
-            try {
-                return connection.getResponseCode();
-            } finally {
-                connection.disconnect();
-            }
-        } catch (IOException e) {
-            return -1;
-        }
-    }
-
-    private <T> T timed(String what, java.util.function.Supplier<T> call) {
+    private <T> T timed(String what, Supplier<T> call) {
         long start = System.nanoTime();
         T result = call.get();
         timings.add(what + ": " + (System.nanoTime() - start) / 1_000_000 + " ms");
         return result;
     }
 
-    private static String run(String... argv) {
-        return RUNNER.run(Command.of(Duration.ofMinutes(2), argv)).stdout();
-    }
-
-    private static List<String> list(Path dir) throws IOException {
-        try (Stream<Path> entries = Files.list(dir)) {
-            return entries.map(p -> p.getFileName().toString()).toList();
-        }
-    }
-
-    private static String sha256(byte[] data) throws Exception {
-        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
-    }
-
     @AfterEach
     void cleanUp() throws Exception {
         if (agent != null) {
-            agent.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            agent.close();
         }
-        if (channel != null) {
-            channel.shutdownNow();
+        List<VmBed.Step> steps = new ArrayList<>();
+        if (Files.readString(Path.of("/proc/self/mounts")).contains(dir.resolve("mnt") + " ")) {
+            steps.add(() -> run("umount", dir.resolve("mnt").toString()));
         }
-        List<String> problems = new ArrayList<>();
-        attempt(problems, () -> run("umount", dir.resolve("mnt").toString()));
-        for (String nqn : List.of("nqn.2024-06.io.pillar-csi:pvc-thin", "nqn.2024-06.io.pillar-csi:pvc-linear")) {
-            attempt(problems, () -> {
-                disconnectAll(nqn);
-                return null;
-            });
-            attempt(problems, () -> {
-                new ConfigfsNvmetTarget(CONFIGFS).removeSubsystem(Nqn.of(nqn));
-                return null;
-            });
+        for (Volume volume : VOLUMES) {
+            steps.add(() -> disconnectAll(volume));
+            steps.add(() -> new ConfigfsNvmetTarget(CONFIGFS).removeSubsystem(volume.nqn()));
         }
-        attempt(problems, () -> run("vgremove", "-q", "-f", VG));
-        if (loop != null) {
-            attempt(problems, () -> run("pvremove", "-q", loop.toString()));
-            attempt(problems, () -> run("losetup", "--detach", loop.toString()));
+        steps.add(() -> run("vgremove", "-q", "-f", VG));
+        steps.add(() -> run("zpool", "destroy", "-f", POOL));
+        if (lvmLoop != null) {
+            steps.add(() -> run("pvremove", "-q", lvmLoop.toString()));
+            steps.add(() -> run("losetup", "--detach", lvmLoop.toString()));
         }
+        if (zfsLoop != null) {
+            steps.add(() -> run("losetup", "--detach", zfsLoop.toString()));
+        }
+        List<String> problems = VmBed.cleanUp(steps.toArray(VmBed.Step[]::new));
         System.out.println("[agent-kernel-it] clean-up: " + (problems.isEmpty() ? "nothing left" : problems));
-    }
-
-    private interface Step {
-        Object run() throws Exception;
-    }
-
-    private static void attempt(List<String> problems, Step step) {
-        try {
-            step.run();
-        } catch (Exception e) {
-            problems.add(e.getMessage());
-        }
     }
 }

@@ -13,6 +13,7 @@ import pillar.api.server.CsiEndpoint;
 import pillar.controller.agent.AgentTlsFiles;
 import pillar.controller.agent.GrpcAgentClient;
 import pillar.controller.crd.Grammars;
+import pillar.controller.leader.LeaderElectionSettings;
 import pillar.controller.reconcile.Backoff;
 import pillar.controller.reconcile.ReconcileSettings;
 
@@ -32,12 +33,19 @@ import pillar.controller.reconcile.ReconcileSettings;
  *       agents: all three or none</td></tr>
  *   <tr><td>{@code agents.deadline}</td><td>the deadline of each agent call (10s)</td></tr>
  *   <tr><td>{@code agents.read-attempts}</td><td>attempts of a read while the agent is unreachable (3)</td></tr>
+ *   <tr><td>{@code controller.leader-election.enabled}</td><td>elect one acting replica with a Lease (true); false
+ *       only with a single replica</td></tr>
+ *   <tr><td>{@code controller.leader-election.lease}</td><td>the Lease's name in controller.namespace (pillar-controller)</td></tr>
+ *   <tr><td>{@code controller.leader-election.identity}</td><td>this replica's holder identity (the POD_NAME
+ *       environment variable, else the host name, with a random suffix)</td></tr>
+ *   <tr><td>{@code controller.leader-election.lease-duration}, {@code .renew-deadline}, {@code .retry-period}</td>
+ *       <td>15s, 10s, 2s</td></tr>
  * </table>
  * Durations are written {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h} or ISO-8601 ({@code PT30S}).
  */
 public record ControllerConfig(CsiEndpoint endpoint, Optional<Path> kubeconfig, Optional<String> context,
                                Optional<String> namespace, ReconcileSettings reconcile, Optional<AgentTlsFiles> agentTls,
-                               GrpcAgentClient.Settings agentSettings) {
+                               GrpcAgentClient.Settings agentSettings, LeaderElectionSettings leaderElection) {
     /** Health port (the controller runs in its own network namespace). */
     public static final int DEFAULT_HEALTH_PORT = 9808;
     private static final Pattern SHORT_DURATION = Pattern.compile("^([0-9]{1,9})(ms|s|m|h)$");
@@ -90,7 +98,46 @@ public record ControllerConfig(CsiEndpoint endpoint, Optional<Path> kubeconfig, 
                         duration(root, "controller.resync", defaults.resync())),
                 agentTls,
                 new GrpcAgentClient.Settings(duration(root, "agents.deadline", agentDefaults.deadline()), attempts,
-                        agentDefaults.retryPause()));
+                        agentDefaults.retryPause()),
+                leaderElection(root.get("controller.leader-election")));
+    }
+
+    private static LeaderElectionSettings leaderElection(Config election) {
+        String identity = election.get("identity").asString().orElseGet(ControllerConfig::defaultIdentity);
+        LeaderElectionSettings defaults = LeaderElectionSettings.defaults(identity);
+        boolean enabled;
+        try {
+            enabled = election.get("enabled").asBoolean().orElse(true);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("controller.leader-election.enabled must be true or false", e);
+        }
+        return new LeaderElectionSettings(enabled,
+                election.get("lease").asString().orElse(defaults.lease()), identity,
+                duration(election, "lease-duration", defaults.leaseDuration(), "controller.leader-election."),
+                duration(election, "renew-deadline", defaults.renewDeadline(), "controller.leader-election."),
+                duration(election, "retry-period", defaults.retryPeriod(), "controller.leader-election."));
+    }
+
+    /** The pod's name (downward API), else the host name, with a random suffix: unique across restarts. */
+    private static String defaultIdentity() {
+        String name = System.getenv("POD_NAME");
+        if (name == null || name.isBlank()) {
+            try {
+                name = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.net.UnknownHostException e) {
+                name = "pillar-controller";
+            }
+        }
+        String suffix = java.util.UUID.randomUUID().toString().substring(0, 8);
+        return (name.length() > 100 ? name.substring(0, 100) : name) + "_" + suffix;
+    }
+
+    private static Duration duration(Config section, String key, Duration fallback, String prefix) {
+        try {
+            return duration(section, key, fallback);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(prefix + e.getMessage(), e);
+        }
     }
 
     /** A duration key: {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h} or ISO-8601. */

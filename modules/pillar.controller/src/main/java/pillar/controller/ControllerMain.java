@@ -1,7 +1,9 @@
 package pillar.controller;
 
-import java.time.Clock;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -13,13 +15,17 @@ import pillar.api.server.WorkloadConfig;
 import pillar.api.server.WorkloadServer;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.GrpcAgentClient;
-import pillar.controller.reconcile.PillarControllers;
+import pillar.controller.csi.ControllerService;
+import pillar.controller.csi.Leading;
+import pillar.controller.csi.VolumeLocks;
+import pillar.controller.leader.LeaderElection;
+import pillar.controller.leader.LeaderElectionSettings;
+import pillar.controller.reconcile.AgentTargets;
 
 /**
  * pillar-controller: runs as a Deployment, reconciles the Pillar CRDs, serves CSI Identity and
  * Controller on the sidecars' socket, and health over HTTP (ready once the informers have synced).
- * The Controller calls answer UNIMPLEMENTED until the controller service lands. Configuration: see
- * {@link ControllerConfig}.
+ * Configuration: see {@link ControllerConfig}.
  */
 public final class ControllerMain {
     /** Health port (the controller runs in its own network namespace). */
@@ -52,21 +58,43 @@ public final class ControllerMain {
     }
 
     /**
-     * Starts the controller on the given clients; the caller owns the result (and the clients).
-     * Readiness ({@code informers-synced}) turns true once the reconcilers have begun.
+     * Starts the controller on the given clients; the caller owns the result (and the clients). With
+     * leader election (the default) the replica stands for the Lease and, while it leads, runs the
+     * reconcilers and serves the CSI calls that change volumes; otherwise it leads alone. Readiness
+     * ({@code informers-synced}) is true once the leader's informers have synced, and always for a
+     * replica on standby (it must not block a rolling update).
      */
     public static ControllerWorkload start(ControllerConfig config, KubernetesClient client, AgentClient agents) {
         String namespace = config.namespace().orElseGet(() -> client.getNamespace() == null ? "default" : client.getNamespace());
-        PillarControllers controllers = PillarControllers.start(client, agents, config.agentTls().isPresent(), namespace,
-                config.reconcile(), Clock.systemUTC());
+        VolumeLocks locks = new VolumeLocks();
+        LeaderElectionSettings election = config.leaderElection();
+        AtomicReference<Leading> leading = new AtomicReference<>(Leading.ALWAYS);
+        Reconcilers reconcilers = new Reconcilers(client, agents, config, namespace, locks, () -> leading.get().now());
+        Optional<LeaderElection> elected = election.enabled()
+                ? Optional.of(new LeaderElection(client, namespace, election, reconcilers::start, reconcilers::stop))
+                : Optional.empty();
+        elected.ifPresent(leading::set);
+        Leading now = () -> leading.get().now();
+        BooleanSupplier ready = () -> !now.now() || reconcilers.ready();
         try {
-            IdentityService identity = new IdentityService(List.of(PluginCapability.Service.Type.CONTROLLER_SERVICE),
-                    controllers::ready);
-            WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", controllers::ready);
-            CsiServices.controller(identity, new CsiServices.UnimplementedController()).forEach(builder::service);
-            return new ControllerWorkload(builder.start(), controllers);
+            IdentityService identity = new IdentityService(List.of(PluginCapability.Service.Type.CONTROLLER_SERVICE), true, ready);
+            WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", ready);
+            ControllerService service = new ControllerService(client, agents, new AgentTargets(client, config.agentTls().isPresent()),
+                    locks, now);
+            CsiServices.controller(identity, service).forEach(builder::service);
+            WorkloadServer server = builder.start();
+            if (elected.isPresent()) {
+                elected.get().start();
+                LOG.info(() -> "standing for leadership of Lease " + namespace + "/" + election.lease() + " as "
+                        + election.identity());
+            } else {
+                LOG.warning("leader election is off: this replica acts alone; never run two of it");
+                reconcilers.start();
+            }
+            return new ControllerWorkload(server, reconcilers, elected, now);
         } catch (RuntimeException e) {
-            controllers.close();
+            elected.ifPresent(LeaderElection::close);
+            reconcilers.stop();
             throw e;
         }
     }

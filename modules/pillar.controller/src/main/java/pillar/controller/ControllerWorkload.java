@@ -1,34 +1,53 @@
 package pillar.controller;
 
+import java.util.Optional;
+
 import pillar.api.server.WorkloadServer;
-import pillar.controller.reconcile.PillarControllers;
+import pillar.controller.csi.Leading;
+import pillar.controller.leader.LeaderElection;
 
 /**
- * The running controller: its CSI and health server and its reconcile loops. Closing it stops
- * both; the Kubernetes and agent clients belong to whoever started it.
+ * The running controller: its CSI and health server, its part in the leader election, and (while
+ * it leads) its reconcile loops. Closing it stops all three and releases the lease; the Kubernetes
+ * and agent clients belong to whoever started it.
  */
 public final class ControllerWorkload implements AutoCloseable {
     private final WorkloadServer server;
-    private final PillarControllers controllers;
+    private final Reconcilers reconcilers;
+    private final Optional<LeaderElection> election;
+    private final Leading leading;
 
-    ControllerWorkload(WorkloadServer server, PillarControllers controllers) {
+    ControllerWorkload(WorkloadServer server, Reconcilers reconcilers, Optional<LeaderElection> election, Leading leading) {
         this.server = server;
-        this.controllers = controllers;
+        this.reconcilers = reconcilers;
+        this.election = election;
+        this.leading = leading;
     }
 
     public WorkloadServer server() {
         return server;
     }
 
-    /** True once every informer has synced (the readiness check {@code informers-synced}). */
+    /** Whether this replica leads now (always, when leader election is off). */
+    public boolean leading() {
+        return leading.now();
+    }
+
+    /** True once this leader's informers have synced (the readiness check {@code informers-synced}). */
     public boolean ready() {
-        return controllers.ready();
+        return reconcilers.ready();
+    }
+
+    /** This replica's identity in the election, when there is one. */
+    public Optional<String> identity() {
+        return election.map(LeaderElection::identity);
     }
 
     @Override
     public void close() {
         try {
-            controllers.close();
+            election.ifPresent(LeaderElection::close);
+            reconcilers.stop();
         } finally {
             server.close();
         }

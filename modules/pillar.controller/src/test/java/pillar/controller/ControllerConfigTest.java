@@ -18,6 +18,30 @@ class ControllerConfigTest {
         assertThat(config.reconcile().pollInterval()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.agentSettings().deadline()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.endpoint().healthPort()).isEqualTo(9808);
+        assertThat(config.leaderElection().enabled()).isTrue();
+        assertThat(config.leaderElection().lease()).isEqualTo("pillar-controller");
+        assertThat(config.leaderElection().leaseDuration()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(config.leaderElection().identity()).matches(".+_[0-9a-f]{8}");
+    }
+
+    @Test
+    void leaderElectionKeys() {
+        ControllerConfig config = ControllerConfig.from(WorkloadConfig.load("--controller.leader-election.enabled=false",
+                "--controller.leader-election.identity=pod-1", "--controller.leader-election.lease=ctl",
+                "--controller.leader-election.lease-duration=8s", "--controller.leader-election.renew-deadline=6s",
+                "--controller.leader-election.retry-period=1s"));
+        assertThat(config.leaderElection().enabled()).isFalse();
+        assertThat(config.leaderElection().identity()).isEqualTo("pod-1");
+        assertThat(config.leaderElection().lease()).isEqualTo("ctl");
+        assertThat(config.leaderElection().renewDeadline()).isEqualTo(Duration.ofSeconds(6));
+        assertThatThrownBy(() -> ControllerConfig.from(WorkloadConfig.load("--controller.leader-election.renew-deadline=20s")))
+                .hasMessageContaining("lease-duration");
+        assertThatThrownBy(() -> ControllerConfig.from(WorkloadConfig.load("--controller.leader-election.retry-period=9s")))
+                .hasMessageContaining("renew-deadline");
+        assertThatThrownBy(() -> ControllerConfig.from(WorkloadConfig.load("--controller.leader-election.lease=Bad_Name")))
+                .hasMessageContaining("controller.leader-election.lease");
+        assertThatThrownBy(() -> ControllerConfig.from(WorkloadConfig.load("--controller.leader-election.lease-duration=soon")))
+                .hasMessageStartingWith("controller.leader-election.lease-duration must be a duration");
     }
 
     @Test

@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import pillar.api.csi.v1.ControllerGetCapabilitiesRequest;
 import pillar.api.csi.v1.ControllerGrpc;
+import pillar.api.csi.v1.ControllerServiceCapability;
+import pillar.api.csi.v1.ListVolumesRequest;
 import pillar.api.csi.v1.GetPluginCapabilitiesRequest;
 import pillar.api.csi.v1.IdentityGrpc;
 import pillar.api.csi.v1.NodeGetInfoRequest;
@@ -79,12 +81,17 @@ class ControllerMainIT {
             try {
                 assertThat(IdentityGrpc.newBlockingStub(channel)
                         .getPluginCapabilities(GetPluginCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
-                        .extracting(c -> c.getService().getType())
-                        .containsExactly(PluginCapability.Service.Type.CONTROLLER_SERVICE);
+                        .containsExactly(PluginCapability.newBuilder().setService(PluginCapability.Service.newBuilder()
+                                        .setType(PluginCapability.Service.Type.CONTROLLER_SERVICE)).build(),
+                                PluginCapability.newBuilder().setVolumeExpansion(PluginCapability.VolumeExpansion.newBuilder()
+                                        .setType(PluginCapability.VolumeExpansion.Type.ONLINE)).build());
                 assertThat(IdentityGrpc.newBlockingStub(channel).probe(ProbeRequest.getDefaultInstance()).getReady().getValue())
                         .isTrue();
-                assertUnimplemented(() -> ControllerGrpc.newBlockingStub(channel)
-                        .controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance()));
+                assertThat(ControllerGrpc.newBlockingStub(channel)
+                        .controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
+                        .extracting(c -> c.getRpc().getType()).contains(ControllerServiceCapability.RPC.Type.CREATE_DELETE_VOLUME);
+                // what the controller does not offer (listing, snapshots) answers UNIMPLEMENTED, as does the Node service
+                assertUnimplemented(() -> ControllerGrpc.newBlockingStub(channel).listVolumes(ListVolumesRequest.getDefaultInstance()));
                 assertUnimplemented(() -> NodeGrpc.newBlockingStub(channel).nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()));
             } finally {
                 channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);

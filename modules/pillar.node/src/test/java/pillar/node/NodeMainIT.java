@@ -3,6 +3,7 @@ package pillar.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -50,7 +51,9 @@ class NodeMainIT {
                         .isEqualTo(Driver.NAME);
                 assertThat(identity.probe(ProbeRequest.getDefaultInstance()).getReady().getValue()).isTrue();
                 NodeGrpc.NodeBlockingStub node = NodeGrpc.newBlockingStub(channel);
-                assertThat(node.nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()).getNodeId()).isEqualTo("worker-1");
+                // the node ID is the host NQN, generated into the hostnqn file on first start
+                assertThat(node.nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()).getNodeId())
+                        .isEqualTo(Files.readString(dir.resolve("etc/hostnqn")).strip()).startsWith("nqn.");
                 assertThat(node.nodeGetCapabilities(NodeGetCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
                         .extracting(c -> c.getRpc().getType())
                         .contains(NodeServiceCapability.RPC.Type.STAGE_UNSTAGE_VOLUME,

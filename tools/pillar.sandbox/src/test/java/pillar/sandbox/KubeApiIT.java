@@ -59,7 +59,7 @@ class KubeApiIT {
     @Test
     void servesTheChartsCrdsThroughTheKubeconfigItWrites() {
         assertThat(api.crds()).containsExactly("pillaragents.pillar.csi.io", "pillarprotocols.pillar.csi.io",
-                "pillarstorageclasses.pillar.csi.io", "pillarstores.pillar.csi.io");
+                "pillarstorageclasses.pillar.csi.io", "pillarstores.pillar.csi.io", "pillarvolumestates.pillar.csi.io");
         assertThat(asController.getNamespace()).isEqualTo("pillar-system");
         List<GenericKubernetesResource> quickstart = SandboxObjects.load(Path.of("../../examples/quickstart.yaml"));
         Quickstart.create(api.client(), quickstart, out);

@@ -4,13 +4,15 @@ import pillar.api.exec.CommandFailedException;
 
 /**
  * What a failed {@code zfs} command means. zfs exits 1 for every failure (2 for a usage error) and
- * prints {@code cannot <verb> '<dataset>': <reason>}; the reasons are libzfs's fixed texts:
+ * prints {@code cannot <verb> '<dataset>': <reason>}; the reasons are libzfs's fixed texts, as zfs
+ * 2.1.11 prints them (captured in the VM: test resources {@code pillar/agent/backend/zfs/}):
  * <ul>
  *   <li>{@code cannot open 'tank/k8s/pvc-1': dataset does not exist} (get, set, destroy, list of a missing dataset);</li>
- *   <li>{@code cannot create 'tank/k8s/pvc-1': parent does not exist}, {@code ... no such pool 'tank'}, and
- *       {@code ... no such parent 'tank/k8s'} (the parent vanished between the check and the create);</li>
+ *   <li>{@code cannot create 'tank/k8s/pvc-1': parent does not exist}, {@code cannot open 'tank': no such pool}
+ *       (create below a missing pool), and {@code ... no such parent 'tank/k8s'} (older releases);</li>
  *   <li>{@code cannot create 'tank/k8s/pvc-1': dataset already exists};</li>
- *   <li>{@code cannot create 'tank/k8s/pvc-1': out of space}; for a reservation: {@code size is greater than available space};</li>
+ *   <li>{@code cannot create 'tank/k8s/pvc-1': out of space}; growing a reserved zvol:
+ *       {@code cannot set property for 'tank/k8s/pvc-1': size is greater than available space};</li>
  *   <li>{@code cannot destroy 'tank/k8s/pvc-1': dataset is busy} (an nvmet namespace still holds the zvol).</li>
  * </ul>
  */
@@ -37,7 +39,8 @@ enum ZfsFailure {
             if (line.endsWith(": dataset does not exist")) {
                 return NOT_FOUND;
             }
-            if (line.endsWith(": parent does not exist") || line.contains(": no such parent '") || line.contains(": no such pool '")) {
+            if (line.endsWith(": parent does not exist") || line.endsWith(": no such pool") || line.contains(": no such parent '")
+                    || line.contains(": no such pool '")) {
                 return NO_PARENT;
             }
             if (line.endsWith(": dataset already exists")) {

@@ -36,6 +36,15 @@ final class ConfigfsFiles {
         return nvmet;
     }
 
+    /** Where configfs should be mounted. */
+    Path root() {
+        return root;
+    }
+
+    boolean isConfigfs(Path path) {
+        return tree.isConfigfs(path);
+    }
+
     boolean exists(Path path) {
         return tree.kind(path) != Kind.ABSENT;
     }
@@ -148,9 +157,40 @@ final class ConfigfsFiles {
         }
     }
 
-    /** The links in {@code dir} that point at an item named {@code name}. */
+    /**
+     * The links in {@code dir} that point at an item named {@code name}. nvmet keeps at most one link
+     * per item in a port's {@code subsystems} and a subsystem's {@code allowed_hosts} (a second is
+     * EEXIST) and pillar-csi names it after the item: that name is looked at first, so that a port
+     * shared by N subsystems is not read N times per export (a re-apply of N exports was quadratic).
+     */
     List<Path> linksTo(Path dir, String name) {
+        Path named = dir.resolve(name);
+        if (tree.kind(named) == Kind.LINK && linkTarget(named).equals(name)) {
+            return List.of(named);
+        }
         return list(dir).stream().filter(l -> tree.kind(l) == Kind.LINK).filter(l -> linkTarget(l).equals(name)).toList();
+    }
+
+    /**
+     * Links {@code dir/<target's name>} to {@code target} unless the directory links it already, under
+     * that name or (found only when the kernel refuses the link with EEXIST) another one.
+     */
+    void linkOnce(Path dir, Path target, String hint) {
+        String name = target.getFileName().toString();
+        Path link = dir.resolve(name);
+        if (tree.kind(link) == Kind.LINK && linkTarget(link).equals(name)) {
+            return;
+        }
+        try {
+            tree.symlink(link, target.toAbsolutePath());
+            LOG.log(Level.INFO, "linked {0} -> {1}", link, target);
+        } catch (FileAlreadyExistsException e) {
+            if (linksTo(dir, name).isEmpty()) {
+                throw failure("create symbolic link", link, e, hint);
+            }
+        } catch (IOException e) {
+            throw failure("create symbolic link", link, e, hint);
+        }
     }
 
     /** The entries of a directory, sorted; an absent directory has none. */

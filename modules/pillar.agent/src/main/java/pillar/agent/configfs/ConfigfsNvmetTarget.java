@@ -36,6 +36,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
 
     private final ConfigfsFiles fs;
     private final ConfigfsStateReader reader;
+    private final ConfigfsPrune prune;
     private final Path subsystems;
     private final Path ports;
     private final Path hosts;
@@ -56,6 +57,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     ConfigfsNvmetTarget(Path configfsRoot, ConfigfsTree tree) {
         this.fs = new ConfigfsFiles(configfsRoot, tree);
         this.reader = new ConfigfsStateReader(fs);
+        this.prune = new ConfigfsPrune(fs);
         this.subsystems = fs.nvmet().resolve("subsystems");
         this.ports = fs.nvmet().resolve("ports");
         this.hosts = fs.nvmet().resolve("hosts");
@@ -123,11 +125,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
         Path subsystemDir = subsystemDir(subsystem);
         fs.requireDirectory(portDir, "port " + port);
         fs.requireDirectory(subsystemDir, "subsystem " + subsystem);
-        Path links = portDir.resolve("subsystems");
-        if (!fs.linksTo(links, subsystem.value()).isEmpty()) {
-            return;
-        }
-        fs.symlink(links.resolve(subsystem.value()), subsystemDir,
+        fs.linkOnce(portDir.resolve("subsystems"), subsystemDir,
                 "linking the first subsystem starts the listener: is nvmet-tcp loaded, is the address"
                         + " local and the TCP port free? (dmesg tells)");
     }
@@ -158,7 +156,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
         for (Path link : fs.linksTo(allowed, host.value())) {
             fs.unlinkIfPresent(link, "");
         }
-        removeHostIfUnused(host.value());
+        prune.hostIfUnused(host.value());
     }
 
     @Override
@@ -184,8 +182,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
         }
         // 2. disable, then remove, each namespace
         for (Path namespace : fs.list(dir.resolve("namespaces"))) {
-            fs.ensure(namespace.resolve("enable"), "0", "");
-            fs.rmdirIfPresent(namespace, "");
+            prune.namespace(namespace);
         }
         // 3. drop the allowed hosts, remembering which
         Set<String> hostNames = new LinkedHashSet<>();
@@ -196,14 +193,36 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
         // 4. the subsystem itself
         fs.rmdirIfPresent(dir, "EBUSY here means a port still links it, ENOTEMPTY that a namespace is left");
         // 5. what existed only for it
-        for (Path port : usedPorts) {
-            if (fs.list(port.resolve("subsystems")).isEmpty()) {
-                fs.rmdirIfPresent(port, "ENOTEMPTY here means the port has referrals or extra ANA groups");
-            }
+        usedPorts.forEach(prune::portIfUnused);
+        hostNames.forEach(prune::hostIfUnused);
+    }
+
+    @Override
+    public synchronized void ensureExport(PortId port, WantedExport wanted) {
+        Nqn nqn = wanted.subsystem();
+        Set<Nqn> hosts = wanted.aclEnabled() ? wanted.allowedHosts() : Set.of();
+        if (fs.isDirectory(subsystemDir(nqn))) {
+            // what the export does not list goes first: the kernel refuses allow_any_host=1 while
+            // hosts are allowed, a new device_path while enabled, a port address while linked
+            prune.portLinksExcept(nqn, port, wanted.address());
+            prune.hostsExcept(nqn, hosts);
+            prune.namespacesExcept(nqn, wanted.nsid());
+            prune.namespaceOnOtherDevice(nqn, wanted.nsid(), devicePathValue(wanted.device()));
         }
-        for (String host : hostNames) {
-            removeHostIfUnused(host);
+        ensureSubsystem(nqn, !wanted.aclEnabled());
+        ensureNamespace(nqn, wanted.nsid(), wanted.device());
+        ensurePort(port, wanted.address());
+        hosts.forEach(host -> allowHost(nqn, host));
+        linkPort(port, nqn);
+    }
+
+    @Override
+    public TargetPresence presence() {
+        boolean configfs = fs.isConfigfs(fs.root());
+        if (fs.isDirectory(fs.nvmet())) {
+            return configfs ? TargetPresence.READY : TargetPresence.STAND_IN;
         }
+        return configfs ? TargetPresence.NVMET_MISSING : TargetPresence.NOT_MOUNTED;
     }
 
     @Override
@@ -214,16 +233,6 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     @Override
     public Optional<SubsystemState> inspect(Nqn subsystem) {
         return reader.inspect(subsystem);
-    }
-
-    /** Removes {@code hosts/<name>} unless a subsystem still admits it. */
-    private void removeHostIfUnused(String name) {
-        for (Path subsystem : fs.list(subsystems)) {
-            if (!fs.linksTo(subsystem.resolve("allowed_hosts"), name).isEmpty()) {
-                return;
-            }
-        }
-        fs.rmdirIfPresent(hosts.resolve(name), "EBUSY here means a subsystem still links the host");
     }
 
     /**

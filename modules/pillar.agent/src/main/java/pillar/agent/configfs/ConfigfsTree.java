@@ -58,4 +58,7 @@ interface ConfigfsTree {
 
     /** The entries of a directory, in no particular order. */
     List<Path> list(Path dir) throws IOException;
+
+    /** Whether {@code path} is on a configfs file system (false when it does not exist or cannot be looked at). */
+    boolean isConfigfs(Path path);
 }

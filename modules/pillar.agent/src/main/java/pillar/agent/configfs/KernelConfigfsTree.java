@@ -65,6 +65,16 @@ final class KernelConfigfsTree implements ConfigfsTree {
         Files.delete(link);
     }
 
+    /** The file system type java.nio reads from the mount table for the mount that holds {@code path}. */
+    @Override
+    public boolean isConfigfs(Path path) {
+        try {
+            return Files.getFileStore(path).type().equals("configfs");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     @Override
     public List<Path> list(Path dir) throws IOException {
         try (Stream<Path> entries = Files.list(dir)) {

@@ -85,6 +85,21 @@ public interface NvmetTarget {
     void removeSubsystem(Nqn subsystem);
 
     /**
+     * Ensures the subsystem is exactly {@code wanted}, exported on {@code port}: what
+     * {@link #ensureSubsystem}, {@link #ensureNamespace}, {@link #ensurePort}, {@link #allowHost} and
+     * {@link #linkPort} reach together, after removing what {@code wanted} does not list (drift): links
+     * from other ports (a port left linking nothing is removed), allowed hosts (a host entry no subsystem
+     * admits any more is removed), other namespaces, and the device of an enabled namespace that points
+     * elsewhere (disabled, pointed at {@code wanted.device()}, enabled). Afterwards {@link ExportDrift}
+     * finds nothing. Ports and host entries other subsystems use are never touched. A port with this id
+     * that listens elsewhere and exports other subsystems is a conflict, as in {@link #ensurePort}.
+     */
+    void ensureExport(PortId port, WantedExport wanted);
+
+    /** Whether the kernel target is there at all: configfs mounted, nvmet loaded (see {@link TargetPresence}). */
+    TargetPresence presence();
+
+    /**
      * The subsystems the kernel holds, sorted by NQN; reads only. Directories whose names are not
      * NQNs in pillar-csi's grammar are left out: pillar-csi never makes them. With the NQN prefix of
      * pillar-csi's volumes this finds orphans, subsystems no durable export accounts for.

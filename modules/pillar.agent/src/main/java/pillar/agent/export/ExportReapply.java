@@ -1,19 +1,26 @@
 package pillar.agent.export;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.logging.Logger;
 
+import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.VolumeBackend;
 import pillar.api.value.Nqn;
 
 /**
  * At start-up, re-applies every durable export to the kernel: after a reboot configfs is empty, after
- * a restart it may have drifted. The drift found is logged per volume first; each record is then
- * applied on its own (one that fails is reported and the others still go through); last, pillar-csi
- * subsystems with no durable record (left by a crash between the record's removal and the kernel's)
- * are removed.
+ * a restart it may have drifted. Each record's volume is looked up on its backend first: its block
+ * device may have another name now (a zvol's {@code /dev/zdN} without udev is numbered afresh), and a
+ * recorded path must never export whatever device now has that name; a record whose device changed is
+ * rewritten. The drift found is logged per volume; each record is then applied exactly (extra hosts,
+ * ports and namespaces removed), on its own (one that fails is reported and the others still go
+ * through); last, pillar-csi subsystems with no durable record (left by a crash between the record's
+ * removal and the kernel's) are removed.
  */
 public final class ExportReapply {
     private static final Logger LOG = Logger.getLogger(ExportReapply.class.getName());
@@ -22,25 +29,26 @@ public final class ExportReapply {
     }
 
     /** Returns the failures, one line each; empty when every export is in place. */
-    public static List<String> run(ExportStore exports, Exporter exporter) {
+    public static List<String> run(ExportStore exports, Exporter exporter, Map<String, VolumeBackend> backends) {
         List<String> failures = new ArrayList<>();
         List<ExportRecord> records = exports.list();
         long start = System.nanoTime();
-        for (ExportRecord record : records) {
+        for (ExportRecord recorded : records) {
             try {
+                ExportRecord record = withCurrentDevice(recorded, exports, backends);
                 List<String> drift = exporter.drift(record);
                 if (!drift.isEmpty()) {
                     LOG.warning("volume " + record.volume() + ": drift found at start-up: " + String.join("; ", drift));
                 }
                 exporter.apply(record);
             } catch (RuntimeException e) {
-                failures.add(record.volume() + ": " + e.getMessage());
-                LOG.severe("could not re-apply the export of volume " + record.volume() + ": " + e.getMessage());
+                failures.add(recorded.volume() + ": " + e.getMessage());
+                LOG.severe("could not re-apply the export of volume " + recorded.volume() + ": " + e.getMessage());
             }
         }
-        Set<String> recorded = records.stream().map(r -> r.subsystem().value()).collect(Collectors.toSet());
+        Set<String> recordedNqns = records.stream().map(r -> r.subsystem().value()).collect(Collectors.toSet());
         for (Nqn orphan : exporter.exportedSubsystems()) {
-            if (!recorded.contains(orphan.value())) {
+            if (!recordedNqns.contains(orphan.value())) {
                 try {
                     exporter.remove(orphan);
                     LOG.warning("removed " + orphan + ": exported in the kernel but with no durable record");
@@ -53,5 +61,23 @@ public final class ExportReapply {
         LOG.info(() -> "re-applied " + (records.size() - failures.size()) + " of " + records.size() + " exports in "
                 + (System.nanoTime() - start) / 1_000_000 + " ms");
         return failures;
+    }
+
+    /** The record with the volume's block device as its backend finds it now (rewritten when it moved). */
+    private static ExportRecord withCurrentDevice(ExportRecord record, ExportStore exports, Map<String, VolumeBackend> backends) {
+        VolumeBackend backend = backends.get(record.backend());
+        if (backend == null) {
+            throw new IllegalStateException("its backend " + record.backend() + " is not configured on this agent any more;"
+                    + " the export stays recorded and is not applied");
+        }
+        Path device = backend.find(record.volume()).map(BackendVolume::device).orElseThrow(() -> new IllegalStateException(
+                "the volume does not exist on backend " + record.backend() + "; the export stays recorded and is not applied"));
+        if (device.equals(record.device())) {
+            return record;
+        }
+        ExportRecord moved = record.withDevice(device);
+        exports.write(moved);
+        LOG.warning("volume " + record.volume() + ": its device is " + device + " now, was " + record.device() + "; record updated");
+        return moved;
     }
 }

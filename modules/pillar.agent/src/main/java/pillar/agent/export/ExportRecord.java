@@ -46,6 +46,10 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
         return subsystemNqn(volume);
     }
 
+    public ExportRecord withDevice(Path newDevice) {
+        return new ExportRecord(volume, backend, newDevice, address, aclEnabled, allowedHosts);
+    }
+
     public ExportRecord withAllowedHosts(Set<Nqn> hosts) {
         return new ExportRecord(volume, backend, device, address, aclEnabled, hosts);
     }

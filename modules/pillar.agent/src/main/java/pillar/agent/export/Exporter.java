@@ -14,9 +14,9 @@ import pillar.agent.configfs.WantedExport;
 import pillar.api.value.Nqn;
 
 /**
- * Makes the kernel target match an export record, step by idempotent step, in the kernel's order:
- * subsystem, namespace 1 on the device, port, ACL entries, then the port link that makes it
- * reachable. Re-applying a record that is already in place changes nothing.
+ * Makes the kernel target match an export record exactly ({@link NvmetTarget#ensureExport}), step by
+ * idempotent step, in the kernel's order: subsystem, namespace 1 on the device, port, ACL entries, then
+ * the port link that makes it reachable. Re-applying a record that is already in place changes nothing.
  */
 public final class Exporter {
     /** Every volume is namespace 1 of its own subsystem. */
@@ -33,8 +33,7 @@ public final class Exporter {
      * The differences between the record and what the kernel holds, in words; empty when in sync.
      */
     public List<String> drift(ExportRecord record) {
-        WantedExport wanted = new WantedExport(record.subsystem(), NSID, record.device(), record.address(),
-                record.aclEnabled(), record.aclEnabled() ? record.allowedHosts() : Set.of());
+        WantedExport wanted = wanted(record);
         return target.inspect(record.subsystem()).map(actual -> ExportDrift.of(wanted, actual))
                 .orElseGet(() -> ExportDrift.missing(wanted));
     }
@@ -45,20 +44,14 @@ public final class Exporter {
     }
 
     /**
-     * Applies the record. Synchronized with {@link #remove}: a removal that drops a shared port must
-     * not run between another export's port set-up and its link.
+     * Makes the kernel hold exactly the record: what it lists is created, what it does not list on
+     * the volume's subsystem (another port, a host, a namespace, another device) is removed, so that
+     * {@link #drift} finds nothing afterwards. Synchronized with {@link #remove}: a removal that drops
+     * a shared port must not run between another export's port set-up and its link.
      */
     public synchronized void apply(ExportRecord record) {
-        Nqn nqn = record.subsystem();
-        target.ensureSubsystem(nqn, !record.aclEnabled());
-        target.ensureNamespace(nqn, NSID, record.device());
-        PortId port = portId(record.address());
-        target.ensurePort(port, record.address());
-        if (record.aclEnabled()) {
-            record.allowedHosts().forEach(host -> target.allowHost(nqn, host));
-        }
-        target.linkPort(port, nqn);
-        LOG.fine(() -> "exported " + nqn + " on " + record.address());
+        target.ensureExport(portId(record.address()), wanted(record));
+        LOG.fine(() -> "exported " + record.subsystem() + " on " + record.address());
     }
 
     /** Removes the volume's subsystem, and ports and hosts nothing else uses. */
@@ -76,6 +69,11 @@ public final class Exporter {
 
     public void revalidate(ExportRecord record) {
         target.revalidateSize(record.subsystem(), NSID);
+    }
+
+    private static WantedExport wanted(ExportRecord record) {
+        return new WantedExport(record.subsystem(), NSID, record.device(), record.address(), record.aclEnabled(),
+                record.aclEnabled() ? record.allowedHosts() : Set.of());
     }
 
     /**

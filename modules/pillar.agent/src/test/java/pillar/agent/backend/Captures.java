@@ -10,7 +10,7 @@ import java.util.Arrays;
 import pillar.api.exec.Command;
 import pillar.api.exec.CommandFailedException;
 
-/** Real tool output kept as test resources (see {@code lvm/README.md}): one capture per command. */
+/** Real tool output kept as test resources (see {@code lvm/README.md}, {@code zfs/README.md}): one capture per command. */
 final class Captures {
     private Captures() {
     }
@@ -28,6 +28,12 @@ final class Captures {
     static Capture lvm(String name) {
         return new Capture(read("lvm/" + name + ".cmd").strip(), read("lvm/" + name + ".out"), read("lvm/" + name + ".err"),
                 Integer.parseInt(read("lvm/" + name + ".rc").strip()));
+    }
+
+    /** The ZFS capture NAME from {@code zfs/NAME.{cmd,out,err,rc}}. */
+    static Capture zfs(String name) {
+        return new Capture(read("zfs/" + name + ".cmd").strip(), read("zfs/" + name + ".out"), read("zfs/" + name + ".err"),
+                Integer.parseInt(read("zfs/" + name + ".rc").strip()));
     }
 
     /** A resource of this package, as text. */

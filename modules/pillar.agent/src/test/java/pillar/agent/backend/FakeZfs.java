@@ -28,12 +28,14 @@ import pillar.api.exec.ProcessRunner;
  * Devices can appear late, as they do (about 0.2 s after {@code zfs create}).
  *
  * <p>It understands exactly the argument lists {@link ZfsVolumeBackend} emits and answers in the
- * scripted format of {@code zfs -Hp} with libzfs's messages and exit status 1; any other argument
- * list fails the test. Like the real {@code zfs set volsize}, it shrinks a zvol without complaint.
+ * scripted format of {@code zfs -Hp} with libzfs's messages and exit status 1, as captured from zfs
+ * 2.1.11 in the VM ({@code zfs/README.md}; {@link ZfsParsingTest} holds the fake to those captures);
+ * any other argument list fails the test. Like the real zfs, {@code create} rounds a volsize up to the
+ * block size, {@code set volsize} refuses an unaligned one and shrinks a zvol without complaint.
  */
-final class FakeZfs implements ProcessRunner {
+public final class FakeZfs implements ProcessRunner {
     /** How zvol device nodes appear. */
-    enum Devices { UDEV, NO_UDEV, NEVER }
+    public enum Devices { UDEV, NO_UDEV, NEVER }
 
     private static final int FAILED = 1;
     private static final Set<String> VOLMODES = Set.of("default", "full", "geom", "dev", "none");
@@ -66,7 +68,7 @@ final class FakeZfs implements ProcessRunner {
         }
     }
 
-    FakeZfs(String pool, long poolSize, Path devRoot, Path sysRoot, String zvolId, Devices devices) {
+    public FakeZfs(String pool, long poolSize, Path devRoot, Path sysRoot, String zvolId, Devices devices) {
         this.pool = pool;
         this.poolSize = poolSize;
         this.devRoot = devRoot;
@@ -78,7 +80,7 @@ final class FakeZfs implements ProcessRunner {
 
     // --- the test's side ----------------------------------------------------------------------------
 
-    synchronized FakeZfs withFilesystem(String name) {
+    public synchronized FakeZfs withFilesystem(String name) {
         datasets.put(name, new Dataset(false, 0, 0, false));
         return this;
     }
@@ -174,15 +176,9 @@ final class FakeZfs implements ProcessRunner {
         String cannot = "cannot create '" + name + "': ";
         String poolName = name.split("/", 2)[0];
         if (!datasets.containsKey(poolName)) {
-            throw failure(command, cannot + "no such pool '" + poolName + "'");
+            throw failure(command, "cannot open '" + poolName + "': no such pool");
         }
-        String parent = name.substring(0, Math.max(0, name.lastIndexOf('/')));
-        if (!datasets.containsKey(parent)) {
-            throw failure(command, cannot + "parent does not exist");
-        }
-        if (datasets.containsKey(name)) {
-            throw failure(command, cannot + "dataset already exists");
-        }
+        // zfs 2.1.11 checks the properties before the dataset's existence (captured: create-badblocksize)
         for (Map.Entry<String, String> p : properties.entrySet()) {
             boolean valid = switch (p.getKey()) {
                 case "volmode" -> VOLMODES.contains(p.getValue());
@@ -193,16 +189,21 @@ final class FakeZfs implements ProcessRunner {
                 throw failure(command, cannot + "'" + p.getKey() + "' must be one of the documented values");
             }
         }
-        if (volblocksize < 512 || volblocksize > 128 * 1024 || Long.bitCount(volblocksize) != 1) {
-            throw failure(command, cannot + "volume block size must be power of 2 from 512B to 128K");
+        if (volblocksize < 512 || volblocksize > 1024 * 1024 || Long.bitCount(volblocksize) != 1) {
+            throw failure(command, cannot + "'volblocksize' must be power of 2 from 512B to 1M");
         }
         if (volsize == 0) {
             throw failure(command, cannot + "volume size cannot be zero");
         }
-        if (volsize % volblocksize != 0) {
-            throw failure(command, cannot + "volume size must be a multiple of volume block size");
+        String parent = name.substring(0, Math.max(0, name.lastIndexOf('/')));
+        if (!datasets.containsKey(parent)) {
+            throw failure(command, cannot + "parent does not exist");
         }
-        if (!sparse && refreservation(volsize) > available()) {
+        if (datasets.containsKey(name)) {
+            throw failure(command, cannot + "dataset already exists");
+        }
+        volsize = (volsize + volblocksize - 1) / volblocksize * volblocksize; // create rounds up, set refuses
+        if (!sparse && refreservation(volsize, volblocksize) > available()) {
             throw failure(command, cannot + "out of space");
         }
         Dataset zvol = new Dataset(true, volsize, volblocksize, sparse);
@@ -257,10 +258,10 @@ final class FakeZfs implements ProcessRunner {
             throw failure(command, cannot + "'volsize' does not apply to datasets of this type");
         }
         if (volsize % zvol.volblocksize != 0) {
-            throw failure(command, cannot + "volsize must be a multiple of volume block size");
+            throw failure(command, cannot + "'volsize' must be a multiple of volume block size (" + zvol.volblocksize / 1024 + "K)");
         }
-        if (!zvol.sparse && refreservation(volsize) - refreservation(zvol.volsize) > available()) {
-            throw failure(command, cannot + "out of space");
+        if (!zvol.sparse && refreservation(volsize, zvol.volblocksize) - refreservation(zvol.volsize, zvol.volblocksize) > available()) {
+            throw failure(command, cannot + "size is greater than available space");
         }
         zvol.volsize = volsize; // a smaller volsize shrinks the zvol, silently: zfs does exactly that
         if (zvol.minor >= 0 && Files.exists(sysBlock(zvol.minor))) {
@@ -322,14 +323,25 @@ final class FakeZfs implements ProcessRunner {
     }
 
     /** A non-sparse zvol reserves its volsize plus metadata: 512 MiB with 8K blocks reserves 555,745,280 bytes. */
-    private static long refreservation(long volsize) {
-        return volsize + volsize / 256 * 9;
+    /**
+     * OpenZFS's zvol_volsize_to_reservation() for copies=1: the data plus room for every level of
+     * indirect blocks (1024 pointers each, 128K, stored twice) and 7 more. 128 MiB with 8K blocks:
+     * 140,509,184 bytes, as captured; 512 MiB: 555,745,280.
+     */
+    private static long refreservation(long volsize, long volblocksize) {
+        long nblocks = volsize / volblocksize;
+        long numdb = 7;
+        while (nblocks > 1) {
+            nblocks = (nblocks + 1023) / 1024;
+            numdb += nblocks;
+        }
+        return volsize + numdb * 2 * (128 * 1024);
     }
 
     private long used(String name) {
         Dataset d = datasets.get(name);
         if (d.volume) {
-            return d.sparse ? 0 : refreservation(d.volsize);
+            return d.sparse ? 0 : refreservation(d.volsize, d.volblocksize);
         }
         return datasets.keySet().stream().filter(child -> child.startsWith(name + "/") && datasets.get(child).volume)
                 .mapToLong(this::used).sum();

@@ -1,8 +1,10 @@
 package pillar.agent.backend;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static pillar.agent.backend.BackendAssertions.assertFails;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -12,37 +14,105 @@ import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException.Kind;
 import pillar.api.exec.Command;
 import pillar.api.exec.CommandFailedException;
 
 /**
- * The zfs output parser on output in zfs(8)'s scripted format (see {@code zfs/README.md}), libzfs's
- * error texts, and the option allow-list.
+ * The zfs output parser and the failure classification on real zfs 2.1.11 output captured in the VM
+ * ({@code zfs/README.md}), the fake's fidelity to those captures, and the option allow-list.
  */
 class ZfsParsingTest {
     @Test
-    void propertiesOfAManagedZvol() {
-        assertThat(ZfsOutput.properties(Captures.read("zfs/get-zvol.out"), "tank/k8s/pvc-1")).containsExactly(
-                Map.entry("volsize", "1073741824"), Map.entry("volblocksize", "16384"), Map.entry("io.pillar-csi:managed", "true"));
+    void propertiesOfManagedZvolsAsCaptured() {
+        assertThat(ZfsOutput.properties(Captures.zfs("get-zvol").stdout(), "tank/k8s/pvc-a")).containsExactly(
+                Map.entry("volsize", "67108864"), Map.entry("volblocksize", "16384"), Map.entry("io.pillar-csi:managed", "true"));
+        assertThat(ZfsOutput.properties(Captures.zfs("get-zvol-full").stdout(), "tank/k8s/pvc-b")).containsExactly(
+                Map.entry("volsize", "134217728"), Map.entry("volblocksize", "8192"), Map.entry("io.pillar-csi:managed", "true"));
+        // zfs set volsize shrinks without a word: the backend must refuse a shrink itself
+        assertThat(Captures.zfs("set-volsize-shrink").exitCode()).isZero();
+        assertThat(ZfsOutput.properties(Captures.zfs("get-shrunk").stdout(), "tank/k8s/pvc-a")).containsEntry("volsize", "67108864");
     }
 
     @Test
     void anUnsetUserPropertyAndAPropertyThatDoesNotApplyPrintADash() {
-        assertThat(ZfsOutput.properties(Captures.read("zfs/get-unmanaged.out"), "tank/k8s/legacy")).containsEntry("io.pillar-csi:managed", "-");
-        Map<String, String> filesystem = ZfsOutput.properties(Captures.read("zfs/get-filesystem.out"), "tank/k8s/home");
+        assertThat(ZfsOutput.properties(Captures.zfs("get-unmanaged").stdout(), "tank/k8s/legacy"))
+                .containsEntry("io.pillar-csi:managed", "-").containsEntry("volsize", "33554432");
+        Map<String, String> filesystem = ZfsOutput.properties(Captures.zfs("get-filesystem").stdout(), "tank/k8s");
         assertThat(ZfsOutput.bytes(filesystem.get("volsize"))).isEmpty();
+        assertThat(ZfsOutput.bytes(filesystem.get("volblocksize"))).isEmpty();
     }
 
     @Test
-    void listRowsAndSpace() {
-        assertThat(ZfsOutput.rows(Captures.read("zfs/list-volumes.out"), 3)).containsExactly(
-                List.of("tank/k8s/legacy", "536870912", "-"), List.of("tank/k8s/pvc-1", "1073741824", "true"),
-                List.of("tank/k8s/pvc-2", "2147483648", "true"));
-        assertThat(ZfsOutput.rows(Captures.read("zfs/get-space.out"), 2)).containsExactly(
-                List.of("available", "9663676416"), List.of("used", "555745280"));
-        assertThat(ZfsOutput.rows("", 3)).isEmpty();
+    void listRowsAndSpaceAsCaptured() {
+        assertThat(ZfsOutput.rows(Captures.zfs("list-volumes").stdout(), 3)).containsExactly(
+                List.of("tank/k8s/legacy", "33554432", "-"), List.of("tank/k8s/pvc-a", "67108864", "true"),
+                List.of("tank/k8s/pvc-b", "134217728", "true"), List.of("tank/k8s/pvc-u", "1015808", "true"));
+        assertThat(ZfsOutput.rows(Captures.zfs("list-empty").stdout(), 3)).isEmpty();
+        assertThat(ZfsOutput.rows(Captures.zfs("get-space-empty").stdout(), 2)).containsExactly(
+                List.of("available", "872243200"), List.of("used", "24576"));
+        // a reserved 128 MiB zvol with 8K blocks: its refreservation (metadata included) is what "used" grew by
+        assertThat(ZfsOutput.rows(Captures.zfs("get-refreservation").stdout(), 3).getFirst()).containsExactly(
+                "tank/k8s/pvc-b", "refreservation", "140509184");
+        assertThat(ZfsOutput.rows(Captures.zfs("get-space").stdout(), 2)).containsExactly(
+                List.of("available", "731658752"), List.of("used", "140546048"));
+        assertThat(Captures.zfs("zvol-id").stdout()).isEqualTo("tank/k8s/pvc-a\n");
+        assertThat(Captures.zfs("zvol-id-notzvol").exitCode()).isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({
+            "get-missing, NOT_FOUND", "destroy-missing, NOT_FOUND", "set-volsize-missing, NOT_FOUND",
+            "list-noparent, NOT_FOUND", "get-space-nopool, NOT_FOUND",
+            "create-noparent, NO_PARENT", "create-nopool, NO_PARENT",
+            "create-exists, EXISTS",
+            "create-nospace, NO_SPACE", "set-volsize-nospace, NO_SPACE",
+            "destroy-busy, BUSY",
+            "set-volsize-unaligned, OTHER", "create-badblocksize, OTHER", "set-volsize-filesystem, OTHER",
+    })
+    void capturedFailuresAreClassified(String capture, ZfsFailure expected) {
+        Captures.Capture c = Captures.zfs(capture);
+        assertThat(c.exitCode()).isEqualTo(1);
+        assertThat(ZfsFailure.of(c.failure())).as(c.stderr()).isEqualTo(expected);
+    }
+
+    @Test
+    void theFakeReservesWhatZfsReserves(@TempDir Path root) {
+        FakeZfs zfs = new FakeZfs("tank", 1L << 30, root.resolve("dev"), root.resolve("sys"), "/lib/udev/zvol_id",
+                FakeZfs.Devices.NO_UDEV).withFilesystem("tank/k8s");
+        zfs.run(Command.of(Duration.ofSeconds(1), Captures.zfs("create-full").argv().split(" ")));
+        String used = zfs.run(Command.of(Duration.ofSeconds(1), Captures.zfs("get-space").argv().split(" "))).stdout();
+        long capturedUsed = Long.parseLong(ZfsOutput.rows(Captures.zfs("get-space").stdout(), 2).get(1).get(1));
+        long capturedEmpty = Long.parseLong(ZfsOutput.rows(Captures.zfs("get-space-empty").stdout(), 2).get(1).get(1));
+        assertThat(Long.parseLong(ZfsOutput.rows(used, 2).get(1).get(1))).as("the refreservation of a 128 MiB 8K zvol")
+                .isEqualTo(140_509_184L).isBetween(capturedUsed - capturedEmpty - 64 * 1024, capturedUsed - capturedEmpty);
+    }
+
+    /** The fake, in the state the capture script had at that point, answers as zfs did. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"create-exists", "create-nospace", "create-badblocksize", "create-nopool", "set-volsize-unaligned",
+            "set-volsize-nospace", "set-volsize-missing", "set-volsize-filesystem", "get-zvol", "get-unmanaged", "get-filesystem",
+            "list-volumes"})
+    void theFakeAnswersAsTheCapturedZfs(String capture, @TempDir Path root) {
+        FakeZfs zfs = new FakeZfs("tank", 1L << 30, root.resolve("dev"), root.resolve("sys"), "/lib/udev/zvol_id",
+                FakeZfs.Devices.NO_UDEV).withFilesystem("tank/k8s");
+        for (String setup : List.of("create-sparse", "create-full", "create-unaligned")) {
+            zfs.run(Command.of(Duration.ofSeconds(1), Captures.zfs(setup).argv().split(" ")));
+        }
+        zfs.addForeignZvol("tank/k8s/legacy", 33554432, 8192);
+        Captures.Capture c = Captures.zfs(capture);
+        Command command = Command.of(Duration.ofSeconds(1), c.argv().split(" "));
+        if (c.exitCode() == 0) {
+            assertThat(zfs.run(command).stdout()).isEqualTo(c.stdout());
+        } else {
+            assertThatThrownBy(() -> zfs.run(command)).isInstanceOfSatisfying(CommandFailedException.class, e -> {
+                assertThat(e.exitCode()).isEqualTo(c.exitCode());
+                assertThat(e.stderr()).isEqualTo(c.stderr());
+            });
+        }
     }
 
     @Test
@@ -67,6 +137,7 @@ class ZfsParsingTest {
             "cannot open 'tank/k8s/pvc-1': dataset does not exist | NOT_FOUND",
             "cannot create 'tank/k8s/pvc-1': parent does not exist | NO_PARENT",
             "cannot create 'tank/k8s/pvc-1': no such pool 'tank' | NO_PARENT",
+            "cannot open 'tank': no such pool | NO_PARENT",
             "cannot create 'tank/k8s/pvc-1': no such parent 'tank/k8s' | NO_PARENT",
             "cannot create 'tank/k8s/pvc-1': dataset already exists | EXISTS",
             "cannot create 'tank/k8s/pvc-1': out of space | NO_SPACE",

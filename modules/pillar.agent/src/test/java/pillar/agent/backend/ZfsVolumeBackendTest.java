@@ -192,7 +192,7 @@ class ZfsVolumeBackendTest {
         assertFails(() -> backend.expand(PVC1, ByteSize.ofGiB(1)), Kind.NOT_FOUND, "below tank/k8s");
 
         backend.create(PVC1, ByteSize.ofGiB(1), Map.of());
-        assertFails(() -> backend.expand(PVC1, ByteSize.ofGiB(10)), Kind.NO_SPACE, "out of space");
+        assertFails(() -> backend.expand(PVC1, ByteSize.ofGiB(10)), Kind.NO_SPACE, "size is greater than available space");
         assertThat(zfs.volsize("tank/k8s/pvc-1")).isEqualTo(ByteSize.ofGiB(1).bytes());
     }
 

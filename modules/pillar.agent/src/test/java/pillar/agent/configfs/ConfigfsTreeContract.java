@@ -119,6 +119,13 @@ abstract class ConfigfsTreeContract {
         refused(() -> tree().mkdir(host(H)), FileAlreadyExistsException.class, Errno.EEXIST);
     }
 
+    @Test
+    void theMountAndEverythingInItAreConfigfs() {
+        assertThat(tree().isConfigfs(configfs())).isTrue();
+        assertThat(tree().isConfigfs(nvmet("subsystems"))).isTrue();
+        assertThat(new ConfigfsNvmetTarget(configfs(), tree()).presence()).isEqualTo(TargetPresence.READY);
+    }
+
     // ---- what mkdir refuses ----------------------------------------------------------------------------------
 
     @Test

@@ -380,6 +380,12 @@ public final class FakeConfigfsTree implements ConfigfsTree {
         }
     }
 
+    /** A path of the mount, while mounted: anything from the mount point down, existing or not. */
+    @Override
+    public synchronized boolean isConfigfs(Path path) {
+        return mount != null && relativeToRoot(path) != null;
+    }
+
     // ---- paths -----------------------------------------------------------------------------------------------
 
     /** open(2) of an existing entry (never created), following links. */

@@ -122,6 +122,21 @@ abstract class NvmetTargetContract {
     }
 
     @Test
+    void aSubsystemLinkedToThePortUnderAnotherNameIsFoundAndNotLinkedTwice() throws IOException {
+        export(A, device(), PORT, ADDRESS, HOST);
+        Path links = nvmet("ports/60021/subsystems");
+        tree().unlink(links.resolve(A.value()));
+        tree().symlink(links.resolve("contract-another-name"), nvmet("subsystems").resolve(A.value()));
+
+        target().linkPort(PORT, A); // the kernel refuses a second link of A (EEXIST): already linked
+        assertThat(tree().list(links)).extracting(p -> p.getFileName().toString()).containsExactly("contract-another-name");
+        assertThat(target().inspect(A).orElseThrow().ports()).extracting(SubsystemState.LinkedPort::id).containsExactly(PORT);
+        assertThat(drift(wanted(A, device(), ADDRESS, HOST))).isEmpty();
+        target().removeSubsystem(A);
+        assertThat(ours()).isEmpty();
+    }
+
+    @Test
     void sharedPortAndHostOutliveTheFirstSubsystemAndGoWithTheLast() throws IOException {
         export(A, device(), PORT, ADDRESS, HOST);
         export(B, otherDevice(), PORT, ADDRESS, HOST);
@@ -234,6 +249,51 @@ abstract class NvmetTargetContract {
         assertThat(drift(wanted(A, device(), ADDRESS, HOST))).containsExactly(
                 "host " + HOST2 + " allowed but not wanted",
                 "linked to port 60022 at tcp://127.0.0.1:4482 but not wanted");
+    }
+
+    @Test
+    void ensureExportRemovesWhatTheExportDoesNotListAndLeavesOthersAlone() throws IOException {
+        export(A, device(), PORT, ADDRESS, HOST);
+        export(B, otherDevice(), PORT, ADDRESS, HOST); // shares the port and the host entry
+        Path subsystem = nvmet("subsystems").resolve(A.value());
+        target().allowHost(A, HOST2);
+        target().ensurePort(PORT2, OTHER_ADDRESS);
+        target().linkPort(PORT2, A);
+        tree().mkdir(subsystem.resolve("namespaces/2"));
+        tree().write(subsystem.resolve("namespaces/1/enable"), "0");
+        assertThat(drift(wanted(A, device(), ADDRESS, HOST))).hasSize(4);
+
+        target().ensureExport(PORT, wanted(A, device(), ADDRESS, HOST));
+        assertThat(drift(wanted(A, device(), ADDRESS, HOST))).isEmpty();
+        assertThat(tree().kind(nvmet("hosts").resolve(HOST2.value()))).as("admitted by nobody now").isEqualTo(ConfigfsTree.Kind.ABSENT);
+        assertThat(tree().kind(nvmet("ports/60022"))).as("linked nothing else").isEqualTo(ConfigfsTree.Kind.ABSENT);
+        assertThat(drift(wanted(B, otherDevice(), ADDRESS, HOST))).as("B is untouched").isEmpty();
+        String converged = ours();
+        target().ensureExport(PORT, wanted(A, device(), ADDRESS, HOST));
+        assertThat(ours()).as("a second call changes nothing").isEqualTo(converged);
+
+        // alone on its port: the namespace is pointed elsewhere, the ACL dropped, the port moved
+        target().removeSubsystem(B);
+        target().ensureExport(PORT, wanted(A, otherDevice(), OTHER_ADDRESS));
+        assertThat(drift(wanted(A, otherDevice(), OTHER_ADDRESS))).isEmpty();
+        assertThat(tree().kind(nvmet("hosts").resolve(HOST.value()))).isEqualTo(ConfigfsTree.Kind.ABSENT);
+        assertThat(target().inspect(A).orElseThrow().ports())
+                .containsExactly(new SubsystemState.LinkedPort(PORT, "tcp", "ipv4", "127.0.0.1", "4482"));
+
+        target().removeSubsystem(A);
+        assertThat(ours()).isEmpty();
+    }
+
+    @Test
+    void ensureExportDoesNotMoveAPortOtherSubsystemsUse() throws IOException {
+        export(A, device(), PORT, ADDRESS, HOST);
+        export(B, otherDevice(), PORT, ADDRESS);
+        assertThatThrownBy(() -> target().ensureExport(PORT, wanted(A, device(), OTHER_ADDRESS, HOST)))
+                .isInstanceOf(NvmetTargetException.class)
+                .hasMessageContaining("is live");
+        assertThat(drift(wanted(B, otherDevice(), ADDRESS))).as("B keeps its port").isEmpty();
+        assertThat(target().inspect(A).orElseThrow().ports()).as("A lost the link it no longer wants").isEmpty();
+        assertThat(drift(wanted(A, device(), ADDRESS, HOST))).containsExactly("not linked to port tcp://127.0.0.1:4481");
     }
 
     @Test

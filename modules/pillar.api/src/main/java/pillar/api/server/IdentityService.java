@@ -19,10 +19,20 @@ import pillar.api.csi.v1.ProbeResponse;
  */
 public final class IdentityService extends IdentityGrpc.IdentityImplBase {
     private final List<PluginCapability.Service.Type> capabilities;
+    private final boolean onlineExpansion;
     private final BooleanSupplier ready;
 
     public IdentityService(List<PluginCapability.Service.Type> capabilities, BooleanSupplier ready) {
+        this(capabilities, false, ready);
+    }
+
+    /**
+     * @param onlineExpansion whether volumes grow while published (VolumeExpansion ONLINE), which
+     *                        external-resizer reads before expanding a volume in use
+     */
+    public IdentityService(List<PluginCapability.Service.Type> capabilities, boolean onlineExpansion, BooleanSupplier ready) {
         this.capabilities = List.copyOf(capabilities);
+        this.onlineExpansion = onlineExpansion;
         this.ready = ready;
     }
 
@@ -42,6 +52,10 @@ public final class IdentityService extends IdentityGrpc.IdentityImplBase {
         for (PluginCapability.Service.Type type : capabilities) {
             out.addCapabilities(PluginCapability.newBuilder()
                     .setService(PluginCapability.Service.newBuilder().setType(type)));
+        }
+        if (onlineExpansion) {
+            out.addCapabilities(PluginCapability.newBuilder().setVolumeExpansion(PluginCapability.VolumeExpansion.newBuilder()
+                    .setType(PluginCapability.VolumeExpansion.Type.ONLINE)));
         }
         response.onNext(out.build());
         response.onCompleted();

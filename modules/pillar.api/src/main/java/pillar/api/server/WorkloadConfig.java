@@ -11,7 +11,8 @@ import io.helidon.config.ConfigSources;
 /**
  * Loads a workload's configuration. Highest priority first: command-line overrides
  * ({@code --csi.socket=/csi/csi.sock}), environment variables (Helidon's mapping: {@code CSI_SOCKET}
- * is {@code csi.socket}), then the YAML file named by {@code --config FILE}.
+ * is {@code csi.socket}), then the YAML file named by {@code --config FILE} (or {@code --config=FILE}:
+ * both spellings name the file; neither is ever read as a setting called {@code config}).
  */
 public final class WorkloadConfig {
     private WorkloadConfig() {
@@ -27,6 +28,8 @@ public final class WorkloadConfig {
                     throw new IllegalArgumentException("--config needs a file name");
                 }
                 file = Path.of(args[++i]);
+            } else if (arg.startsWith("--config=")) {
+                file = Path.of(arg.substring("--config=".length()));
             } else if (arg.startsWith("--") && arg.indexOf('=') > 2) {
                 overrides.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
             } else {

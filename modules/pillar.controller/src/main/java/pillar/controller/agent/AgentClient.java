@@ -1,9 +1,27 @@
 package pillar.controller.agent;
 
+import pillar.api.agent.v1.AllowInitiatorRequest;
+import pillar.api.agent.v1.AllowInitiatorResponse;
+import pillar.api.agent.v1.CreateVolumeRequest;
+import pillar.api.agent.v1.CreateVolumeResponse;
+import pillar.api.agent.v1.DeleteVolumeRequest;
+import pillar.api.agent.v1.DeleteVolumeResponse;
+import pillar.api.agent.v1.DenyInitiatorRequest;
+import pillar.api.agent.v1.DenyInitiatorResponse;
+import pillar.api.agent.v1.ExpandVolumeRequest;
+import pillar.api.agent.v1.ExpandVolumeResponse;
+import pillar.api.agent.v1.ExportVolumeRequest;
+import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapabilitiesResponse;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
+import pillar.api.agent.v1.ListExportsRequest;
+import pillar.api.agent.v1.ListExportsResponse;
+import pillar.api.agent.v1.ListVolumesRequest;
+import pillar.api.agent.v1.ListVolumesResponse;
+import pillar.api.agent.v1.UnexportVolumeRequest;
+import pillar.api.agent.v1.UnexportVolumeResponse;
 
 /**
  * The agent API as the controller calls it: one method per RPC of {@code pillar.agent.v1.AgentService},
@@ -14,9 +32,12 @@ import pillar.api.agent.v1.GetCapacityResponse;
  *   <li>it returns within its deadline: no call waits on an agent for ever;</li>
  *   <li>it fails only with {@link AgentException}, whose {@link AgentException.Kind} says what the
  *       agent (or the network) answered; the caller decides what to do with it;</li>
- *   <li>reads (GetCapabilities, GetCapacity, later ListVolumes and ListExports) may be retried by
- *       the implementation when the agent was unreachable; a call that changes anything is sent
- *       once, and its caller retries it through its own idempotent, fenced logic.</li>
+ *   <li>reads (GetCapabilities, GetCapacity, ListVolumes, ListExports) may be retried by the
+ *       implementation when the agent was unreachable; a call that changes anything is sent once,
+ *       and its caller retries it through its own idempotent, fenced logic;</li>
+ *   <li>every call that changes a volume carries the volume's fencing token; the agent refuses a
+ *       stale, foreign or missing one with {@link AgentException.Kind#FAILED_PRECONDITION} and
+ *       changes nothing; a call that timed out may still have taken effect.</li>
  * </ul>
  * Adding an RPC here means adding it to {@link GrpcAgentClient} and to the tests' stateful fake.
  */
@@ -29,4 +50,31 @@ public interface AgentClient {
      * with {@link AgentException.Kind#INVALID_ARGUMENT}.
      */
     GetCapacityResponse getCapacity(AgentTarget agent, GetCapacityRequest request);
+
+    /** Creates the zvol or LV; an existing one of the same size is returned (ALREADY_EXISTS for another size). */
+    CreateVolumeResponse createVolume(AgentTarget agent, CreateVolumeRequest request);
+
+    /** Unexports and destroys the volume and ends its lifecycle; repeating it succeeds. */
+    DeleteVolumeResponse deleteVolume(AgentTarget agent, DeleteVolumeRequest request);
+
+    /** Grows the volume (a shrink is OUT_OF_RANGE); growing to its size again succeeds. */
+    ExpandVolumeResponse expandVolume(AgentTarget agent, ExpandVolumeRequest request);
+
+    /** Exports the volume (FAILED_PRECONDITION when it is exported otherwise); repeating it succeeds. */
+    ExportVolumeResponse exportVolume(AgentTarget agent, ExportVolumeRequest request);
+
+    /** Removes the volume's export; the volume stays. */
+    UnexportVolumeResponse unexportVolume(AgentTarget agent, UnexportVolumeRequest request);
+
+    /** Lets a host NQN connect to the volume's subsystem (a no-op when its ACL is disabled). */
+    AllowInitiatorResponse allowInitiator(AgentTarget agent, AllowInitiatorRequest request);
+
+    /** Stops a host NQN from connecting; a host that was never allowed is a no-op. */
+    DenyInitiatorResponse denyInitiator(AgentTarget agent, DenyInitiatorRequest request);
+
+    /** The volumes of one backend. A read. */
+    ListVolumesResponse listVolumes(AgentTarget agent, ListVolumesRequest request);
+
+    /** The exports the agent holds, with their drift. A read. */
+    ListExportsResponse listExports(AgentTarget agent, ListExportsRequest request);
 }

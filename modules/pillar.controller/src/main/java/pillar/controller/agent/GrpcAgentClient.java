@@ -16,10 +16,28 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import pillar.api.agent.v1.AgentServiceGrpc;
+import pillar.api.agent.v1.AllowInitiatorRequest;
+import pillar.api.agent.v1.AllowInitiatorResponse;
+import pillar.api.agent.v1.CreateVolumeRequest;
+import pillar.api.agent.v1.CreateVolumeResponse;
+import pillar.api.agent.v1.DeleteVolumeRequest;
+import pillar.api.agent.v1.DeleteVolumeResponse;
+import pillar.api.agent.v1.DenyInitiatorRequest;
+import pillar.api.agent.v1.DenyInitiatorResponse;
+import pillar.api.agent.v1.ExpandVolumeRequest;
+import pillar.api.agent.v1.ExpandVolumeResponse;
+import pillar.api.agent.v1.ExportVolumeRequest;
+import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapabilitiesResponse;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
+import pillar.api.agent.v1.ListExportsRequest;
+import pillar.api.agent.v1.ListExportsResponse;
+import pillar.api.agent.v1.ListVolumesRequest;
+import pillar.api.agent.v1.ListVolumesResponse;
+import pillar.api.agent.v1.UnexportVolumeRequest;
+import pillar.api.agent.v1.UnexportVolumeResponse;
 
 /**
  * {@link AgentClient} over gRPC: one channel per agent target, kept and reused (gRPC reconnects
@@ -76,6 +94,51 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
         return read(agent, "GetCapacity", stub -> stub.getCapacity(request));
     }
 
+    @Override
+    public CreateVolumeResponse createVolume(AgentTarget agent, CreateVolumeRequest request) {
+        return once(agent, "CreateVolume", stub -> stub.createVolume(request));
+    }
+
+    @Override
+    public DeleteVolumeResponse deleteVolume(AgentTarget agent, DeleteVolumeRequest request) {
+        return once(agent, "DeleteVolume", stub -> stub.deleteVolume(request));
+    }
+
+    @Override
+    public ExpandVolumeResponse expandVolume(AgentTarget agent, ExpandVolumeRequest request) {
+        return once(agent, "ExpandVolume", stub -> stub.expandVolume(request));
+    }
+
+    @Override
+    public ExportVolumeResponse exportVolume(AgentTarget agent, ExportVolumeRequest request) {
+        return once(agent, "ExportVolume", stub -> stub.exportVolume(request));
+    }
+
+    @Override
+    public UnexportVolumeResponse unexportVolume(AgentTarget agent, UnexportVolumeRequest request) {
+        return once(agent, "UnexportVolume", stub -> stub.unexportVolume(request));
+    }
+
+    @Override
+    public AllowInitiatorResponse allowInitiator(AgentTarget agent, AllowInitiatorRequest request) {
+        return once(agent, "AllowInitiator", stub -> stub.allowInitiator(request));
+    }
+
+    @Override
+    public DenyInitiatorResponse denyInitiator(AgentTarget agent, DenyInitiatorRequest request) {
+        return once(agent, "DenyInitiator", stub -> stub.denyInitiator(request));
+    }
+
+    @Override
+    public ListVolumesResponse listVolumes(AgentTarget agent, ListVolumesRequest request) {
+        return read(agent, "ListVolumes", stub -> stub.listVolumes(request));
+    }
+
+    @Override
+    public ListExportsResponse listExports(AgentTarget agent, ListExportsRequest request) {
+        return read(agent, "ListExports", stub -> stub.listExports(request));
+    }
+
     /** The number of channels held, one per agent target called. */
     int channelCount() {
         return channels.size();
@@ -110,7 +173,7 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
         }
     }
 
-    /** One attempt, with the deadline; what mutations will use (never retried here). */
+    /** One attempt, with the deadline: every mutation (never retried here; its caller's logic is idempotent and fenced). */
     private <T> T once(AgentTarget agent, String rpc, Function<AgentServiceGrpc.AgentServiceBlockingStub, T> call) {
         ManagedChannel channel = channel(agent, rpc);
         AgentServiceGrpc.AgentServiceBlockingStub stub = AgentServiceGrpc.newBlockingStub(channel)

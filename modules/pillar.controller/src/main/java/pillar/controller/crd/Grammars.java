@@ -27,8 +27,11 @@ public final class Grammars {
     public static final String IP_LITERAL = "^[0-9A-Fa-f:.]{2,45}$";
     /** One mount option: letters, digits and {@code _.=:+/-}; never a comma (one option per item). */
     public static final String MOUNT_OPTION = "^[A-Za-z0-9][A-Za-z0-9_.=:+/-]{0,127}$";
-    /** A ZFS volblocksize: a power of two from 512 bytes to 128K, as zfs writes it. */
-    public static final String VOLBLOCKSIZE = "^(512|1K|2K|4K|8K|16K|32K|64K|128K)$";
+    /**
+     * A ZFS volblocksize: a power of two from 4K to 128K, as zfs writes it. The agent refuses smaller
+     * ones (a zvol below 4K blocks is never what a filesystem wants).
+     */
+    public static final String VOLBLOCKSIZE = "^(4K|8K|16K|32K|64K|128K)$";
     /** Extra mkfs options: words of letters, digits and {@code -=,._:} separated by single spaces. */
     public static final String MKFS_OPTIONS = "^[A-Za-z0-9=,._:-]{1,64}( [A-Za-z0-9=,._:-]{1,64}){0,15}$";
 

@@ -70,7 +70,7 @@ public final class SpecValidator {
             }
             p.label("spec.zfs.backend", zfs.getBackend());
             if (zfs.getVolblocksize() != null) {
-                p.pattern("spec.zfs.volblocksize", zfs.getVolblocksize(), Grammars.VOLBLOCKSIZE, "512, 1K, 2K, ... or 128K");
+                p.pattern("spec.zfs.volblocksize", zfs.getVolblocksize(), Grammars.VOLBLOCKSIZE, "4K, 8K, 16K, 32K, 64K or 128K");
             }
         }
         LvmStore lvm = spec.getLvm();
@@ -177,7 +177,7 @@ public final class SpecValidator {
                     p.add(field, "must be true or false, is " + Grammars.printable(value));
                 }
             }
-            case "volblocksize" -> p.pattern(field, value, Grammars.VOLBLOCKSIZE, "512, 1K, 2K, ... or 128K");
+            case "volblocksize" -> p.pattern(field, value, Grammars.VOLBLOCKSIZE, "4K, 8K, 16K, 32K, 64K or 128K");
             case "compression" -> {
                 if (value == null || !List.of("on", "off", "lz4", "zstd", "gzip", "zle").contains(value)) {
                     p.add(field, "must be on, off, lz4, zstd, gzip or zle, is " + Grammars.printable(value));

@@ -23,7 +23,7 @@ public final class StorageClassParameters {
 
     /** ZFS: "true" or "false", a zvol without a reservation. Present when set on the PillarStorageClass. */
     public static final String SPARSE = "pillar.csi.io/sparse";
-    /** ZFS: the zvol's volblocksize, 512 to 128K ({@link Grammars#VOLBLOCKSIZE}). Present when set. */
+    /** ZFS: the zvol's volblocksize, 4K to 128K ({@link Grammars#VOLBLOCKSIZE}). Present when set. */
     public static final String VOLBLOCKSIZE = "pillar.csi.io/volblocksize";
     /** ZFS: the zvol's compression (on, off, lz4, zstd, gzip, zle). Present when set. */
     public static final String COMPRESSION = "pillar.csi.io/compression";

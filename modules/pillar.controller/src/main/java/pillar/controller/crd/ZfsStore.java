@@ -42,7 +42,7 @@ public class ZfsStore {
     @Default("false")
     private Boolean sparse = false;
 
-    @JsonPropertyDescription("The volblocksize of new zvols (512 to 128K); unset: ZFS's default.")
+    @JsonPropertyDescription("The volblocksize of new zvols (4K to 128K); unset: ZFS's default.")
     @Pattern(Grammars.VOLBLOCKSIZE)
     private String volblocksize;
 

@@ -1,8 +1,9 @@
 /**
  * The Pillar custom resources, group {@code pillar.csi.io}, version {@code v1alpha1}, all
  * cluster-scoped with a status subresource: {@link pillar.controller.crd.PillarAgent},
- * {@link pillar.controller.crd.PillarStore}, {@link pillar.controller.crd.PillarProtocol} and
- * {@link pillar.controller.crd.PillarStorageClass}.
+ * {@link pillar.controller.crd.PillarStore}, {@link pillar.controller.crd.PillarProtocol},
+ * {@link pillar.controller.crd.PillarStorageClass}, and the internal
+ * {@link pillar.controller.crd.PillarVolumeState}, the CSI Controller service's durable record of each volume.
  *
  * <p>These classes are the one source of truth of the CRDs: the build generates the chart's CRD
  * YAML from them (fabric8 crd-generator-maven-plugin, OpenAPI validation and CEL rules from the

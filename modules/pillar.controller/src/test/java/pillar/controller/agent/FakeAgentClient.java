@@ -2,23 +2,57 @@ package pillar.controller.agent;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
 
-import pillar.api.agent.v1.Backend;
+import pillar.api.agent.v1.AllowInitiatorRequest;
+import pillar.api.agent.v1.AllowInitiatorResponse;
 import pillar.api.agent.v1.BackendKind;
+import pillar.api.agent.v1.CreateVolumeRequest;
+import pillar.api.agent.v1.CreateVolumeResponse;
+import pillar.api.agent.v1.DeleteVolumeRequest;
+import pillar.api.agent.v1.DeleteVolumeResponse;
+import pillar.api.agent.v1.DenyInitiatorRequest;
+import pillar.api.agent.v1.DenyInitiatorResponse;
+import pillar.api.agent.v1.ExpandVolumeRequest;
+import pillar.api.agent.v1.ExpandVolumeResponse;
+import pillar.api.agent.v1.ExportSpec;
+import pillar.api.agent.v1.ExportVolumeRequest;
+import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapabilitiesResponse;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
+import pillar.api.agent.v1.ListExportsRequest;
+import pillar.api.agent.v1.ListExportsResponse;
+import pillar.api.agent.v1.ListVolumesRequest;
+import pillar.api.agent.v1.ListVolumesResponse;
+import pillar.api.agent.v1.UnexportVolumeRequest;
+import pillar.api.agent.v1.UnexportVolumeResponse;
+import pillar.api.fencing.Fencing;
+import pillar.api.fencing.FencingToken;
+import pillar.api.fencing.FencingViolation;
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.Nqn;
+import pillar.api.value.VolumeId;
 
 /**
- * A stateful stand-in for the agents of a cluster: each endpoint ({@code host:port}) has an agent
- * that is up or down, with its version, backends and their capacity. Calls to an endpoint with no
- * agent, or a stopped one, fail as a real unreachable agent does.
+ * A stateful stand-in for the agents of a cluster: each endpoint ({@code host:port}) has a
+ * {@link FakeAgent} that is up or down. It answers like the real agent: values validated first
+ * (INVALID_ARGUMENT), the fencing rules of {@link Fencing} with a mark per volume written before
+ * acting (FAILED_PRECONDITION), idempotent creates, exports, grants and deletes, ALREADY_EXISTS for
+ * a volume of another size, NO_SPACE when the backend is full. Calls to an endpoint with no agent,
+ * or a stopped one, fail as a real unreachable agent does. Every call is recorded.
  */
 public final class FakeAgentClient implements AgentClient {
+    /** The NQN prefix the agent gives each volume's subsystem. */
+    public static final String NQN_PREFIX = "nqn.2024-06.io.pillar-csi:";
+    private static final Set<String> ZFS_OPTIONS = Set.of("sparse", "volblocksize", "compression");
+
     private final Map<String, FakeAgent> agents = new HashMap<>();
     private final List<String> calls = new ArrayList<>();
 
@@ -36,7 +70,7 @@ public final class FakeAgentClient implements AgentClient {
     public GetCapabilitiesResponse getCapabilities(AgentTarget target, GetCapabilitiesRequest request) {
         FakeAgent agent = reach(target, "GetCapabilities", "");
         synchronized (agent) {
-            return GetCapabilitiesResponse.newBuilder().setAgentVersion(agent.version)
+            return GetCapabilitiesResponse.newBuilder().setAgentVersion(agent.version())
                     .addAllBackends(agent.backends.values()).addProtocols("nvmeof-tcp").build();
         }
     }
@@ -45,14 +79,225 @@ public final class FakeAgentClient implements AgentClient {
     public GetCapacityResponse getCapacity(AgentTarget target, GetCapacityRequest request) {
         FakeAgent agent = reach(target, "GetCapacity", request.getBackend());
         synchronized (agent) {
+            backend(target, "GetCapacity", agent, request.getBackend());
             long[] capacity = agent.capacity.get(request.getBackend());
-            if (!agent.backends.containsKey(request.getBackend())) {
-                throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, "GetCapacity", target,
-                        "INVALID_ARGUMENT: backend: '" + request.getBackend() + "' is not configured on this agent");
-            }
             return GetCapacityResponse.newBuilder().setTotalBytes(capacity == null ? 0 : capacity[0])
-                    .setAvailableBytes(capacity == null ? 0 : capacity[1]).build();
+                    .setAvailableBytes(Math.max(0, agent.available(request.getBackend()))).build();
         }
+    }
+
+    @Override
+    public CreateVolumeResponse createVolume(AgentTarget target, CreateVolumeRequest r) {
+        return fenced(target, "CreateVolume", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, agent -> {
+            backend(target, "CreateVolume", agent, r.getBackend());
+            check(r.getSizeBytes() > 0, "size_bytes: must be greater than 0");
+        }, (agent, done) -> {
+            BackendKind kind = agent.backends.get(r.getBackend()).getKind();
+            Set<String> allowed = kind == BackendKind.BACKEND_KIND_ZFS_ZVOL ? ZFS_OPTIONS : Set.of();
+            check(allowed.containsAll(r.getOptionsMap().keySet()), "options: " + r.getOptionsMap().keySet() + " are not all in " + allowed);
+            FakeAgent.Volume existing = agent.volumes.get(r.getVolumeId());
+            if (existing != null) {
+                if (existing.size() != r.getSizeBytes() || !existing.backend().equals(r.getBackend())) {
+                    throw new AgentException(AgentException.Kind.ALREADY_EXISTS, "CreateVolume", target, "ALREADY_EXISTS: volume "
+                            + r.getVolumeId() + " exists with " + existing.size() + " bytes on " + existing.backend());
+                }
+                return CreateVolumeResponse.newBuilder().setVolume(proto(r.getVolumeId(), existing)).build();
+            }
+            if (agent.available(r.getBackend()) < r.getSizeBytes()) {
+                throw new AgentException(AgentException.Kind.NO_SPACE, "CreateVolume", target,
+                        "RESOURCE_EXHAUSTED: backend " + r.getBackend() + " has " + agent.available(r.getBackend()) + " bytes free");
+            }
+            FakeAgent.Volume volume = new FakeAgent.Volume(r.getBackend(), r.getSizeBytes(), Map.copyOf(r.getOptionsMap()),
+                    "/dev/" + agent.backends.get(r.getBackend()).getPool() + "/" + r.getVolumeId());
+            agent.volumes.put(r.getVolumeId(), volume);
+            return CreateVolumeResponse.newBuilder().setVolume(proto(r.getVolumeId(), volume)).build();
+        });
+    }
+
+    @Override
+    public DeleteVolumeResponse deleteVolume(AgentTarget target, DeleteVolumeRequest r) {
+        return fenced(target, "DeleteVolume", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.END,
+                agent -> backend(target, "DeleteVolume", agent, r.getBackend()), (agent, done) -> {
+            if (!done) {
+                agent.exports.remove(r.getVolumeId());
+                agent.volumes.remove(r.getVolumeId());
+            }
+            return DeleteVolumeResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public ExpandVolumeResponse expandVolume(AgentTarget target, ExpandVolumeRequest r) {
+        return fenced(target, "ExpandVolume", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, (agent, done) -> {
+            FakeAgent.Volume volume = existing(target, "ExpandVolume", agent, r.getVolumeId());
+            if (r.getRequiredBytes() < volume.size()) {
+                throw new AgentException(AgentException.Kind.OUT_OF_RANGE, "ExpandVolume", target, "OUT_OF_RANGE: a shrink");
+            }
+            long more = r.getRequiredBytes() - volume.size();
+            if (more > agent.available(volume.backend())) {
+                throw new AgentException(AgentException.Kind.NO_SPACE, "ExpandVolume", target, "RESOURCE_EXHAUSTED: no space");
+            }
+            agent.volumes.put(r.getVolumeId(), new FakeAgent.Volume(volume.backend(), r.getRequiredBytes(), volume.options(),
+                    volume.device()));
+            return ExpandVolumeResponse.newBuilder().setSizeBytes(r.getRequiredBytes()).build();
+        });
+    }
+
+    @Override
+    public ExportVolumeResponse exportVolume(AgentTarget target, ExportVolumeRequest r) {
+        return fenced(target, "ExportVolume", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, agent -> {
+            backend(target, "ExportVolume", agent, r.getBackend());
+            check(!r.getExport().getBindAddress().isEmpty() && r.getExport().getPort() > 0, "export: bind_address and port must be set");
+        }, (agent, done) -> {
+            existing(target, "ExportVolume", agent, r.getVolumeId());
+            FakeAgent.Export existing = agent.exports.get(r.getVolumeId());
+            ExportSpec wanted = r.getExport().toBuilder().clearAddressFamily().build();
+            if (existing != null && !existing.spec().equals(wanted)) {
+                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, "ExportVolume", target,
+                        "FAILED_PRECONDITION: volume " + r.getVolumeId() + " is already exported as " + existing.spec());
+            }
+            if (existing == null) {
+                agent.exports.put(r.getVolumeId(), new FakeAgent.Export(r.getBackend(), wanted, new HashSet<>()));
+            }
+            return ExportVolumeResponse.newBuilder().setSubsystemNqn(NQN_PREFIX + r.getVolumeId())
+                    .setAddress(wanted.getBindAddress()).setPort(wanted.getPort()).build();
+        });
+    }
+
+    @Override
+    public UnexportVolumeResponse unexportVolume(AgentTarget target, UnexportVolumeRequest r) {
+        return fenced(target, "UnexportVolume", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, (agent, done) -> {
+            agent.exports.remove(r.getVolumeId());
+            return UnexportVolumeResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public AllowInitiatorResponse allowInitiator(AgentTarget target, AllowInitiatorRequest r) {
+        Nqn host = nqn(target, "AllowInitiator", r.getHostNqn());
+        return fenced(target, "AllowInitiator", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, (agent, done) -> {
+            FakeAgent.Export export = agent.exports.get(r.getVolumeId());
+            if (export == null) {
+                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, "AllowInitiator", target,
+                        "FAILED_PRECONDITION: volume " + r.getVolumeId() + " is not exported; export it first");
+            }
+            if (export.spec().getAclEnabled()) {
+                export.allowedHosts().add(host.value());
+            }
+            return AllowInitiatorResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public DenyInitiatorResponse denyInitiator(AgentTarget target, DenyInitiatorRequest r) {
+        Nqn host = nqn(target, "DenyInitiator", r.getHostNqn());
+        return fenced(target, "DenyInitiator", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, (agent, done) -> {
+            FakeAgent.Export export = agent.exports.get(r.getVolumeId());
+            if (export != null) {
+                export.allowedHosts().remove(host.value());
+            }
+            return DenyInitiatorResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public ListVolumesResponse listVolumes(AgentTarget target, ListVolumesRequest request) {
+        FakeAgent agent = reach(target, "ListVolumes", request.getBackend());
+        synchronized (agent) {
+            backend(target, "ListVolumes", agent, request.getBackend());
+            ListVolumesResponse.Builder out = ListVolumesResponse.newBuilder();
+            agent.volumes.forEach((id, v) -> {
+                if (v.backend().equals(request.getBackend())) {
+                    out.addVolumes(proto(id, v));
+                }
+            });
+            return out.build();
+        }
+    }
+
+    @Override
+    public ListExportsResponse listExports(AgentTarget target, ListExportsRequest request) {
+        FakeAgent agent = reach(target, "ListExports", "");
+        synchronized (agent) {
+            ListExportsResponse.Builder out = ListExportsResponse.newBuilder();
+            agent.exports.forEach((id, e) -> out.addExports(pillar.api.agent.v1.Export.newBuilder().setVolumeId(id)
+                    .setBackend(e.backend()).setSubsystemNqn(NQN_PREFIX + id).setExport(e.spec())
+                    .addAllAllowedHosts(e.allowedHosts())));
+            return out.build();
+        }
+    }
+
+    @FunctionalInterface
+    private interface Action<T> {
+        T apply(FakeAgent agent, boolean alreadyDone);
+    }
+
+    /** A volume-changing call: validated, fenced (the mark written first), then done. */
+    private <T> T fenced(AgentTarget target, String rpc, String volumeId, boolean hasToken,
+                         pillar.api.agent.v1.FencingToken token, Fencing.Intent intent, Action<T> action) {
+        return fenced(target, rpc, volumeId, hasToken, token, intent, agent -> { }, action);
+    }
+
+    /** As above, with checks that refuse a request before the fencing mark is touched (as the agent's are). */
+    private <T> T fenced(AgentTarget target, String rpc, String volumeId, boolean hasToken,
+                         pillar.api.agent.v1.FencingToken token, Fencing.Intent intent,
+                         java.util.function.Consumer<FakeAgent> validate, Action<T> action) {
+        FakeAgent agent = reach(target, rpc, volumeId);
+        synchronized (agent) {
+            return invalidAsAgent(target, rpc, () -> {
+                VolumeId.of(volumeId);
+                validate.accept(agent);
+                Optional<FencingToken> t = hasToken ? Optional.of(FencingToken.fromProto(token)) : Optional.empty();
+                Fencing.Admission admission;
+                try {
+                    admission = Fencing.admit(Optional.ofNullable(agent.marks.get(volumeId)), t, intent);
+                } catch (FencingViolation e) {
+                    throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, rpc, target,
+                            "FAILED_PRECONDITION: fencing: " + e.getMessage());
+                }
+                agent.marks.put(volumeId, admission.next());
+                return action.apply(agent, admission.alreadyDone());
+            });
+        }
+    }
+
+    private static <T> T invalidAsAgent(AgentTarget target, String rpc, Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (InvalidValueException e) {
+            throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, rpc, target, "INVALID_ARGUMENT: " + e.getMessage());
+        }
+    }
+
+    private static Nqn nqn(AgentTarget target, String rpc, String value) {
+        return invalidAsAgent(target, rpc, () -> Nqn.of(value));
+    }
+
+    private static void check(boolean ok, String message) {
+        if (!ok) {
+            throw new InvalidValueException("request", message);
+        }
+    }
+
+    private static BackendKind backend(AgentTarget target, String rpc, FakeAgent agent, String name) {
+        if (!agent.backends.containsKey(name)) {
+            throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, rpc, target,
+                    "INVALID_ARGUMENT: backend: '" + name + "' is not configured on this agent");
+        }
+        return agent.backends.get(name).getKind();
+    }
+
+    private static FakeAgent.Volume existing(AgentTarget target, String rpc, FakeAgent agent, String id) {
+        FakeAgent.Volume volume = agent.volumes.get(id);
+        if (volume == null) {
+            throw new AgentException(AgentException.Kind.NOT_FOUND, rpc, target, "NOT_FOUND: volume " + id + " does not exist");
+        }
+        return volume;
+    }
+
+    private static pillar.api.agent.v1.Volume proto(String id, FakeAgent.Volume v) {
+        return pillar.api.agent.v1.Volume.newBuilder().setVolumeId(id).setBackend(v.backend()).setSizeBytes(v.size())
+                .setDevicePath(v.device()).build();
     }
 
     private FakeAgent reach(AgentTarget target, String rpc, String argument) {
@@ -65,43 +310,5 @@ public final class FakeAgentClient implements AgentClient {
             throw new AgentException(AgentException.Kind.UNREACHABLE, rpc, target, "UNAVAILABLE: connection refused");
         }
         return agent;
-    }
-
-    /** One fake agent; every method returns it, for chaining. */
-    public static final class FakeAgent {
-        private boolean up = true;
-        private String version = "0.1.0-test";
-        private final Map<String, Backend> backends = new LinkedHashMap<>();
-        private final Map<String, long[]> capacity = new HashMap<>();
-
-        public synchronized boolean isUp() {
-            return up;
-        }
-
-        public synchronized FakeAgent up() {
-            up = true;
-            return this;
-        }
-
-        public synchronized FakeAgent down() {
-            up = false;
-            return this;
-        }
-
-        public synchronized FakeAgent version(String version) {
-            this.version = version;
-            return this;
-        }
-
-        /** Configures a backend (replacing one of that name); its capacity starts at 0. */
-        public synchronized FakeAgent backend(String name, BackendKind kind, String pool, String parent) {
-            backends.put(name, Backend.newBuilder().setName(name).setKind(kind).setPool(pool).setParent(parent).build());
-            return this;
-        }
-
-        public synchronized FakeAgent capacity(String backend, long total, long available) {
-            capacity.put(backend, new long[] {total, available});
-            return this;
-        }
     }
 }

@@ -33,7 +33,8 @@ class CrdChartTest {
         Map<String, String> generated = read(GENERATED);
         assertThat(generated).as("generated CRDs in " + GENERATED).containsOnlyKeys(
                 "pillaragents.pillar.csi.io-v1.yml", "pillarstores.pillar.csi.io-v1.yml",
-                "pillarprotocols.pillar.csi.io-v1.yml", "pillarstorageclasses.pillar.csi.io-v1.yml");
+                "pillarprotocols.pillar.csi.io-v1.yml", "pillarstorageclasses.pillar.csi.io-v1.yml",
+                "pillarvolumestates.pillar.csi.io-v1.yml");
         assertThat(read(CHART))
                 .as("helm/pillar-csi/crds differs from the CRDs generated from pillar.controller.crd; refresh it with"
                         + " ./mvnw -pl modules/pillar.controller -am -Prefresh-crds process-classes")
@@ -42,7 +43,8 @@ class CrdChartTest {
 
     @Test
     void everyCrdIsClusterScopedWithAStatusSubresourceAndPrinterColumns() throws IOException {
-        for (String plural : List.of("pillaragents", "pillarstores", "pillarprotocols", "pillarstorageclasses")) {
+        for (String plural : List.of("pillaragents", "pillarstores", "pillarprotocols", "pillarstorageclasses",
+                "pillarvolumestates")) {
             CustomResourceDefinition crd = crd(plural);
             assertThat(crd.getSpec().getGroup()).isEqualTo("pillar.csi.io");
             assertThat(crd.getSpec().getScope()).isEqualTo("Cluster");
@@ -63,6 +65,26 @@ class CrdChartTest {
                 .asString().contains("self.ctrlLossTmo >= self.reconnectDelay");
         assertThat(rules(spec("pillarstorageclasses").getProperties().get("parameters"))).singleElement()
                 .asString().startsWith("self.all(k, k in [");
+    }
+
+    @Test
+    void theVolumeStateFreezesItsSettingsAndRecordsItsExportSpecOnce() throws IOException {
+        JSONSchemaProps state = spec("pillarvolumestates");
+        assertThat(rules(state)).singleElement().asString().contains("oldSelf.export");
+        for (String frozen : List.of("volumeName", "store", "agent", "backend", "protocol", "capacityBytes", "volumeMode",
+                "fsType", "accessModes", "parameters")) {
+            assertThat(rules(state.getProperties().get(frozen))).as(frozen).containsExactly("self == oldSelf");
+        }
+        assertThat(rules(state.getProperties().get("export"))).isEmpty();
+        assertThat(state.getProperties().get("export").getRequired())
+                .containsExactlyInAnyOrder("bindAddress", "port", "aclEnabled", "traddr");
+        assertThat(state.getProperties().get("volumeMode").getEnum()).extracting(n -> n.asString())
+                .containsExactlyInAnyOrder("Filesystem", "Block");
+        JSONSchemaProps status = crd("pillarvolumestates").getSpec().getVersions().getFirst().getSchema().getOpenAPIV3Schema()
+                .getProperties().get("status");
+        assertThat(status.getProperties()).containsKeys("phase", "publicationGeneration", "publications", "conditions");
+        assertThat(status.getProperties().get("phase").getEnum()).extracting(n -> n.asString())
+                .containsExactlyInAnyOrder("Pending", "Creating", "Exporting", "Exported", "Deleting");
     }
 
     @Test

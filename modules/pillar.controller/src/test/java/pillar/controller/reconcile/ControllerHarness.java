@@ -21,7 +21,6 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
@@ -46,7 +45,7 @@ public final class ControllerHarness implements AutoCloseable {
     private final PillarControllers controllers;
 
     private ControllerHarness(boolean agentTls) {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(),
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new StrictCrudDispatcher(),
                 false);
         server.init();
         client = server.createClient(new JdkHttpClientFactory());

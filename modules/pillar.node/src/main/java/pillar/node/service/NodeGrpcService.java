@@ -133,9 +133,13 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
         response.onCompleted();
     }
 
+    /**
+     * The CSI node ID is this host's NVMe host NQN: the controller publishes a volume to it by
+     * allowing exactly that NQN in the target's ACL, so the ID the CO passes back is what the ACL needs.
+     */
     @Override
     public void nodeGetInfo(NodeGetInfoRequest request, StreamObserver<NodeGetInfoResponse> response) {
-        response.onNext(NodeGetInfoResponse.newBuilder().setNodeId(ports.nodeId().value()).build());
+        response.onNext(NodeGetInfoResponse.newBuilder().setNodeId(ports.hostNqn().value()).build());
         response.onCompleted();
     }
 

@@ -119,7 +119,7 @@ class InvalidSpecIT {
                 Condition.FALSE, Reasons.INVALID_SPEC, c -> c.getStatus().getConditions());
         assertThat(invalid.getMessage()).contains(
                 "spec.mountOptions[0]: must be one mount option",
-                "spec.parameters.volblocksize: must be 512, 1K, 2K, ... or 128K, is '3K'",
+                "spec.parameters.volblocksize: must be 4K, 8K, 16K, 32K, 64K or 128K, is '3K'",
                 "'csi.storage.k8s.io/provisioner-secret-name' is not a volume setting");
         assertThat(harness.get(io.fabric8.kubernetes.api.model.storage.StorageClass.class, "bad")).isEmpty();
     }

@@ -1,0 +1,114 @@
+{{/* The CSI driver name: fixed, the workloads report it (pillar.api.server.Driver.NAME). */}}
+{{- define "pillar-csi.driverName" -}}pillar.csi.io{{- end -}}
+
+{{/* The prefix of every object's name. */}}
+{{- define "pillar-csi.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- else if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Labels every object carries. */}}
+{{- define "pillar-csi.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{/* The selector labels of one component: (dict "root" $ "component" "controller"). */}}
+{{- define "pillar-csi.selectorLabels" -}}
+app.kubernetes.io/name: {{ .root.Chart.Name }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{/* Labels of a component's objects. */}}
+{{- define "pillar-csi.componentLabels" -}}
+{{ include "pillar-csi.labels" .root }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{/*
+An image reference: (dict "root" $ "image" .Values.images.controller "defaultTag" "0.1.0").
+global.imageRegistry replaces the image's registry; a digest wins over the tag.
+*/}}
+{{- define "pillar-csi.image" -}}
+{{- $registry := .image.registry -}}
+{{- if .root.Values.global.imageRegistry -}}{{- $registry = .root.Values.global.imageRegistry -}}{{- end -}}
+{{- $name := .image.repository -}}
+{{- if $registry -}}{{- $name = printf "%s/%s" (trimSuffix "/" $registry) .image.repository -}}{{- end -}}
+{{- if .image.digest -}}
+{{- printf "%s@%s" $name .image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $name (default .defaultTag .image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The image of a pillar-csi workload (its tag defaults to the chart's appVersion). */}}
+{{- define "pillar-csi.workloadImage" -}}
+{{- include "pillar-csi.image" (dict "root" .root "image" .image "defaultTag" .root.Chart.AppVersion) -}}
+{{- end -}}
+
+{{/* Whether controller and agents use mutual TLS. */}}
+{{- define "pillar-csi.tlsEnabled" -}}
+{{- if ne .Values.tls.mode "none" -}}true{{- end -}}
+{{- end -}}
+
+{{/* The Secret with the controller's client certificate. */}}
+{{- define "pillar-csi.controllerTlsSecret" -}}
+{{- if eq .Values.tls.mode "secrets" -}}
+{{- .Values.tls.secrets.controller -}}
+{{- else -}}
+{{- printf "%s-controller-tls" (include "pillar-csi.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret with the agents' server certificate. */}}
+{{- define "pillar-csi.agentTlsSecret" -}}
+{{- if eq .Values.tls.mode "secrets" -}}
+{{- .Values.tls.secrets.agent -}}
+{{- else -}}
+{{- printf "%s-agent-tls" (include "pillar-csi.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Where the TLS Secret is mounted in the controller and agent containers. */}}
+{{- define "pillar-csi.tlsDir" -}}/etc/pillar-csi/tls{{- end -}}
+
+{{/* The startup, liveness and readiness probes on a workload's Helidon health port. */}}
+{{- define "pillar-csi.healthProbes" -}}
+startupProbe:
+  httpGet:
+    path: /observe/health/live
+    port: {{ .port }}
+  periodSeconds: 2
+  failureThreshold: 60
+livenessProbe:
+  httpGet:
+    path: /observe/health/live
+    port: {{ .port }}
+  periodSeconds: 10
+  timeoutSeconds: 5
+  failureThreshold: 3
+readinessProbe:
+  httpGet:
+    path: /observe/health/ready
+    port: {{ .port }}
+  periodSeconds: 5
+  timeoutSeconds: 5
+  failureThreshold: 3
+{{- end -}}
+
+{{/* The securityContext of an unprivileged container (the controller pod's). */}}
+{{- define "pillar-csi.restrictedContainer" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: ["ALL"]
+{{- end -}}

@@ -1,0 +1,34 @@
+{{/*
+One storage node's agent configuration: (dict "root" $ "nodeName" "storage-1" "node" $node).
+Backend keys are written as the agent reads them (parent-dataset, volume-group, thin-pool).
+*/}}
+{{- define "pillar-csi.agentConfig" -}}
+{{- $root := .root -}}
+{{- $backends := list -}}
+{{- $names := dict -}}
+{{- range .node.backends -}}
+{{- if hasKey $names .name -}}
+{{- fail (printf "agent.nodes.%s.backends: the name %q is used twice (each backend of a node needs its own name)" $.nodeName .name) -}}
+{{- end -}}
+{{- $_ := set $names .name true -}}
+{{- $backend := dict "name" .name "type" .type -}}
+{{- if eq .type "zfs" -}}
+{{- $_ := set $backend "pool" .pool -}}
+{{- if .parentDataset }}{{- $_ := set $backend "parent-dataset" .parentDataset -}}{{- end -}}
+{{- else -}}
+{{- $_ := set $backend "volume-group" .volumeGroup -}}
+{{- if eq .type "lvm-thin" }}{{- $_ := set $backend "thin-pool" .thinPool -}}{{- end -}}
+{{- end -}}
+{{- $backends = append $backends $backend -}}
+{{- end -}}
+{{- $agent := dict
+  "listen" (dict "host" $root.Values.agent.listenHost "port" (int $root.Values.agent.port))
+  "state-dir" "/var/lib/pillar-csi/agent"
+  "configfs-root" "/sys/kernel/config"
+  "backends" $backends -}}
+{{- if include "pillar-csi.tlsEnabled" $root -}}
+{{- $dir := include "pillar-csi.tlsDir" $root -}}
+{{- $_ := set $agent "tls" (dict "cert" (printf "%s/tls.crt" $dir) "key" (printf "%s/tls.key" $dir) "ca" (printf "%s/ca.crt" $dir)) -}}
+{{- end -}}
+{{- toYaml (dict "agent" $agent "health" (dict "host" "0.0.0.0" "port" (int $root.Values.agent.healthPort))) -}}
+{{- end -}}

@@ -1,0 +1,120 @@
+package pillar.chart;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static pillar.chart.ControllerRenderTest.mount;
+import static pillar.chart.ControllerRenderTest.mounts;
+
+import java.util.List;
+import java.util.Map;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import org.junit.jupiter.api.Test;
+
+/** The agent DaemonSet on two storage nodes, one with ZFS and one with LVM, each reading its own config. */
+class AgentRenderTest {
+    static final Map<String, Object> TWO_NODES = Map.of("agent", Map.of("nodes", Map.of(
+            "storage-1", Map.of("backends", List.of(
+                    Map.of("name", "tank", "type", "zfs", "pool", "tank", "parentDataset", "k8s/volumes"))),
+            "storage-2.rack-b", Map.of("backends", List.of(
+                    Map.of("name", "slow", "type", "lvm", "volumeGroup", "vg0"),
+                    Map.of("name", "fast", "type", "lvm-thin", "volumeGroup", "vg1", "thinPool", "pool0"))))));
+
+    private final Rendered rendered = HelmChart.render(TWO_NODES);
+    private final DaemonSet daemonSet = rendered.agent();
+    private final PodSpec pod = daemonSet.getSpec().getTemplate().getSpec();
+
+    @Test
+    void oneConfigFilePerStorageNodeWithItsOwnBackends() {
+        assertThat(rendered.get(ConfigMap.class, "pillar-pillar-csi-agent").getData())
+                .containsOnlyKeys("storage-1.yaml", "storage-2.rack-b.yaml");
+        assertThat(rendered.configFile("pillar-pillar-csi-agent", "storage-1.yaml")).isEqualTo(Map.of(
+                "agent", Map.of(
+                        "listen", Map.of("host", "0.0.0.0", "port", 9500),
+                        "state-dir", "/var/lib/pillar-csi/agent",
+                        "configfs-root", "/sys/kernel/config",
+                        "backends", List.of(
+                                Map.of("name", "tank", "type", "zfs", "pool", "tank", "parent-dataset", "k8s/volumes"))),
+                "health", Map.of("host", "0.0.0.0", "port", 9810)));
+        assertThat(rendered.configFile("pillar-pillar-csi-agent", "storage-2.rack-b.yaml"))
+                .extractingByKey("agent").asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                .containsEntry("backends", List.of(
+                        Map.of("name", "slow", "type", "lvm", "volume-group", "vg0"),
+                        Map.of("name", "fast", "type", "lvm-thin", "volume-group", "vg1", "thin-pool", "pool0")))
+                .doesNotContainKey("tls");
+    }
+
+    @Test
+    void runsOnExactlyTheConfiguredNodesAndPicksItsFileByNodeName() {
+        assertThat(pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms())
+                .singleElement().satisfies((NodeSelectorTerm term) -> {
+                    assertThat(term.getMatchExpressions()).isNullOrEmpty();
+                    assertThat(term.getMatchFields()).singleElement().satisfies(field -> {
+                        assertThat(field.getKey()).isEqualTo("metadata.name");
+                        assertThat(field.getOperator()).isEqualTo("In");
+                        assertThat(field.getValues()).containsExactly("storage-1", "storage-2.rack-b");
+                    });
+                });
+        Container agent = Rendered.container(pod, "pillar-agent");
+        assertThat(agent.getArgs()).containsExactly("--config", "/etc/pillar-csi/config/$(NODE_NAME).yaml");
+        assertThat(agent.getEnv()).singleElement().satisfies(e -> {
+            assertThat(e.getName()).isEqualTo("NODE_NAME");
+            assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
+        });
+        assertThat(pod.getNodeSelector()).isNullOrEmpty();
+        assertThat(pod.getTolerations()).isNullOrEmpty();
+    }
+
+    @Test
+    void aNodeSelectorNarrowsTheStorageNodesFurther() {
+        Map<String, Object> values = Map.of("agent", Map.of("nodes", ((Map<?, ?>) TWO_NODES.get("agent")).get("nodes"),
+                "nodeSelector", Map.of("pillar.csi.io/storage", "true")));
+        PodSpec narrowed = HelmChart.render(values).agent().getSpec().getTemplate().getSpec();
+        assertThat(narrowed.getNodeSelector()).containsExactly(Map.entry("pillar.csi.io/storage", "true"));
+    }
+
+    @Test
+    void privilegedOnTheHostNetworkWithConfigfsDevAndItsStateDirectory() {
+        assertThat(pod.getHostNetwork()).isTrue();
+        assertThat(pod.getDnsPolicy()).isEqualTo("ClusterFirstWithHostNet");
+        assertThat(pod.getAutomountServiceAccountToken()).isFalse();
+        Container agent = Rendered.container(pod, "pillar-agent");
+        assertThat(agent.getImage()).isEqualTo("pillar-csi/agent:0.1.0");
+        assertThat(agent.getSecurityContext().getPrivileged()).isTrue();
+        assertThat(agent.getPorts()).extracting(p -> p.getName() + ":" + p.getContainerPort())
+                .containsExactly("agent:9500", "health:9810");
+        ControllerRenderTest.assertHealthProbes(agent, 9810);
+        assertThat(mounts(agent)).containsExactly(
+                mount("configfs", "/sys/kernel/config", null),
+                mount("dev", "/dev", null),
+                mount("state", "/var/lib/pillar-csi/agent", null),
+                mount("config", "/etc/pillar-csi/config", true));
+        assertThat(NodeRenderTest.hostPaths(pod)).containsExactly(
+                "configfs=/sys/kernel/config:Directory",
+                "dev=/dev:Directory",
+                "modules=/lib/modules:Directory",
+                "state=/var/lib/pillar-csi/agent:DirectoryOrCreate");
+    }
+
+    @Test
+    void initContainerLoadsTheTargetModulesFromTheHostsModulesReadOnly() {
+        assertThat(pod.getInitContainers()).singleElement().satisfies(init -> {
+            assertThat(init.getImage()).isEqualTo("pillar-csi/agent:0.1.0");
+            assertThat(init.getCommand()).containsExactly("modprobe", "-a", "nvmet", "nvmet_tcp");
+            assertThat(init.getSecurityContext().getPrivileged()).isTrue();
+            assertThat(mounts(init)).containsExactly(mount("modules", "/lib/modules", true));
+        });
+    }
+
+    @Test
+    void withoutStorageNodesThereIsNoAgent() {
+        Rendered none = HelmChart.render(Map.of());
+        assertThat(none.find(DaemonSet.class, "pillar-pillar-csi-agent")).isEmpty();
+        assertThat(none.find(ConfigMap.class, "pillar-pillar-csi-agent")).isEmpty();
+        assertThat(none.all(DaemonSet.class)).extracting(d -> d.getMetadata().getName())
+                .containsExactly("pillar-pillar-csi-node");
+    }
+}

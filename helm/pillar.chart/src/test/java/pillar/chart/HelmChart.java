@@ -1,0 +1,79 @@
+package pillar.chart;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.TemplateCommand;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * The chart under test, rendered by real Helm (helm-java runs Helm's Go library in process) into
+ * Kubernetes model objects. The chart directory comes from the build ({@code pillar.chart.dir}).
+ */
+final class HelmChart {
+    static final String RELEASE = "pillar";
+    static final String NAMESPACE = "storage-system";
+    private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+    private HelmChart() {
+    }
+
+    static Path dir() {
+        String dir = System.getProperty("pillar.chart.dir");
+        if (dir == null) {
+            throw new IllegalStateException("pillar.chart.dir is not set: run the tests through Maven (helm/pillar.chart)");
+        }
+        return Path.of(dir).toAbsolutePath().normalize();
+    }
+
+    static Helm helm() {
+        return new Helm(dir());
+    }
+
+    /** Renders the chart with these values (written to a values file, as a user would), kube version 1.24. */
+    static Rendered render(Map<String, ?> values) {
+        return new Rendered(template(values, "1.24.0"));
+    }
+
+    /** The raw {@code helm template} output; a refused render throws Helm's error. */
+    static String template(Map<String, ?> values, String kubeVersion) {
+        TemplateCommand command = helm().template().withName(RELEASE).withNamespace(NAMESPACE).withKubeVersion(kubeVersion);
+        if (!values.isEmpty()) {
+            command = command.withValuesFile(valuesFile(values));
+        }
+        return command.call();
+    }
+
+    static Path valuesFile(Map<String, ?> values) {
+        try {
+            Path file = Files.createTempFile("pillar-values-", ".yaml");
+            file.toFile().deleteOnExit();
+            DumperOptions options = new DumperOptions();
+            options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+            Files.writeString(file, new Yaml(options).dump(values));
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Every object of a manifest stream, in order. */
+    static List<HasMetadata> parse(String manifests) {
+        List<HasMetadata> objects = new ArrayList<>();
+        for (String document : manifests.split("(?m)^---\\s*$")) {
+            if (document.lines().anyMatch(line -> !line.isBlank() && !line.startsWith("#"))) {
+                objects.add(SERIALIZATION.unmarshal(document, HasMetadata.class));
+            }
+        }
+        return objects;
+    }
+}

@@ -1,0 +1,55 @@
+package pillar.chart;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+/** NOTES.txt, as `helm install` prints it (a client-only dry run: no cluster). */
+class NotesTest {
+    private static final String WARNING = "WARNING: the agent API is served WITHOUT TLS (tls.mode=none).";
+
+    @Test
+    void plaintextIsALoudWarning() {
+        String notes = notes(AgentRenderTest.TWO_NODES);
+        assertThat(notes).contains(WARNING)
+                .contains("Any host that reaches an agent's port 9500 can create, export and delete volumes.")
+                .contains("Agents run on the storage nodes storage-1, storage-2.rack-b, on port 9500.")
+                .contains("    nodeName: storage-1")
+                .doesNotContain("tls:");
+    }
+
+    @Test
+    void mutualTlsNamesTheSecretAndServerNameAPillarAgentNeeds() {
+        Map<String, Object> values = new HashMap<>(AgentRenderTest.TWO_NODES);
+        values.put("tls", Map.of("mode", "cert-manager"));
+        String notes = notes(values);
+        assertThat(notes).doesNotContain("WITHOUT TLS")
+                .contains("""
+                            tls:
+                              mode: secret
+                              secretName: pillar-pillar-csi-agent-tls
+                              serverName: pillar-agent
+                        """)
+                .contains("cert-manager issues the certificates (Secrets pillar-pillar-csi-controller-tls and "
+                        + "pillar-pillar-csi-agent-tls)");
+    }
+
+    @Test
+    void withoutStorageNodesItSaysNoAgentWasInstalled() {
+        assertThat(notes(Map.of())).contains(WARNING)
+                .contains("No storage node is configured (agent.nodes is empty): no agent DaemonSet was installed.");
+    }
+
+    private static String notes(Map<String, Object> values) {
+        var install = HelmChart.helm().install().withName(HelmChart.RELEASE).withNamespace(HelmChart.NAMESPACE)
+                .withKubeVersion("1.24.0").clientOnly().dryRun();
+        if (!values.isEmpty()) {
+            install = install.withValuesFile(HelmChart.valuesFile(values));
+        }
+        String output = install.call().getOutput();
+        return output.substring(output.indexOf("NOTES:"));
+    }
+}

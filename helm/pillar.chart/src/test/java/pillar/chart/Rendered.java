@@ -1,0 +1,63 @@
+package pillar.chart;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import org.yaml.snakeyaml.Yaml;
+
+/** One rendering of the chart: the manifests as Helm printed them, and as objects. */
+record Rendered(String manifests, List<HasMetadata> objects) {
+    Rendered(String manifests) {
+        this(manifests, HelmChart.parse(manifests));
+    }
+
+    <T extends HasMetadata> List<T> all(Class<T> type) {
+        return objects.stream().filter(type::isInstance).map(type::cast).toList();
+    }
+
+    <T extends HasMetadata> Optional<T> find(Class<T> type, String name) {
+        return all(type).stream().filter(o -> o.getMetadata().getName().equals(name)).findFirst();
+    }
+
+    <T extends HasMetadata> T get(Class<T> type, String name) {
+        return find(type, name).orElseThrow(() -> new AssertionError("no " + type.getSimpleName() + " named " + name
+                + " in the rendered chart; it has " + objects.stream()
+                .map(o -> o.getKind() + "/" + o.getMetadata().getName()).toList()));
+    }
+
+    Deployment controller() {
+        return get(Deployment.class, "pillar-pillar-csi-controller");
+    }
+
+    DaemonSet nodePlugin() {
+        return get(DaemonSet.class, "pillar-pillar-csi-node");
+    }
+
+    DaemonSet agent() {
+        return get(DaemonSet.class, "pillar-pillar-csi-agent");
+    }
+
+    /** A ConfigMap entry, parsed as the YAML it holds. */
+    Map<String, Object> configFile(String configMap, String key) {
+        String text = get(ConfigMap.class, configMap).getData().get(key);
+        if (text == null) {
+            throw new AssertionError("ConfigMap " + configMap + " has no key " + key);
+        }
+        return new Yaml().load(text);
+    }
+
+    static Container container(PodSpec pod, String name) {
+        return java.util.stream.Stream.concat(pod.getContainers().stream(),
+                        pod.getInitContainers() == null ? java.util.stream.Stream.empty() : pod.getInitContainers().stream())
+                .filter(c -> c.getName().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no container " + name + " in " + pod.getContainers().stream()
+                        .map(Container::getName).toList()));
+    }
+}

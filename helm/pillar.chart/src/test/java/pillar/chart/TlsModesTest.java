@@ -1,0 +1,138 @@
+package pillar.chart;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import org.junit.jupiter.api.Test;
+
+/** Mutual TLS between controller and agents: off, issued by cert-manager, or from supplied Secrets. */
+class TlsModesTest {
+    private static final String PREFIX = "pillar-pillar-csi-";
+    private static final Map<String, Object> TLS_FILES = Map.of(
+            "cert", "/etc/pillar-csi/tls/tls.crt", "key", "/etc/pillar-csi/tls/tls.key", "ca", "/etc/pillar-csi/tls/ca.crt");
+
+    @Test
+    void offByDefaultNothingMountedNoCertificates() {
+        Rendered rendered = HelmChart.render(AgentRenderTest.TWO_NODES);
+        assertThat(certManagerObjects(rendered)).isEmpty();
+        assertThat(tlsVolume(controllerPod(rendered))).isNull();
+        assertThat(tlsVolume(agentPod(rendered))).isNull();
+        assertThat(section(rendered.configFile(PREFIX + "controller", "controller.yaml"), "agents")).doesNotContainKey("tls");
+        assertThat(section(rendered.configFile(PREFIX + "agent", "storage-1.yaml"), "agent")).doesNotContainKey("tls");
+    }
+
+    @Test
+    void certManagerWithoutAnIssuerMakesItsOwnCaAndBothCertificates() {
+        Rendered rendered = HelmChart.render(merge(Map.of("tls", Map.of("mode", "cert-manager"))));
+        assertThat(certManagerObjects(rendered)).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
+                .containsExactlyInAnyOrder(
+                "Issuer/" + PREFIX + "selfsigned", "Certificate/" + PREFIX + "ca", "Issuer/" + PREFIX + "ca",
+                "Certificate/" + PREFIX + "controller", "Certificate/" + PREFIX + "agent");
+        GenericKubernetesResource ca = certificate(rendered, "ca");
+        assertThat((Object) ca.get("spec", "isCA")).isEqualTo(true);
+        assertThat((Object) ca.get("spec", "issuerRef", "name")).isEqualTo(PREFIX + "selfsigned");
+
+        GenericKubernetesResource controller = certificate(rendered, "controller");
+        assertThat((Object) controller.get("spec", "secretName")).isEqualTo(PREFIX + "controller-tls");
+        assertThat((Object) controller.get("spec", "usages")).isEqualTo(List.of("digital signature", "client auth"));
+        assertThat((Object) controller.get("spec", "privateKey", "encoding")).isEqualTo("PKCS8");
+        assertThat((Object) controller.get("spec", "issuerRef")).isEqualTo(Map.of("name", PREFIX + "ca", "kind", "Issuer",
+                "group", "cert-manager.io"));
+
+        GenericKubernetesResource agent = certificate(rendered, "agent");
+        assertThat((Object) agent.get("spec", "secretName")).isEqualTo(PREFIX + "agent-tls");
+        assertThat((Object) agent.get("spec", "usages")).isEqualTo(List.of("digital signature", "server auth"));
+        assertThat((Object) agent.get("spec", "dnsNames")).isEqualTo(List.of("pillar-agent"));
+        assertThat((Object) agent.get("spec", "privateKey", "encoding")).isEqualTo("PKCS8");
+
+        assertMounted(rendered, PREFIX + "controller-tls", PREFIX + "agent-tls");
+    }
+
+    @Test
+    void certManagerWithAClusterIssuerUsesItAndMakesNoCa() {
+        Rendered rendered = HelmChart.render(merge(Map.of("tls", Map.of("mode", "cert-manager",
+                "agentServerName", "agents.storage.lan",
+                "certManager", Map.of("issuerRef", Map.of("name", "corp-ca", "kind", "ClusterIssuer"),
+                        "agentIpAddresses", List.of("10.0.0.11", "fd00::11"))))));
+        assertThat(certManagerObjects(rendered)).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
+                .containsExactlyInAnyOrder("Certificate/" + PREFIX + "controller", "Certificate/" + PREFIX + "agent");
+        for (String name : List.of("controller", "agent")) {
+            assertThat((Object) certificate(rendered, name).get("spec", "issuerRef"))
+                    .isEqualTo(Map.of("name", "corp-ca", "kind", "ClusterIssuer", "group", "cert-manager.io"));
+        }
+        GenericKubernetesResource agent = certificate(rendered, "agent");
+        assertThat((Object) agent.get("spec", "dnsNames")).isEqualTo(List.of("agents.storage.lan"));
+        assertThat((Object) agent.get("spec", "ipAddresses")).isEqualTo(List.of("10.0.0.11", "fd00::11"));
+        assertMounted(rendered, PREFIX + "controller-tls", PREFIX + "agent-tls");
+    }
+
+    @Test
+    void suppliedSecretsAreMountedAndNothingIsIssued() {
+        Rendered rendered = HelmChart.render(merge(Map.of("tls", Map.of("mode", "secrets",
+                "secrets", Map.of("controller", "my-controller-cert", "agent", "my-agent-cert")))));
+        assertThat(certManagerObjects(rendered)).isEmpty();
+        assertMounted(rendered, "my-controller-cert", "my-agent-cert");
+    }
+
+    private static void assertMounted(Rendered rendered, String controllerSecret, String agentSecret) {
+        assertThat(tlsVolume(controllerPod(rendered)).getSecret().getSecretName()).isEqualTo(controllerSecret);
+        assertThat(tlsVolume(agentPod(rendered)).getSecret().getSecretName()).isEqualTo(agentSecret);
+        assertThat(tlsMount(controllerPod(rendered), "pillar-controller").getReadOnly()).isTrue();
+        assertThat(tlsMount(agentPod(rendered), "pillar-agent").getReadOnly()).isTrue();
+        // the sidecars never see the key
+        for (String sidecar : List.of("csi-provisioner", "csi-attacher", "csi-resizer")) {
+            assertThat(Rendered.container(controllerPod(rendered), sidecar).getVolumeMounts())
+                    .noneMatch(m -> m.getName().equals("tls"));
+        }
+        assertThat(section(rendered.configFile(PREFIX + "controller", "controller.yaml"), "agents"))
+                .containsEntry("tls", TLS_FILES);
+        for (String node : List.of("storage-1.yaml", "storage-2.rack-b.yaml")) {
+            assertThat(section(rendered.configFile(PREFIX + "agent", node), "agent")).containsEntry("tls", TLS_FILES);
+        }
+    }
+
+    private static Map<String, Object> merge(Map<String, Object> values) {
+        Map<String, Object> all = new java.util.HashMap<>(AgentRenderTest.TWO_NODES);
+        all.putAll(values);
+        return all;
+    }
+
+    private static List<GenericKubernetesResource> certManagerObjects(Rendered rendered) {
+        return rendered.all(GenericKubernetesResource.class).stream()
+                .filter(o -> o.getApiVersion().startsWith("cert-manager.io/")).toList();
+    }
+
+    private static GenericKubernetesResource certificate(Rendered rendered, String suffix) {
+        return certManagerObjects(rendered).stream()
+                .filter(o -> o.getKind().equals("Certificate") && o.getMetadata().getName().equals(PREFIX + suffix))
+                .findFirst().orElseThrow();
+    }
+
+    private static PodSpec controllerPod(Rendered rendered) {
+        return rendered.controller().getSpec().getTemplate().getSpec();
+    }
+
+    private static PodSpec agentPod(Rendered rendered) {
+        return rendered.agent().getSpec().getTemplate().getSpec();
+    }
+
+    private static Volume tlsVolume(PodSpec pod) {
+        return pod.getVolumes().stream().filter(v -> v.getName().equals("tls")).findFirst().orElse(null);
+    }
+
+    private static VolumeMount tlsMount(PodSpec pod, String container) {
+        return Rendered.container(pod, container).getVolumeMounts().stream().filter(m -> m.getName().equals("tls"))
+                .filter(m -> m.getMountPath().equals("/etc/pillar-csi/tls")).findFirst().orElseThrow();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> section(Map<String, Object> config, String key) {
+        return (Map<String, Object>) config.get(key);
+    }
+}

@@ -1,0 +1,77 @@
+package pillar.agent;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import pillar.agent.backend.VolumeBackend;
+import pillar.agent.configfs.NvmetTarget;
+import pillar.agent.configfs.TargetPresence;
+
+/**
+ * What the agent checks on its host before it serves, and what it does about each finding.
+ *
+ * <p>It refuses to start when every export would fail: configfs not mounted, nvmet not loaded. It
+ * starts and warns when the rest stays usable: {@code nvmet_tcp} not loaded (the kernel loads it
+ * itself when the first port is enabled, if it can: refusing would stop an agent that works), a plain
+ * directory standing in for configfs (a sandbox), and each backend whose pool or volume group is missing
+ * or unusable. A missing pool must not take the other backends down, and it may appear later (a pool
+ * imported or a volume group activated after the agent started) without a restart: until then that
+ * backend's calls answer UNAVAILABLE, as they would anyway.
+ */
+public final class StartupChecks {
+    /** The nvmet sysfs module directory that shows the TCP transport is loaded (also when built in). */
+    static final String NVMET_TCP = "module/nvmet_tcp";
+    static final String MODULES_HINT = "are nvmet and nvmet_tcp loaded?";
+
+    private StartupChecks() {
+    }
+
+    /**
+     * What was found, in words: {@code refusals} stop the agent, {@code warnings} are logged as such,
+     * {@code notes} say what is fine.
+     */
+    public record Report(List<String> refusals, List<String> warnings, List<String> notes) {
+        public Report {
+            refusals = List.copyOf(refusals);
+            warnings = List.copyOf(warnings);
+            notes = List.copyOf(notes);
+        }
+    }
+
+    /**
+     * @param configfsRoot where configfs should be mounted (what {@code target} writes under)
+     * @param sysRoot      sysfs ({@code /sys}), where loaded modules show
+     */
+    public static Report run(NvmetTarget target, Path configfsRoot, Path sysRoot, Map<String, VolumeBackend> backends) {
+        List<String> refusals = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        TargetPresence presence = target.presence();
+        switch (presence) {
+            case NOT_MOUNTED -> refusals.add("configfs is not mounted at " + configfsRoot + ": mount it (mount -t configfs none "
+                    + configfsRoot + ") or set agent.configfs-root to where it is; " + MODULES_HINT);
+            case NVMET_MISSING -> refusals.add(configfsRoot.resolve("nvmet") + " does not exist although configfs is mounted: "
+                    + MODULES_HINT + " (modprobe nvmet nvmet_tcp)");
+            case STAND_IN -> warnings.add(configfsRoot + " is not a configfs mount but holds an nvmet directory: exports are"
+                    + " written to a plain directory and reach no kernel (a stand-in for a sandbox; wrong on a storage node)");
+            case READY -> notes.add("nvmet target at " + configfsRoot.resolve("nvmet"));
+        }
+        if (presence == TargetPresence.READY && !Files.isDirectory(sysRoot.resolve(NVMET_TCP))) {
+            warnings.add("the nvmet_tcp module is not loaded (" + sysRoot.resolve(NVMET_TCP) + " is missing): " + MODULES_HINT
+                    + " The kernel loads it when the first port is enabled if it can; if it cannot, exports fail then");
+        }
+        backends.forEach((name, backend) -> {
+            try {
+                VolumeBackend.Capacity capacity = backend.capacity();
+                notes.add("backend " + name + ": " + capacity.available() + " of " + capacity.total() + " available");
+            } catch (RuntimeException e) {
+                warnings.add("backend " + name + " is not usable: " + e.getMessage() + ". The agent serves its other backends;"
+                        + " calls for " + name + " fail until it is there (no restart needed)");
+            }
+        });
+        return new Report(refusals, warnings, notes);
+    }
+}

@@ -1,0 +1,131 @@
+package pillar.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import pillar.api.agent.v1.AgentServiceGrpc;
+import pillar.api.agent.v1.GetCapabilitiesRequest;
+
+/**
+ * The agent as a real process (the *KernelIT tests in the VM): started from its packaged module path
+ * as deployed, reached over real gRPC on TCP, killed with SIGKILL. Its output goes to
+ * {@code <dir>/agent.log} (rewritten at each start).
+ */
+final class AgentProcess implements AutoCloseable {
+    private final Path dir;
+    private final int grpcPort;
+    private final int healthPort;
+    private Process process;
+    private ManagedChannel channel;
+    private AgentServiceGrpc.AgentServiceBlockingStub stub;
+
+    AgentProcess(Path dir, int grpcPort, int healthPort) {
+        this.dir = dir;
+        this.grpcPort = grpcPort;
+        this.healthPort = healthPort;
+    }
+
+    /** Starts the agent and waits until it reports ready; returns how long that took. */
+    Duration start(Path config) throws Exception {
+        long start = System.nanoTime();
+        launch(config);
+        URI ready = URI.create("http://127.0.0.1:" + healthPort + "/observe/health/ready");
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        while (status(ready) != 200) {
+            if (!process.isAlive() || System.nanoTime() > deadline) {
+                throw new IllegalStateException("the agent did not become ready; its log:\n" + log());
+            }
+            Thread.sleep(200);
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        // what the start-up did and how long its parts took, from the agent's own log
+        log().lines().filter(line -> line.contains("start-up checks") || line.contains("re-applied") || line.contains("ready:")
+                || line.contains("drift") || line.startsWith("WARNING") || line.startsWith("SEVERE"))
+                .forEach(line -> System.out.println("[agent log] " + line));
+        if (channel != null) {
+            channel.shutdownNow();
+        }
+        channel = Grpc.newChannelBuilderForAddress("127.0.0.1", grpcPort, InsecureChannelCredentials.create()).build();
+        stub = AgentServiceGrpc.newBlockingStub(channel);
+        // the first call loads and compiles the gRPC paths of both JVMs (tens of seconds under TCG):
+        // made here, so that no measured call pays for it
+        long first = System.nanoTime();
+        assertThat(stub().getCapabilities(GetCapabilitiesRequest.getDefaultInstance()).getBackendsCount()).isPositive();
+        System.out.println("[agent] first call (GetCapabilities, warms both sides up) took "
+                + (System.nanoTime() - first) / 1_000_000 + " ms");
+        return took;
+    }
+
+    /** Starts the agent and waits for it to exit on its own (a refusal to start); returns its exit status. */
+    int startExpectingExit(Path config) throws Exception {
+        launch(config);
+        if (!process.waitFor(3, TimeUnit.MINUTES)) {
+            throw new IllegalStateException("the agent kept running; its log:\n" + log());
+        }
+        return process.exitValue();
+    }
+
+    /** A stub with a generous deadline (TCG is slow). */
+    AgentServiceGrpc.AgentServiceBlockingStub stub() {
+        return stub.withDeadlineAfter(3, TimeUnit.MINUTES);
+    }
+
+    /** SIGKILL, as an OOM kill or a node crash ends it. */
+    void kill() throws InterruptedException {
+        if (process != null) {
+            process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    String log() throws IOException {
+        return Files.readString(dir.resolve("agent.log"));
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        kill();
+        if (channel != null) {
+            channel.shutdownNow();
+        }
+    }
+
+    private void launch(Path config) throws IOException {
+        Path module = Path.of("modules/pillar.agent/target").toAbsolutePath();
+        Path jar;
+        try (Stream<Path> jars = Files.list(module)) {
+            jar = jars.filter(p -> p.getFileName().toString().matches("pillar\\.agent-[^-].*(?<!-sources)\\.jar")).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no pillar.agent jar in " + module
+                            + ": package the project first (dev/kernel-it does)"));
+        }
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        process = new ProcessBuilder(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "--enable-native-access=io.grpc.netty.shaded", "-p", module.resolve("modules") + ":" + jar,
+                "--add-modules", "ALL-MODULE-PATH", "-m", "pillar.agent/pillar.agent.AgentMain", "--config", config.toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile()).start();
+    }
+
+    private static int status(URI uri) {
+        try {
+            HttpURLConnection connection = (HttpURLConnection) uri.toURL().openConnection();
+            connection.setConnectTimeout(1000);
+            try {
+                return connection.getResponseCode();
+            } finally {
+                connection.disconnect();
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+}

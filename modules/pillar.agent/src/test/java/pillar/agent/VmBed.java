@@ -1,0 +1,100 @@
+package pillar.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.stream.Stream;
+
+import pillar.api.exec.Command;
+import pillar.api.exec.SystemProcessRunner;
+
+/**
+ * What the agent's *KernelIT tests need from the qemu VM: the check that they run there (with zfs
+ * when asked), commands, loop devices, a volume group with a thin pool and a ZFS pool on them, and
+ * their removal.
+ */
+final class VmBed {
+    static final Path CONFIGFS = Path.of("/sys/kernel/config");
+    private static final SystemProcessRunner RUNNER = new SystemProcessRunner();
+
+    private VmBed() {
+    }
+
+    /** Fails on purpose anywhere but in the VM, so that a misconfigured CI cannot report a pass. */
+    static void requireVm(boolean zfs) {
+        assertThat(System.getenv("PILLAR_KERNEL_VM")).as("PILLAR_KERNEL_VM: runs only in the qemu VM (dev/kernel-it)")
+                .isEqualTo("1");
+        assertThat(CONFIGFS.resolve("nvmet")).as("nvmet configfs").isDirectory();
+        if (zfs) {
+            assertThat(Path.of("/sys/module/zfs")).as("the zfs module in the VM (dev/vm/setup builds it with dkms)").isDirectory();
+        }
+    }
+
+    static String run(String... argv) {
+        return RUNNER.run(Command.of(Duration.ofMinutes(2), argv)).stdout();
+    }
+
+    /** A loop device over a new sparse file of {@code bytes} in {@code dir}. */
+    static Path loopDevice(Path dir, String name, long bytes) throws IOException {
+        Path image = dir.resolve(name + ".img");
+        try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
+            file.setLength(bytes);
+        }
+        return Path.of(run("losetup", "--find", "--show", image.toString()).strip());
+    }
+
+    /** A volume group on {@code loop} with a thin pool {@code pool0} of {@code thinPool} (e.g. "512m"). */
+    static void volumeGroup(String vg, Path loop, String thinPool) {
+        run("pvcreate", "-q", loop.toString());
+        run("vgcreate", "-q", vg, loop.toString());
+        run("lvcreate", "-q", "--type", "thin-pool", "-L", thinPool, "-n", "pool0", vg);
+    }
+
+    /** A ZFS pool on {@code loop}, not mounted, with no cache file, and the dataset {@code pool/k8s}. */
+    static void zpool(String pool, Path loop) {
+        run("zpool", "create", "-f", "-m", "none", "-o", "cachefile=none", pool, loop.toString());
+        run("zfs", "create", "-o", "mountpoint=none", pool + "/k8s");
+    }
+
+    /** The names in a directory. */
+    static List<String> entries(Path dir) throws IOException {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    static String sha256(byte[] data) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A step of a clean-up that must not stop the others. */
+    interface Step {
+        void run() throws Exception;
+    }
+
+    /** Runs each step, collecting the failures: a clean-up that says what it left behind. */
+    static List<String> cleanUp(Step... steps) {
+        List<String> problems = new ArrayList<>();
+        for (Step step : steps) {
+            try {
+                step.run();
+            } catch (Exception e) {
+                problems.add(e.getMessage());
+            }
+        }
+        return problems;
+    }
+}

@@ -1,0 +1,1 @@
+zfs create -o mountpoint=none tank/k8s

@@ -1,0 +1,1 @@
+zfs destroy tank/k8s/pvc-a

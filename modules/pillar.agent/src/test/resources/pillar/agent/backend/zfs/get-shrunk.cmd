@@ -1,0 +1,1 @@
+zfs get -Hp -o name,property,value volsize,volblocksize,io.pillar-csi:managed tank/k8s/pvc-a

@@ -1,0 +1,1 @@
+zfs get -Hp -o property,value available,used tank/k8s

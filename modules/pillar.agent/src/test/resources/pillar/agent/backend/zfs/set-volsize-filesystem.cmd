@@ -1,0 +1,1 @@
+zfs set volsize=134217728 tank/k8s

@@ -1,0 +1,1 @@
+zpool create -f -m none -o cachefile=none tank /dev/loop0

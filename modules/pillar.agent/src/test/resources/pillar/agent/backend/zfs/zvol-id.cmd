@@ -1,0 +1,1 @@
+/lib/udev/zvol_id /dev/zd0

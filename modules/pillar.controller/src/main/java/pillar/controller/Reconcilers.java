@@ -1,0 +1,95 @@
+package pillar.controller;
+
+import java.time.Clock;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.logging.Logger;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import pillar.controller.agent.AgentClient;
+import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.csi.Leading;
+import pillar.controller.csi.VolumeLocks;
+import pillar.controller.csi.VolumeStateReconciler;
+import pillar.controller.reconcile.AgentTargets;
+import pillar.controller.reconcile.EventRecorder;
+import pillar.controller.reconcile.PillarControllers;
+import pillar.controller.reconcile.ReconcileLoop;
+
+/**
+ * The reconcilers the leading replica runs: the Pillar resources' ({@link PillarControllers}) and the
+ * volume states' ({@link VolumeStateReconciler}). Started when this replica starts leading, stopped
+ * when it stops; a new term starts them afresh.
+ */
+final class Reconcilers {
+    private static final Logger LOG = Logger.getLogger(Reconcilers.class.getName());
+
+    private final KubernetesClient client;
+    private final AgentClient agents;
+    private final ControllerConfig config;
+    private final String namespace;
+    private final VolumeLocks locks;
+    private final Leading leading;
+    private Running running;
+
+    private record Running(PillarControllers pillars, ReconcileLoop<PillarVolumeState> states,
+                           ScheduledThreadPoolExecutor scheduler) {
+        boolean ready() {
+            return pillars.ready() && states.hasSynced();
+        }
+
+        void close() {
+            pillars.close();
+            states.close();
+            scheduler.shutdownNow();
+        }
+    }
+
+    Reconcilers(KubernetesClient client, AgentClient agents, ControllerConfig config, String namespace, VolumeLocks locks,
+                Leading leading) {
+        this.client = client;
+        this.agents = agents;
+        this.config = config;
+        this.namespace = namespace;
+        this.locks = locks;
+        this.leading = leading;
+    }
+
+    synchronized void start() {
+        if (running != null) {
+            return;
+        }
+        PillarControllers pillars = PillarControllers.start(client, agents, config.agentTls().isPresent(), namespace,
+                config.reconcile(), Clock.systemUTC());
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread thread = Executors.defaultThreadFactory().newThread(r);
+            thread.setName("pillar-volume-states");
+            thread.setDaemon(true);
+            return thread;
+        });
+        ReconcileLoop<PillarVolumeState> states = new ReconcileLoop<>("PillarVolumeState",
+                client.resources(PillarVolumeState.class).runnableInformer(config.reconcile().resync().toMillis()),
+                new VolumeStateReconciler(client, agents, new AgentTargets(client, config.agentTls().isPresent()), locks, leading,
+                        new EventRecorder(client, namespace), Clock.systemUTC()),
+                PillarVolumeState::getSpec, config.reconcile().backoff(), scheduler);
+        states.start().whenComplete((ok, failure) -> {
+            if (failure == null) {
+                states.open();
+            } else {
+                LOG.severe("the PillarVolumeState informer did not start (is its CRD installed?): " + failure);
+            }
+        });
+        running = new Running(pillars, states, scheduler);
+    }
+
+    synchronized void stop() {
+        if (running != null) {
+            running.close();
+            running = null;
+        }
+    }
+
+    synchronized boolean ready() {
+        return running != null && running.ready();
+    }
+}

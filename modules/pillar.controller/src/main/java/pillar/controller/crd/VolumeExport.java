@@ -1,0 +1,94 @@
+package pillar.controller.crd;
+
+import java.util.Objects;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+
+/**
+ * How a volume is exported, frozen at creation from its PillarProtocol (or recorded once by an
+ * operator): where the target listens, whether only published hosts may connect, and the address
+ * initiators dial.
+ */
+public class VolumeExport {
+    @JsonPropertyDescription("The storage node's IP address the target listens on.")
+    @Required
+    @Pattern(Grammars.IP_LITERAL)
+    private String bindAddress;
+
+    @JsonPropertyDescription("The target's TCP port.")
+    @Required
+    @Min(1)
+    @Max(65535)
+    private Integer port;
+
+    @JsonPropertyDescription("Only the hosts the volume is published to may connect (true), or any host (false).")
+    @Required
+    private Boolean aclEnabled;
+
+    @JsonPropertyDescription("The IP address nodes connect to: the bind address, or the agent's address when it binds all.")
+    @Required
+    @Pattern(Grammars.IP_LITERAL)
+    private String traddr;
+
+    public VolumeExport() {
+    }
+
+    public VolumeExport(String bindAddress, int port, boolean aclEnabled, String traddr) {
+        this.bindAddress = bindAddress;
+        this.port = port;
+        this.aclEnabled = aclEnabled;
+        this.traddr = traddr;
+    }
+
+    public String getBindAddress() {
+        return bindAddress;
+    }
+
+    public void setBindAddress(String bindAddress) {
+        this.bindAddress = bindAddress;
+    }
+
+    public Integer getPort() {
+        return port;
+    }
+
+    public void setPort(Integer port) {
+        this.port = port;
+    }
+
+    public Boolean getAclEnabled() {
+        return aclEnabled;
+    }
+
+    public void setAclEnabled(Boolean aclEnabled) {
+        this.aclEnabled = aclEnabled;
+    }
+
+    public String getTraddr() {
+        return traddr;
+    }
+
+    public void setTraddr(String traddr) {
+        this.traddr = traddr;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof VolumeExport e && Objects.equals(bindAddress, e.bindAddress) && Objects.equals(port, e.port)
+                && Objects.equals(aclEnabled, e.aclEnabled) && Objects.equals(traddr, e.traddr);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(bindAddress, port, aclEnabled, traddr);
+    }
+
+    @Override
+    public String toString() {
+        return "bindAddress=" + bindAddress + ",port=" + port + ",aclEnabled=" + aclEnabled + ",traddr=" + traddr;
+    }
+}

@@ -1,0 +1,236 @@
+package pillar.controller.csi;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.grpc.stub.StreamObserver;
+import pillar.api.csi.v1.ControllerExpandVolumeRequest;
+import pillar.api.csi.v1.ControllerExpandVolumeResponse;
+import pillar.api.csi.v1.ControllerGetCapabilitiesRequest;
+import pillar.api.csi.v1.ControllerGetCapabilitiesResponse;
+import pillar.api.csi.v1.ControllerGrpc;
+import pillar.api.csi.v1.ControllerPublishVolumeRequest;
+import pillar.api.csi.v1.ControllerPublishVolumeResponse;
+import pillar.api.csi.v1.ControllerServiceCapability;
+import pillar.api.csi.v1.ControllerUnpublishVolumeRequest;
+import pillar.api.csi.v1.ControllerUnpublishVolumeResponse;
+import pillar.api.csi.v1.CreateVolumeRequest;
+import pillar.api.csi.v1.CreateVolumeResponse;
+import pillar.api.csi.v1.DeleteVolumeRequest;
+import pillar.api.csi.v1.DeleteVolumeResponse;
+import pillar.api.csi.v1.GetCapacityRequest;
+import pillar.api.csi.v1.GetCapacityResponse;
+import pillar.api.csi.v1.ValidateVolumeCapabilitiesRequest;
+import pillar.api.csi.v1.ValidateVolumeCapabilitiesResponse;
+import pillar.api.csi.v1.VolumeCapability;
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.Nqn;
+import pillar.api.value.VolumeId;
+import pillar.api.value.VolumeName;
+import pillar.controller.agent.AgentClient;
+import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.reconcile.AgentTargets;
+
+/**
+ * The CSI Controller service. Each call is checked completely before anything is read or written
+ * (INVALID_ARGUMENT, OUT_OF_RANGE), holds its volume (a second call on it meanwhile is ABORTED),
+ * and, when it changes a volume, runs only on the leading replica (others answer UNAVAILABLE).
+ * The work is done by {@link Provisioner}, {@link Publisher}, {@link Expander} and
+ * {@link CapacityReader} on the volume's {@link PillarVolumeState}.
+ */
+public final class ControllerService extends ControllerGrpc.ControllerImplBase {
+    private static final Logger LOG = Logger.getLogger(ControllerService.class.getName());
+    private static final List<ControllerServiceCapability.RPC.Type> CAPABILITIES = List.of(
+            ControllerServiceCapability.RPC.Type.CREATE_DELETE_VOLUME,
+            ControllerServiceCapability.RPC.Type.PUBLISH_UNPUBLISH_VOLUME,
+            ControllerServiceCapability.RPC.Type.EXPAND_VOLUME,
+            ControllerServiceCapability.RPC.Type.GET_CAPACITY,
+            ControllerServiceCapability.RPC.Type.PUBLISH_READONLY,
+            // lets Kubernetes send SINGLE_NODE_SINGLE_WRITER for ReadWriteOncePod (the node says the same)
+            ControllerServiceCapability.RPC.Type.SINGLE_NODE_MULTI_WRITER);
+
+    private final VolumeStates states;
+    private final VolumeLocks locks;
+    private final Leading leading;
+    private final Provisioner provisioner;
+    private final Publisher publisher;
+    private final Expander expander;
+    private final CapacityReader capacity;
+
+    /**
+     * @param locks   shared with whatever else acts on volumes in this process (the state reconciler)
+     * @param leading whether this replica leads now
+     */
+    public ControllerService(KubernetesClient client, AgentClient agents, AgentTargets targets, VolumeLocks locks,
+                             Leading leading) {
+        this.states = new VolumeStates(client);
+        this.locks = locks;
+        this.leading = leading;
+        AgentLocator locator = new AgentLocator(client, targets);
+        Steps steps = new Steps(states, leading);
+        this.provisioner = new Provisioner(states, steps, agents, locator, new Planner(client, locator));
+        this.publisher = new Publisher(states, steps, agents, locator);
+        this.expander = new Expander(states, steps, agents, locator);
+        this.capacity = new CapacityReader(client, agents, locator);
+    }
+
+    @Override
+    public void createVolume(CreateVolumeRequest r, StreamObserver<CreateVolumeResponse> response) {
+        unary("CreateVolume", response, () -> {
+            VolumeName name = VolumeName.of(r.getName());
+            CreateParameters parameters = CreateParameters.parse(r.getParametersMap());
+            Capabilities.Requested capabilities = Capabilities.forCreate(r.getVolumeCapabilitiesList(),
+                    parameters.fsType().orElse(Capabilities.DEFAULT_FS_TYPE));
+            var size = Sizes.forCreate(r.getCapacityRange());
+            if (r.hasVolumeContentSource()) {
+                throw CsiException.invalid("volume_content_source: snapshots and clones are not supported");
+            }
+            if (r.getMutableParametersMapCount() > 0) {
+                throw CsiException.invalid("mutable_parameters_map: volume modification is not supported");
+            }
+            VolumeId id = VolumeIds.of(name);
+            return locks.run(id, () -> {
+                leading.require();
+                return provisioner.create(name, id, capabilities, size, r.getCapacityRange(), parameters, r.getParametersMap());
+            });
+        });
+    }
+
+    @Override
+    public void deleteVolume(DeleteVolumeRequest r, StreamObserver<DeleteVolumeResponse> response) {
+        unary("DeleteVolume", response, () -> {
+            VolumeId id = VolumeId.of(r.getVolumeId());
+            return locks.run(id, () -> {
+                leading.require();
+                provisioner.delete(id);
+                return DeleteVolumeResponse.getDefaultInstance();
+            });
+        });
+    }
+
+    @Override
+    public void controllerPublishVolume(ControllerPublishVolumeRequest r, StreamObserver<ControllerPublishVolumeResponse> response) {
+        unary("ControllerPublishVolume", response, () -> {
+            VolumeId id = VolumeId.of(r.getVolumeId());
+            if (r.getNodeId().isEmpty()) {
+                throw CsiException.invalid("node_id is required");
+            }
+            Nqn node = nodeNqn(r.getNodeId());
+            if (!r.hasVolumeCapability()) {
+                throw CsiException.invalid("volume_capability is required");
+            }
+            Capabilities.check(r.getVolumeCapability());
+            return locks.run(id, () -> {
+                leading.require();
+                return publisher.publish(id, node, r.getVolumeCapability(), r.getReadonly());
+            });
+        });
+    }
+
+    @Override
+    public void controllerUnpublishVolume(ControllerUnpublishVolumeRequest r,
+                                          StreamObserver<ControllerUnpublishVolumeResponse> response) {
+        unary("ControllerUnpublishVolume", response, () -> {
+            VolumeId id = VolumeId.of(r.getVolumeId());
+            Optional<Nqn> node = Optional.empty();
+            if (!r.getNodeId().isEmpty()) {
+                try {
+                    node = Optional.of(Nqn.of(r.getNodeId()));
+                } catch (InvalidValueException e) {
+                    // never a node this controller published to (its node IDs are host NQNs): already unpublished
+                    LOG.info(() -> "ControllerUnpublishVolume: node_id is not a host NQN, nothing to unpublish: " + e.getMessage());
+                    return ControllerUnpublishVolumeResponse.getDefaultInstance();
+                }
+            }
+            Optional<Nqn> host = node;
+            return locks.run(id, () -> {
+                leading.require();
+                publisher.unpublish(id, host);
+                return ControllerUnpublishVolumeResponse.getDefaultInstance();
+            });
+        });
+    }
+
+    @Override
+    public void controllerExpandVolume(ControllerExpandVolumeRequest r, StreamObserver<ControllerExpandVolumeResponse> response) {
+        unary("ControllerExpandVolume", response, () -> {
+            VolumeId id = VolumeId.of(r.getVolumeId());
+            if (!r.hasCapacityRange()) {
+                throw CsiException.invalid("capacity_range is required");
+            }
+            if (r.hasVolumeCapability()) {
+                Capabilities.check(r.getVolumeCapability());
+            }
+            return locks.run(id, () -> {
+                leading.require();
+                return expander.expand(id, r.getCapacityRange());
+            });
+        });
+    }
+
+    @Override
+    public void validateVolumeCapabilities(ValidateVolumeCapabilitiesRequest r,
+                                           StreamObserver<ValidateVolumeCapabilitiesResponse> response) {
+        unary("ValidateVolumeCapabilities", response, () -> {
+            VolumeId id = VolumeId.of(r.getVolumeId());
+            if (r.getVolumeCapabilitiesCount() == 0) {
+                throw CsiException.invalid("volume_capabilities: at least one is required");
+            }
+            PillarVolumeState state = states.get(id).orElseThrow(() -> CsiException.notFound("volume " + id + " does not exist"));
+            for (VolumeCapability capability : r.getVolumeCapabilitiesList()) {
+                try {
+                    Capabilities.check(capability);
+                } catch (CsiException unsupported) {
+                    return ValidateVolumeCapabilitiesResponse.newBuilder().setMessage(unsupported.getMessage()).build();
+                }
+                Optional<String> mismatch = Capabilities.mismatch(capability, state.getSpec());
+                if (mismatch.isPresent()) {
+                    return ValidateVolumeCapabilitiesResponse.newBuilder().setMessage(mismatch.get()).build();
+                }
+            }
+            return ValidateVolumeCapabilitiesResponse.newBuilder().setConfirmed(ValidateVolumeCapabilitiesResponse.Confirmed
+                    .newBuilder().addAllVolumeCapabilities(r.getVolumeCapabilitiesList())
+                    .putAllVolumeContext(r.getVolumeContextMap()).putAllParameters(r.getParametersMap())).build();
+        });
+    }
+
+    @Override
+    public void getCapacity(GetCapacityRequest r, StreamObserver<GetCapacityResponse> response) {
+        unary("GetCapacity", response, () -> capacity.capacity(r.getVolumeCapabilitiesList(), r.getParametersMap()));
+    }
+
+    @Override
+    public void controllerGetCapabilities(ControllerGetCapabilitiesRequest r,
+                                          StreamObserver<ControllerGetCapabilitiesResponse> response) {
+        unary("ControllerGetCapabilities", response, () -> {
+            ControllerGetCapabilitiesResponse.Builder out = ControllerGetCapabilitiesResponse.newBuilder();
+            CAPABILITIES.forEach(type -> out.addCapabilities(ControllerServiceCapability.newBuilder()
+                    .setRpc(ControllerServiceCapability.RPC.newBuilder().setType(type))));
+            return out.build();
+        });
+    }
+
+    /** The CSI node ID is the node's NVMe host NQN (what pillar-node's NodeGetInfo reports). */
+    private static Nqn nodeNqn(String nodeId) {
+        try {
+            return Nqn.of(nodeId);
+        } catch (InvalidValueException e) {
+            throw CsiException.invalid("node_id must be the node's NVMe host NQN, as pillar-node reports it: " + e.getMessage());
+        }
+    }
+
+    private static <T> void unary(String rpc, StreamObserver<T> response, Supplier<T> call) {
+        T result;
+        try {
+            result = call.get();
+        } catch (RuntimeException e) {
+            response.onError(CsiErrors.toStatus(rpc, e));
+            return;
+        }
+        response.onNext(result);
+        response.onCompleted();
+    }
+}

@@ -1,0 +1,147 @@
+package pillar.controller.csi;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import pillar.api.value.ByteSize;
+import pillar.api.value.VolumeId;
+import pillar.api.value.VolumeName;
+import pillar.controller.crd.Condition;
+import pillar.controller.crd.Conditions;
+import pillar.controller.crd.NvmeofTcp;
+import pillar.controller.crd.PillarProtocol;
+import pillar.controller.crd.PillarStore;
+import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.crd.PillarVolumeStateSpec;
+import pillar.controller.crd.SpecValidator;
+import pillar.controller.crd.VolumeConnect;
+import pillar.controller.crd.VolumeExport;
+
+/**
+ * The state of a new volume, with every setting resolved and checked before anything is written:
+ * the store (valid, its pool discovered on its agent), the protocol (valid), the claim's
+ * annotations, and the export spec the nodes will connect with. Reads the Kubernetes API only.
+ */
+final class Planner {
+    private static final Logger LOG = Logger.getLogger(Planner.class.getName());
+
+    private final KubernetesClient client;
+    private final AgentLocator locator;
+
+    Planner(KubernetesClient client, AgentLocator locator) {
+        this.client = client;
+        this.locator = locator;
+    }
+
+    PillarVolumeState plan(VolumeName name, VolumeId id, Capabilities.Requested capabilities, ByteSize size,
+                           CreateParameters parameters, Map<String, String> rawParameters) {
+        PillarStore store = store(parameters.store());
+        NvmeofTcp tcp = protocol(parameters.protocol());
+        Map<String, String> annotations = parameters.claim().map(this::claimAnnotations).orElse(Map.of());
+        VolumeSettings settings = VolumeSettings.resolve(store.getSpec(), parameters.settings(), annotations);
+
+        PillarVolumeStateSpec spec = new PillarVolumeStateSpec();
+        spec.setVolumeName(name.value());
+        spec.setStore(parameters.store());
+        spec.setAgent(store.getSpec().getAgent());
+        spec.setBackend(store.getSpec().getZfs() != null ? store.getSpec().getZfs().getBackend() : store.getSpec().getLvm().getBackend());
+        spec.setBackendKind(store.getStatus().getBackendKind());
+        spec.setProtocol(parameters.protocol());
+        spec.setCapacityBytes(size.bytes());
+        spec.setVolumeMode(capabilities.mode());
+        spec.setFsType(capabilities.fsType().orElse(null));
+        spec.setAccessModes(capabilities.accessModes());
+        spec.setMkfsOptions(capabilities.mode() == PillarVolumeStateSpec.VolumeMode.Filesystem
+                ? settings.mkfsOptions().orElse(null) : null);
+        spec.setBackendOptions(new TreeMap<>(settings.backendOptions()));
+        spec.setParameters(new TreeMap<>(rawParameters));
+        spec.setClaim(parameters.claim().map(Object::toString).orElse(null));
+        spec.setExport(export(tcp, store.getSpec().getAgent()));
+        spec.setConnect(connect(tcp));
+
+        PillarVolumeState state = new PillarVolumeState();
+        state.setMetadata(new ObjectMetaBuilder().withName(id.value()).build());
+        state.setSpec(spec);
+        return state;
+    }
+
+    private PillarStore store(String name) {
+        PillarStore store = client.resources(PillarStore.class).withName(name).get();
+        if (store == null) {
+            throw CsiException.precondition("PillarStore " + name + " does not exist");
+        }
+        List<String> problems = SpecValidator.problems(store.getSpec());
+        if (!problems.isEmpty()) {
+            throw CsiException.precondition("PillarStore " + name + " is invalid: " + String.join("; ", problems));
+        }
+        List<Condition> conditions = store.getStatus() == null ? List.of() : store.getStatus().getConditions();
+        Optional<Condition> discovered = Conditions.find(conditions, PillarStore.POOL_DISCOVERED);
+        if (discovered.isEmpty() || !Condition.TRUE.equals(discovered.get().getStatus())
+                || store.getStatus().getBackendKind() == null) {
+            throw CsiException.precondition("PillarStore " + name + " is not ready: " + PillarStore.POOL_DISCOVERED + " is "
+                    + discovered.map(c -> c.getStatus() + " (" + c.getReason() + ": " + c.getMessage() + ")").orElse("not reported yet"));
+        }
+        long generation = Objects.requireNonNullElse(store.getMetadata().getGeneration(), 0L);
+        long observed = Objects.requireNonNullElse(store.getStatus().getObservedGeneration(), 0L);
+        if (generation != observed) {
+            throw CsiException.precondition("PillarStore " + name + " changed and is being checked again; retry shortly");
+        }
+        return store;
+    }
+
+    private NvmeofTcp protocol(String name) {
+        PillarProtocol protocol = client.resources(PillarProtocol.class).withName(name).get();
+        if (protocol == null) {
+            throw CsiException.precondition("PillarProtocol " + name + " does not exist");
+        }
+        List<String> problems = SpecValidator.problems(protocol.getSpec());
+        if (!problems.isEmpty()) {
+            throw CsiException.precondition("PillarProtocol " + name + " is invalid: " + String.join("; ", problems));
+        }
+        return protocol.getSpec().getNvmeofTcp();
+    }
+
+    /** The claim's annotations; a claim that is gone (deleted meanwhile) has none. */
+    private Map<String, String> claimAnnotations(CreateParameters.Claim claim) {
+        PersistentVolumeClaim pvc = client.persistentVolumeClaims().inNamespace(claim.namespace()).withName(claim.name()).get();
+        if (pvc == null) {
+            LOG.info(() -> "claim " + claim + " does not exist (any more): no annotations to apply");
+            return Map.of();
+        }
+        Map<String, String> annotations = pvc.getMetadata().getAnnotations();
+        return annotations == null ? Map.of() : annotations;
+    }
+
+    /**
+     * The export spec: the protocol's bind address, port and ACL setting; nodes dial the bind address,
+     * or, when the target binds every address (0.0.0.0, ::), the agent's own IP address.
+     */
+    private VolumeExport export(NvmeofTcp tcp, String agentName) {
+        String bind = tcp.getBindAddress();
+        String traddr = bind;
+        if (ExportSpecs.isWildcard(bind)) {
+            String host = locator.target(agentName).host();
+            if (!pillar.controller.crd.Grammars.isIpLiteral(host)) {
+                throw CsiException.precondition("the protocol binds every address (" + bind + ") and agent " + agentName
+                        + " is reached by name (" + host + "): set the protocol's bindAddress to the address nodes dial");
+            }
+            traddr = host;
+        }
+        return new VolumeExport(bind, tcp.getPort(), tcp.getAclEnabled(), traddr);
+    }
+
+    private static VolumeConnect connect(NvmeofTcp tcp) {
+        VolumeConnect connect = new VolumeConnect();
+        connect.setCtrlLossTmo(tcp.getCtrlLossTmo());
+        connect.setReconnectDelay(tcp.getReconnectDelay());
+        connect.setNrIoQueues(tcp.getNrIoQueues());
+        return connect;
+    }
+}

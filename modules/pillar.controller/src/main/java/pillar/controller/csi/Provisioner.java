@@ -1,0 +1,160 @@
+package pillar.controller.csi;
+
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.logging.Logger;
+
+import pillar.api.agent.v1.CreateVolumeRequest;
+import pillar.api.agent.v1.DeleteVolumeRequest;
+import pillar.api.agent.v1.ExportVolumeRequest;
+import pillar.api.agent.v1.ExportVolumeResponse;
+import pillar.api.agent.v1.Volume;
+import pillar.api.context.VolumeContext;
+import pillar.api.csi.v1.CreateVolumeResponse;
+import pillar.api.value.ByteSize;
+import pillar.api.value.VolumeId;
+import pillar.api.value.VolumeName;
+import pillar.controller.agent.AgentClient;
+import pillar.controller.agent.AgentException;
+import pillar.controller.agent.AgentTarget;
+import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.crd.PillarVolumeStateSpec;
+import pillar.controller.crd.VolumeExport;
+import pillar.controller.crd.VolumePhase;
+
+/**
+ * CreateVolume and DeleteVolume, after their requests were checked. Create writes the state
+ * first (its UID is the lifecycle), then drives the agent step by step, recording each phase;
+ * a retry resumes at the recorded phase, and every agent step is idempotent, so a crash anywhere
+ * leaves neither a duplicate zvol or LV nor an orphan export. Delete ends the lifecycle on the agent
+ * (unexport, destroy, tombstone) and only then removes the state.
+ */
+final class Provisioner {
+    private static final Logger LOG = Logger.getLogger(Provisioner.class.getName());
+    private static final EnumSet<VolumePhase> TO_CREATE = EnumSet.of(VolumePhase.Pending, VolumePhase.Creating);
+
+    private final VolumeStates states;
+    private final Steps steps;
+    private final AgentClient agents;
+    private final AgentLocator locator;
+    private final Planner planner;
+
+    Provisioner(VolumeStates states, Steps steps, AgentClient agents, AgentLocator locator, Planner planner) {
+        this.states = states;
+        this.steps = steps;
+        this.agents = agents;
+        this.locator = locator;
+        this.planner = planner;
+    }
+
+    /** The volume of that name, created or found, with its agent steps completed. */
+    CreateVolumeResponse create(VolumeName name, VolumeId id, Capabilities.Requested capabilities, ByteSize size,
+                                pillar.api.csi.v1.CapacityRange range, CreateParameters parameters, Map<String, String> raw) {
+        PillarVolumeState state = states.get(id)
+                .orElseGet(() -> states.create(planner.plan(name, id, capabilities, size, parameters, raw)));
+        Idempotency.requireSame(state, name, capabilities, range, raw);
+        state = complete(state);
+        PillarVolumeStateSpec spec = state.getSpec();
+        pillar.api.csi.v1.Volume.Builder volume = pillar.api.csi.v1.Volume.newBuilder()
+                .setVolumeId(id.value())
+                .setCapacityBytes(Records.capacity(state))
+                .putVolumeContext(VolumeContext.BACKEND, spec.getBackendKind());
+        if (spec.getMkfsOptions() != null) {
+            volume.putVolumeContext(VolumeContext.MKFS_OPTIONS, spec.getMkfsOptions());
+        }
+        return CreateVolumeResponse.newBuilder().setVolume(volume).build();
+    }
+
+    /** Runs the agent steps the state has not completed: create, then export. */
+    private PillarVolumeState complete(PillarVolumeState state) {
+        VolumePhase phase = Records.phase(state);
+        if (phase == VolumePhase.Deleting) {
+            throw CsiException.aborted("volume " + state.getMetadata().getName() + " is being deleted; retry once it is gone");
+        }
+        if (phase == VolumePhase.Exported) {
+            return state;
+        }
+        VolumeId id = VolumeId.of(state.getMetadata().getName());
+        PillarVolumeStateSpec spec = state.getSpec();
+        VolumeExport export = spec.getExport();
+        String problem = export == null ? "it has none" : ExportSpecs.problem(export);
+        if (problem != null) {
+            throw CsiException.precondition(ExportSpecs.missing(id, problem));
+        }
+        AgentTarget target = locator.target(spec.getAgent());
+        if (TO_CREATE.contains(phase)) {
+            state = steps.advance(state, TO_CREATE, VolumePhase.Creating, s -> { });
+            Volume created;
+            try {
+                created = agents.createVolume(target, CreateVolumeRequest.newBuilder().setToken(Records.token(state).toProto())
+                        .setVolumeId(id.value()).setBackend(spec.getBackend()).setSizeBytes(spec.getCapacityBytes())
+                        .putAllOptions(spec.getBackendOptions()).build()).getVolume();
+            } catch (AgentException e) {
+                if (nothingWasMade(e)) {
+                    rollBack(state, target, e);
+                }
+                throw e;
+            }
+            state = steps.advance(state, EnumSet.of(VolumePhase.Creating), VolumePhase.Exporting, s -> {
+                s.setDevicePath(created.getDevicePath());
+                s.setCapacityBytes(created.getSizeBytes());
+            });
+        } else {
+            state = steps.advance(state, EnumSet.of(VolumePhase.Exporting), VolumePhase.Exporting, s -> { });
+        }
+        ExportVolumeResponse exported = agents.exportVolume(target, ExportVolumeRequest.newBuilder()
+                .setToken(Records.token(state).toProto()).setVolumeId(id.value()).setBackend(spec.getBackend())
+                .setExport(ExportSpecs.toProto(export)).build());
+        return steps.record(state, EnumSet.of(VolumePhase.Exporting), VolumePhase.Exported,
+                s -> s.setSubsystemNqn(exported.getSubsystemNqn()));
+    }
+
+    /** Deletes the volume; a missing one is success, a published one FAILED_PRECONDITION. */
+    void delete(VolumeId id) {
+        states.get(id).ifPresent(state -> {
+            if (!Records.publications(state).isEmpty()) {
+                throw CsiException.precondition("volume " + id + " is still published to " + Records.publications(state)
+                        + "; unpublish it first");
+            }
+            end(state, locator.target(state.getSpec().getAgent()));
+        });
+    }
+
+    /** Ends the lifecycle: on the agent (unless it was never asked for anything), then the state. */
+    private void end(PillarVolumeState state, AgentTarget target) {
+        VolumeId id = VolumeId.of(state.getMetadata().getName());
+        if (Records.phase(state) != VolumePhase.Pending) {
+            state = steps.advance(state, EnumSet.allOf(VolumePhase.class), VolumePhase.Deleting, s -> {
+                if (!s.getPublications().isEmpty()) {
+                    throw CsiException.precondition("volume " + id + " was published meanwhile to " + s.getPublications());
+                }
+            });
+            agents.deleteVolume(target, DeleteVolumeRequest.newBuilder().setToken(Records.token(state).toProto())
+                    .setVolumeId(id.value()).setBackend(state.getSpec().getBackend()).build());
+        }
+        EnumSet<VolumePhase> deletable = EnumSet.of(VolumePhase.Pending, VolumePhase.Deleting);
+        states.delete(state, s -> Records.publications(s).isEmpty() && deletable.contains(Records.phase(s)));
+        String lifecycle = state.getMetadata().getUid();
+        LOG.info(() -> "volume " + id + " deleted; lifecycle " + lifecycle + " ended");
+    }
+
+    /** The agent refused before making anything: a retry with the same frozen settings cannot succeed. */
+    private static boolean nothingWasMade(AgentException e) {
+        return switch (e.kind()) {
+            case INVALID_ARGUMENT, NO_SPACE, OUT_OF_RANGE -> true;
+            default -> false;
+        };
+    }
+
+    /** Ends the lifecycle that could not be created, so that the next CreateVolume starts afresh. */
+    private void rollBack(PillarVolumeState state, AgentTarget target, AgentException cause) {
+        try {
+            end(state, target);
+            LOG.info(() -> "volume " + state.getMetadata().getName() + ": the agent refused to create it (" + cause.kind()
+                    + "); its state was removed so that a retry starts afresh");
+        } catch (RuntimeException e) {
+            LOG.warning(() -> "volume " + state.getMetadata().getName() + ": could not roll back after " + cause.kind()
+                    + " (the next CreateVolume resumes it): " + e.getMessage());
+        }
+    }
+}

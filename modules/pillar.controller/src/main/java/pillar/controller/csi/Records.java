@@ -1,0 +1,44 @@
+package pillar.controller.csi;
+
+import java.util.List;
+import java.util.Optional;
+
+import pillar.api.fencing.FencingToken;
+import pillar.api.value.LifecycleUid;
+import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.crd.PillarVolumeStateStatus;
+import pillar.controller.crd.Publication;
+import pillar.controller.crd.VolumePhase;
+
+/** Reading a PillarVolumeState's record: what an absent status or field means. Pure functions. */
+final class Records {
+    private Records() {
+    }
+
+    /** The phase; a state without status is {@link VolumePhase#Pending}. */
+    static VolumePhase phase(PillarVolumeState state) {
+        return status(state).map(s -> s.getPhase()).orElse(VolumePhase.Pending);
+    }
+
+    static long generation(PillarVolumeState state) {
+        return status(state).map(s -> s.getPublicationGeneration()).orElse(0L);
+    }
+
+    static List<Publication> publications(PillarVolumeState state) {
+        return status(state).map(s -> s.getPublications()).orElse(List.of());
+    }
+
+    /** The size now: as last reported by the agent, else as created. */
+    static long capacity(PillarVolumeState state) {
+        return status(state).map(s -> s.getCapacityBytes()).orElse(state.getSpec().getCapacityBytes());
+    }
+
+    /** The token of the state's current generation: what the next agent call carries. */
+    static FencingToken token(PillarVolumeState state) {
+        return FencingToken.of(LifecycleUid.of(state.getMetadata().getUid()), generation(state));
+    }
+
+    private static Optional<PillarVolumeStateStatus> status(PillarVolumeState state) {
+        return Optional.ofNullable(state.getStatus());
+    }
+}

@@ -1,0 +1,41 @@
+package pillar.controller.csi;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.VolumeId;
+import pillar.api.value.VolumeName;
+
+/**
+ * The volume ID of a CreateVolume name, a pure function so that a retried CreateVolume finds its
+ * state by a single read. external-provisioner's names ({@code pvc-<uid>}) are valid volume IDs
+ * and are kept as they are, so an operator sees the PV's name on the storage node; any other name
+ * becomes {@code pv-} and 60 hex digits of its SHA-256. The state records the name, so the rare ID
+ * that two names could share is found and refused rather than mixed up.
+ */
+final class VolumeIds {
+    static final String HASHED_PREFIX = "pv-";
+
+    private VolumeIds() {
+    }
+
+    static VolumeId of(VolumeName name) {
+        String value = name.value();
+        if (!value.startsWith(HASHED_PREFIX)) {
+            try {
+                return VolumeId.of(value);
+            } catch (InvalidValueException notALabel) {
+                // upper case, '.', '_' or too long: hashed below
+            }
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+            return VolumeId.of(HASHED_PREFIX + HexFormat.of().formatHex(digest).substring(0, VolumeId.MAX_LENGTH - 3));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package pillar.controller.csi;
+
+import java.net.HttpURLConnection;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import pillar.api.value.VolumeId;
+import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.crd.PillarVolumeStateSpec;
+import pillar.controller.crd.PillarVolumeStateStatus;
+
+/**
+ * The PillarVolumeStates in the Kubernetes API, read directly (never from a cache) and written only
+ * by compare-and-swap on the resourceVersion: {@link #updateStatus} decides on the state as it is,
+ * writes, and on a conflict (409) reads it again and decides again, so a decision is always made
+ * on what it replaces. The object's name is the volume ID.
+ */
+public final class VolumeStates {
+    /** Conflicts in a row before giving up with ABORTED (the CO retries). */
+    private static final int ATTEMPTS = 16;
+
+    private final KubernetesClient client;
+
+    public VolumeStates(KubernetesClient client) {
+        this.client = client;
+    }
+
+    public Optional<PillarVolumeState> get(VolumeId id) {
+        return Optional.ofNullable(resources().withName(id.value()).get());
+    }
+
+    /** Writes a new state; when one of that name appeared meanwhile, that one is returned instead. */
+    PillarVolumeState create(PillarVolumeState state) {
+        try {
+            return resources().resource(state).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+                return get(VolumeId.of(state.getMetadata().getName())).orElseThrow(() -> e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Replaces the status by compare-and-swap. {@code decide} gets the state as it is now and answers
+     * the status to write (a new object: {@link #statusOf} copies one), or empty when nothing needs
+     * writing; it may throw a {@link CsiException} to refuse. Returns the state as written (or as
+     * read, when nothing was written).
+     *
+     * @throws CsiException NOT_FOUND when the state is gone, ABORTED after too many conflicts
+     */
+    public PillarVolumeState updateStatus(PillarVolumeState current, Function<PillarVolumeState,
+            Optional<PillarVolumeStateStatus>> decide) {
+        return cas(current, state -> decide.apply(state).map(status -> {
+            PillarVolumeState next = copy(state);
+            next.setStatus(status);
+            return resources().resource(next).updateStatus();
+        }));
+    }
+
+    /** Replaces the spec by compare-and-swap, as {@link #updateStatus} does the status. */
+    public PillarVolumeState updateSpec(PillarVolumeState current, Function<PillarVolumeState,
+            Optional<PillarVolumeStateSpec>> decide) {
+        return cas(current, state -> decide.apply(state).map(spec -> {
+            PillarVolumeState next = copy(state);
+            next.setSpec(spec);
+            return resources().resource(next).update();
+        }));
+    }
+
+    /**
+     * Deletes the state if {@code stillDeletable} holds for it as it is now; a conflict reads it again.
+     * A state already gone is success.
+     */
+    void delete(PillarVolumeState current, Predicate<PillarVolumeState> stillDeletable) {
+        PillarVolumeState state = current;
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            if (!stillDeletable.test(state)) {
+                throw CsiException.aborted("volume " + state.getMetadata().getName() + " changed while it was being deleted");
+            }
+            try {
+                resources().withName(state.getMetadata().getName()).lockResourceVersion(state.getMetadata().getResourceVersion())
+                        .delete();
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+                    throw e;
+                }
+            }
+            Optional<PillarVolumeState> now = get(VolumeId.of(state.getMetadata().getName()));
+            if (now.isEmpty()) {
+                return;
+            }
+            state = now.get();
+        }
+        throw CsiException.aborted("volume " + current.getMetadata().getName() + " keeps changing; retry later");
+    }
+
+    /** A copy of the state's status to change (a fresh, empty one when it has none yet). */
+    PillarVolumeStateStatus statusOf(PillarVolumeState state) {
+        return state.getStatus() == null ? new PillarVolumeStateStatus() : copy(state).getStatus();
+    }
+
+    /** A copy of the state's spec to change. */
+    PillarVolumeStateSpec specOf(PillarVolumeState state) {
+        return copy(state).getSpec();
+    }
+
+    private PillarVolumeState cas(PillarVolumeState current, Function<PillarVolumeState, Optional<PillarVolumeState>> write) {
+        PillarVolumeState state = current;
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            if (state.getMetadata().getDeletionTimestamp() != null) {
+                throw CsiException.notFound("volume " + state.getMetadata().getName() + " is being removed");
+            }
+            try {
+                return write.apply(state).orElse(state);
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+                    throw e;
+                }
+            }
+            String name = state.getMetadata().getName();
+            String uid = state.getMetadata().getUid();
+            state = get(VolumeId.of(name)).filter(s -> uid.equals(s.getMetadata().getUid()))
+                    .orElseThrow(() -> CsiException.notFound("volume " + name + " does not exist any more"));
+        }
+        throw CsiException.aborted("volume " + current.getMetadata().getName() + " keeps changing; retry later");
+    }
+
+    private PillarVolumeState copy(PillarVolumeState state) {
+        return client.getKubernetesSerialization().clone(state);
+    }
+
+    private NonNamespaceOperation<PillarVolumeState, io.fabric8.kubernetes.api.model.KubernetesResourceList<PillarVolumeState>,
+            Resource<PillarVolumeState>> resources() {
+        return client.resources(PillarVolumeState.class);
+    }
+}

@@ -1,0 +1,102 @@
+package pillar.controller.agent;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import pillar.api.agent.v1.Backend;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.agent.v1.ExportSpec;
+import pillar.api.fencing.FencingMark;
+
+/**
+ * One fake pillar-agent: its backends and their capacity, and, like the real agent, its volumes,
+ * exports with their allowed hosts, and a fencing mark per volume (the rules of
+ * {@link pillar.api.fencing.Fencing}, the same code the agent runs). Every method returns it, for
+ * chaining. Faults are injected around it by {@link FaultInjectingAgentClient}.
+ */
+public final class FakeAgent {
+    /** A volume on a backend. */
+    public record Volume(String backend, long size, Map<String, String> options, String device) {
+    }
+
+    /** An export and the hosts allowed to connect. */
+    public record Export(String backend, ExportSpec spec, Set<String> allowedHosts) {
+    }
+
+    private boolean up = true;
+    private String version = "0.1.0-test";
+    final Map<String, Backend> backends = new LinkedHashMap<>();
+    final Map<String, long[]> capacity = new HashMap<>();
+    final Map<String, Volume> volumes = new TreeMap<>();
+    final Map<String, Export> exports = new TreeMap<>();
+    final Map<String, FencingMark> marks = new HashMap<>();
+
+    public synchronized boolean isUp() {
+        return up;
+    }
+
+    public synchronized FakeAgent up() {
+        up = true;
+        return this;
+    }
+
+    public synchronized FakeAgent down() {
+        up = false;
+        return this;
+    }
+
+    public synchronized FakeAgent version(String version) {
+        this.version = version;
+        return this;
+    }
+
+    synchronized String version() {
+        return version;
+    }
+
+    /** Configures a backend (replacing one of that name); its capacity starts at 0. */
+    public synchronized FakeAgent backend(String name, BackendKind kind, String pool, String parent) {
+        backends.put(name, Backend.newBuilder().setName(name).setKind(kind).setPool(pool).setParent(parent).build());
+        return this;
+    }
+
+    /** The backend's size and the bytes free before any volume this fake creates. */
+    public synchronized FakeAgent capacity(String backend, long total, long available) {
+        capacity.put(backend, new long[] {total, available});
+        return this;
+    }
+
+    /** The volumes, by ID. */
+    public synchronized Map<String, Volume> volumes() {
+        return Map.copyOf(volumes);
+    }
+
+    /** The exports, by volume ID. */
+    public synchronized Map<String, Export> exports() {
+        return Map.copyOf(exports);
+    }
+
+    /** The hosts allowed on a volume's export, sorted; empty when it is not exported. */
+    public synchronized List<String> allowedHosts(String volumeId) {
+        Export export = exports.get(volumeId);
+        return export == null ? List.of() : List.copyOf(new TreeSet<>(export.allowedHosts()));
+    }
+
+    /** The volume's fencing mark, if a fenced call ever reached it. */
+    public synchronized Optional<FencingMark> mark(String volumeId) {
+        return Optional.ofNullable(marks.get(volumeId));
+    }
+
+    /** Bytes free on a backend: what was configured, less the volumes. */
+    synchronized long available(String backend) {
+        long[] c = capacity.get(backend);
+        long used = volumes.values().stream().filter(v -> v.backend().equals(backend)).mapToLong(Volume::size).sum();
+        return (c == null ? 0 : c[1]) - used;
+    }
+}

@@ -1,0 +1,125 @@
+package pillar.controller.csi.realagent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static pillar.controller.csi.CsiAssertions.assertCode;
+import static pillar.controller.csi.Requests.NODE_A;
+import static pillar.controller.csi.realagent.RealAgent.MIB;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+import io.grpc.Status;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import pillar.api.agent.v1.ListVolumesRequest;
+import pillar.api.context.PublishContext;
+import pillar.api.csi.v1.CapacityRange;
+import pillar.api.csi.v1.ControllerExpandVolumeRequest;
+import pillar.api.csi.v1.GetCapacityRequest;
+import pillar.controller.agent.AgentTarget;
+import pillar.controller.agent.FaultInjectingAgentClient.Fault;
+import pillar.controller.csi.CsiHarness;
+import pillar.controller.csi.Requests;
+
+/**
+ * The whole volume lifecycle as the sidecars drive it, over the controller's real CSI socket, with
+ * the real agent over real gRPC: what ends up in the fake kernel's configfs and the fake volume
+ * group is what a storage node would hold. Then crashes at each agent step, and the retry.
+ */
+class RealAgentSequenceIT {
+    @TempDir
+    Path dir;
+
+    private RealAgent agent;
+    private CsiHarness harness;
+
+    @BeforeEach
+    void start() {
+        agent = new RealAgent(dir);
+        harness = CsiHarness.with(dir, agent.client);
+        harness.pillarObjects("127.0.0.1", agent.port(), "vg0", "pool0");
+        harness.startController("controller-a");
+        harness.awaitStoreReady();
+    }
+
+    @AfterEach
+    void stop() {
+        harness.close();
+        agent.close();
+    }
+
+    @Test
+    void createPublishUnpublishExpandDelete() {
+        agent.expectVolume("pvc-r1");
+        var volume = harness.csi().createVolume(Requests.create("pvc-r1", 64 * MIB)).getVolume();
+        assertThat(volume.getCapacityBytes()).isEqualTo(64 * MIB);
+        assertThat(volumes()).containsExactly("pvc-r1=" + 64 * MIB);
+        String nqn = "nqn.2024-06.io.pillar-csi:pvc-r1";
+        assertThat(agent.configfs.entries("subsystems")).containsExactly(nqn);
+        assertThat(agent.configfs.value("subsystems/" + nqn + "/namespaces/1/enable")).contains("1");
+        assertThat(harness.csi().createVolume(Requests.create("pvc-r1", 64 * MIB)).getVolume()).isEqualTo(volume);
+        assertThat(agent.lvcreates("pvc-r1")).isEqualTo(1);
+
+        Map<String, String> context = harness.csi().controllerPublishVolume(Requests.publish("pvc-r1", NODE_A, Requests.rwo(), false))
+                .getPublishContextMap();
+        assertThat(context).containsEntry(PublishContext.NQN, nqn).containsEntry(PublishContext.TRADDR, "127.0.0.1")
+                .containsEntry(PublishContext.TRSVCID, "4420").containsEntry(PublishContext.TRANSPORT, "tcp");
+        assertThat(agent.configfs.entries("subsystems/" + nqn + "/allowed_hosts")).containsExactly(NODE_A);
+        assertThat(agent.configfs.value("subsystems/" + nqn + "/attr_allow_any_host")).contains("0");
+
+        var grown = harness.csi().controllerExpandVolume(ControllerExpandVolumeRequest.newBuilder().setVolumeId("pvc-r1")
+                .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(102 * MIB)).build());
+        assertThat(grown.getCapacityBytes()).isEqualTo(104 * MIB);
+        assertThat(grown.getNodeExpansionRequired()).isTrue();
+        assertThat(volumes()).containsExactly("pvc-r1=" + 104 * MIB);
+
+        harness.csi().controllerUnpublishVolume(Requests.unpublish("pvc-r1", NODE_A));
+        assertThat(agent.configfs.entries("subsystems/" + nqn + "/allowed_hosts")).isEmpty();
+        assertThat(harness.csi().getCapacity(GetCapacityRequest.newBuilder().putAllParameters(Requests.parameters()).build())
+                .getAvailableCapacity()).isPositive();
+
+        harness.csi().deleteVolume(Requests.delete("pvc-r1"));
+        harness.csi().deleteVolume(Requests.delete("pvc-r1"));
+        assertThat(agent.configfs.entries("subsystems")).isEmpty();
+        assertThat(agent.configfs.entries("ports")).isEmpty();
+        assertThat(volumes()).isEmpty();
+        assertThat(harness.states()).isEmpty();
+    }
+
+    @Test
+    void aCrashAtEachAgentStepIsRecoveredByTheRetryWithNothingDuplicatedOrLeftBehind() {
+        String nqn = "nqn.2024-06.io.pillar-csi:pvc-r2";
+        agent.expectVolume("pvc-r2");
+        for (String rpc : new String[] {"CreateVolume", "ExportVolume"}) {
+            for (Fault fault : Fault.values()) {
+                harness.agents.fail(rpc, fault);
+                assertCode(fault == Fault.BEFORE ? Status.Code.UNAVAILABLE : Status.Code.DEADLINE_EXCEEDED,
+                        () -> harness.csi().createVolume(Requests.create("pvc-r2", 64 * MIB)));
+                harness.restart();
+            }
+        }
+        harness.csi().createVolume(Requests.create("pvc-r2", 64 * MIB));
+        assertThat(agent.lvcreates("pvc-r2")).isEqualTo(1);
+        assertThat(volumes()).containsExactly("pvc-r2=" + 64 * MIB);
+        assertThat(agent.configfs.entries("subsystems")).containsExactly(nqn);
+
+        for (Fault fault : Fault.values()) {
+            harness.agents.fail("DeleteVolume", fault);
+            assertCode(fault == Fault.BEFORE ? Status.Code.UNAVAILABLE : Status.Code.DEADLINE_EXCEEDED,
+                    () -> harness.csi().deleteVolume(Requests.delete("pvc-r2")));
+            harness.restart();
+        }
+        harness.csi().deleteVolume(Requests.delete("pvc-r2"));
+        assertThat(volumes()).isEmpty();
+        assertThat(agent.configfs.entries("subsystems")).isEmpty();
+        assertThat(harness.states()).isEmpty();
+    }
+
+    private java.util.List<String> volumes() {
+        return agent.client.listVolumes(AgentTarget.plaintext("127.0.0.1", agent.port()),
+                ListVolumesRequest.newBuilder().setBackend("fast").build()).getVolumesList().stream()
+                .map(v -> v.getVolumeId() + "=" + v.getSizeBytes()).toList();
+    }
+}

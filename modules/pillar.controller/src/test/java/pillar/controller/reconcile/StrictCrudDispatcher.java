@@ -1,0 +1,68 @@
+package pillar.controller.reconcile;
+
+import java.net.HttpURLConnection;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.crud.AttributeSet;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * fabric8's CRUD dispatcher, made to behave like a real API server where it does not: a PUT to the
+ * {@code status} subresource with a stale {@code metadata.resourceVersion} is refused with 409
+ * Conflict (fabric8 8.0.0 checks the resourceVersion of PUTs to the object but not of PUTs to its
+ * status, which would let two writers both "win" a compare-and-swap). Writes are serialized, so the
+ * check and the write are one step, as they are in the API server's storage.
+ */
+public final class StrictCrudDispatcher extends KubernetesCrudDispatcher {
+    @Override
+    public synchronized MockResponse handleUpdate(RecordedRequest request) {
+        String path = request.getPath();
+        if (path.endsWith("/status")) {
+            String body = request.getUtf8Body(); // reading consumes the body: the request is made again below
+            request = new RecordedRequest(request.getHttpVersion(), request.method(), path, request.getHeaders(),
+                    new Buffer(body.getBytes(StandardCharsets.UTF_8)));
+            String sent = resourceVersion(body);
+            AttributeSet key = getKey(path);
+            Map.Entry<AttributeSet, String> current = findResource(key);
+            if (sent != null && current != null && !sent.equals(resourceVersion(current.getValue()))) {
+                return conflict(path);
+            }
+        }
+        return super.handleUpdate(request);
+    }
+
+    @Override
+    public synchronized MockResponse handleCreate(RecordedRequest request) {
+        return super.handleCreate(request);
+    }
+
+    @Override
+    public synchronized MockResponse handlePatch(RecordedRequest request) {
+        return super.handlePatch(request);
+    }
+
+    @Override
+    public synchronized MockResponse handleDelete(String path) {
+        return super.handleDelete(path);
+    }
+
+    private static String resourceVersion(String body) {
+        JsonNode version = Serialization.jsonMapper().readTree(body).path("metadata").path("resourceVersion");
+        return version.isMissingNode() || version.isNull() || version.asText().isEmpty() ? null : version.asText();
+    }
+
+    private static MockResponse conflict(String path) {
+        return new MockResponse().setResponseCode(HttpURLConnection.HTTP_CONFLICT).setBody(Serialization.asJson(
+                new StatusBuilder().withApiVersion("v1").withKind("Status").withStatus("Failure").withCode(409)
+                        .withReason("Conflict").withMessage("Operation cannot be fulfilled on " + path
+                                + ": the object has been modified; please apply your changes to the latest version and try again")
+                        .build()));
+    }
+}

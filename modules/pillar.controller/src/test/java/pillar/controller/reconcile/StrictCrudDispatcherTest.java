@@ -1,0 +1,65 @@
+package pillar.controller.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.crd.PillarVolumeStateSpec;
+import pillar.controller.crd.PillarVolumeStateStatus;
+
+/** The test API server refuses stale writes to the object and to its status alike, as a real one does. */
+class StrictCrudDispatcherTest {
+    private KubernetesMockServer server;
+    private KubernetesClient client;
+
+    @BeforeEach
+    void start() {
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new StrictCrudDispatcher(), false);
+        server.init();
+        client = server.createClient(new JdkHttpClientFactory());
+        ControllerHarness.installCrds(client);
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        server.destroy();
+    }
+
+    @Test
+    void aStaleStatusWriteIsAConflictAndAFreshOneIsNot() {
+        PillarVolumeState state = new PillarVolumeState();
+        state.getMetadata().setName("pvc-1");
+        state.setSpec(new PillarVolumeStateSpec());
+        var states = client.resources(PillarVolumeState.class);
+        states.resource(state).create();
+        PillarVolumeState a = states.withName("pvc-1").get();
+        PillarVolumeState b = states.withName("pvc-1").get();
+        a.setStatus(new PillarVolumeStateStatus());
+        a.getStatus().setPublicationGeneration(1L);
+        states.resource(a).updateStatus();
+        b.setStatus(new PillarVolumeStateStatus());
+        b.getStatus().setPublicationGeneration(7L);
+        assertThatThrownBy(() -> states.resource(b).updateStatus()).isInstanceOfSatisfying(KubernetesClientException.class,
+                e -> assertThat(e.getCode()).isEqualTo(409));
+        b.getMetadata().getAnnotations().put("x", "y");
+        assertThatThrownBy(() -> states.resource(b).update()).isInstanceOfSatisfying(KubernetesClientException.class,
+                e -> assertThat(e.getCode()).isEqualTo(409));
+        assertThat(states.withName("pvc-1").get().getStatus().getPublicationGeneration()).isEqualTo(1L);
+
+        PillarVolumeState fresh = states.withName("pvc-1").get();
+        fresh.getStatus().setPublicationGeneration(2L);
+        assertThat(states.resource(fresh).updateStatus().getStatus().getPublicationGeneration()).isEqualTo(2L);
+    }
+}

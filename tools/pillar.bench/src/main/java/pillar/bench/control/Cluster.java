@@ -1,0 +1,204 @@
+package pillar.bench.control;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.grpc.ManagedChannel;
+import pillar.api.csi.v1.ControllerGrpc;
+import pillar.api.csi.v1.NodeGetInfoRequest;
+import pillar.api.csi.v1.NodeGrpc;
+import pillar.api.server.Channels;
+import pillar.bench.proc.Daemon;
+import pillar.bench.proc.Launches;
+import pillar.controller.crd.Conditions;
+import pillar.controller.crd.PillarStore;
+
+/**
+ * The control plane of the benchmarks, one JVM per workload as deployed: the emulated Kubernetes API
+ * (fabric8's mock server in CRUD mode, tools/pillar.sandbox), the fake-backed agent and node
+ * ({@code pillar.bench.fake}) and the real controller from its module path; the Pillar objects
+ * created and the store's pool discovered. State and sockets live under a tmpfs directory; logs
+ * under {@code logs}. The caller plays kubelet and the sidecars through {@link #controller()} and
+ * {@link #node()}.
+ */
+public final class Cluster implements AutoCloseable {
+    public static final long VOLUME_BYTES = 1L << 30;
+    private static final Duration PATIENCE = Duration.ofMinutes(3);
+
+    private final Launches launches;
+    private final Path work;
+    private final Path logs;
+    private final KubernetesClient client;
+    private final Daemon api;
+    private final int agentPort = Launches.freePort();
+    private final int agentHealth = Launches.freePort();
+    private final int controllerHealth = Launches.freePort();
+    private Daemon agent;
+    private final Daemon node;
+    private Daemon controller;
+    private final List<ManagedChannel> channels = new ArrayList<>();
+    private ControllerGrpc.ControllerBlockingStub controllerStub;
+    private final NodeGrpc.NodeBlockingStub nodeStub;
+    private final String nodeId;
+    private final Map<String, Duration> readyAfter = new LinkedHashMap<>();
+    private int starts;
+
+    public Cluster(Launches launches, Path work, Path logs) {
+        this.launches = launches;
+        this.work = work;
+        this.logs = logs;
+        Path kubeconfig = work.resolve("kubeconfig");
+        try {
+            Files.createDirectories(work);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        api = Daemon.start("kube-api", launches.kubeApi(Launches.freePort(), kubeconfig, work), logs.resolve("kube-api.log"));
+        try {
+            api.awaitLog("Kubernetes API EMULATOR", PATIENCE);
+            client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
+                    .withHttpClientFactory(new JdkHttpClientFactory()).build();
+            startAgent();
+            int nodeHealth = Launches.freePort();
+            Path nodeSocket = work.resolve("node/csi.sock");
+            node = Daemon.start("node", launches.fakeNode(List.of("--socket=" + nodeSocket, "--health-port=" + nodeHealth,
+                    "--root=" + work.resolve("node"), "--volume-bytes=" + VOLUME_BYTES)), logs.resolve("node.log"));
+            readyAfter.put("node", node.awaitReady(nodeHealth, PATIENCE));
+            nodeStub = NodeGrpc.newBlockingStub(channel(nodeSocket));
+            nodeId = nodeStub.withDeadlineAfter(30, TimeUnit.SECONDS).nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()).getNodeId();
+            PillarObjects.create(client, agentPort);
+            startController();
+            awaitPoolDiscovered();
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+        }
+    }
+
+    /** Starts (or starts again, over the same state directory) the agent; returns its launch-to-ready time. */
+    public Duration startAgent() {
+        agent = Daemon.start("agent", launches.fakeAgent(List.of("--port=" + agentPort, "--health-port=" + agentHealth,
+                "--state=" + work.resolve("agent-state"), "--volume-bytes=" + VOLUME_BYTES)), logs.resolve("agent-" + ++starts + ".log"));
+        Duration ready = agent.awaitReady(agentHealth, PATIENCE);
+        readyAfter.put("agent", ready);
+        return ready;
+    }
+
+    /** Starts (or starts again) the controller; returns its launch-to-ready time (informers synced). */
+    public Duration startController() {
+        Path socket = work.resolve("controller/csi.sock");
+        controller = Daemon.start("controller", launches.real("controller", List.of("--csi.socket=" + socket,
+                "--health.host=127.0.0.1", "--health.port=" + controllerHealth, "--kubernetes.kubeconfig=" + work.resolve("kubeconfig"),
+                "--controller.namespace=pillar-system")), logs.resolve("controller-" + ++starts + ".log"));
+        Duration ready = controller.awaitReady(controllerHealth, PATIENCE);
+        readyAfter.put("controller", ready);
+        controllerStub = ControllerGrpc.newBlockingStub(channel(socket));
+        return ready;
+    }
+
+    public void stopAgent() {
+        agent.close();
+    }
+
+    public void stopController() {
+        controller.close();
+    }
+
+    private void awaitPoolDiscovered() {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (!Optional.ofNullable(client.resources(PillarStore.class).withName(PillarObjects.STORE).get())
+                .filter(s -> s.getStatus() != null)
+                .map(s -> Conditions.isTrue(s.getStatus().getConditions(), PillarStore.POOL_DISCOVERED)).orElse(false)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("PillarStore " + PillarObjects.STORE + " never reported PoolDiscovered=True; see "
+                        + logs);
+            }
+            pause(100);
+        }
+    }
+
+    private ManagedChannel channel(Path socket) {
+        ManagedChannel channel = Channels.unix(socket);
+        channels.add(channel);
+        return channel;
+    }
+
+    public ControllerGrpc.ControllerBlockingStub controller() {
+        return controllerStub.withDeadlineAfter(120, TimeUnit.SECONDS);
+    }
+
+    public NodeGrpc.NodeBlockingStub node() {
+        return nodeStub.withDeadlineAfter(120, TimeUnit.SECONDS);
+    }
+
+    /** The node ID NodeGetInfo answered (the host NQN): what ControllerPublishVolume is given. */
+    public String nodeId() {
+        return nodeId;
+    }
+
+    /** The kubelet directory of the fake node. */
+    public Path kubelet() {
+        return work.resolve("node/kubelet");
+    }
+
+    public KubernetesClient client() {
+        return client;
+    }
+
+    /** The workload JVMs, by name: kube-api, agent, node, controller. */
+    public Map<String, Daemon> daemons() {
+        Map<String, Daemon> all = new LinkedHashMap<>();
+        all.put("controller", controller);
+        all.put("agent", agent);
+        all.put("node", node);
+        all.put("kube-api (emulator)", api);
+        return all;
+    }
+
+    public Map<String, Duration> readyAfter() {
+        return readyAfter;
+    }
+
+    public Daemon agent() {
+        return agent;
+    }
+
+    public Daemon controllerDaemon() {
+        return controller;
+    }
+
+    @Override
+    public void close() {
+        channels.forEach(ManagedChannel::shutdownNow);
+        if (client != null) {
+            client.close();
+        }
+        for (Daemon d : new Daemon[] {controller, node, agent, api}) {
+            if (d != null) {
+                d.close();
+            }
+        }
+    }
+
+    static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package pillar.bench.proc;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The JVM flags the benchmarks start the workloads with, when they do not start a jlink runtime
+ * (whose conf/jvm.options then apply): a small daemon's settings. Overridden with
+ * {@code --jvm-flags="..."} (space-separated) to compare settings.
+ */
+public final class JvmFlags {
+    /** The settings measured as the default (see docs/benchmarks.md, tuning). */
+    public static final List<String> DAEMON = List.of(
+            "-XX:+UseSerialGC", "-Xms8m", "-Xmx64m", "-XX:MaxMetaspaceSize=96m", "-XX:ReservedCodeCacheSize=32m",
+            "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-Xss512k", "-XX:MaxDirectMemorySize=32m",
+            "-XX:-UsePerfData", "-XX:+ExitOnOutOfMemoryError");
+
+    private JvmFlags() {
+    }
+
+    public static List<String> parse(String flags) {
+        return flags.isBlank() ? List.of() : Arrays.stream(flags.trim().split("\\s+")).toList();
+    }
+}

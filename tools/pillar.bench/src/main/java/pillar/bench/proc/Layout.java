@@ -1,0 +1,84 @@
+package pillar.bench.proc;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * Where a built checkout keeps what the benchmarks start: each workload's jar and module path
+ * ({@code modules/M/target}), its test-jar (the fakes), the bench's own classes, the sandbox's
+ * emulated API, the chart's CRDs, and, when dev/bundle has made them, the jlink runtimes and images.
+ */
+public record Layout(Path root) {
+    public Layout {
+        root = root.toAbsolutePath().normalize();
+    }
+
+    /** {@code modules/pillar.WORKLOAD}. */
+    public Path module(String workload) {
+        return root.resolve("modules/pillar." + workload);
+    }
+
+    /** The workload's module path as the build leaves it: its dependencies and its own jar. */
+    public String modulePath(String workload) {
+        return module(workload).resolve("target/modules") + ":" + jar(module(workload).resolve("target"), "pillar." + workload, false);
+    }
+
+    public Path testJar(String workload) {
+        return jar(module(workload).resolve("target"), "pillar." + workload, true);
+    }
+
+    /** The bench tool's own jar (the fake-backed workloads' mains). */
+    public Path benchJar() {
+        return jar(root.resolve("tools/pillar.bench/target"), "pillar.bench", false);
+    }
+
+    /** The class path of the sandbox driver (its emulated Kubernetes API). */
+    public String sandboxClasspath() {
+        Path target = root.resolve("tools/pillar.sandbox/target");
+        return target.resolve("modules") + "/*:" + jar(target, "pillar.sandbox", false);
+    }
+
+    public Path crds() {
+        return root.resolve("helm/pillar-csi/crds");
+    }
+
+    /** The workload's jlink runtime, when built ({@code jlink/target/pillar-WORKLOAD}, by jlink/build). */
+    public Optional<Path> runtime(String workload) {
+        Path home = root.resolve("jlink/target/pillar-" + workload);
+        return Files.isExecutable(home.resolve("bin/pillar-" + workload)) ? Optional.of(home) : Optional.empty();
+    }
+
+    /** The workload's OCI image archive, when built ({@code pillar-WORKLOAD-VERSION.oci.tar} in {@code dir}). */
+    public Optional<Path> image(Path dir, String workload) {
+        if (!Files.isDirectory(dir)) {
+            return Optional.empty();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().matches("pillar-" + workload + "-.*\\.oci\\.tar")).findFirst();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Path jar(Path target, String artifact, boolean tests) {
+        try (Stream<Path> files = Files.list(target)) {
+            List<Path> jars = files.filter(f -> {
+                String name = f.getFileName().toString();
+                return name.startsWith(artifact + "-") && name.endsWith(tests ? "-tests.jar" : ".jar") && !name.endsWith("-sources.jar")
+                        && (tests || !name.endsWith("-tests.jar"));
+            }).toList();
+            if (jars.size() != 1) {
+                throw new IllegalStateException("expected one " + artifact + (tests ? " test-jar" : " jar") + " in " + target
+                        + ", found " + jars + ": build first (dev/bench does)");
+            }
+            return jars.getFirst();
+        } catch (IOException e) {
+            throw new IllegalStateException("no build output in " + target + ": build first (dev/bench does)", e);
+        }
+    }
+}
