@@ -16,10 +16,14 @@ import java.util.stream.Stream;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
@@ -78,7 +82,7 @@ final class KubeApi implements AutoCloseable {
         server.init(InetAddress.getLoopbackAddress(), port);
         KubernetesClient client = client("http://127.0.0.1:" + port);
         try {
-            warmUp(client, contexts);
+            warmUp(client, contexts, new ArrayList<>());
             writeKubeconfig(kubeconfig, port);
         } catch (IOException | RuntimeException e) {
             client.close();
@@ -89,13 +93,14 @@ final class KubeApi implements AutoCloseable {
     }
 
     /**
-     * Makes each kind of request the controller makes once (create, list, status update, delete)
-     * before the controller starts: under emulation the first request of a kind costs the emulator
-     * seconds of class loading, and the controller's client gives up after 10 s. No watch: closing
-     * one blocks the emulator's event loop for seconds (fabric8's WatchEventsListener.onClosed waits
-     * for its executor on that thread).
+     * Makes each kind of request the controller makes once (create, list, status update, watch,
+     * delete) before the controller starts: under emulation the first request of a kind costs the
+     * emulator seconds of class loading, and the controller's client gives up after 10 s. The watches
+     * stay open until the emulator stops: closing one blocks the emulator's event loop for seconds
+     * (fabric8's WatchEventsListener.onClosed waits for its executor on that thread).
      */
-    private static void warmUp(KubernetesClient client, List<CustomResourceDefinitionContext> contexts) {
+    private static void warmUp(KubernetesClient client, List<CustomResourceDefinitionContext> contexts,
+                               List<Watch> warmWatches) {
         for (CustomResourceDefinitionContext crd : contexts) {
             var resources = client.genericKubernetesResources(crd);
             GenericKubernetesResource object = new GenericKubernetesResourceBuilder()
@@ -105,11 +110,36 @@ final class KubeApi implements AutoCloseable {
             created.setAdditionalProperty("status", Map.of("observedGeneration", 1));
             resources.resource(created).updateStatus();
             resources.list();
+            warmWatches.add(resources.watch(IGNORE));
             resources.withName("sandbox-warm-up").delete();
         }
         client.storage().v1().storageClasses().list();
+        warmWatches.add(client.storage().v1().storageClasses().watch(new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, StorageClass resource) {
+                // only the request matters
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {
+                // the emulator is going away
+            }
+        }));
         client.v1().events().inNamespace("pillar-system").list();
     }
+
+    /** Ignores events: the warm-up's watches exist for their requests only. */
+    private static final Watcher<GenericKubernetesResource> IGNORE = new Watcher<>() {
+        @Override
+        public void eventReceived(Action action, GenericKubernetesResource resource) {
+            // only the request matters
+        }
+
+        @Override
+        public void onClose(WatcherException cause) {
+            // the emulator is going away
+        }
+    };
 
     /** A client of the emulator with timeouts fit for emulation; the caller closes it. */
     static KubernetesClient client(String url) {
@@ -166,7 +196,7 @@ final class KubeApi implements AutoCloseable {
 
     @Override
     public void close() {
+        server.destroy(); // first: the client's closing watches would block a live emulator
         client.close();
-        server.destroy();
     }
 }

@@ -12,12 +12,15 @@ import io.helidon.logging.common.LogConfig;
  * <pre>
  * up --project DIR --out DIR [--backend lvm|lvm-thin|zfs] [--fs ext4|xfs|block] [--keep] [-- CMD ARGS...]
  * train --project DIR
+ * kube-api PORT KUBECONFIG CRD_DIR
  * </pre>
- * See {@link SandboxRun} and {@link AotTraining} (run on the host first, to record the JVMs' AOT caches).
+ * See {@link SandboxRun}, {@link AotTraining} (run on the host first, to record the JVMs' AOT caches)
+ * and {@link KubeApi} ({@code kube-api}: the emulated API alone, until killed; jlink/train.sh and
+ * tools/pillar.bench start it so).
  */
 public final class SandboxMain {
     private static final String USAGE = "usage: up --project DIR --out DIR [--backend lvm|lvm-thin|zfs] "
-            + "[--fs ext4|xfs|block] [--keep] [-- CMD ARGS...] | train --project DIR";
+            + "[--fs ext4|xfs|block] [--keep] [-- CMD ARGS...] | train --project DIR | kube-api PORT KUBECONFIG CRD_DIR";
 
     private SandboxMain() {
     }
@@ -26,6 +29,13 @@ public final class SandboxMain {
         LogConfig.configureRuntime();
         if (args.length == 3 && args[0].equals("train") && args[1].equals("--project")) {
             exit(() -> AotTraining.run(Path.of(args[2]).toAbsolutePath(), System.out));
+            return;
+        }
+        if (args.length == 4 && args[0].equals("kube-api")) {
+            KubeApi api = KubeApi.start(Integer.parseInt(args[1]), Path.of(args[2]), Path.of(args[3]));
+            System.out.println("Kubernetes API EMULATOR (fabric8 mock server, CRUD mode) on " + api.url() + ", CRDs "
+                    + api.crds() + "; kubeconfig " + args[2]);
+            Thread.currentThread().join(); // until killed
             return;
         }
         SandboxRun.Options options;

@@ -82,7 +82,7 @@ record Workload(String name, String module, String main, int healthPort, List<St
     /** The module's packaged jar (not its sources jar); fails with the build to run when absent. */
     static Path jar(Path target, String module) {
         try (Stream<Path> files = Files.list(target)) {
-            return files.filter(p -> p.getFileName().toString().matches("\\Q" + module + "\\E-[0-9].*(?<!-sources)\\.jar"))
+            return files.filter(p -> p.getFileName().toString().matches("\\Q" + module + "\\E-[0-9][^/]*?(?<!-sources)(?<!-tests)\\.jar"))
                     .findFirst().orElseThrow(() -> new IllegalStateException("no " + module + " jar in " + target
                             + ": build first (./mvnw package -DskipTests)"));
         } catch (IOException e) {

@@ -18,7 +18,11 @@ final class Workloads {
         return new Workload("controller", "pillar.controller", "ControllerMain", health, List.of(
                 "--csi.socket=" + layout.controllerSocket(), "--health.host=127.0.0.1",
                 "--health.port=" + health, "--kubernetes.kubeconfig=" + layout.kubeconfig(),
-                "--controller.namespace=pillar-system", "--controller.poll-interval=5s"));
+                "--controller.namespace=pillar-system", "--controller.poll-interval=5s",
+                // emulation is tens of times slower than a real node: LVM and ZFS calls take seconds, and
+                // a lease renewal may come late; one replica, so a long lease costs nothing
+                "--agents.deadline=180s", "--controller.leader-election.lease-duration=90s",
+                "--controller.leader-election.renew-deadline=60s", "--controller.leader-election.retry-period=5s"));
     }
 
     /**
