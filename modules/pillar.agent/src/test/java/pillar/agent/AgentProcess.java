@@ -41,7 +41,8 @@ final class AgentProcess implements AutoCloseable {
         long start = System.nanoTime();
         launch(config);
         URI ready = URI.create("http://127.0.0.1:" + healthPort + "/observe/health/ready");
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        // generous: under TCG on a loaded host a JVM and Helidon take minutes to start (not a timing check)
+        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
         while (status(ready) != 200) {
             if (!process.isAlive() || System.nanoTime() > deadline) {
                 throw new IllegalStateException("the agent did not become ready; its log:\n" + log());
@@ -61,7 +62,8 @@ final class AgentProcess implements AutoCloseable {
         // the first call loads and compiles the gRPC paths of both JVMs (tens of seconds under TCG):
         // made here, so that no measured call pays for it
         long first = System.nanoTime();
-        assertThat(stub().getCapabilities(GetCapabilitiesRequest.getDefaultInstance()).getBackendsCount()).isPositive();
+        assertThat(stub.withDeadlineAfter(10, TimeUnit.MINUTES).getCapabilities(GetCapabilitiesRequest.getDefaultInstance())
+                .getBackendsCount()).isPositive();
         System.out.println("[agent] first call (GetCapabilities, warms both sides up) took "
                 + (System.nanoTime() - first) / 1_000_000 + " ms");
         return took;
@@ -70,7 +72,7 @@ final class AgentProcess implements AutoCloseable {
     /** Starts the agent and waits for it to exit on its own (a refusal to start); returns its exit status. */
     int startExpectingExit(Path config) throws Exception {
         launch(config);
-        if (!process.waitFor(3, TimeUnit.MINUTES)) {
+        if (!process.waitFor(10, TimeUnit.MINUTES)) {
             throw new IllegalStateException("the agent kept running; its log:\n" + log());
         }
         return process.exitValue();
