@@ -47,7 +47,7 @@ class ChartTest {
             }
         }
         Path values = chart.resolve("values.yaml");
-        Files.writeString(values, Files.readString(values).replace("replicas: 2", "replicas: two"));
+        Files.writeString(values, Files.readString(values).replace("replicas: 1", "replicas: two"));
         LintResult lint = new Helm(chart).lint().strict().call();
         assertThat(lint.isFailed()).isTrue();
         assertThat(lint.getMessages())

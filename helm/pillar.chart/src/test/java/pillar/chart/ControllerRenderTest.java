@@ -21,9 +21,10 @@ class ControllerRenderTest {
     private final PodSpec pod = deployment.getSpec().getTemplate().getSpec();
 
     @Test
-    void twoReplicasOfOnePodWithTheControllerAndThreeSidecars() {
+    void oneReplicaRecreatedOfOnePodWithTheControllerAndThreeSidecars() {
         assertThat(deployment.getMetadata().getNamespace()).isEqualTo(HelmChart.NAMESPACE);
-        assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
+        assertThat(deployment.getSpec().getReplicas()).isEqualTo(1);
+        assertThat(deployment.getSpec().getStrategy().getType()).isEqualTo("Recreate");
         assertThat(pod.getContainers()).extracting(Container::getName)
                 .containsExactly("pillar-controller", "csi-provisioner", "csi-attacher", "csi-resizer");
         assertThat(pod.getInitContainers()).isEmpty();
@@ -98,10 +99,11 @@ class ControllerRenderTest {
 
     @Test
     void sidecarExtraArgsAreAppended() {
-        Rendered custom = HelmChart.render(Map.of("controller", Map.of("replicas", 3,
+        Rendered custom = HelmChart.render(Map.of("controller", Map.of(
                 "provisioner", Map.of("extraArgs", List.of("--v=5")), "resizer", Map.of("extraArgs", List.of("--v=4")))));
         PodSpec customPod = custom.controller().getSpec().getTemplate().getSpec();
-        assertThat(custom.controller().getSpec().getReplicas()).isEqualTo(3);
+        assertThat(custom.controller().getSpec().getReplicas()).isEqualTo(1);
+        assertThat(custom.controller().getSpec().getStrategy().getType()).isEqualTo("Recreate");
         assertThat(Rendered.container(customPod, "csi-provisioner").getArgs()).endsWith("--capacity-ownerref-level=2", "--v=5");
         assertThat(Rendered.container(customPod, "csi-resizer").getArgs()).endsWith("--timeout=60s", "--v=4");
         assertThat(Rendered.container(customPod, "csi-attacher").getArgs()).endsWith("--timeout=60s");

@@ -98,6 +98,8 @@ class SchemaTest {
                         "/node/healthPort", "maximum: got 70,000, want 65,535"),
                 schema("no replica", Map.of("controller", Map.of("replicas", 0)),
                         "/controller/replicas", "minimum: got 0, want 1"),
+                schema("two replicas", Map.of("controller", Map.of("replicas", 2)),
+                        "/controller/replicas", "maximum: got 2, want 1"),
                 schema("controller as root", Map.of("controller", Map.of("runAsUser", 0)),
                         "/controller/runAsUser", "minimum: got 0, want 1"),
                 schema("attach timeout over an hour", Map.of("node", Map.of("attachTimeoutSeconds", 3601)),

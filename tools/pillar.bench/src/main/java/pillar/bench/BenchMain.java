@@ -43,6 +43,9 @@ public final class BenchMain {
         Path images = Path.of(args.get("images", layout.root().resolve("target/bundle").toString()));
         String reproduce = args.get("reproduce", "dev/bench" + (quick ? " --quick" : ""));
         Path logs = layout.root().resolve("target/bench/logs");
+        if (Files.isDirectory(logs)) {
+            delete(logs); // a log of an earlier run must not be read as this run's
+        }
         Path work = Files.createTempDirectory(Path.of("/dev/shm"), "pillar-bench-");
         Report report = new Report(System.out);
         try {

@@ -37,7 +37,7 @@ public final class Daemon implements AutoCloseable {
         try {
             Files.createDirectories(log.getParent());
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+                    .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
             long launched = System.nanoTime();
             return new Daemon(name, builder.start(), log, launched);
         } catch (IOException e) {

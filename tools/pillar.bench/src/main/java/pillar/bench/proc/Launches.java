@@ -11,15 +11,10 @@ import java.util.List;
 /**
  * The command lines of the JVMs the benchmarks start, one per workload as deployed: the real mains
  * from their module paths ({@code java -p ... -m pillar.W/...}, or the jlink runtime's launcher when
- * built), and the fake-backed agent and node, which are the same modules on the same module path with
- * their test classes patched in ({@code --patch-module}) and a main of this tool on the class path.
+ * built), and the fake-backed agent and node: the same jars on the class path with their test-jars (the
+ * fakes) and a main of this tool.
  */
 public final class Launches {
-    private static final String[] AGENT_PACKAGES = {"pillar.agent", "pillar.agent.backend", "pillar.agent.config",
-        "pillar.agent.configfs", "pillar.agent.export"};
-    private static final String[] NODE_PACKAGES = {"pillar.node", "pillar.node.fs", "pillar.node.mount", "pillar.node.nvme",
-        "pillar.node.service", "pillar.node.stage"};
-
     private final Layout layout;
     private final List<String> flags;
     private final String java;
@@ -62,11 +57,11 @@ public final class Launches {
     }
 
     public List<String> fakeAgent(List<String> args) {
-        return patched("agent", AGENT_PACKAGES, "pillar.bench.fake.FakeAgentMain", args);
+        return fakeBacked("agent", "pillar.bench.fake.FakeAgentMain", args);
     }
 
     public List<String> fakeNode(List<String> args) {
-        return patched("node", NODE_PACKAGES, "pillar.bench.fake.FakeNodeMain", args);
+        return fakeBacked("node", "pillar.bench.fake.FakeNodeMain", args);
     }
 
     /**
@@ -89,17 +84,18 @@ public final class Launches {
                 kubeconfig.toString(), layout.crds().toString());
     }
 
-    private List<String> patched(String workload, String[] packages, String main, List<String> args) {
-        String module = "pillar." + workload;
+    /**
+     * A fake-backed workload: the bench's main, the workload's jar, its test-jar (the fakes) and its
+     * dependencies on the class path. Not the module path: patching test classes into a module
+     * ({@code --patch-module}) turns the JVM's class-data sharing off, and that would make these JVMs
+     * bigger and slower to start than the deployed ones.
+     */
+    private List<String> fakeBacked(String workload, String main, List<String> args) {
+        String[] modulePath = layout.modulePath(workload).split(":");
         List<String> command = new ArrayList<>(List.of(java));
         command.addAll(flags);
-        command.add("--enable-native-access=" + (workload.equals("node") ? "com.sun.jna," : "") + "io.grpc.netty.shaded");
-        command.addAll(List.of("-p", layout.modulePath(workload), "--patch-module", module + "=" + layout.testJar(workload),
-                "--add-modules", "ALL-MODULE-PATH"));
-        for (String p : packages) {
-            command.addAll(List.of("--add-exports", module + "/" + p + "=ALL-UNNAMED"));
-        }
-        command.addAll(List.of("-cp", layout.benchJar().toString(), main));
+        command.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-cp", String.join(":", layout.benchJar().toString(),
+                modulePath[1], layout.testJar(workload).toString(), modulePath[0] + "/*"), main));
         command.addAll(args);
         return command;
     }
