@@ -45,9 +45,15 @@ final class Bed implements AutoCloseable {
      */
     static Bed start(BedLayout layout, boolean zfs, List<GenericKubernetesResource> objects, PrintStream out)
             throws Exception {
+        return start(layout, zfs, objects, List.of(), out);
+    }
+
+    /** {@link #start}, with more nodes (other node identities on this kernel) started alongside. */
+    static Bed start(BedLayout layout, boolean zfs, List<GenericKubernetesResource> objects, List<Workload> moreNodes,
+                     PrintStream out) throws Exception {
         Bed bed = new Bed(layout, out);
         try {
-            bed.startAll(zfs, objects);
+            bed.startAll(zfs, objects, moreNodes);
             return bed;
         } catch (Exception | Error e) {
             bed.close();
@@ -55,7 +61,7 @@ final class Bed implements AutoCloseable {
         }
     }
 
-    private void startAll(boolean zfs, List<GenericKubernetesResource> objects) throws Exception {
+    private void startAll(boolean zfs, List<GenericKubernetesResource> objects, List<Workload> moreNodes) throws Exception {
         Timer timer = new Timer(out);
         timer.stage("storage pools (loop devices in memory)");
         pools = StoragePools.create(layout.work().resolve("pools"), zfs);
@@ -65,6 +71,10 @@ final class Bed implements AutoCloseable {
         timer.stage("workloads: pillar-agent, pillar-node, the emulated Kubernetes API, pillar-controller");
         workloads.add(WorkloadProcess.start(Workloads.agent(layout, pools.agentBackends(), Path.of("/sys/kernel/config")), layout.project(), layout.aotCaches(), layout.logs(), true));
         workloads.add(WorkloadProcess.start(Workloads.node(layout), layout.project(), layout.aotCaches(), layout.logs(), true));
+        for (Workload node : moreNodes) {
+            // one JVM per module records its AOT cache
+            workloads.add(WorkloadProcess.start(node, layout.project(), layout.aotCaches(), layout.logs(), false));
+        }
         workloads.forEach(w -> out.println("  started " + w.name() + " (pid " + w.pid() + "), log " + w.log()));
         out.println("  starting a Kubernetes API EMULATOR in this JVM on 127.0.0.1:" + layout.ports().kubeApi() + " (fabric8 mock");
         out.println("  server, CRUD mode: stores and watches objects; no admission, no schema validation, no kubelet)");
