@@ -84,8 +84,7 @@ final class AgentRecoveryScenario {
     private void restartAgent() throws InterruptedException {
         WorkloadProcess agent = suite.bed.workload("agent");
         agent.restart();
-        Startup.await(new java.util.ArrayList<>(List.of(agent)),
-                java.util.concurrent.CompletableFuture.completedFuture(suite.bed.kube()), null, PATIENCE, System.out);
+        Startup.await(List.of(agent), PATIENCE, System.out);
     }
 
     /** Until the restarted agent has re-applied the export, with the node allowed in. */
