@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -60,7 +59,7 @@ final class AotTraining {
             for (Workload w : workloads) {
                 running.add(WorkloadProcess.start(w, project, layout.aotCaches(), layout.logs(), true));
             }
-            Startup.await(running, CompletableFuture.completedFuture(kube), null, DEADLINE, out);
+            Startup.await(running, DEADLINE, out);
             exercise(kube, layout, out);
         } finally {
             running.forEach(WorkloadProcess::terminate);

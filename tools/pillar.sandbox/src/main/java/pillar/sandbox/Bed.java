@@ -1,21 +1,22 @@
 package pillar.sandbox;
 
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import io.fabric8.kubernetes.client.KubernetesClient;
 
 /**
- * Everything the sandbox and the end-to-end suite run on, in the VM: the storage pools, the
- * emulated Kubernetes API (in this JVM), pillar-controller, pillar-agent and pillar-node as real
- * processes from their packaged module paths, the Pillar objects applied and reconciled, and CSI
+ * Everything the sandbox and the end-to-end suite run on, in the VM: the storage pools, and as real
+ * processes the emulated Kubernetes API (from the sandbox tool's class path), pillar-controller,
+ * pillar-agent and pillar-node (from their packaged module paths), the Pillar objects applied and reconciled, and CSI
  * clients on the real sockets. Started once and closed once: JVMs start slowly under emulation.
  * Closing stops the workloads, removes what is left in the kernel and destroys the pools.
  */
@@ -28,8 +29,7 @@ final class Bed implements AutoCloseable {
     private final List<WorkloadProcess> workloads = new ArrayList<>();
     private final List<AutoCloseable> clients = new ArrayList<>();
     private StoragePools pools;
-    private KubeApi kube;
-    private CompletableFuture<KubeApi> pendingApi;
+    private KubernetesClient kube;
     private Map<String, StorageClass> storageClasses = Map.of();
     private CsiController controller;
     private KubeletNode node;
@@ -45,9 +45,15 @@ final class Bed implements AutoCloseable {
      */
     static Bed start(BedLayout layout, boolean zfs, List<GenericKubernetesResource> objects, PrintStream out)
             throws Exception {
+        return start(layout, zfs, objects, List.of(), out);
+    }
+
+    /** {@link #start}, with more nodes (other node identities on this kernel) started alongside. */
+    static Bed start(BedLayout layout, boolean zfs, List<GenericKubernetesResource> objects, List<Workload> moreNodes,
+                     PrintStream out) throws Exception {
         Bed bed = new Bed(layout, out);
         try {
-            bed.startAll(zfs, objects);
+            bed.startAll(zfs, objects, moreNodes);
             return bed;
         } catch (Exception | Error e) {
             bed.close();
@@ -55,32 +61,42 @@ final class Bed implements AutoCloseable {
         }
     }
 
-    private void startAll(boolean zfs, List<GenericKubernetesResource> objects) throws Exception {
+    private void startAll(boolean zfs, List<GenericKubernetesResource> objects, List<Workload> moreNodes) throws Exception {
         Timer timer = new Timer(out);
         timer.stage("storage pools (loop devices in memory)");
         pools = StoragePools.create(layout.work().resolve("pools"), zfs);
         pools.created().forEach(line -> out.println("  " + line));
         timer.done();
 
-        timer.stage("workloads: pillar-agent, pillar-node, the emulated Kubernetes API, pillar-controller");
-        workloads.add(WorkloadProcess.start(Workloads.agent(layout, pools.agentBackends(), Path.of("/sys/kernel/config")), layout.project(), layout.aotCaches(), layout.logs(), true));
-        workloads.add(WorkloadProcess.start(Workloads.node(layout), layout.project(), layout.aotCaches(), layout.logs(), true));
-        workloads.forEach(w -> out.println("  started " + w.name() + " (pid " + w.pid() + "), log " + w.log()));
-        out.println("  starting a Kubernetes API EMULATOR in this JVM on 127.0.0.1:" + layout.ports().kubeApi() + " (fabric8 mock");
-        out.println("  server, CRUD mode: stores and watches objects; no admission, no schema validation, no kubelet)");
-        pendingApi = CompletableFuture.supplyAsync(() -> KubeApi.start(layout.ports().kubeApi(),
-                layout.kubeconfig(), layout.project().resolve("helm/pillar-csi/crds")));
-        Startup.await(workloads, pendingApi, api -> WorkloadProcess.start(Workloads.controller(layout), layout.project(),
+        timer.stage("the emulated Kubernetes API, pillar-agent, pillar-node, then pillar-controller (real JVMs)");
+        Files.deleteIfExists(layout.kubeconfig());
+        WorkloadProcess emulator = WorkloadProcess.startEmulator(layout);
+        workloads.add(emulator);
+        out.println("  started a Kubernetes API EMULATOR on 127.0.0.1:" + layout.ports().kubeApi() + " (fabric8's mock");
+        out.println("  server in CRUD mode: stores and watches objects; no admission, no schema validation, no kubelet),");
+        out.println("  serving the chart's CRDs (helm/pillar-csi/crds); pid " + emulator.pid() + ", log " + emulator.log());
+        List<WorkloadProcess> others = new ArrayList<>();
+        others.add(WorkloadProcess.start(Workloads.agent(layout, pools.agentBackends(), Path.of("/sys/kernel/config")),
+                layout.project(), layout.aotCaches(), layout.logs(), true));
+        others.add(WorkloadProcess.start(Workloads.node(layout), layout.project(), layout.aotCaches(), layout.logs(), true));
+        for (Workload node : moreNodes) {
+            // one JVM per module records its AOT cache
+            others.add(WorkloadProcess.start(node, layout.project(), layout.aotCaches(), layout.logs(), false));
+        }
+        others.forEach(w -> out.println("  started " + w.name() + " (pid " + w.pid() + "), log " + w.log()));
+        workloads.addAll(others);
+        // the controller needs the API: it starts once the emulator is up
+        Startup.await(workloads, emulator, () -> WorkloadProcess.start(Workloads.controller(layout), layout.project(),
                 layout.aotCaches(), layout.logs(), true), START_DEADLINE, out);
-        kube = pendingApi.join();
+        kube = KubeApi.client("http://127.0.0.1:" + layout.ports().kubeApi());
         timer.done();
 
         controller = client(new CsiController(layout.controllerSocket()));
         node = client(new KubeletNode(layout.nodeSocket(), layout.kubeletDir()));
 
         timer.stage("Pillar objects applied, waiting for the controller's conditions");
-        Quickstart.create(kube.client(), objects, out);
-        storageClasses = Quickstart.awaitReconciled(kube.client(), objects, RECONCILE_DEADLINE, out);
+        Quickstart.create(kube, objects, out);
+        storageClasses = Quickstart.awaitReconciled(kube, objects, RECONCILE_DEADLINE, out);
         timer.done();
     }
 
@@ -93,8 +109,13 @@ final class Bed implements AutoCloseable {
         return layout;
     }
 
-    KubeApi kube() {
+    /** A client of the emulated API (the bed closes it). */
+    KubernetesClient kube() {
         return kube;
+    }
+
+    String kubeUrl() {
+        return "http://127.0.0.1:" + layout.ports().kubeApi();
     }
 
     StoragePools pools() {
@@ -122,11 +143,11 @@ final class Bed implements AutoCloseable {
 
     /** Starts one more workload (a second node) and waits until it is ready. */
     WorkloadProcess add(Workload workload) throws InterruptedException {
-        boolean training = workloads.stream().anyMatch(w -> w.workload().module().equals(workload.module()));
+        boolean training = workloads.stream().anyMatch(w -> w.module().equals(workload.module()));
         WorkloadProcess process = WorkloadProcess.start(workload, layout.project(), layout.aotCaches(), layout.logs(),
                 !training);
         workloads.add(process);
-        Startup.await(new ArrayList<>(List.of(process)), CompletableFuture.completedFuture(kube), null, START_DEADLINE, out);
+        Startup.await(List.of(process), START_DEADLINE, out);
         return process;
     }
 
@@ -160,8 +181,6 @@ final class Bed implements AutoCloseable {
         if (kube != null) {
             kube.close();
             kube = null;
-        } else if (pendingApi != null) {
-            pendingApi.thenAccept(KubeApi::close); // still starting: closed when it is up
         }
         return leftovers;
     }

@@ -52,6 +52,14 @@ final class CsiController implements AutoCloseable {
                 .addVolumeCapabilities(capability).putAllParameters(parameters).build()).getVolume();
     }
 
+    /** {@link #create} with several capabilities (a claim with several access modes). */
+    Volume createWithCapabilities(String name, long bytes, java.util.List<VolumeCapability> capabilities,
+                                  Map<String, String> parameters) {
+        return stub().createVolume(CreateVolumeRequest.newBuilder().setName(name)
+                .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(bytes))
+                .addAllVolumeCapabilities(capabilities).putAllParameters(parameters).build()).getVolume();
+    }
+
     /** As external-attacher does for a VolumeAttachment; returns the publish context. */
     Map<String, String> publish(Volume volume, String nodeId, VolumeCapability capability, boolean readOnly) {
         return stub().controllerPublishVolume(ControllerPublishVolumeRequest.newBuilder()

@@ -46,6 +46,17 @@ final class KernelCleanup {
                         Files.writeString(controller.resolve("delete_controller"), "1", StandardOpenOption.WRITE));
             }
         }
+        removed.addAll(wipeTarget());
+        return removed;
+    }
+
+    /**
+     * Removes pillar's whole nvmet target configuration, as a reboot of the storage node does, and
+     * leaves initiators and mounts alone (connected hosts lose their controllers' connection and keep
+     * trying to reconnect). Returns what it removed.
+     */
+    static List<String> wipeTarget() {
+        List<String> removed = new ArrayList<>();
         for (Path subsystem : list(NVMET.resolve("subsystems"))) {
             String nqn = subsystem.getFileName().toString();
             if (nqn.startsWith(PILLAR_NQN_PREFIX)) {

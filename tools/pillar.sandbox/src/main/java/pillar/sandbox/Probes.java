@@ -27,10 +27,12 @@ final class Probes {
                 .withDeadlineAfter(CsiController.CALL_DEADLINE_SECONDS, TimeUnit.SECONDS);
         GetPluginInfoResponse info = identity.getPluginInfo(GetPluginInfoRequest.getDefaultInstance());
         var capabilities = identity.getPluginCapabilities(GetPluginCapabilitiesRequest.getDefaultInstance())
-                .getCapabilitiesList().stream().map(c -> c.getService().getType().name()).toList();
+                .getCapabilitiesList().stream().map(c -> c.hasService() ? c.getService().getType().name()
+                        : c.hasVolumeExpansion() ? "VOLUME_EXPANSION_" + c.getVolumeExpansion().getType().name() : c.toString())
+                .toList();
         boolean ready = identity.probe(ProbeRequest.getDefaultInstance()).getReady().getValue();
-        out.printf("  %-10s unix:%s  %s %s, capabilities %s, Probe ready=%s%n", name, socket, info.getName(),
-                info.getVendorVersion(), capabilities, ready);
+        out.printf("  %-10s unix:%s  %s %s, plugin capabilities %s, Probe ready=%s%n", name, socket, info.getName(),
+                info.getVendorVersion(), capabilities.isEmpty() ? "none" : capabilities, ready);
     }
 
     /** The agent's GetCapabilities over TCP (plaintext in the sandbox). */

@@ -1,8 +1,12 @@
 package pillar.sandbox;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.logging.LogManager;
 
 import io.helidon.logging.common.LogConfig;
 
@@ -27,6 +31,7 @@ public final class SandboxMain {
 
     public static void main(String[] args) throws Exception {
         LogConfig.configureRuntime();
+        quietLogging();
         if (args.length == 3 && args[0].equals("train") && args[1].equals("--project")) {
             exit(() -> AotTraining.run(Path.of(args[2]).toAbsolutePath(), System.out));
             return;
@@ -48,6 +53,21 @@ public final class SandboxMain {
             return;
         }
         exit(() -> SandboxRun.run(options, System.out));
+    }
+
+    /**
+     * The sandbox's logging ({@code pillar/sandbox/logging.properties}: warnings only, the emulator's
+     * request lines off), unless the caller named a file in {@code java.util.logging.config.file}.
+     */
+    static void quietLogging() {
+        if (System.getProperty("java.util.logging.config.file") != null) {
+            return;
+        }
+        try (InputStream in = SandboxMain.class.getResourceAsStream("logging.properties")) {
+            LogManager.getLogManager().readConfiguration(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private interface Command {

@@ -33,16 +33,12 @@ final class SandboxRun {
         }
         // kernel messages (e.g. loop devices' WRITE_ZEROES noise) stay in dmesg.log, off the console
         Files.writeString(Path.of("/proc/sys/kernel/printk"), "1");
-        boolean zfs = Files.isDirectory(Path.of("/sys/module/zfs"));
-        if (!zfs && options.backend() == Backend.ZFS) {
-            out.println("--backend zfs: the VM's kernel has no zfs module (dev/vm/setup builds it; dev/sandbox sets PILLAR_VM_ZFS=1)");
+        if (!Files.isDirectory(Path.of("/sys/module/zfs"))) {
+            out.println("the VM's kernel has no zfs module loaded (dev/vm/setup builds it; dev/sandbox sets PILLAR_VM_ZFS=1)");
             return 2;
         }
         out.printf("pillar-csi sandbox: backend %s, volume mode %s, kernel %s%n", options.backend(), options.mode(),
                 System.getProperty("os.version"));
-        if (!zfs) {
-            out.println("note: this VM has no zfs module, so no ZFS pool is created (dev/vm/setup installs zfs-dkms)");
-        }
         List<String> changes = new ArrayList<>();
         Path quickstart = options.project().resolve("examples/quickstart.yaml");
         List<GenericKubernetesResource> objects = SandboxObjects.forSandbox(SandboxObjects.load(quickstart),
@@ -51,7 +47,7 @@ final class SandboxRun {
 
         BedLayout layout = BedLayout.sandbox(options.project(), options.outDir().resolve("logs"));
         int status;
-        try (Bed bed = Bed.start(layout, zfs, objects, out)) {
+        try (Bed bed = Bed.start(layout, true, objects, out)) {
             StorageClass sc = bed.storageClasses().get(SandboxObjects.STORAGE_CLASS);
             out.println("  generated " + Quickstart.describe(sc));
 
@@ -96,7 +92,7 @@ final class SandboxRun {
         env.forEach((k, v) -> reach.append("      ").append(k).append('=').append(v).append('\n'));
         reach.append("  dev/sandbox stop                  stops the workloads, removes the pools, powers the VM off\n");
         reach.append("  logs: ").append(bed.logs()).append('\n');
-        reach.append("  emulated Kubernetes API (in the VM): ").append(bed.kube().url()).append(", kubeconfig ")
+        reach.append("  emulated Kubernetes API (in the VM): ").append(bed.kubeUrl()).append(", kubeconfig ")
                 .append(layout.kubeconfig()).append('\n');
         out.println();
         out.print(reach);

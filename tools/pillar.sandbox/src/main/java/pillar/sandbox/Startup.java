@@ -4,8 +4,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Waits for what starts slowly under emulation (each JVM takes a minute or more), printing every
@@ -18,42 +17,38 @@ final class Startup {
     private Startup() {
     }
 
+    /** Waits until every one of {@code processes} is ready. */
+    static void await(List<WorkloadProcess> processes, Duration deadline, PrintStream out) throws InterruptedException {
+        await(new ArrayList<>(processes), null, null, deadline, out);
+    }
+
     /**
-     * Waits until {@code api} is up and every workload is ready. When the API comes up,
-     * {@code thenStart} (if not null) starts one more workload that needs it, which is waited for too
-     * and added to {@code processes}.
+     * Waits until every one of {@code processes} is ready. When {@code gate} (one of them) is,
+     * {@code thenStart} starts one more that needs it, which is waited for too and added to
+     * {@code processes}.
      */
-    static void await(List<WorkloadProcess> processes, CompletableFuture<KubeApi> api,
-                      Function<KubeApi, WorkloadProcess> thenStart, Duration deadline, PrintStream out)
-            throws InterruptedException {
+    static void await(List<WorkloadProcess> processes, WorkloadProcess gate, Supplier<WorkloadProcess> thenStart,
+                      Duration deadline, PrintStream out) throws InterruptedException {
         long start = System.nanoTime();
         long nextProgress = start + PROGRESS_EVERY.toNanos();
         List<WorkloadProcess> waiting = new ArrayList<>(processes);
-        boolean apiUp = false;
-        while (!waiting.isEmpty() || !apiUp) {
-            if (!apiUp && api.isDone()) {
-                apiUp = true;
-                KubeApi kube = api.join();
-                if (thenStart != null) {
-                    out.printf("  %-10s up after    %5.1f s, serving the CRDs %s%n", "emulated API",
-                            (System.nanoTime() - start) / 1e9, kube.crds());
-                    WorkloadProcess next = thenStart.apply(kube);
-                    processes.add(next);
-                    waiting.add(next);
-                    out.println("  started " + next.name() + " (pid " + next.pid() + "), log " + next.log());
-                }
-            }
+        boolean started = thenStart == null;
+        while (!waiting.isEmpty()) {
             for (WorkloadProcess w : List.copyOf(waiting)) {
                 if (w.ready()) {
                     waiting.remove(w);
                     out.printf("  %-10s ready after %5.1f s%n", w.name(), (System.nanoTime() - start) / 1e9);
                 }
             }
-            long now = System.nanoTime();
-            List<String> pending = new ArrayList<>(waiting.stream().map(WorkloadProcess::name).toList());
-            if (!apiUp) {
-                pending.add("emulated API");
+            if (!started && gate.ready()) {
+                started = true;
+                WorkloadProcess next = thenStart.get();
+                processes.add(next);
+                waiting.add(next);
+                out.println("  started " + next.name() + " (pid " + next.pid() + "), log " + next.log());
             }
+            long now = System.nanoTime();
+            List<String> pending = waiting.stream().map(WorkloadProcess::name).toList();
             if (!pending.isEmpty() && now - start > deadline.toNanos()) {
                 throw new IllegalStateException(pending + " not ready after " + deadline.toMinutes() + " minutes"
                         + (waiting.isEmpty() ? "" : "; the log of " + waiting.getFirst().name() + ":\n"

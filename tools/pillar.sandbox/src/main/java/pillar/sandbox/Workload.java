@@ -25,7 +25,7 @@ import java.util.stream.Stream;
 record Workload(String name, String module, String main, int healthPort, List<String> args) {
     /** JVM flags for a short-lived server under emulation: C1 only, the serial collector, small stacks. */
     static final List<String> JVM_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k",
-            "-XX:-UsePerfData", "-Xmx256m");
+            "-XX:-UsePerfData", "-Xmx192m");
 
     Workload {
         args = List.copyOf(args);

@@ -9,24 +9,30 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
- * A running workload: its process, its log file, and whether its readiness endpoint answers. The
- * sandbox and the end-to-end suite start each workload once and may kill it (SIGKILL, as a crash)
- * and start it again with the same arguments.
+ * A running workload (or the emulated API): its process, its log file, and whether it is ready (its
+ * readiness endpoint answers 200; the emulator has written its kubeconfig). The sandbox and the
+ * end-to-end suite start each once and may kill it (SIGKILL, as a crash) and start it again with
+ * the same command line.
  */
 final class WorkloadProcess implements AutoCloseable {
-    private final Workload workload;
+    private final String name;
+    private final String module;
     private final List<String> command;
     private final Path log;
+    private final BooleanSupplier readyCheck;
     private Process process;
     private long startedAt;
     private long readyAfterMillis = -1;
 
-    private WorkloadProcess(Workload workload, List<String> command, Path log) {
-        this.workload = workload;
+    private WorkloadProcess(String name, String module, List<String> command, Path log, BooleanSupplier readyCheck) {
+        this.name = name;
+        this.module = module;
         this.command = command;
         this.log = log;
+        this.readyCheck = readyCheck;
     }
 
     /**
@@ -36,8 +42,20 @@ final class WorkloadProcess implements AutoCloseable {
      */
     static WorkloadProcess start(Workload workload, Path root, Path aotDir, Path logDir, boolean mayTrain) {
         Path aot = aotDir.resolve(workload.module() + ".aot");
-        WorkloadProcess started = new WorkloadProcess(workload, workload.command(root, aot, mayTrain),
-                logDir.resolve(workload.name() + ".log"));
+        URI health = URI.create("http://127.0.0.1:" + workload.healthPort() + "/observe/health/ready");
+        WorkloadProcess started = new WorkloadProcess(workload.name(), workload.module(),
+                workload.command(root, aot, mayTrain), logDir.resolve(workload.name() + ".log"), () -> status(health) == 200);
+        started.launch();
+        return started;
+    }
+
+    /**
+     * Starts the emulated Kubernetes API as its own process ({@code SandboxMain kube-api}, from the
+     * sandbox tool's class path, with its AOT cache when fresh): ready once it wrote the kubeconfig.
+     */
+    static WorkloadProcess startEmulator(BedLayout layout) {
+        WorkloadProcess started = new WorkloadProcess("kube-api", "pillar.sandbox", Workloads.emulator(layout),
+                layout.logs().resolve("kube-api.log"), () -> Files.isRegularFile(layout.kubeconfig()));
         started.launch();
         return started;
     }
@@ -48,18 +66,19 @@ final class WorkloadProcess implements AutoCloseable {
             process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + workload.name() + ": " + String.join(" ", command), e);
+            throw new UncheckedIOException("cannot start " + name + ": " + String.join(" ", command), e);
         }
         startedAt = System.nanoTime();
         readyAfterMillis = -1;
     }
 
-    Workload workload() {
-        return workload;
+    String name() {
+        return name;
     }
 
-    String name() {
-        return workload.name();
+    /** The module it runs (one process per module records its AOT cache). */
+    String module() {
+        return module;
     }
 
     Path log() {
@@ -76,10 +95,10 @@ final class WorkloadProcess implements AutoCloseable {
             return true;
         }
         if (!process.isAlive()) {
-            throw new IllegalStateException(workload.name() + " exited with status " + process.exitValue()
+            throw new IllegalStateException(name + " exited with status " + process.exitValue()
                     + " before it was ready; its log (" + log + "):\n" + tail());
         }
-        if (status(URI.create("http://127.0.0.1:" + workload.healthPort() + "/observe/health/ready")) == 200) {
+        if (readyCheck.getAsBoolean()) {
             readyAfterMillis = (System.nanoTime() - startedAt) / 1_000_000;
             return true;
         }
@@ -103,7 +122,7 @@ final class WorkloadProcess implements AutoCloseable {
     /** Starts it again with the same command line (after {@link #kill}). */
     void restart() {
         if (process.isAlive()) {
-            throw new IllegalStateException(workload.name() + " is still running");
+            throw new IllegalStateException(name + " is still running");
         }
         launch();
     }

@@ -3,6 +3,7 @@ package pillar.sandbox;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /** The three workloads' command lines for a bed, as their Deployment and DaemonSets would pass them. */
@@ -10,7 +11,34 @@ final class Workloads {
     /** The node ID of the sandbox's worker (node.id; NodeGetInfo reports what the node decides). */
     static final String NODE_NAME = "sandbox-worker";
 
+    /**
+     * The JVM flags of the sandbox tool's own JVMs (the driver, the emulated API). dev/sandbox uses
+     * the same (its {@code java_flags}): an AOT cache is only used with the flags it was recorded with.
+     */
+    static final List<String> SANDBOX_JVM_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+            "-XX:-UsePerfData", "-Xmx256m", "-Xlog:aot=error", "-Xlog:cds=error", "--enable-native-access=ALL-UNNAMED");
+
     private Workloads() {
+    }
+
+    /**
+     * The emulated Kubernetes API as its own JVM ({@code SandboxMain kube-api}), from the sandbox
+     * tool's class path, with the AOT cache {@code dev/sandbox} records on the host when it is newer
+     * than the jars (it is recorded from the same class path and flags).
+     */
+    static List<String> emulator(BedLayout layout) {
+        Path target = layout.project().resolve("tools/pillar.sandbox/target");
+        Path jar = Workload.jar(target, "pillar.sandbox");
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(SANDBOX_JVM_FLAGS);
+        command.addAll(List.of("-cp", jar + ":" + target.resolve("modules") + "/*"));
+        Path aot = layout.aotCaches().resolve("pillar.sandbox.aot");
+        if (Workload.fresh(aot, target.resolve("modules"), jar)) {
+            command.add("-XX:AOTCache=" + aot);
+        }
+        command.addAll(List.of(SandboxMain.class.getName(), "kube-api", Integer.toString(layout.ports().kubeApi()),
+                layout.kubeconfig().toString(), layout.project().resolve("helm/pillar-csi/crds").toString()));
+        return command;
     }
 
     static Workload controller(BedLayout layout) {

@@ -1,0 +1,96 @@
+package pillar.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The end-to-end suite on the real kernel (qemu VM, dev/kernel-it): the three workloads as real
+ * processes from their module paths, the emulated Kubernetes API, real LVM (linear and thin) and
+ * ZFS pools on loop devices, real nvmet and NVMe/TCP, all driven through the real CSI sockets as
+ * the sidecars and kubelet drive them. The workloads start once for the class (a JVM takes minutes
+ * under emulation). The agent's crash comes last: it restarts the agent.
+ *
+ * <p>The lifecycle matrix covers every filesystem once and every backend once (lvm-thin with ext4,
+ * lvm with xfs, zfs with Block), the agent's crash runs on zfs with xfs, the access modes and the
+ * conformance checks on lvm-thin with ext4. {@code PILLAR_SUITE_MATRIX=full} runs all nine
+ * lifecycles instead.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class EndToEndKernelIT {
+    private static final long MIB = 1 << 20;
+
+    @TempDir
+    static Path dir;
+
+    private static SuiteBed suite;
+
+    @BeforeAll
+    static void start() throws Exception {
+        suite = SuiteBed.start(dir, "EndToEndKernelIT");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (suite != null) {
+            suite.close();
+        }
+    }
+
+    @Order(1)
+    @TestFactory
+    Stream<DynamicTest> theWholeLifecycleOfAVolume() {
+        List<Object[]> matrix = "full".equals(System.getenv("PILLAR_SUITE_MATRIX"))
+                ? Stream.of(Backend.values()).flatMap(b -> Stream.of(VolumeMode.values()).map(m -> new Object[] {b, m})).toList()
+                : List.of(new Object[] {Backend.LVM_THIN, VolumeMode.EXT4}, new Object[] {Backend.LVM, VolumeMode.XFS},
+                        new Object[] {Backend.ZFS, VolumeMode.BLOCK});
+        return matrix.stream().map(c -> DynamicTest.dynamicTest(c[0] + " " + c[1], () -> lifecycle((Backend) c[0], (VolumeMode) c[1])));
+    }
+
+    private static void lifecycle(Backend backend, VolumeMode mode) {
+        System.out.println();
+        System.out.println("[suite] lifecycle: " + backend + " " + mode);
+        Lifecycle.Plan plan = new Lifecycle.Plan(backend + " " + mode, mode, mode.fsType(),
+                suite.parameters(backend, mode.fsType()), 320 * MIB, 640 * MIB);
+        Steps.Result result = new Lifecycle(suite.bed.controller(), suite.bed.node(), System.out).run(plan);
+        Steps.summary(result, System.out);
+        assertThat(result.failed()).as("the failed step").isNull();
+        assertThat(result.passed()).as("every step of " + plan.label()).isTrue();
+    }
+
+    @Order(2)
+    @Test
+    void readWriteOnceIsRefusedOnASecondNodeAndWorksThereAfterUnpublish() throws Exception {
+        new AccessModeScenarios(suite).readWriteOnceIsExclusiveUntilUnpublished();
+    }
+
+    @Order(3)
+    @Test
+    void readOnlyManyIsReadOnTwoNodesAtOnceAndWrittenOnNeither() throws Exception {
+        new AccessModeScenarios(suite).readOnlyManyIsReadByTwoNodesAndWrittenByNone();
+    }
+
+    @Order(4)
+    @TestFactory
+    Stream<DynamicTest> csiConformance() {
+        return new CsiConformance(suite).checks();
+    }
+
+    @Order(5)
+    @Test
+    void theAgentKilledAndTheTargetWipedInTheMiddleOfALifecycle() throws Exception {
+        new AgentRecoveryScenario(suite).run(Backend.ZFS, VolumeMode.XFS);
+    }
+}
