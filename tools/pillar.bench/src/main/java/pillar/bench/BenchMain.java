@@ -45,6 +45,8 @@ public final class BenchMain {
         Path logs = layout.root().resolve("target/bench/logs");
         Path work = Files.createTempDirectory(Path.of("/dev/shm"), "pillar-bench-");
         Report report = new Report(System.out);
+        // interrupted (Ctrl-C, SIGTERM): the workload JVMs go too
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> ProcessHandle.current().descendants().forEach(ProcessHandle::destroy)));
         try {
             if (args.flag("tune")) {
                 report.heading("JVM settings for the workloads (`" + reproduce + " --tune`)");
