@@ -43,18 +43,16 @@ public final class BenchMain {
         Path images = Path.of(args.get("images", layout.root().resolve("target/bundle").toString()));
         String reproduce = args.get("reproduce", "dev/bench" + (quick ? " --quick" : ""));
         Path logs = layout.root().resolve("target/bench/logs");
-        if (Files.isDirectory(logs)) {
-            delete(logs); // a log of an earlier run must not be read as this run's
-        }
         Path work = Files.createTempDirectory(Path.of("/dev/shm"), "pillar-bench-");
         Report report = new Report(System.out);
+        // interrupted (Ctrl-C, SIGTERM): the workload JVMs go too
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> ProcessHandle.current().descendants().forEach(ProcessHandle::destroy)));
         try {
             if (args.flag("tune")) {
                 report.heading("JVM settings for the workloads (`" + reproduce + " --tune`)");
                 TuneBench.run(layout, TuneBench.VARIANTS, work, logs, quick ? 100 : 400, report);
-                return;
             }
-            if (groups.contains("1")) {
+            if (!args.flag("tune") && groups.contains("1")) {
                 report.heading("1. Control-plane cost on the host (`" + reproduce + " --group 1`)");
                 report.text("The real controller (module path), agent and node, each its own JVM, over real gRPC (CSI on UNIX"
                         + " sockets, the agent API on TCP) against the emulated Kubernetes API (fabric8's mock server, CRUD"
@@ -68,7 +66,7 @@ public final class BenchMain {
                             report);
                 }
             }
-            if (groups.contains("3") || groups.contains("4")) {
+            if (!args.flag("tune") && (groups.contains("3") || groups.contains("4"))) {
                 try (Cluster cluster = new Cluster(launches, work.resolve("g34"), logs.resolve("g34"))) {
                     int attached = 0;
                     if (groups.contains("3")) {
@@ -82,12 +80,15 @@ public final class BenchMain {
                             attached = FootprintBench.withVolumes(cluster, new int[] {100, 1000}, new Report(System.out));
                         }
                         report.heading("4. Scale (`" + reproduce + " --group 4`)");
-                        ScaleBench.run(cluster, attached, report);
+                        ScaleBench.run(cluster, attached, work.resolve("g4"), quick, report);
                     }
                 }
             }
-        } finally {
             delete(work);
+        } catch (RuntimeException | Error e) {
+            System.err.println("bench: failed; the workloads' state and the launches' logs are kept in " + work);
+            throw e;
+        } finally {
             Files.writeString(args.path("out"), report.markdown());
         }
     }

@@ -90,7 +90,12 @@ public final class Cluster implements AutoCloseable {
 
     /** Starts (or starts again, over the same state directory) the agent; returns its launch-to-ready time. */
     public Duration startAgent() {
-        agent = Daemon.start("agent", launches.fakeAgent(List.of("--port=" + agentPort, "--health-port=" + agentHealth,
+        return startAgent(List.of());
+    }
+
+    /** {@link #startAgent()} with extra JVM flags (an AOT cache). */
+    public Duration startAgent(List<String> extraFlags) {
+        agent = Daemon.start("agent", launches.fakeAgent(extraFlags, List.of("--port=" + agentPort, "--health-port=" + agentHealth,
                 "--state=" + work.resolve("agent-state"), "--volume-bytes=" + VOLUME_BYTES)), logs.resolve("agent-" + ++starts + ".log"));
         Duration ready = agent.awaitReady(agentHealth, PATIENCE);
         readyAfter.put("agent", ready);
@@ -99,14 +104,53 @@ public final class Cluster implements AutoCloseable {
 
     /** Starts (or starts again) the controller; returns its launch-to-ready time (informers synced). */
     public Duration startController() {
+        return startController(List.of());
+    }
+
+    /** {@link #startController()} with extra JVM flags (an AOT cache). */
+    public Duration startController(List<String> extraFlags) {
         Path socket = work.resolve("controller/csi.sock");
-        controller = Daemon.start("controller", launches.real("controller", List.of("--csi.socket=" + socket,
+        controller = Daemon.start("controller", launches.real("controller", extraFlags, List.of("--csi.socket=" + socket,
                 "--health.host=127.0.0.1", "--health.port=" + controllerHealth, "--kubernetes.kubeconfig=" + work.resolve("kubeconfig"),
                 "--controller.namespace=pillar-system")), logs.resolve("controller-" + ++starts + ".log"));
         Duration ready = controller.awaitReady(controllerHealth, PATIENCE);
         readyAfter.put("controller", ready);
         controllerStub = ControllerGrpc.newBlockingStub(channel(socket));
         return ready;
+    }
+
+    /**
+     * An AOT cache for the agent (JDK 25, -XX:AOTCacheOutput): a second fake agent on a state directory
+     * of its own, started to readiness, through one export cycle over gRPC, stopped (it writes the cache).
+     */
+    public void trainAgent(Path cache) {
+        int port = Launches.freePort();
+        int health = Launches.freePort();
+        Daemon training = Daemon.start("agent-training", launches.fakeAgent(List.of("-XX:AOTCacheOutput=" + cache),
+                List.of("--port=" + port, "--health-port=" + health, "--state=" + work.resolve("training-state"))),
+                logs.resolve("agent-training.log"));
+        training.awaitReady(health, PATIENCE);
+        AgentCycle.run(port);
+        training.stop(Duration.ofMinutes(10));
+        requireCache(cache, training);
+    }
+
+    /** An AOT cache for the controller: a second controller started to readiness and stopped. */
+    public void trainController(Path cache) {
+        int health = Launches.freePort();
+        Daemon training = Daemon.start("controller-training", launches.real("controller", List.of("-XX:AOTCacheOutput=" + cache),
+                List.of("--csi.socket=" + work.resolve("training/csi.sock"), "--health.host=127.0.0.1", "--health.port=" + health,
+                        "--kubernetes.kubeconfig=" + work.resolve("kubeconfig"), "--controller.namespace=pillar-system")),
+                logs.resolve("controller-training.log"));
+        training.awaitReady(health, PATIENCE);
+        training.stop(Duration.ofMinutes(10));
+        requireCache(cache, training);
+    }
+
+    private static void requireCache(Path cache, Daemon training) {
+        if (!Files.isRegularFile(cache)) {
+            throw new IllegalStateException(training.name() + " wrote no AOT cache " + cache + "; see " + training.log());
+        }
     }
 
     public void stopAgent() {

@@ -106,7 +106,7 @@ public final class FootprintBench {
         Daemon d = Daemon.start(w, how.real(w, List.of("-XX:AOTCacheOutput=" + cache), args(w, dir, health, kubeconfig)),
                 dir.resolve(w + ".log"));
         d.awaitReady(health, Duration.ofMinutes(3));
-        d.stop(Duration.ofMinutes(3));
+        d.stop(Duration.ofMinutes(10));
         if (!Files.isRegularFile(cache)) {
             throw new IllegalStateException("the training run of " + w + " wrote no AOT cache; see " + d.log());
         }

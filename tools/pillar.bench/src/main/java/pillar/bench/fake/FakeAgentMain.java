@@ -1,9 +1,12 @@
 package pillar.bench.fake;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 import io.helidon.logging.common.LogConfig;
 import pillar.agent.AgentMain;
@@ -11,10 +14,10 @@ import pillar.agent.backend.VolumeBackend;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
-import pillar.agent.export.ExportRecord;
-import pillar.agent.export.ExportStore;
 import pillar.api.agent.v1.BackendKind;
+import pillar.api.durable.AtomicFiles;
 import pillar.api.value.ByteSize;
+import pillar.api.value.VolumeId;
 import pillar.bench.Args;
 
 /**
@@ -37,17 +40,28 @@ public final class FakeAgentMain {
     private FakeAgentMain() {
     }
 
-    public static void main(String[] arguments) {
+    /** The volume IDs the agent's export records are named after (the records themselves are the agent's to read). */
+    private static List<VolumeId> recordedVolumes(Path exports) throws IOException {
+        if (!Files.isDirectory(exports)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(exports)) {
+            return files.filter(f -> !AtomicFiles.isTemporary(f)).map(f -> VolumeId.of(f.getFileName().toString())).toList();
+        }
+    }
+
+    public static void main(String[] arguments) throws IOException {
         LogConfig.configureRuntime();
         Args args = Args.parse(arguments);
         Path state = args.path("state");
         FakeConfigfsTree tree = FakeConfigfsTree.create();
         MemoryBackend backend = new MemoryBackend(BACKEND, TOTAL, Path.of("/dev"), tree);
 
+        // the volumes of the export records (named after them) exist, as LVM keeps them across a reboot
         long restoring = System.nanoTime();
-        List<ExportRecord> recorded = new ExportStore(state).list();
         ByteSize size = ByteSize.of(args.number("volume-bytes", ByteSize.GIB));
-        recorded.forEach(r -> backend.create(r.volume(), size, Map.of()));
+        List<VolumeId> recorded = recordedVolumes(state.resolve("exports"));
+        recorded.forEach(id -> backend.create(id, size, Map.of()));
         long restored = System.nanoTime() - restoring;
 
         List<BackendConfig> backends = List.of(new BackendConfig(BACKEND, BackendKind.BACKEND_KIND_LVM_THIN, VOLUME_GROUP,

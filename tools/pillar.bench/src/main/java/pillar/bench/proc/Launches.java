@@ -56,12 +56,12 @@ public final class Launches {
         return layout.runtime(workload).isPresent();
     }
 
-    public List<String> fakeAgent(List<String> args) {
-        return fakeBacked("agent", "pillar.bench.fake.FakeAgentMain", args);
+    public List<String> fakeAgent(List<String> extraFlags, List<String> args) {
+        return fakeBacked("agent", extraFlags, "pillar.bench.fake.FakeAgentMain", args);
     }
 
     public List<String> fakeNode(List<String> args) {
-        return fakeBacked("node", "pillar.bench.fake.FakeNodeMain", args);
+        return fakeBacked("node", List.of(), "pillar.bench.fake.FakeNodeMain", args);
     }
 
     /**
@@ -90,10 +90,11 @@ public final class Launches {
      * ({@code --patch-module}) turns the JVM's class-data sharing off, and that would make these JVMs
      * bigger and slower to start than the deployed ones.
      */
-    private List<String> fakeBacked(String workload, String main, List<String> args) {
+    private List<String> fakeBacked(String workload, List<String> extraFlags, String main, List<String> args) {
         String[] modulePath = layout.modulePath(workload).split(":");
         List<String> command = new ArrayList<>(List.of(java));
         command.addAll(flags);
+        command.addAll(extraFlags);
         command.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-cp", String.join(":", layout.benchJar().toString(),
                 modulePath[1], layout.testJar(workload).toString(), modulePath[0] + "/*"), main));
         command.addAll(args);

@@ -18,7 +18,7 @@ import pillar.bench.Report;
  * (LVM thin, nvmet over NVMe/TCP on loopback, ext4), phase by phase, done by pillar-csi and by the
  * bare commands in turn, in the same run, so that both see the same kernel and the same load.
  *
- * <p>{@code VmBench --out=FILE [--reps=N]}: a volume group on a loop device in the guest's tmpfs,
+ * <p>{@code VmBench --out=FILE [--reps=N] [--quick]}: a volume group on a loop device in the guest's tmpfs,
  * pillar-csi's agent and node in this JVM ({@link Pillar}), then N repetitions of the phases; the
  * median of each side and their ratio go to FILE (Markdown). Fails unless PILLAR_KERNEL_VM=1.
  */
@@ -42,6 +42,7 @@ public final class VmBench {
             System.exit(2);
         }
         int reps = args.integer("reps", 3);
+        boolean quick = args.flag("quick");
         Path work = Files.createDirectories(Path.of("/tmp/pillar-vmbench"));
         Path image = work.resolve("pv.img");
         try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
@@ -56,11 +57,13 @@ public final class VmBench {
             Phases phases = declare();
             try (Pillar pillar = new Pillar(work, Path.of("/sys/kernel/config"), VG, POOL)) {
                 Bare bare = new Bare(VG, POOL);
-                System.out.println("[vmbench] warm-up repetition (not counted)");
-                new Repetition(pillar, bare, declare(), work, 0).run();
+                if (!quick) {
+                    System.out.println("[vmbench] warm-up repetition (not counted)");
+                    new Repetition(pillar, bare, declare(), work, 0, true).run();
+                }
                 for (int r = 1; r <= reps; r++) {
                     System.out.println("[vmbench] repetition " + r + " of " + reps);
-                    new Repetition(pillar, bare, phases, work, r).run();
+                    new Repetition(pillar, bare, phases, work, r, !quick).run();
                 }
             }
             report.heading("2. The real-kernel lifecycle in the VM (`dev/bench --group 2`)");
@@ -70,7 +73,8 @@ public final class VmBench {
                     java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) + "`), the agent called over"
                     + " gRPC as the controller calls it; the node's phases are the steps of NodeStageVolume and NodeUnstageVolume"
                     + " (its initiator, sysfs, tools and mounter), and the whole calls are timed over its CSI socket too. Each phase"
-                    + " alternates: pillar-csi, then the bare commands; a warm-up repetition, then " + reps
+                    + " alternates: pillar-csi, then the bare commands; " + (quick ? "QUICK: no warm-up (pillar-csi's first calls"
+                    + " include the JIT's warm-up) and no whole node calls, " : "a warm-up repetition, then ") + reps
                     + " counted; medians.");
             phases.report(report, 1.15);
         } finally {
