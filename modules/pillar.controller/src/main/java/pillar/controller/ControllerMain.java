@@ -77,7 +77,8 @@ public final class ControllerMain {
         Leading now = () -> leading.get().now();
         BooleanSupplier ready = () -> !now.now() || reconcilers.ready();
         try {
-            IdentityService identity = new IdentityService(List.of(PluginCapability.Service.Type.CONTROLLER_SERVICE), true, ready);
+            IdentityService identity = new IdentityService(List.of(PluginCapability.Service.Type.CONTROLLER_SERVICE,
+                    PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS), true, ready);
             WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", ready);
             ControllerService service = new ControllerService(client, agents, new AgentTargets(client, config.agentTls().isPresent()),
                     locks, now);

@@ -83,6 +83,8 @@ class ControllerMainIT {
                         .getPluginCapabilities(GetPluginCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
                         .containsExactly(PluginCapability.newBuilder().setService(PluginCapability.Service.newBuilder()
                                         .setType(PluginCapability.Service.Type.CONTROLLER_SERVICE)).build(),
+                                PluginCapability.newBuilder().setService(PluginCapability.Service.newBuilder()
+                                        .setType(PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS)).build(),
                                 PluginCapability.newBuilder().setVolumeExpansion(PluginCapability.VolumeExpansion.newBuilder()
                                         .setType(PluginCapability.VolumeExpansion.Type.ONLINE)).build());
                 assertThat(IdentityGrpc.newBlockingStub(channel).probe(ProbeRequest.getDefaultInstance()).getReady().getValue())

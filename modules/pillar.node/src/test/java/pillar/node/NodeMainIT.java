@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.grpc.ManagedChannel;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import pillar.api.csi.v1.ControllerGrpc;
 import pillar.api.csi.v1.CreateVolumeRequest;
+import pillar.api.csi.v1.GetPluginCapabilitiesRequest;
 import pillar.api.csi.v1.GetPluginInfoRequest;
 import pillar.api.csi.v1.IdentityGrpc;
 import pillar.api.csi.v1.NodeGrpc;
@@ -22,6 +24,7 @@ import pillar.api.csi.v1.NodeGetCapabilitiesRequest;
 import pillar.api.csi.v1.NodeGetInfoRequest;
 import pillar.api.csi.v1.NodeServiceCapability;
 import pillar.api.csi.v1.NodeStageVolumeRequest;
+import pillar.api.csi.v1.PluginCapability;
 import pillar.api.csi.v1.ProbeRequest;
 import pillar.api.server.Channels;
 import pillar.api.server.CsiEndpoint;
@@ -54,6 +57,12 @@ class NodeMainIT {
                 // the node ID is the host NQN, generated into the hostnqn file on first start
                 assertThat(node.nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()).getNodeId())
                         .isEqualTo(Files.readString(dir.resolve("etc/hostnqn")).strip()).startsWith("nqn.");
+                // pillar-csi's one topology segment, which kubelet turns into the node's label
+                assertThat(node.nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()).getAccessibleTopology().getSegmentsMap())
+                        .containsExactly(Map.entry("topology.pillar.csi.io/fabric", "nvme-tcp"));
+                assertThat(identity.getPluginCapabilities(GetPluginCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
+                        .extracting(c -> c.getService().getType())
+                        .containsExactly(PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS);
                 assertThat(node.nodeGetCapabilities(NodeGetCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
                         .extracting(c -> c.getRpc().getType())
                         .contains(NodeServiceCapability.RPC.Type.STAGE_UNSTAGE_VOLUME,

@@ -19,6 +19,7 @@ import pillar.api.csi.v1.GetPluginInfoRequest;
 import pillar.api.csi.v1.IdentityGrpc;
 import pillar.api.csi.v1.NodeExpandVolumeRequest;
 import pillar.api.csi.v1.NodeGetCapabilitiesRequest;
+import pillar.api.csi.v1.NodeGetInfoRequest;
 import pillar.api.csi.v1.NodeGetVolumeStatsRequest;
 import pillar.api.csi.v1.NodePublishVolumeRequest;
 import pillar.api.csi.v1.NodeServiceCapability.RPC.Type;
@@ -30,6 +31,7 @@ import pillar.api.csi.v1.ProbeRequest;
 import pillar.api.csi.v1.Volume;
 import pillar.api.csi.v1.VolumeCapability;
 import pillar.api.server.Driver;
+import pillar.api.server.Fabric;
 
 /**
  * The node's half of {@link CsiConformance} (and the Identity service, on the node's socket): each
@@ -57,18 +59,21 @@ final class NodeConformance {
     /** Identity, NodeGetCapabilities, NodeGetInfo, NodeStage, NodePublish and NodeGetVolumeStats. */
     List<DynamicTest> stageAndPublish() {
         return List.of(
-                DynamicTest.dynamicTest("Identity on the node's socket: its name and version, ready, no plugin capability", () -> {
+                DynamicTest.dynamicTest("Identity on the node's socket: its name and version, ready, topology but no controller", () -> {
                     IdentityGrpc.IdentityBlockingStub identity = IdentityGrpc.newBlockingStub(node.channel());
                     assertThat(identity.getPluginInfo(GetPluginInfoRequest.getDefaultInstance()).getName()).isEqualTo(Driver.NAME);
                     assertThat(identity.probe(ProbeRequest.getDefaultInstance()).getReady().getValue()).isTrue();
                     assertThat(identity.getPluginCapabilities(GetPluginCapabilitiesRequest.getDefaultInstance())
-                            .getCapabilitiesList()).extracting(PluginCapability::hasService).doesNotContain(true);
+                            .getCapabilitiesList()).extracting(c -> c.getService().getType())
+                            .containsExactly(PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS);
                 }),
                 DynamicTest.dynamicTest("NodeGetCapabilities and NodeGetInfo: stage, stats, expand, condition; the host NQN", () -> {
                     assertThat(node.stub().nodeGetCapabilities(NodeGetCapabilitiesRequest.getDefaultInstance())
                             .getCapabilitiesList()).extracting(c -> c.getRpc().getType()).contains(Type.STAGE_UNSTAGE_VOLUME,
                             Type.GET_VOLUME_STATS, Type.EXPAND_VOLUME, Type.VOLUME_CONDITION);
                     assertThat(node.nodeId()).isEqualTo(Files.readString(hostNqnFile).strip());
+                    assertThat(node.stub().nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()).getAccessibleTopology())
+                            .isEqualTo(Fabric.segment());
                 }),
                 DynamicTest.dynamicTest("NodeStageVolume: arguments required; twice OK with one mount", () -> {
                     staging = node.stagingPath(volume.get().getVolumeId(), volume.get().getVolumeId(), false);

@@ -26,6 +26,7 @@ import pillar.api.csi.v1.GetCapacityResponse;
 import pillar.api.csi.v1.ValidateVolumeCapabilitiesRequest;
 import pillar.api.csi.v1.ValidateVolumeCapabilitiesResponse;
 import pillar.api.csi.v1.VolumeCapability;
+import pillar.api.server.Fabric;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
@@ -90,6 +91,11 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
             }
             if (r.getMutableParametersMapCount() > 0) {
                 throw CsiException.invalid("mutable_parameters_map: volume modification is not supported");
+            }
+            if (r.hasAccessibilityRequirements() && r.getAccessibilityRequirements().getRequisiteCount() > 0
+                    && !Fabric.anyIncludes(r.getAccessibilityRequirements().getRequisiteList())) {
+                throw CsiException.exhausted("accessibility_requirements: a pillar-csi volume is accessible only from "
+                        + Fabric.KEY + "=" + Fabric.VALUE + " (nodes running pillar-node), which no requisite segment includes");
             }
             VolumeId id = VolumeIds.of(name);
             return locks.run(id, () -> {
@@ -199,7 +205,9 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     @Override
     public void getCapacity(GetCapacityRequest r, StreamObserver<GetCapacityResponse> response) {
-        unary("GetCapacity", response, () -> capacity.capacity(r.getVolumeCapabilitiesList(), r.getParametersMap()));
+        unary("GetCapacity", response, () -> r.hasAccessibleTopology() && !Fabric.includes(r.getAccessibleTopology())
+                ? GetCapacityResponse.newBuilder().setAvailableCapacity(0).build()
+                : capacity.capacity(r.getVolumeCapabilitiesList(), r.getParametersMap()));
     }
 
     @Override

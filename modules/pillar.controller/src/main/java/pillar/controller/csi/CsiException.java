@@ -45,6 +45,10 @@ public final class CsiException extends RuntimeException {
         return new CsiException(Status.Code.OUT_OF_RANGE, message);
     }
 
+    static CsiException exhausted(String message) {
+        return new CsiException(Status.Code.RESOURCE_EXHAUSTED, message);
+    }
+
     static CsiException aborted(String message) {
         return new CsiException(Status.Code.ABORTED, message);
     }

@@ -11,6 +11,7 @@ import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.Volume;
 import pillar.api.context.VolumeContext;
 import pillar.api.csi.v1.CreateVolumeResponse;
+import pillar.api.server.Fabric;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;
@@ -58,6 +59,7 @@ final class Provisioner {
         pillar.api.csi.v1.Volume.Builder volume = pillar.api.csi.v1.Volume.newBuilder()
                 .setVolumeId(id.value())
                 .setCapacityBytes(Records.capacity(state))
+                .addAccessibleTopology(Fabric.segment())
                 .putVolumeContext(VolumeContext.BACKEND, spec.getBackendKind());
         if (spec.getMkfsOptions() != null) {
             volume.putVolumeContext(VolumeContext.MKFS_OPTIONS, spec.getMkfsOptions());

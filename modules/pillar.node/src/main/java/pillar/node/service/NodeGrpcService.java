@@ -26,6 +26,7 @@ import pillar.api.csi.v1.NodeUnpublishVolumeResponse;
 import pillar.api.csi.v1.NodeUnstageVolumeRequest;
 import pillar.api.csi.v1.NodeUnstageVolumeResponse;
 import pillar.api.exec.CommandFailedException;
+import pillar.api.server.Fabric;
 import pillar.api.value.InvalidValueException;
 import pillar.node.nvme.InitiatorException;
 import pillar.node.stage.StageRecordException;
@@ -136,10 +137,12 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
     /**
      * The CSI node ID is this host's NVMe host NQN: the controller publishes a volume to it by
      * allowing exactly that NQN in the target's ACL, so the ID the CO passes back is what the ACL needs.
+     * Its topology is pillar-csi's one segment ({@link Fabric}).
      */
     @Override
     public void nodeGetInfo(NodeGetInfoRequest request, StreamObserver<NodeGetInfoResponse> response) {
-        response.onNext(NodeGetInfoResponse.newBuilder().setNodeId(ports.hostNqn().value()).build());
+        response.onNext(NodeGetInfoResponse.newBuilder().setNodeId(ports.hostNqn().value())
+                .setAccessibleTopology(Fabric.segment()).build());
         response.onCompleted();
     }
 

@@ -21,6 +21,8 @@ import pillar.api.csi.v1.ControllerExpandVolumeRequest;
 import pillar.api.csi.v1.ControllerGetCapabilitiesRequest;
 import pillar.api.csi.v1.ControllerServiceCapability;
 import pillar.api.csi.v1.GetCapacityRequest;
+import pillar.api.csi.v1.Topology;
+import pillar.api.csi.v1.TopologyRequirement;
 import pillar.api.csi.v1.ValidateVolumeCapabilitiesRequest;
 import pillar.api.csi.v1.Volume;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
@@ -218,5 +220,32 @@ class VolumeLifecycleIT {
         assertThat(harness.csi().getCapacity(GetCapacityRequest.newBuilder().putAllParameters(Requests.parameters())
                 .addVolumeCapabilities(Requests.mount(Mode.MULTI_NODE_MULTI_WRITER, "")).build()).getAvailableCapacity()).isZero();
         assertThat(harness.csi().getCapacity(GetCapacityRequest.getDefaultInstance()).getAvailableCapacity()).isEqualTo(99 * GIB);
+    }
+
+    /**
+     * pillar-csi's one topology segment: what external-provisioner's capacity tracking keys
+     * CSIStorageCapacity on, and what a volume's PersistentVolume requires of a node.
+     */
+    @Test
+    void topologyIsTheOneFabricSegment() {
+        Topology ours = Topology.newBuilder().putSegments("topology.pillar.csi.io/fabric", "nvme-tcp").build();
+        Topology other = Topology.newBuilder().putSegments("topology.kubernetes.io/zone", "a").build();
+        Volume volume = harness.csi().createVolume(Requests.create("pvc-t1", GIB).toBuilder()
+                .setAccessibilityRequirements(TopologyRequirement.newBuilder().addRequisite(other).addRequisite(ours)
+                        .addPreferred(ours)).build()).getVolume();
+        assertThat(volume.getAccessibleTopologyList()).containsExactly(ours);
+        assertThat(harness.csi().createVolume(Requests.create("pvc-t1", GIB)).getVolume().getAccessibleTopologyList())
+                .as("the repeat answers the same volume").containsExactly(ours);
+
+        assertCode(Status.Code.RESOURCE_EXHAUSTED, () -> harness.csi().createVolume(Requests.create("pvc-t2", GIB).toBuilder()
+                .setAccessibilityRequirements(TopologyRequirement.newBuilder().addRequisite(other)).build()));
+        assertThat(harness.state("pvc-t2")).as("a refused topology creates nothing").isEmpty();
+
+        GetCapacityRequest capacity = GetCapacityRequest.newBuilder().putAllParameters(Requests.parameters())
+                .addVolumeCapabilities(Requests.rwo()).build();
+        assertThat(harness.csi().getCapacity(capacity.toBuilder().setAccessibleTopology(ours).build())
+                .getAvailableCapacity()).isEqualTo(harness.csi().getCapacity(capacity).getAvailableCapacity()).isPositive();
+        assertThat(harness.csi().getCapacity(capacity.toBuilder().setAccessibleTopology(other).build())
+                .getAvailableCapacity()).as("a segment without pillar-node nodes").isZero();
     }
 }
