@@ -48,7 +48,8 @@ public final class Backends {
     /** The adapter for one backend. */
     public static VolumeBackend of(BackendConfig config, ProcessRunner runner, Host host) {
         return switch (config.kind()) {
-            case BACKEND_KIND_LVM_LINEAR, BACKEND_KIND_LVM_THIN -> new LvmVolumeBackend(config, runner, host.commandTimeout(), host.deviceTimeout());
+            case BACKEND_KIND_LVM_LINEAR, BACKEND_KIND_LVM_THIN -> new LvmVolumeBackend(config, runner, host.devRoot(),
+                    host.commandTimeout(), host.deviceTimeout());
             case BACKEND_KIND_ZFS_ZVOL -> new ZfsVolumeBackend(config, runner, host.devRoot(), host.sysRoot(), host.zvolId(),
                     host.commandTimeout(), host.deviceTimeout());
             default -> throw new IllegalArgumentException("backend " + config.name() + " has no supported kind: " + config.kind());

@@ -18,6 +18,7 @@ import pillar.agent.config.BackendConfig;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.exec.Command;
 import pillar.api.exec.CommandFailedException;
+import pillar.api.exec.CommandResult;
 import pillar.api.exec.ProcessRunner;
 import pillar.api.value.ByteSize;
 import pillar.api.value.InvalidValueException;
@@ -47,26 +48,31 @@ public final class LvmVolumeBackend implements VolumeBackend {
     public static final String TAG = "pillar-csi";
     /** LV name prefixes LVM reserves for itself ("Names starting "snapshot" are reserved"). */
     private static final List<String> RESERVED_PREFIXES = List.of("snapshot", "pvmove");
-    private static final Duration DEVICE_POLL = Duration.ofMillis(50);
+    private static final Duration DEVICE_POLL = Duration.ofMillis(20);
     private static final Logger LOG = Logger.getLogger(LvmVolumeBackend.class.getName());
 
     private final BackendConfig config;
     private final ProcessRunner runner;
+    private final Path devRoot;
     private final Duration commandTimeout;
     private final Duration deviceTimeout;
     private final boolean thin;
+    /** The volume group's extent size as the last report gave it; 0 until one did. */
+    private volatile long extentSize;
 
     /**
      * @param config         an {@code lvm} or {@code lvm-thin} backend: the volume group, and the thin pool
+     * @param devRoot        where LVM makes {@code <vg>/<lv>} ({@code /dev}, LVM's devices/dir)
      * @param commandTimeout the deadline of each lvm command
      * @param deviceTimeout  how long to wait for an LV's device node to appear
      */
-    public LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Duration commandTimeout, Duration deviceTimeout) {
+    public LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Duration commandTimeout, Duration deviceTimeout) {
         if (config.kind() != BackendKind.BACKEND_KIND_LVM_LINEAR && config.kind() != BackendKind.BACKEND_KIND_LVM_THIN) {
             throw new IllegalArgumentException("backend " + config.name() + " is not an lvm backend: " + config.kind());
         }
         this.config = config;
         this.runner = runner;
+        this.devRoot = devRoot;
         this.commandTimeout = commandTimeout;
         this.deviceTimeout = deviceTimeout;
         this.thin = config.kind() == BackendKind.BACKEND_KIND_LVM_THIN;
@@ -84,22 +90,9 @@ public final class LvmVolumeBackend implements VolumeBackend {
         if (size.bytes() <= 0) {
             throw new BackendException(Kind.OUT_OF_RANGE, "a volume needs a size above 0 bytes");
         }
-        Optional<Lv> existing = lookup(id);
-        if (existing.isPresent()) {
-            return adopt(existing.get(), id, size);
-        }
-        Vg vg = volumeGroup();
-        ByteSize rounded = roundUp(size, vg.extentSize());
-        if (!thin) {
-            if (rounded.bytes() > vg.size()) {
-                throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + rounded + " is larger than volume group "
-                        + config.pool() + " (" + ByteSize.of(vg.size()) + ")");
-            }
-            if (rounded.bytes() > vg.free()) {
-                throw new BackendException(Kind.NO_SPACE, "volume group " + config.pool() + " has " + ByteSize.of(vg.free())
-                        + " free, volume " + id + " needs " + rounded);
-            }
-        }
+        // lvcreate first: it refuses an existing name, and only then is the existing LV read (one
+        // command for a new volume, where listing first cost an lvs and a vgs every time)
+        ByteSize rounded = roundUp(size, extentSize());
         List<String> argv = new ArrayList<>(List.of("lvcreate", "-y", "--wipesignatures", "y"));
         if (thin) {
             argv.addAll(List.of("--addtag", TAG, "-n", id.value(), "-V", rounded.bytes() + "b", "--thinpool", config.parent()));
@@ -107,22 +100,45 @@ public final class LvmVolumeBackend implements VolumeBackend {
             argv.addAll(List.of("--zero", "y", "--addtag", TAG, "-n", id.value(), "-L", rounded.bytes() + "b"));
         }
         argv.add(config.pool());
+        CommandResult result;
         try {
-            run(argv);
+            result = runner.run(new Command(argv, commandTimeout));
         } catch (CommandFailedException e) {
             switch (LvmFailure.of(e)) {
                 case EXISTS -> {
                     return adopt(lookup(id).orElseThrow(() -> failed("lvcreate says " + id + " exists, lvs does not show it", e)), id, size);
                 }
-                case NO_SPACE -> throw new BackendException(Kind.NO_SPACE, where() + " has no room for " + rounded + ": "
-                        + Texts.oneLine(e.stderr()), e);
+                case NO_SPACE -> throw noSpace(id, rounded, e);
                 case VG_NOT_FOUND, POOL_NOT_FOUND -> throw unavailable(e);
                 default -> throw failed("lvcreate of " + id + " failed", e);
             }
         }
-        Lv created = lookup(id).orElseThrow(() -> new BackendException(Kind.FAILED, "lvcreate made " + id + " but lvs does not show it"));
-        LOG.info(() -> "created " + lvPath(id) + (thin ? " in thin pool " + config.parent() : "") + " of " + ByteSize.of(created.size()));
-        return usable(id, created);
+        long created = rounded.bytes();
+        if (rounded(result)) {
+            // the extent size changed since it was learnt: LVM rounded again, so the LV says what it is
+            created = lookup(id).orElseThrow(() -> new BackendException(Kind.FAILED, "lvcreate made " + id + " but lvs does not show it"))
+                    .size();
+        }
+        long bytes = created;
+        LOG.info(() -> "created " + lvPath(id) + (thin ? " in thin pool " + config.parent() : "") + " of " + ByteSize.of(bytes));
+        return new BackendVolume(id, ByteSize.of(bytes), awaitNode(id, devRoot.resolve(config.pool()).resolve(id.value())));
+    }
+
+    /** lvcreate failed for space: beyond the whole group is OUT_OF_RANGE (never fits), else NO_SPACE. */
+    private BackendException noSpace(VolumeId id, ByteSize rounded, CommandFailedException e) {
+        if (!thin) {
+            Vg vg = volumeGroup();
+            if (rounded.bytes() > vg.size()) {
+                return new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + rounded + " is larger than volume group "
+                        + config.pool() + " (" + ByteSize.of(vg.size()) + ")", e);
+            }
+        }
+        return new BackendException(Kind.NO_SPACE, where() + " has no room for " + rounded + ": " + Texts.oneLine(e.stderr()), e);
+    }
+
+    /** Whether LVM says it rounded the size (it prints "Rounding up size to full physical extent ..."). */
+    private static boolean rounded(CommandResult result) {
+        return (result.stdout() + result.stderr()).contains("Rounding");
     }
 
     @Override
@@ -131,18 +147,19 @@ public final class LvmVolumeBackend implements VolumeBackend {
     }
 
     @Override
-    public BackendVolume expand(VolumeId id, ByteSize required) {
+    public ByteSize expand(VolumeId id, ByteSize required) {
         Lv lv = lookup(id).filter(this::owns)
                 .orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist in " + where()));
         ByteSize rounded = roundUp(required, lv.extentSize());
         if (rounded.bytes() == lv.size()) {
-            return usable(id, lv);
+            return rounded;
         }
         if (rounded.bytes() < lv.size()) {
             throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " is " + ByteSize.of(lv.size()) + "; " + required
                     + " would shrink it, and volumes never shrink");
         }
         try {
+            // a multiple of the extent size lvs just reported: lvextend makes exactly this size
             run(List.of("lvextend", "-L", rounded.bytes() + "b", lvPath(id)));
         } catch (CommandFailedException e) {
             throw switch (LvmFailure.of(e)) {
@@ -153,9 +170,8 @@ public final class LvmVolumeBackend implements VolumeBackend {
                 default -> failed("lvextend of " + id + " failed", e);
             };
         }
-        Lv grown = lookup(id).orElseThrow(() -> new BackendException(Kind.FAILED, "volume " + id + " vanished while it grew"));
-        LOG.info(() -> "grew " + lvPath(id) + " from " + ByteSize.of(lv.size()) + " to " + ByteSize.of(grown.size()));
-        return usable(id, grown);
+        LOG.info(() -> "grew " + lvPath(id) + " from " + ByteSize.of(lv.size()) + " to " + rounded);
+        return rounded;
     }
 
     @Override
@@ -195,6 +211,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
         }
         List<BackendVolume> volumes = new ArrayList<>();
         for (Lv lv : lvs) {
+            extentSize = lv.extentSize();
             if (!owns(lv)) {
                 continue;
             }
@@ -238,7 +255,9 @@ public final class LvmVolumeBackend implements VolumeBackend {
     private Optional<Lv> lookup(VolumeId id) {
         try {
             String json = run(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o", LvmReport.LV_FIELDS, lvPath(id)));
-            return LvmReport.lvs(json).stream().filter(lv -> lv.name().equals(id.value())).findFirst();
+            Optional<Lv> lv = LvmReport.lvs(json).stream().filter(l -> l.name().equals(id.value())).findFirst();
+            lv.ifPresent(l -> extentSize = l.extentSize());
+            return lv;
         } catch (CommandFailedException e) {
             return switch (LvmFailure.of(e)) {
                 case LV_NOT_FOUND -> Optional.empty();
@@ -251,8 +270,10 @@ public final class LvmVolumeBackend implements VolumeBackend {
     private Vg volumeGroup() {
         try {
             String json = run(List.of("vgs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o", LvmReport.VG_FIELDS, config.pool()));
-            return LvmReport.vgs(json).stream().filter(vg -> vg.name().equals(config.pool())).findFirst()
+            Vg vg = LvmReport.vgs(json).stream().filter(v -> v.name().equals(config.pool())).findFirst()
                     .orElseThrow(() -> new BackendException(Kind.UNAVAILABLE, "volume group " + config.pool() + " does not exist"));
+            extentSize = vg.extentSize();
+            return vg;
         } catch (CommandFailedException e) {
             throw LvmFailure.of(e) == LvmFailure.VG_NOT_FOUND ? unavailable(e) : failed("vgs of " + config.pool() + " failed", e);
         }
@@ -286,10 +307,22 @@ public final class LvmVolumeBackend implements VolumeBackend {
                 throw failed("activating " + lvPath(id) + " failed", e);
             }
         }
-        DeviceWait.await("LV " + lvPath(id), deviceTimeout, DEVICE_POLL,
+        return new BackendVolume(id, ByteSize.of(lv.size()), awaitNode(id, device));
+    }
+
+    private Path awaitNode(VolumeId id, Path device) {
+        return DeviceWait.await("LV " + lvPath(id), deviceTimeout, DEVICE_POLL,
                 "LVM makes the node itself when udev rules are off; is activation/udev_rules set for a host without udev?",
                 () -> Files.exists(device) ? Optional.of(device) : Optional.empty());
-        return new BackendVolume(id, ByteSize.of(lv.size()), device);
+    }
+
+    /**
+     * The extent size sizes are rounded to: learnt from any report of the group (a linear backend's
+     * start-up capacity check gives it), else asked with vgs once. A stale value is caught by lvcreate's "Rounding up".
+     */
+    private long extentSize() {
+        long known = extentSize;
+        return known > 0 ? known : volumeGroup().extentSize();
     }
 
     private boolean owns(Lv lv) {

@@ -33,8 +33,9 @@ public interface VolumeBackend {
     /**
      * Grows the volume to at least {@code required} bytes. At or above that size already: no
      * change. Smaller than the current size: {@code OUT_OF_RANGE} (never shrinks). Missing: {@code NOT_FOUND}.
+     * Returns the volume's size now; the device is not looked for (an export already names it).
      */
-    BackendVolume expand(VolumeId id, ByteSize required);
+    ByteSize expand(VolumeId id, ByteSize required);
 
     /** Destroys the volume; a missing one is success. The caller unexports it first. */
     void delete(VolumeId id);

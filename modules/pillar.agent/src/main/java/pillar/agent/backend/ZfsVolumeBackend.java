@@ -44,7 +44,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     private static final String MANAGED_VALUE = "true";
     /** ZFS_MAX_DATASET_NAME_LEN is 256 including the terminating NUL. */
     private static final int MAX_DATASET_NAME = 255;
-    private static final Duration DEVICE_POLL = Duration.ofMillis(100);
+    private static final Duration DEVICE_POLL = Duration.ofMillis(50);
     private static final Logger LOG = Logger.getLogger(ZfsVolumeBackend.class.getName());
 
     private final BackendConfig config;
@@ -87,21 +87,8 @@ public final class ZfsVolumeBackend implements VolumeBackend {
             throw new BackendException(Kind.OUT_OF_RANGE, "a volume needs a size above 0 bytes");
         }
         ByteSize rounded = roundUp(size, opts.volblocksize());
-        Optional<Zvol> existing = lookup(dataset);
-        if (existing.isPresent()) {
-            return adopt(existing.get(), id, rounded, opts);
-        }
-        Space space = space();
-        if (!opts.sparse()) {
-            if (rounded.bytes() > space.total()) {
-                throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + rounded + " is larger than " + parent
-                        + " (" + ByteSize.of(space.total()) + "); ask for sparse=true to overcommit");
-            }
-            if (rounded.bytes() > space.available()) {
-                throw new BackendException(Kind.NO_SPACE, parent + " has " + ByteSize.of(space.available()) + " available, volume "
-                        + id + " needs " + rounded + " and its metadata");
-            }
-        }
+        // zfs create first: it refuses an existing dataset, and only then is that one read (one
+        // command for a new volume, where reading first cost two zfs get every time)
         List<String> argv = new ArrayList<>(List.of("zfs", "create", "-V", Long.toString(rounded.bytes()),
                 "-b", Long.toString(opts.volblocksize())));
         if (opts.sparse()) {
@@ -115,18 +102,28 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         } catch (CommandFailedException e) {
             switch (ZfsFailure.of(e)) {
                 case EXISTS -> {
-                    Zvol raced = lookup(dataset).orElseThrow(() -> failed("zfs says " + dataset + " exists, zfs get does not find it", e));
-                    return adopt(raced, id, rounded, opts);
+                    Zvol existing = lookup(dataset).orElseThrow(() -> failed("zfs says " + dataset + " exists, zfs get does not find it", e));
+                    return adopt(existing, id, rounded, opts);
                 }
-                case NO_SPACE -> throw new BackendException(Kind.NO_SPACE, parent + " has no room for " + rounded + ": "
-                        + Texts.oneLine(e.stderr()), e);
+                case NO_SPACE -> throw noSpace(id, rounded, e);
                 case NO_PARENT, NOT_FOUND -> throw unavailable(e);
                 default -> throw failed("zfs create of " + dataset + " failed", e);
             }
         }
-        Zvol created = lookup(dataset).orElseThrow(() -> new BackendException(Kind.FAILED, "zfs created " + dataset + " but cannot read it"));
-        LOG.info(() -> "created zvol " + dataset + " of " + ByteSize.of(created.volsize()) + (opts.sparse() ? " (sparse)" : ""));
-        return usable(id, created);
+        // ZFS takes a volsize that is a multiple of volblocksize as it is (any other it refuses)
+        LOG.info(() -> "created zvol " + dataset + " of " + rounded + (opts.sparse() ? " (sparse)" : ""));
+        return usable(id, new Zvol(dataset, rounded.bytes(), opts.volblocksize(), true));
+    }
+
+    /** zfs create failed for space: beyond the parent's whole size is OUT_OF_RANGE (never fits), else NO_SPACE. */
+    private BackendException noSpace(VolumeId id, ByteSize rounded, CommandFailedException e) {
+        Space space = space();
+        if (rounded.bytes() > space.total()) {
+            return new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + rounded + " is larger than " + parent
+                    + " (" + ByteSize.of(space.total()) + "); ask for sparse=true to overcommit", e);
+        }
+        return new BackendException(Kind.NO_SPACE, parent + " has " + ByteSize.of(space.available()) + " available, volume "
+                + id + " needs " + rounded + " and its metadata: " + Texts.oneLine(e.stderr()), e);
     }
 
     @Override
@@ -135,13 +132,13 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     }
 
     @Override
-    public BackendVolume expand(VolumeId id, ByteSize required) {
+    public ByteSize expand(VolumeId id, ByteSize required) {
         String dataset = dataset(id);
         Zvol zvol = lookup(dataset).filter(Zvol::managed)
                 .orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist below " + parent));
         ByteSize rounded = roundUp(required, zvol.volblocksize());
         if (rounded.bytes() == zvol.volsize()) {
-            return usable(id, zvol);
+            return rounded;
         }
         if (rounded.bytes() < zvol.volsize()) {
             // zfs set volsize would shrink the zvol without a word, cutting off the file system's end
@@ -158,12 +155,9 @@ public final class ZfsVolumeBackend implements VolumeBackend {
                 default -> failed("zfs set volsize of " + dataset + " failed", e);
             };
         }
-        Zvol grown = lookup(dataset).orElseThrow(() -> new BackendException(Kind.FAILED, dataset + " vanished while it grew"));
-        if (grown.volsize() != rounded.bytes()) {
-            throw new BackendException(Kind.FAILED, "zfs set volsize=" + rounded.bytes() + " on " + dataset + " left volsize " + grown.volsize());
-        }
-        LOG.info(() -> "grew zvol " + dataset + " from " + ByteSize.of(zvol.volsize()) + " to " + ByteSize.of(grown.volsize()));
-        return usable(id, grown);
+        // a multiple of the volblocksize zfs get just reported: zfs set takes it as it is, or fails
+        LOG.info(() -> "grew zvol " + dataset + " from " + ByteSize.of(zvol.volsize()) + " to " + rounded);
+        return rounded;
     }
 
     @Override

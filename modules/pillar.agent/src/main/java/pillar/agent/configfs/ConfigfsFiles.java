@@ -77,14 +77,14 @@ final class ConfigfsFiles {
             throw new NvmetTargetException("wrote '" + value + "' to " + file + " but the kernel reads back '"
                     + after + "' (it was '" + before + "')", file);
         }
-        LOG.log(Level.INFO, "{0}: ''{1}'' -> ''{2}''", file, before, value);
+        LOG.log(Level.DEBUG, "{0}: ''{1}'' -> ''{2}''", file, before, value);
         return true;
     }
 
     /** Writes to an attribute that cannot be read back (write-only, such as {@code revalidate_size}). */
     void trigger(Path file, String value, String hint) {
         write(file, value, hint);
-        LOG.log(Level.INFO, "{0} <- ''{1}''", file, value);
+        LOG.log(Level.DEBUG, "{0} <- ''{1}''", file, value);
     }
 
     private void write(Path file, String value, String hint) {
@@ -99,7 +99,7 @@ final class ConfigfsFiles {
     void mkdirIfAbsent(Path dir, String hint) {
         try {
             tree.mkdir(dir);
-            LOG.log(Level.INFO, "created {0}", dir);
+            LOG.log(Level.DEBUG, "created {0}", dir);
         } catch (FileAlreadyExistsException e) {
             if (!isDirectory(dir)) {
                 throw failure("create directory", dir, e, "it exists but is not a directory");
@@ -113,7 +113,7 @@ final class ConfigfsFiles {
     void rmdirIfPresent(Path dir, String hint) {
         try {
             tree.rmdir(dir);
-            LOG.log(Level.INFO, "removed {0}", dir);
+            LOG.log(Level.DEBUG, "removed {0}", dir);
         } catch (NoSuchFileException e) {
             // already gone
         } catch (IOException e) {
@@ -125,7 +125,7 @@ final class ConfigfsFiles {
     void symlink(Path link, Path target, String hint) {
         try {
             tree.symlink(link, target.toAbsolutePath());
-            LOG.log(Level.INFO, "linked {0} -> {1}", link, target);
+            LOG.log(Level.DEBUG, "linked {0} -> {1}", link, target);
         } catch (IOException e) {
             throw failure("create symbolic link", link, e, hint);
         }
@@ -135,7 +135,7 @@ final class ConfigfsFiles {
     void unlinkIfPresent(Path link, String hint) {
         try {
             tree.unlink(link);
-            LOG.log(Level.INFO, "unlinked {0}", link);
+            LOG.log(Level.DEBUG, "unlinked {0}", link);
         } catch (NoSuchFileException e) {
             // already gone
         } catch (IOException e) {
@@ -183,7 +183,7 @@ final class ConfigfsFiles {
         }
         try {
             tree.symlink(link, target.toAbsolutePath());
-            LOG.log(Level.INFO, "linked {0} -> {1}", link, target);
+            LOG.log(Level.DEBUG, "linked {0} -> {1}", link, target);
         } catch (FileAlreadyExistsException e) {
             if (linksTo(dir, name).isEmpty()) {
                 throw failure("create symbolic link", link, e, hint);

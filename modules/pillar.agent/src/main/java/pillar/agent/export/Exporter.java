@@ -51,24 +51,30 @@ public final class Exporter {
      */
     public synchronized void apply(ExportRecord record) {
         target.ensureExport(portId(record.address()), wanted(record));
-        LOG.fine(() -> "exported " + record.subsystem() + " on " + record.address());
+        // one line per export; each configfs step is logged at FINE (on a slow console, many lines cost)
+        LOG.info(() -> "exported " + record.subsystem() + " (" + record.device() + ") on " + record.address()
+                + (record.aclEnabled() ? " to " + record.allowedHosts().size() + " allowed host(s)" : " to any host"));
     }
 
     /** Removes the volume's subsystem, and ports and hosts nothing else uses. */
     public synchronized void remove(Nqn subsystem) {
         target.removeSubsystem(subsystem);
+        LOG.fine(() -> "removed " + subsystem + " if it was there");
     }
 
     public void allow(ExportRecord record, Nqn host) {
         target.allowHost(record.subsystem(), host);
+        LOG.info(() -> "allowed " + host + " on " + record.subsystem());
     }
 
     public void disallow(ExportRecord record, Nqn host) {
         target.disallowHost(record.subsystem(), host);
+        LOG.info(() -> "denied " + host + " on " + record.subsystem());
     }
 
     public void revalidate(ExportRecord record) {
         target.revalidateSize(record.subsystem(), NSID);
+        LOG.info(() -> "revalidated the size of " + record.subsystem());
     }
 
     private static WantedExport wanted(ExportRecord record) {

@@ -106,10 +106,10 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     @Override
     public void expandVolume(ExpandVolumeRequest request, StreamObserver<ExpandVolumeResponse> response) {
         unary(response, () -> {
-            BackendVolume volume = operations.expand(token(request.hasToken(), request.getToken()),
+            ByteSize size = operations.expand(token(request.hasToken(), request.getToken()),
                     VolumeId.of(request.getVolumeId()), request.getBackend(),
                     size("required_bytes", request.getRequiredBytes()));
-            return ExpandVolumeResponse.newBuilder().setSizeBytes(volume.size().bytes()).build();
+            return ExpandVolumeResponse.newBuilder().setSizeBytes(size.bytes()).build();
         });
     }
 

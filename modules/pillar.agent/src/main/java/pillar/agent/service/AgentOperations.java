@@ -79,10 +79,10 @@ public final class AgentOperations {
         });
     }
 
-    public BackendVolume expand(Optional<FencingToken> token, VolumeId id, String backendName, ByteSize required) {
+    public ByteSize expand(Optional<FencingToken> token, VolumeId id, String backendName, ByteSize required) {
         VolumeBackend backend = backend(backendName);
         return fence.run(id, token, Intent.CHANGE, done -> {
-            BackendVolume grown = backend.expand(id, required);
+            ByteSize grown = backend.expand(id, required);
             exports.read(id).ifPresent(exporter::revalidate);
             return grown;
         });

@@ -37,6 +37,7 @@ public final class FakeLvm implements ProcessRunner {
     private final Map<String, Lv> lvs = new TreeMap<>(); // lvs sorts by name
     private final Set<String> busy = new HashSet<>();
     private final List<Command> commands = new ArrayList<>();
+    private long extent = EXTENT;
 
     private static final class Lv {
         final String name;
@@ -68,6 +69,11 @@ public final class FakeLvm implements ProcessRunner {
     public synchronized FakeLvm withThinPool(String name, long size) {
         lvs.put(name, new Lv(name, size, List.of(), "", true));
         return this;
+    }
+
+    /** As {@code vgchange -s}: the group's extent size from now on (existing sizes must be multiples). */
+    synchronized void changeExtentSize(long bytes) {
+        extent = bytes;
     }
 
     /** An LV someone else made (no tag), linear or thin. */
@@ -165,7 +171,7 @@ public final class FakeLvm implements ProcessRunner {
             throw vgNotFound(command, a.get(8));
         }
         Map<String, String> values = Map.of("vg_name", vg, "vg_size", Long.toString(vgSize), "vg_free", Long.toString(free()),
-                "vg_extent_size", Long.toString(EXTENT));
+                "vg_extent_size", Long.toString(extent));
         return ok(report("vg", List.of(row(values, List.of(a.get(7).split(",")), a))));
     }
 
@@ -217,22 +223,25 @@ public final class FakeLvm implements ProcessRunner {
         if (thin && (!lvs.containsKey(pool) || !lvs.get(pool).thinPool)) {
             throw failure(command, ECMD_FAILED, "  Pool " + pool + " not found in Volume group " + vg + ".\n");
         }
-        long extents = (size + EXTENT - 1) / EXTENT;
-        if (!thin && extents > free() / EXTENT) {
-            throw failure(command, ECMD_FAILED, "  Volume group \"" + vg + "\" has insufficient free space (" + free() / EXTENT
+        long extents = (size + extent - 1) / extent;
+        if (!thin && extents > free() / extent) {
+            throw failure(command, ECMD_FAILED, "  Volume group \"" + vg + "\" has insufficient free space (" + free() / extent
                     + " extents): " + extents + " required.\n");
         }
-        lvs.put(name, new Lv(name, extents * EXTENT, List.copyOf(tags), thin ? pool : "", false));
+        lvs.put(name, new Lv(name, extents * extent, List.copyOf(tags), thin ? pool : "", false));
         createNode(name);
-        return ok("  Logical volume \"" + name + "\" created.\n");
+        // LVM says so when it rounds (log_print: stdout), e.g. "Rounding up size to full physical extent 8.00 MiB"
+        String rounding = size % extent == 0 ? ""
+                : String.format(Locale.ROOT, "  Rounding up size to full physical extent %.2f MiB\n", extents * extent / (double) (1 << 20));
+        return ok(rounding + "  Logical volume \"" + name + "\" created.\n");
     }
 
     private CommandResult lvextend(Command command, List<String> a) {
         expect(a, a.size() == 4 && a.get(1).equals("-L"));
         long size = bytes(command, a.get(2), "--size");
         Lv lv = existing(command, a.get(3), true);
-        long current = lv.size / EXTENT;
-        long wanted = (size + EXTENT - 1) / EXTENT;
+        long current = lv.size / extent;
+        long wanted = (size + extent - 1) / extent;
         if (wanted == current) {
             throw failure(command, ECMD_FAILED, "  New size (" + wanted + " extents) matches existing size (" + current + " extents).\n");
         }
@@ -240,11 +249,11 @@ public final class FakeLvm implements ProcessRunner {
             throw failure(command, ECMD_FAILED, "  New size given (" + wanted + " extents) not larger than existing size (" + current
                     + " extents)\n");
         }
-        if (lv.pool.isEmpty() && wanted - current > free() / EXTENT) {
+        if (lv.pool.isEmpty() && wanted - current > free() / extent) {
             throw failure(command, ECMD_FAILED, "  Insufficient free space: " + (wanted - current) + " extents needed, but only "
-                    + free() / EXTENT + " available\n");
+                    + free() / extent + " available\n");
         }
-        lv.size = wanted * EXTENT;
+        lv.size = wanted * extent;
         return ok("  Size of logical volume " + a.get(3) + " changed.\n  Logical volume " + a.get(3) + " successfully resized.\n");
     }
 
@@ -279,7 +288,7 @@ public final class FakeLvm implements ProcessRunner {
         f.put("pool_lv", lv.pool);
         String active = lv.active ? "a" : "-";
         f.put("lv_attr", lv.thinPool ? "twi-aotz--" : lv.pool.isEmpty() ? "-wi-" + active + "-----" : "Vwi-" + active + "-tz--");
-        f.put("vg_extent_size", Long.toString(EXTENT));
+        f.put("vg_extent_size", Long.toString(extent));
         f.put("data_percent", lv.thinPool ? String.format(Locale.ROOT, "%.2f", 100.0 * lv.dataUsed / lv.size)
                 : lv.pool.isEmpty() ? "" : "0.00");
         return f;

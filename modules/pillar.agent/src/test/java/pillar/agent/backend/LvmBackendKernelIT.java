@@ -40,6 +40,7 @@ import pillar.api.value.VolumeId;
  */
 class LvmBackendKernelIT {
     private static final Duration DEADLINE = Duration.ofMinutes(2);
+    private static final Path DEV = Path.of("/dev");
 
     private final ProcessRunner runner = new SystemProcessRunner();
     private final String vg = "kit" + UUID.randomUUID().toString().substring(0, 8);
@@ -70,9 +71,9 @@ class LvmBackendKernelIT {
         sh("pvcreate", "-y", loopDevice);
         sh("vgcreate", vg, loopDevice);
         sh("lvcreate", "-y", "--type", "thin-pool", "-L", "128m", "-n", "pool0", vg);
-        linear = new LvmVolumeBackend(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""), runner, DEADLINE,
+        linear = new LvmVolumeBackend(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""), runner, DEV, DEADLINE,
                 Duration.ofSeconds(10));
-        thin = new LvmVolumeBackend(new BackendConfig("lvm-thin", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0"), runner, DEADLINE,
+        thin = new LvmVolumeBackend(new BackendConfig("lvm-thin", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0"), runner, DEV, DEADLINE,
                 Duration.ofSeconds(10));
     }
 
@@ -98,10 +99,11 @@ class LvmBackendKernelIT {
         assertFails(() -> linear.create(id, ByteSize.ofMiB(20), Map.of()), Kind.CONFLICT, "already exists with 12MiB");
         assertThat(timed("find", () -> linear.find(id))).contains(created);
 
-        BackendVolume grown = timed("expand linear to 20 MiB", () -> linear.expand(id, ByteSize.ofMiB(20)));
-        assertThat(grown.size()).isEqualTo(ByteSize.ofMiB(20));
+        ByteSize grownSize = timed("expand linear to 20 MiB", () -> linear.expand(id, ByteSize.ofMiB(20)));
+        assertThat(grownSize).isEqualTo(ByteSize.ofMiB(20));
+        BackendVolume grown = new BackendVolume(id, grownSize, created.device());
         assertThat(kernelSize(grown.device())).isEqualTo(20L << 20);
-        assertThat(linear.expand(id, ByteSize.ofMiB(20))).isEqualTo(grown);
+        assertThat(linear.expand(id, ByteSize.ofMiB(20))).isEqualTo(grownSize);
         assertFails(() -> linear.expand(id, ByteSize.ofMiB(8)), Kind.OUT_OF_RANGE, "never shrink");
         assertThat(kernelSize(grown.device())).isEqualTo(20L << 20);
 
@@ -147,7 +149,9 @@ class LvmBackendKernelIT {
         VolumeBackend.Capacity after = thin.capacity();
         assertThat(before.available().bytes() - after.available().bytes()).isBetween(16L << 20, 17L << 20);
 
-        BackendVolume grown = timed("expand thin to 2 GiB", () -> thin.expand(id, ByteSize.ofGiB(2)));
+        ByteSize grownSize = timed("expand thin to 2 GiB", () -> thin.expand(id, ByteSize.ofGiB(2)));
+        assertThat(grownSize).isEqualTo(ByteSize.ofGiB(2));
+        BackendVolume grown = new BackendVolume(id, grownSize, created.device());
         assertThat(kernelSize(grown.device())).isEqualTo(2L << 30);
 
         sh("lvchange", "-an", vg + "/pvc-thin");
@@ -191,11 +195,11 @@ class LvmBackendKernelIT {
         thin.delete(VolumeId.of("pvc-none"));
 
         LvmVolumeBackend gone = new LvmVolumeBackend(new BackendConfig("gone", BackendKind.BACKEND_KIND_LVM_LINEAR, vg + "x", ""),
-                runner, DEADLINE, Duration.ofSeconds(5));
+                runner, DEV, DEADLINE, Duration.ofSeconds(5));
         assertFails(() -> gone.find(id), Kind.UNAVAILABLE, "not found");
         assertFails(gone::capacity, Kind.UNAVAILABLE, "not found");
         LvmVolumeBackend noPool = new LvmVolumeBackend(new BackendConfig("nopool", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool9"),
-                runner, DEADLINE, Duration.ofSeconds(5));
+                runner, DEV, DEADLINE, Duration.ofSeconds(5));
         assertFails(() -> noPool.create(VolumeId.of("pvc-x"), ByteSize.ofMiB(4), Map.of()), Kind.UNAVAILABLE, "pool9");
         assertFails(noPool::capacity, Kind.UNAVAILABLE, "pool9");
     }

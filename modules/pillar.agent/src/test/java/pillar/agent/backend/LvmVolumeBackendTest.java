@@ -48,7 +48,7 @@ class LvmVolumeBackendTest {
     }
 
     private LvmVolumeBackend backend(BackendConfig config) {
-        return new LvmVolumeBackend(config, lvm, TIMEOUT, Duration.ofSeconds(2));
+        return new LvmVolumeBackend(config, lvm, dev, TIMEOUT, Duration.ofSeconds(2));
     }
 
     @Test
@@ -57,11 +57,36 @@ class LvmVolumeBackendTest {
 
         assertThat(volume).isEqualTo(new BackendVolume(PVC1, ByteSize.ofMiB(8), lvm.node("pvc-1")));
         assertThat(volume.device()).exists();
+        // the extent size is not known yet: one vgs, then lvcreate, and nothing read back
         assertThat(lvm.argvs()).containsExactly(
-                lvs("vg0/pvc-1"),
-                List.of("vgs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o", "vg_name,vg_size,vg_free,vg_extent_size", "vg0"),
-                List.of("lvcreate", "-y", "--wipesignatures", "y", "--zero", "y", "--addtag", "pillar-csi", "-n", "pvc-1", "-L", "8388608b", "vg0"),
-                lvs("vg0/pvc-1"));
+                vgs(),
+                List.of("lvcreate", "-y", "--wipesignatures", "y", "--zero", "y", "--addtag", "pillar-csi", "-n", "pvc-1", "-L", "8388608b", "vg0"));
+    }
+
+    @Test
+    void onceTheExtentSizeIsKnownACreateIsOneLvcreate() {
+        linear.capacity(); // as the agent's start-up check does
+        int before = lvm.argvs().size();
+
+        BackendVolume volume = linear.create(PVC1, ByteSize.ofMiB(5), Map.of());
+
+        assertThat(volume).isEqualTo(new BackendVolume(PVC1, ByteSize.ofMiB(8), lvm.node("pvc-1")));
+        assertThat(lvm.programs().subList(before, lvm.programs().size())).containsExactly("lvcreate");
+    }
+
+    @Test
+    void whenLvmRoundsAgainTheCreatedSizeIsReadBack() {
+        lvm.changeExtentSize(2 * ByteSize.MIB);
+        linear.capacity(); // learns 2 MiB extents
+        lvm.changeExtentSize(4 * ByteSize.MIB); // vgchange -s 4m meanwhile
+
+        BackendVolume volume = linear.create(PVC1, ByteSize.ofMiB(5), Map.of());
+
+        assertThat(volume.size()).isEqualTo(ByteSize.ofMiB(8));
+        assertThat(lvm.sizeOf("pvc-1")).isEqualTo(8 * ByteSize.MIB);
+        assertThat(lvm.argvs()).contains(List.of("lvcreate", "-y", "--wipesignatures", "y", "--zero", "y", "--addtag", "pillar-csi",
+                "-n", "pvc-1", "-L", "6291456b", "vg0"));
+        assertThat(lvm.programs()).containsExactly("vgs", "lvcreate", "lvs");
     }
 
     @Test
@@ -81,7 +106,9 @@ class LvmVolumeBackendTest {
 
         assertThat(again).isEqualTo(first);
         assertThat(sameExtents).isEqualTo(first);
-        assertThat(lvm.programs()).filteredOn("lvcreate"::equals).hasSize(1);
+        // each repeat: lvcreate refuses the existing name, then one lvs reads the LV that is there
+        assertThat(lvm.programs()).containsExactly("vgs", "lvcreate", "lvcreate", "lvs", "lvcreate", "lvs");
+        assertThat(lvm.sizeOf("pvc-1")).isEqualTo(8 * ByteSize.MIB);
     }
 
     @Test
@@ -89,7 +116,6 @@ class LvmVolumeBackendTest {
         thin.create(PVC1, ByteSize.ofMiB(64), Map.of());
 
         assertFails(() -> thin.create(PVC1, ByteSize.ofMiB(128), Map.of()), Kind.CONFLICT, "already exists with 64MiB");
-        assertThat(lvm.programs()).filteredOn("lvcreate"::equals).hasSize(1);
         assertThat(lvm.sizeOf("pvc-1")).isEqualTo(64 * ByteSize.MIB);
     }
 
@@ -102,7 +128,8 @@ class LvmVolumeBackendTest {
         assertFails(() -> linear.expand(PVC1, ByteSize.ofMiB(16)), Kind.NOT_FOUND, "pvc-1");
         assertFails(() -> linear.delete(PVC1), Kind.FAILED, "refusing to remove vg0/pvc-1");
         assertThat(lvm.exists("pvc-1")).isTrue();
-        assertThat(lvm.programs()).containsOnly("lvs");
+        assertThat(lvm.sizeOf("pvc-1")).isEqualTo(8 * ByteSize.MIB);
+        assertThat(lvm.programs()).containsOnly("vgs", "lvcreate", "lvs"); // the lvcreate refused the existing name
     }
 
     @Test
@@ -130,10 +157,10 @@ class LvmVolumeBackendTest {
     }
 
     @Test
-    void linearSpaceIsCheckedBeforeLvcreate() {
-        assertFails(() -> linear.create(PVC1, ByteSize.ofMiB(800), Map.of()), Kind.NO_SPACE, "has 768MiB free");
+    void lvcreateJudgesTheSpaceAndARefusalBeyondTheWholeGroupIsOutOfRange() {
+        assertFails(() -> linear.create(PVC1, ByteSize.ofMiB(800), Map.of()), Kind.NO_SPACE, "has insufficient free space");
         assertFails(() -> linear.create(PVC1, ByteSize.ofGiB(2), Map.of()), Kind.OUT_OF_RANGE, "larger than volume group vg0");
-        assertThat(lvm.programs()).doesNotContain("lvcreate");
+        assertThat(lvm.exists("pvc-1")).isFalse();
         assertThat(linear.create(PVC1, ByteSize.ofMiB(768), Map.of()).size()).isEqualTo(ByteSize.ofMiB(768));
     }
 
@@ -141,9 +168,13 @@ class LvmVolumeBackendTest {
     void expandGrowsAndASizeItAlreadyHasIsANoOp() {
         linear.create(PVC1, ByteSize.ofMiB(8), Map.of());
 
-        BackendVolume grown = linear.expand(PVC1, ByteSize.ofMiB(13));
-        assertThat(grown).isEqualTo(new BackendVolume(PVC1, ByteSize.ofMiB(16), lvm.node("pvc-1")));
-        assertThat(lvm.argvs()).contains(List.of("lvextend", "-L", "16777216b", "vg0/pvc-1"));
+        int before = lvm.argvs().size();
+        ByteSize grown = linear.expand(PVC1, ByteSize.ofMiB(13));
+        assertThat(grown).isEqualTo(ByteSize.ofMiB(16));
+        assertThat(lvm.sizeOf("pvc-1")).isEqualTo(16 * ByteSize.MIB);
+        // one lvs (ownership, size, extent size), one lvextend, nothing read back
+        assertThat(lvm.argvs().subList(before, lvm.argvs().size()))
+                .containsExactly(lvs("vg0/pvc-1"), List.of("lvextend", "-L", "16777216b", "vg0/pvc-1"));
 
         assertThat(linear.expand(PVC1, ByteSize.ofMiB(16))).isEqualTo(grown);
         assertThat(linear.expand(PVC1, ByteSize.ofMiB(15))).isEqualTo(grown); // rounds up to the same 4 extents
@@ -291,6 +322,10 @@ class LvmVolumeBackendTest {
         // no argument that came from outside (names, sizes) can read as an option
         List<String> outside = List.of("pvc-1", "pvc-2", "vg0/pvc-1", "vg0/pvc-2", "8388608b", "12582912b");
         assertThat(lvm.argvs()).flatMap(argv -> argv).filteredOn(outside::contains).allMatch(arg -> !arg.startsWith("-"));
+    }
+
+    private static List<String> vgs() {
+        return List.of("vgs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o", "vg_name,vg_size,vg_free,vg_extent_size", "vg0");
     }
 
     private static List<String> lvs(String target) {

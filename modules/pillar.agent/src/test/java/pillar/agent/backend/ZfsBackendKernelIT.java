@@ -114,11 +114,13 @@ class ZfsBackendKernelIT {
 
         // the node found is the zvol's own: what is written through it is what zfs holds
         writeMarker(created.device(), "pillar-csi zvol marker");
-        BackendVolume grown = timed("expand sparse to 100 MB (rounds to 16K)", () -> zfs.expand(id, ByteSize.of(100_000_000)));
-        assertThat(grown.size()).isEqualTo(ByteSize.of(100_007_936)); // 6104 blocks of 16K
+        ByteSize grownSize = timed("expand sparse to 100 MB (rounds to 16K)", () -> zfs.expand(id, ByteSize.of(100_000_000)));
+        assertThat(grownSize).isEqualTo(ByteSize.of(100_007_936)); // 6104 blocks of 16K
+        BackendVolume grown = new BackendVolume(id, grownSize, created.device());
+        assertThat(zfs.find(id)).contains(grown);
         assertThat(kernelSize(grown.device())).isEqualTo(100_007_936);
         assertThat(readMarker(grown.device())).isEqualTo("pillar-csi zvol marker");
-        assertThat(zfs.expand(id, ByteSize.of(100_000_000))).isEqualTo(grown);
+        assertThat(zfs.expand(id, ByteSize.of(100_000_000))).isEqualTo(grownSize);
         assertFails(() -> zfs.expand(id, ByteSize.ofMiB(64)), Kind.OUT_OF_RANGE, "never shrink");
         assertThat(kernelSize(grown.device())).isEqualTo(100_007_936);
 
