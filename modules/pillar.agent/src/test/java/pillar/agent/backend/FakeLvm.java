@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -37,6 +38,7 @@ public final class FakeLvm implements ProcessRunner {
     private final Map<String, Lv> lvs = new TreeMap<>(); // lvs sorts by name
     private final Set<String> busy = new HashSet<>();
     private final List<Command> commands = new ArrayList<>();
+    private final List<String> created = new ArrayList<>();
     private long extent = EXTENT;
 
     private static final class Lv {
@@ -65,6 +67,12 @@ public final class FakeLvm implements ProcessRunner {
     }
 
     // --- the test's side ----------------------------------------------------------------------------
+
+    /** The host the backends must be given: LVM makes {@code <vg>/<lv>} below this fake's device root. */
+    public Backends.Host host() {
+        return new Backends.Host(devRoot, devRoot.resolveSibling("sys"), Path.of("/lib/udev/zvol_id"), Duration.ofSeconds(30),
+                Duration.ofSeconds(5));
+    }
 
     public synchronized FakeLvm withThinPool(String name, long size) {
         lvs.put(name, new Lv(name, size, List.of(), "", true));
@@ -113,6 +121,11 @@ public final class FakeLvm implements ProcessRunner {
 
     public synchronized List<List<String>> argvs() {
         return commands.stream().map(Command::argv).toList();
+    }
+
+    /** How many times lvcreate made an LV of this name (a refused lvcreate makes none). */
+    public synchronized long creations(String name) {
+        return created.stream().filter(name::equals).count();
     }
 
     synchronized List<String> programs() {
@@ -229,6 +242,7 @@ public final class FakeLvm implements ProcessRunner {
                     + " extents): " + extents + " required.\n");
         }
         lvs.put(name, new Lv(name, extents * extent, List.copyOf(tags), thin ? pool : "", false));
+        created.add(name);
         createNode(name);
         // LVM says so when it rounds (log_print: stdout), e.g. "Rounding up size to full physical extent 8.00 MiB"
         String rounding = size % extent == 0 ? ""

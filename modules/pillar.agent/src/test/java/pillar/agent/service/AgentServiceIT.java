@@ -71,7 +71,7 @@ class AgentServiceIT {
         List<BackendConfig> backends = List.of(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"));
         AgentConfig config = new AgentConfig("127.0.0.1", 0, dir.resolve("state"), configfs.root(), Optional.empty(),
                 backends, "127.0.0.1", 0);
-        agent = AgentMain.start(config, Backends.create(backends, lvm), configfs.target());
+        agent = AgentMain.start(config, Backends.create(backends, lvm, lvm.host()), configfs.target());
         channel = Grpc.newChannelBuilderForAddress("127.0.0.1", agent.grpcPort(), InsecureChannelCredentials.create())
                 .build();
         stub = AgentServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);

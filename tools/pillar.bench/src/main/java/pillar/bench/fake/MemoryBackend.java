@@ -72,7 +72,7 @@ final class MemoryBackend implements VolumeBackend {
     }
 
     @Override
-    public synchronized BackendVolume expand(VolumeId id, ByteSize required) {
+    public synchronized ByteSize expand(VolumeId id, ByteSize required) {
         BackendVolume volume = find(id).orElseThrow(() -> new BackendException(BackendException.Kind.NOT_FOUND, "no volume " + id));
         ByteSize rounded = required.roundUpTo(EXTENT);
         if (rounded.compareTo(volume.size()) < 0) {
@@ -80,7 +80,7 @@ final class MemoryBackend implements VolumeBackend {
         }
         BackendVolume grown = new BackendVolume(id, rounded, volume.device());
         volumes.put(id, grown);
-        return grown;
+        return rounded;
     }
 
     @Override

@@ -36,7 +36,7 @@ final class RealAgent implements AutoCloseable {
         List<BackendConfig> backends = List.of(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"));
         AgentConfig config = new AgentConfig("127.0.0.1", 0, dir.resolve("agent-state"), configfs.root(), Optional.empty(),
                 backends, "127.0.0.1", 0);
-        server = AgentMain.start(config, Backends.create(backends, lvm), configfs.target());
+        server = AgentMain.start(config, Backends.create(backends, lvm, lvm.host()), configfs.target());
         client = new GrpcAgentClient(Optional.empty(), GrpcAgentClient.Settings.defaults());
     }
 
@@ -50,9 +50,9 @@ final class RealAgent implements AutoCloseable {
         return this;
     }
 
-    /** How many lvcreate commands the agent ran for a volume. */
+    /** How many LVs the agent's lvcreate made for a volume (a retry's lvcreate that LVM refused makes none). */
     long lvcreates(String volumeId) {
-        return lvm.argvs().stream().filter(a -> a.getFirst().equals("lvcreate") && a.contains(volumeId)).count();
+        return lvm.creations(volumeId);
     }
 
     @Override
