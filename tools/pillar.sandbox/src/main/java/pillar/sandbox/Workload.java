@@ -23,9 +23,9 @@ import java.util.stream.Stream;
  * @param args    its command-line arguments
  */
 record Workload(String name, String module, String main, int healthPort, List<String> args) {
-    /** JVM flags for a short-lived server under emulation: C1 only, the serial collector, small stacks. */
+    /** JVM flags for a short-lived server under emulation: C1 only, the serial collector, small stacks (AOT class linking off: see jlink/lib.sh). */
     static final List<String> JVM_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k",
-            "-XX:-UsePerfData", "-Xmx192m");
+            "-XX:-UsePerfData", "-Xmx192m", "-XX:-AOTClassLinking");
 
     Workload {
         args = List.copyOf(args);

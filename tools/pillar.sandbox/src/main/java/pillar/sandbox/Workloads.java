@@ -16,7 +16,8 @@ final class Workloads {
      * the same (its {@code java_flags}): an AOT cache is only used with the flags it was recorded with.
      */
     static final List<String> SANDBOX_JVM_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-            "-XX:-UsePerfData", "-Xmx256m", "-Xlog:aot=error", "-Xlog:cds=error", "--enable-native-access=ALL-UNNAMED");
+            "-XX:-UsePerfData", "-Xmx256m", "-XX:-AOTClassLinking", "-Xlog:aot=error", "-Xlog:cds=error",
+            "--enable-native-access=ALL-UNNAMED");
 
     private Workloads() {
     }
