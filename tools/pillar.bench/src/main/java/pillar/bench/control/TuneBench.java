@@ -47,7 +47,7 @@ public final class TuneBench {
                 "16 in flight: p50 ms", "p99 ms", "lifecycles/s", "CPU ms/lifecycle: controller", "agent", "node");
         int n = 0;
         for (Map.Entry<String, List<String>> variant : variants.entrySet()) {
-            Launches how = new Launches(layout, variant.getValue());
+            Launches how = new Launches(layout, variant.getValue(), false);
             Path dir = work.resolve("tune-" + n);
             try (Cluster cluster = new Cluster(how, dir, logs.resolve("tune-" + n++))) {
                 List<Object> row = new ArrayList<>(List.of(variant.getKey()));
