@@ -50,6 +50,10 @@ launch_args() {
 # The memory and GC settings of every workload (conf/jvm.options); measured by jlink/build and the
 # bundle tests (idle RSS, launch to ready). See jlink/README.md for the reasons. With them goes
 # MALLOC_ARENA_MAX=2 in the environment (the launcher and the images set it): fewer glibc arenas.
+# Heap free ratios 10-30 % (defaults 40-70 %) and no ShrinkHeapInSteps: at each full GC the serial
+# collector gives back what the heap holds beyond ~1.4x the live data (by default it shrinks by 0, 10,
+# 40 % of that on the first full GCs only), so a burst of calls (1,000 volumes attached at once) does
+# not leave the process at its high-water mark (measured: the node kept 58 MB of heap for 10 MB live).
 # AOTAdapterCaching off: JDK 25.0.3 warns at every start that it cannot link a cached adapter
 # ("Saved blob's name ... is different"); off, the warning goes and start-up is no slower (measured).
 # AOTClassLinking off: with it, JDK 25.0.3 crashed the controller at every start (SIGSEGV in
@@ -63,6 +67,9 @@ jvm_options() {
 -XX:+UseSerialGC
 -Xms8m
 -Xmx64m
+-XX:MinHeapFreeRatio=10
+-XX:MaxHeapFreeRatio=30
+-XX:-ShrinkHeapInSteps
 -XX:MaxMetaspaceSize=96m
 -XX:ReservedCodeCacheSize=32m
 -XX:TieredStopAtLevel=1

@@ -85,6 +85,7 @@ stop_all() {
     rm -rf "$dir"
 }
 
+TRAIN_SETTLE=3
 # train WORKLOAD: the training run of the runtime at $PILLAR_HOME; the JVM writes the AOT cache as it
 # exits (SIGTERM)
 train() {
@@ -95,7 +96,10 @@ train() {
     while IFS= read -r arg; do args+=("$arg"); done < <(launch_args "$out" "$workload" -XX:AOTCacheOutput)
     while IFS= read -r arg; do args+=("$arg"); done < <(workload_args "$workload" "$dir" "$health")
     run_to_ready "$dir" "$health" "$out/bin/java" "${args[@]}" || { stop_all "$dir"; return 1; }
-    echo "pillar-$workload: training run ready after ${READY_MS} ms; stopping it to write the AOT cache"
+    # a few seconds more: what runs just after readiness (the controller's informers and leader
+    # election, the first health probes) is in the cache too
+    sleep "$TRAIN_SETTLE"
+    echo "pillar-$workload: training run ready after ${READY_MS} ms, stopped ${TRAIN_SETTLE} s later to write the AOT cache"
     kill -TERM "$RUN_PID"
     wait "$RUN_PID" || true
     RUN_PID=

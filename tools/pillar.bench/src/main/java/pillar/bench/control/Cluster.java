@@ -88,6 +88,11 @@ public final class Cluster implements AutoCloseable {
         }
     }
 
+    /** How the cluster's JVMs are started. */
+    public Launches launches() {
+        return launches;
+    }
+
     /** Starts (or starts again, over the same state directory) the agent; returns its launch-to-ready time. */
     public Duration startAgent() {
         return startAgent(List.of());

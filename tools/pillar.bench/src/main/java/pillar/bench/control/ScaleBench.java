@@ -68,30 +68,42 @@ public final class ScaleBench {
         }
 
         long states = cluster.client().resources(PillarVolumeState.class).list().getItems().size();
-        Path controllerCache = work.resolve("controller-restart.aot");
-        cluster.trainController(controllerCache);
+        // a jlink runtime has its own AOT cache, trained by jlink/build; from the module path, one is trained here
+        boolean runtime = cluster.launches().usesRuntime("controller");
+        List<List<String>> controllerWays = List.of(List.of());
+        if (!runtime) {
+            Path controllerCache = work.resolve("controller-restart.aot");
+            cluster.trainController(controllerCache);
+            controllerWays = ways(quick, controllerCache);
+        }
         long controllerBest = Long.MAX_VALUE;
         long controllerRss = Long.MAX_VALUE;
-        for (List<String> flags : ways(quick, controllerCache)) {
+        for (List<String> flags : controllerWays) {
             cluster.stopController();
             Duration ready = cluster.startController(flags);
             Daemon controller = cluster.controllerDaemon();
-            long atReady = controller.rssKib();
+            // ready is true at once for a replica on standby: the 1,000 states are read only once it
+            // leads (the Lease of the stopped replica may have to expire first) and its informers sync
+            controller.awaitLog("informers synced", Duration.ofMinutes(2));
+            Duration synced = controller.sinceLaunch();
+            long atSync = controller.rssKib();
             Cluster.pause(3000);
             long settled = controller.rssKib();
             long heap = controller.liveHeapBytes();
-            controllerBest = Math.min(controllerBest, ready.toMillis());
-            controllerRss = Math.min(controllerRss, Math.max(atReady, settled));
-            table.row("controller", states + " PillarVolumeStates", flags.isEmpty() ? "plain" : "AOT cache", ready.toMillis(), "",
-                    String.format(Locale.ROOT, "%.1f at ready, %.1f 3 s later (live heap %.1f)", atReady / 1024.0, settled / 1024.0,
+            controllerBest = Math.min(controllerBest, synced.toMillis());
+            controllerRss = Math.min(controllerRss, Math.max(atSync, settled));
+            table.row("controller", states + " PillarVolumeStates",
+                    runtime ? "jlink runtime (its AOT cache)" : flags.isEmpty() ? "plain" : "AOT cache", synced.toMillis(),
+                    "health ready " + ready.toMillis() + " ms, then leads with its informers synced",
+                    String.format(Locale.ROOT, "%.1f synced, %.1f 3 s later (live heap %.1f)", atSync / 1024.0, settled / 1024.0,
                             heap / 1048576.0), "");
         }
         // the restarted pair still serves: one more full lifecycle
         Load.run(cluster, "after-restart", 1, 1);
 
-        report.table("Restarts at scale (each without and with an AOT cache trained by a separate run)", table);
+        report.table("Restarts at scale (each without and with an AOT cache trained by a separate run; the jlink runtime with its own)", table);
         report.target("agent with " + volumes + " exports ready <= 5 s", agentBest <= 5000, agentBest + " ms (best of the two)");
-        report.target("controller with " + states + " volume states ready <= 10 s", controllerBest <= 10_000,
+        report.target("controller with " + states + " volume states leading with informers synced <= 10 s", controllerBest <= 10_000,
                 controllerBest + " ms (best of the two)");
         report.target("controller with " + states + " volume states < 128 MiB RSS", controllerRss < 128 * 1024,
                 String.format(Locale.ROOT, "%.1f MiB (the lower of the two)", controllerRss / 1024.0));

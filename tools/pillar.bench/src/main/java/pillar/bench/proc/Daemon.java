@@ -38,6 +38,8 @@ public final class Daemon implements AutoCloseable {
             Files.createDirectories(log.getParent());
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+            // as deployed: the runtimes' launchers and the images set it (jlink/lib.sh, MALLOC_ARENAS)
+            builder.environment().putIfAbsent("MALLOC_ARENA_MAX", "2");
             long launched = System.nanoTime();
             return new Daemon(name, builder.start(), log, launched);
         } catch (IOException e) {
@@ -71,6 +73,11 @@ public final class Daemon implements AutoCloseable {
             }
             pause(5);
         }
+        return Duration.ofNanos(System.nanoTime() - launched);
+    }
+
+    /** The time since launch. */
+    public Duration sinceLaunch() {
         return Duration.ofNanos(System.nanoTime() - launched);
     }
 

@@ -9,11 +9,14 @@ import java.util.List;
  * {@code --jvm-flags="..."} (space-separated) to compare settings.
  */
 public final class JvmFlags {
-    /** The settings measured as the default (see docs/benchmarks.md, tuning). */
+    /**
+     * The settings measured as the default (see docs/benchmarks.md, tuning): those of the runtimes'
+     * conf/jvm.options (jlink/lib.sh, jvm_options), bar the AOT cache and the native-access flags.
+     */
     public static final List<String> DAEMON = List.of(
-            "-XX:+UseSerialGC", "-Xms8m", "-Xmx64m", "-XX:MaxMetaspaceSize=96m", "-XX:ReservedCodeCacheSize=32m",
-            "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-Xss512k", "-XX:MaxDirectMemorySize=32m",
-            "-XX:-UsePerfData", "-XX:+ExitOnOutOfMemoryError");
+            "-XX:+UseSerialGC", "-Xms8m", "-Xmx64m", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30",
+            "-XX:-ShrinkHeapInSteps", "-XX:MaxMetaspaceSize=96m", "-XX:ReservedCodeCacheSize=32m", "-XX:TieredStopAtLevel=1",
+            "-XX:CICompilerCount=1", "-Xss512k", "-XX:-UsePerfData", "-XX:TrimNativeHeapInterval=2000", "-XX:+ExitOnOutOfMemoryError");
 
     private JvmFlags() {
     }

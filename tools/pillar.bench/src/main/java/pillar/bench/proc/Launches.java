@@ -18,10 +18,20 @@ public final class Launches {
     private final Layout layout;
     private final List<String> flags;
     private final String java;
+    private final boolean runtimes;
 
     public Launches(Layout layout, List<String> flags) {
+        this(layout, flags, true);
+    }
+
+    /**
+     * @param runtimes whether the real mains start from their jlink runtimes when built (as deployed);
+     *                 false: always from the module path with {@code flags} (to compare JVM settings)
+     */
+    public Launches(Layout layout, List<String> flags, boolean runtimes) {
         this.layout = layout;
         this.flags = List.copyOf(flags);
+        this.runtimes = runtimes;
         this.java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
@@ -29,7 +39,10 @@ public final class Launches {
         return flags;
     }
 
-    /** The real main of a workload as deployed: its jlink launcher when built, else its module path. */
+    /**
+     * The real main of a workload as deployed: its jlink launcher at /opt/pillar when built (jlink/run-at-home),
+     * else its module path.
+     */
     public List<String> real(String workload, List<String> args) {
         return real(workload, List.of(), args);
     }
@@ -37,8 +50,13 @@ public final class Launches {
     /** {@link #real}, with extra JVM flags after the usual ones (when started from the module path). */
     public List<String> real(String workload, List<String> extraFlags, List<String> args) {
         List<String> command = new ArrayList<>();
-        layout.runtime(workload).ifPresentOrElse(
-                home -> command.add(home.resolve("bin/pillar-" + workload).toString()),
+        if (usesRuntime(workload) && !extraFlags.isEmpty()) {
+            throw new IllegalArgumentException("a jlink runtime starts with its own conf/jvm.options, not " + extraFlags);
+        }
+        layout.runtime(workload).filter(home -> runtimes).ifPresentOrElse(
+                // from /opt/pillar, where its AOT cache was trained: from its build directory the JVM
+                // would start without the cache, silently
+                home -> command.addAll(List.of(layout.root().resolve("jlink/run-at-home").toString(), home.toString(), workload)),
                 () -> {
                     command.add(java);
                     command.addAll(flags);
@@ -53,7 +71,7 @@ public final class Launches {
 
     /** Whether {@link #real} starts the jlink runtime (with its own jvm.options) rather than the module path. */
     public boolean usesRuntime(String workload) {
-        return layout.runtime(workload).isPresent();
+        return runtimes && layout.runtime(workload).isPresent();
     }
 
     public List<String> fakeAgent(List<String> extraFlags, List<String> args) {

@@ -28,8 +28,11 @@ public record Layout(Path root) {
         return module(workload).resolve("target/modules") + ":" + jar(module(workload).resolve("target"), "pillar." + workload, false);
     }
 
+    /** The workload's test jar: in target/test-jar where its pom puts it (the agent's), else in target. */
     public Path testJar(String workload) {
-        return jar(module(workload).resolve("target"), "pillar." + workload, true);
+        Path target = module(workload).resolve("target");
+        Path separate = target.resolve("test-jar");
+        return jar(Files.isDirectory(separate) ? separate : target, "pillar." + workload, true);
     }
 
     /** The bench tool's own jar (the fake-backed workloads' mains). */
