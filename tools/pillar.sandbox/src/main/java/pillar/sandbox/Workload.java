@@ -45,7 +45,7 @@ record Workload(String name, String module, String main, int healthPort, List<St
         if (fresh(aotCache, target.resolve("modules"), jar)) {
             // -Xlog keeps the JVM's AOT notes (it refuses a cache that does not match, and says so) to errors
             command.addAll(List.of("-XX:AOTCache=" + aotCache, "-Xlog:aot=error", "-Xlog:cds=error"));
-        } else if (mayTrain) {
+        } else if (mayTrain && Files.isDirectory(aotCache.getParent())) {
             command.addAll(List.of("-XX:AOTCacheOutput=" + aotCache, "-Xlog:aot=error", "-Xlog:cds=error"));
         }
         command.add("--enable-native-access=" + nativeModules(target.resolve("modules")));

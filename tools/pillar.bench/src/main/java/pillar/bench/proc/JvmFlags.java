@@ -16,7 +16,8 @@ public final class JvmFlags {
     public static final List<String> DAEMON = List.of(
             "-XX:+UseSerialGC", "-Xms8m", "-Xmx64m", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30",
             "-XX:-ShrinkHeapInSteps", "-XX:MaxMetaspaceSize=96m", "-XX:ReservedCodeCacheSize=32m", "-XX:TieredStopAtLevel=1",
-            "-XX:CICompilerCount=1", "-Xss512k", "-XX:-UsePerfData", "-XX:TrimNativeHeapInterval=2000", "-XX:+ExitOnOutOfMemoryError");
+            "-XX:CICompilerCount=1", "-Xss512k", "-XX:-UsePerfData", "-XX:TrimNativeHeapInterval=2000", "-XX:+ExitOnOutOfMemoryError",
+            "-XX:-AOTClassLinking");
 
     private JvmFlags() {
     }
