@@ -43,13 +43,17 @@ public final class ControllerWorkload implements AutoCloseable {
         return election.map(LeaderElection::identity);
     }
 
+    /**
+     * Stops acting first (the reconcilers, then the CSI server, which lets calls in flight finish),
+     * and only then gives up the Lease: the next leader never acts beside this one's last calls.
+     */
     @Override
     public void close() {
         try {
-            election.ifPresent(LeaderElection::close);
             reconcilers.stop();
-        } finally {
             server.close();
+        } finally {
+            election.ifPresent(LeaderElection::close);
         }
     }
 }

@@ -1,0 +1,51 @@
+package pillar.controller.csi.failover;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import pillar.controller.csi.CsiHarness;
+import pillar.controller.reconcile.ControllerHarness;
+
+/**
+ * A leader that is stopped (SIGTERM: a rolling update, a drained node) stops acting and then gives
+ * its Lease up, so the standby leads at once rather than after the lease's duration.
+ */
+class LeaseHandoverIT {
+    /** FailoverScenarios.ELECTION's lease duration: before it, only a release lets another replica in. */
+    private static final Duration LEASE = Duration.ofSeconds(8);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aStoppedLeaderReleasesItsLeaseAndTheStandbyLeads() {
+        try (CsiHarness harness = CsiHarness.fakeAgentOnly(dir)) {
+            CsiHarness.Controller a = harness.startController("replica-a", true, FailoverScenarios.ELECTION);
+            await().atMost(ControllerHarness.PATIENCE).until(() -> a.workload().leading());
+            CsiHarness.Controller b = harness.startController("replica-b", true, FailoverScenarios.ELECTION);
+            String identityA = a.workload().identity().orElseThrow();
+            assertThat(holder(harness)).isEqualTo(identityA);
+            assertThat(b.workload().leading()).isFalse();
+
+            long stopped = System.nanoTime();
+            harness.stop(a);
+            assertThat(holder(harness)).as("the Lease's holder once replica A has stopped").isNotEqualTo(identityA);
+            await().atMost(ControllerHarness.PATIENCE).until(() -> b.workload().leading());
+            assertThat(Duration.ofNanos(System.nanoTime() - stopped))
+                    .as("replica B leads before A's lease could have expired (else the release was not what let it in)")
+                    .isLessThan(LEASE);
+        }
+    }
+
+    private static String holder(CsiHarness harness) {
+        Lease lease = harness.client.leases().inNamespace(ControllerHarness.NAMESPACE).withName("pillar-controller").get();
+        return Optional.ofNullable(lease).map(l -> l.getSpec().getHolderIdentity()).orElse("");
+    }
+}
