@@ -161,7 +161,7 @@ public final class CsiHarness implements AutoCloseable {
         return controllers.getFirst().csi().withDeadlineAfter(60, TimeUnit.SECONDS);
     }
 
-    /** Stops a controller, as a crash would: nothing of it survives but what it wrote. */
+    /** Stops a controller as SIGTERM would (it gives up its Lease): nothing of it survives but what it wrote. */
     public void stop(Controller controller) {
         controllers.remove(controller);
         controller.close();
