@@ -18,7 +18,7 @@ public final class Backends {
      * Where the backends find the host, and how long they wait.
      *
      * @param devRoot        the device tree ({@code /dev}): zvol links and {@code zdN} nodes
-     * @param sysRoot        sysfs ({@code /sys}): {@code block/zdN} when no udev links zvols
+     * @param sysRoot        sysfs ({@code /sys}): {@code block/zdN} when no udev links zvols; NVMe-oF namespaces LVM must not scan
      * @param zvolId         the program that prints a zvol device's dataset ({@code /lib/udev/zvol_id})
      * @param commandTimeout the deadline of each zfs or lvm command
      * @param deviceTimeout  how long a call waits for a volume's block device to appear
@@ -49,7 +49,7 @@ public final class Backends {
     public static VolumeBackend of(BackendConfig config, ProcessRunner runner, Host host) {
         return switch (config.kind()) {
             case BACKEND_KIND_LVM_LINEAR, BACKEND_KIND_LVM_THIN -> new LvmVolumeBackend(config, runner, host.devRoot(),
-                    host.commandTimeout(), host.deviceTimeout());
+                    host.sysRoot(), host.commandTimeout(), host.deviceTimeout());
             case BACKEND_KIND_ZFS_ZVOL -> new ZfsVolumeBackend(config, runner, host.devRoot(), host.sysRoot(), host.zvolId(),
                     host.commandTimeout(), host.deviceTimeout());
             default -> throw new IllegalArgumentException("backend " + config.name() + " has no supported kind: " + config.kind());

@@ -54,6 +54,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
     private final BackendConfig config;
     private final ProcessRunner runner;
     private final Path devRoot;
+    private final LvmDeviceFilter filter;
     private final Duration commandTimeout;
     private final Duration deviceTimeout;
     private final boolean thin;
@@ -63,16 +64,19 @@ public final class LvmVolumeBackend implements VolumeBackend {
     /**
      * @param config         an {@code lvm} or {@code lvm-thin} backend: the volume group, and the thin pool
      * @param devRoot        where LVM makes {@code <vg>/<lv>} ({@code /dev}, LVM's devices/dir)
+     * @param sysRoot        sysfs ({@code /sys}): the NVMe-oF namespaces LVM must not scan ({@link LvmDeviceFilter})
      * @param commandTimeout the deadline of each lvm command
      * @param deviceTimeout  how long to wait for an LV's device node to appear
      */
-    public LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Duration commandTimeout, Duration deviceTimeout) {
+    public LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Duration commandTimeout,
+                            Duration deviceTimeout) {
         if (config.kind() != BackendKind.BACKEND_KIND_LVM_LINEAR && config.kind() != BackendKind.BACKEND_KIND_LVM_THIN) {
             throw new IllegalArgumentException("backend " + config.name() + " is not an lvm backend: " + config.kind());
         }
         this.config = config;
         this.runner = runner;
         this.devRoot = devRoot;
+        this.filter = new LvmDeviceFilter(runner, devRoot, sysRoot, commandTimeout);
         this.commandTimeout = commandTimeout;
         this.deviceTimeout = deviceTimeout;
         this.thin = config.kind() == BackendKind.BACKEND_KIND_LVM_THIN;
@@ -102,7 +106,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
         argv.add(config.pool());
         CommandResult result;
         try {
-            result = runner.run(new Command(argv, commandTimeout));
+            result = runner.run(new Command(filter.apply(argv), commandTimeout));
         } catch (CommandFailedException e) {
             switch (LvmFailure.of(e)) {
                 case EXISTS -> {
@@ -358,7 +362,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
     }
 
     private String run(List<String> argv) {
-        return runner.run(new Command(argv, commandTimeout)).stdout();
+        return runner.run(new Command(filter.apply(argv), commandTimeout)).stdout();
     }
 
     private String lvPath(VolumeId id) {

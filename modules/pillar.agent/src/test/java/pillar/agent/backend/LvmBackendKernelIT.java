@@ -71,9 +71,9 @@ class LvmBackendKernelIT {
         sh("pvcreate", "-y", loopDevice);
         sh("vgcreate", vg, loopDevice);
         sh("lvcreate", "-y", "--type", "thin-pool", "-L", "128m", "-n", "pool0", vg);
-        linear = new LvmVolumeBackend(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""), runner, DEV, DEADLINE,
+        linear = new LvmVolumeBackend(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""), runner, DEV, Path.of("/sys"), DEADLINE,
                 Duration.ofSeconds(10));
-        thin = new LvmVolumeBackend(new BackendConfig("lvm-thin", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0"), runner, DEV, DEADLINE,
+        thin = new LvmVolumeBackend(new BackendConfig("lvm-thin", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0"), runner, DEV, Path.of("/sys"), DEADLINE,
                 Duration.ofSeconds(10));
     }
 
@@ -195,11 +195,11 @@ class LvmBackendKernelIT {
         thin.delete(VolumeId.of("pvc-none"));
 
         LvmVolumeBackend gone = new LvmVolumeBackend(new BackendConfig("gone", BackendKind.BACKEND_KIND_LVM_LINEAR, vg + "x", ""),
-                runner, DEV, DEADLINE, Duration.ofSeconds(5));
+                runner, DEV, Path.of("/sys"), DEADLINE, Duration.ofSeconds(5));
         assertFails(() -> gone.find(id), Kind.UNAVAILABLE, "not found");
         assertFails(gone::capacity, Kind.UNAVAILABLE, "not found");
         LvmVolumeBackend noPool = new LvmVolumeBackend(new BackendConfig("nopool", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool9"),
-                runner, DEV, DEADLINE, Duration.ofSeconds(5));
+                runner, DEV, Path.of("/sys"), DEADLINE, Duration.ofSeconds(5));
         assertFails(() -> noPool.create(VolumeId.of("pvc-x"), ByteSize.ofMiB(4), Map.of()), Kind.UNAVAILABLE, "pool9");
         assertFails(noPool::capacity, Kind.UNAVAILABLE, "pool9");
     }

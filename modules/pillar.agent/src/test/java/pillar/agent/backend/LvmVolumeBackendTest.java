@@ -48,7 +48,7 @@ class LvmVolumeBackendTest {
     }
 
     private LvmVolumeBackend backend(BackendConfig config) {
-        return new LvmVolumeBackend(config, lvm, dev, TIMEOUT, Duration.ofSeconds(2));
+        return new LvmVolumeBackend(config, lvm, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofSeconds(2));
     }
 
     @Test
