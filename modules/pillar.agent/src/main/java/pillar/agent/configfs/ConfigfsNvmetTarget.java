@@ -1,5 +1,6 @@
 package pillar.agent.configfs;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -90,9 +92,21 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
             }
             return;
         }
+        fs.ensure(dir.resolve("device_uuid"), namespaceUuid(subsystem, nsid), "the kernel takes a UUID only while disabled");
         fs.ensure(pathFile, devicePath, "");
         fs.ensure(enable, "1", "the kernel could not open " + devicePath
                 + ": does it exist, is it a block device and not held exclusively? (dmesg tells)");
+    }
+
+    /**
+     * The namespace's UUID, the same every time it is exported: a host connected through a target
+     * that restarted (the agent re-applying after a reboot) compares the namespace's identifiers,
+     * and one that changed ("identifiers changed for nsid") makes it drop the namespace under the
+     * mounted filesystem. The kernel's default is a random one per mkdir.
+     */
+    static String namespaceUuid(Nqn subsystem, NamespaceId nsid) {
+        return UUID.nameUUIDFromBytes(("pillar-csi namespace " + nsid.dirName() + " of " + subsystem.value())
+                .getBytes(StandardCharsets.UTF_8)).toString();
     }
 
     @Override

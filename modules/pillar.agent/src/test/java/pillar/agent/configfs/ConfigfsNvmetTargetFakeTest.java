@@ -64,6 +64,7 @@ class ConfigfsNvmetTargetFakeTest extends NvmetTargetContract {
         assertThat(fake.changes()).containsExactly(
                 "mkdir " + s,
                 "mkdir " + s + "/namespaces/1",
+                "write " + s + "/namespaces/1/device_uuid " + ConfigfsNvmetTarget.namespaceUuid(A, NSID),
                 "write " + s + "/namespaces/1/device_path " + DEVICE,
                 "write " + s + "/namespaces/1/enable 1",
                 "mkdir ports/60021",

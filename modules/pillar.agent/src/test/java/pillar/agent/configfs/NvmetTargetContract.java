@@ -95,6 +95,23 @@ abstract class NvmetTargetContract {
         assertThat(ours()).isEmpty();
     }
 
+    /**
+     * A target wiped (a reboot) and exported again shows the same namespace UUID: a connected host
+     * compares it when it reconnects, and drops a namespace whose identifiers changed.
+     */
+    @Test
+    void theNamespaceUuidIsTheSameOnEveryExport() throws IOException {
+        export(A, device(), PORT, ADDRESS, HOST);
+        String first = tree().read(nvmet("subsystems/" + A + "/namespaces/1/device_uuid")).strip();
+        assertThat(first).isEqualTo(ConfigfsNvmetTarget.namespaceUuid(A, NSID));
+        target().removeSubsystem(A);
+        export(A, device(), PORT, ADDRESS, HOST);
+        assertThat(tree().read(nvmet("subsystems/" + A + "/namespaces/1/device_uuid")).strip()).isEqualTo(first);
+        assertThat(ConfigfsNvmetTarget.namespaceUuid(B, NSID)).as("another volume's").isNotEqualTo(first);
+        target().removeSubsystem(A);
+        assertThat(ours()).isEmpty();
+    }
+
     @Test
     void anyHostExportIsReadBackAndTornDown() throws IOException {
         export(B, otherDevice(), PORT, ADDRESS);
