@@ -101,7 +101,8 @@ final class KernelCleanup {
         }
     }
 
-    private static String read(Path file) {
+    /** A sysfs or configfs attribute, stripped; "" when it cannot be read. */
+    static String read(Path file) {
         try {
             return Files.readString(file).strip();
         } catch (IOException e) {
@@ -109,7 +110,8 @@ final class KernelCleanup {
         }
     }
 
-    private static List<Path> list(Path dir) {
+    /** The entries of a directory; none when it is missing or unreadable. */
+    static List<Path> list(Path dir) {
         if (!Files.isDirectory(dir)) {
             return List.of();
         }

@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Stream;
 
 import pillar.api.csi.v1.Volume;
 import pillar.api.csi.v1.VolumeCapability;
@@ -61,7 +60,7 @@ final class AgentRecoveryScenario {
         crash("while detached");
         run("modprobe", "-r", "nvmet_tcp", "nvmet");
         run("modprobe", "nvmet_tcp");
-        assertThat(list(SUBSYSTEMS)).as("a fresh nvmet").isEmpty();
+        assertThat(KernelCleanup.list(SUBSYSTEMS)).as("a fresh nvmet").isEmpty();
         restartAgent();
         awaitExported(nqn, node.nodeId());
         Volumes.Attached again = Volumes.Attached.attach(controller, node, volume, capability, false);
@@ -78,7 +77,7 @@ final class AgentRecoveryScenario {
         suite.bed.workload("agent").kill();
         List<String> wiped = KernelCleanup.wipeTarget();
         System.out.println("[suite] agent killed " + when + "; target wiped: " + wiped);
-        assertThat(list(SUBSYSTEMS)).isEmpty();
+        assertThat(KernelCleanup.list(SUBSYSTEMS)).isEmpty();
     }
 
     private void restartAgent() throws InterruptedException {
@@ -100,8 +99,9 @@ final class AgentRecoveryScenario {
     }
 
     private static List<String> controllerStates(String nqn) {
-        return list(Path.of("/sys/class/nvme")).stream().filter(c -> read(c.resolve("subsysnqn")).equals(nqn))
-                .map(c -> read(c.resolve("state"))).toList();
+        return KernelCleanup.list(Path.of("/sys/class/nvme")).stream()
+                .filter(c -> KernelCleanup.read(c.resolve("subsysnqn")).equals(nqn))
+                .map(c -> KernelCleanup.read(c.resolve("state"))).toList();
     }
 
     private interface Check {
@@ -127,21 +127,5 @@ final class AgentRecoveryScenario {
 
     private static void run(String... argv) {
         new SystemProcessRunner().run(Command.of(Duration.ofMinutes(2), argv));
-    }
-
-    private static String read(Path file) {
-        try {
-            return Files.readString(file).strip();
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    private static List<Path> list(Path dir) {
-        try (Stream<Path> entries = Files.list(dir)) {
-            return entries.toList();
-        } catch (IOException e) {
-            return List.of();
-        }
     }
 }
