@@ -27,7 +27,6 @@ import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
@@ -78,7 +77,7 @@ final class KubeApi implements AutoCloseable {
             throw new UncheckedIOException("cannot read the CRDs in " + crds, e);
         }
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(contexts), false);
+                new CountingDispatcher(contexts), false);
         server.init(InetAddress.getLoopbackAddress(), port);
         KubernetesClient client = client("http://127.0.0.1:" + port);
         try {

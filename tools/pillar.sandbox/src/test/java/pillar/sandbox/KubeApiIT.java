@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,6 +73,29 @@ class KubeApiIT {
         // the warm-up objects are gone
         assertThat(asController.genericKubernetesResources("pillar.csi.io/v1alpha1", "PillarAgent").list().getItems())
                 .extracting(o -> o.getMetadata().getName()).containsExactly("storage-1");
+    }
+
+    @Test
+    void countsTheRequestsItServesAndTheTimeSpentOnThem() throws Exception {
+        long[] before = requests();
+        var classes = asController.storage().v1().storageClasses();
+        classes.list();
+        classes.withName("absent").get();
+        classes.resource(new StorageClassBuilder().withNewMetadata().withName("counted")
+                .endMetadata().withProvisioner("pillar.csi.io").build()).create();
+        long[] after = requests();
+        assertThat(after[0] - before[0]).as("requests served between the two reads").isEqualTo(3);
+        assertThat(after[1]).isGreaterThan(before[1]);
+    }
+
+    private long[] requests() throws Exception {
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(api.url() + CountingDispatcher.PATH)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(answer.statusCode()).isEqualTo(200);
+            String[] fields = answer.body().trim().split(" ");
+            return new long[] {Long.parseLong(fields[0]), Long.parseLong(fields[1])};
+        }
     }
 
     @Test

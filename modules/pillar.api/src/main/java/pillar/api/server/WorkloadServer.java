@@ -57,6 +57,11 @@ public final class WorkloadServer implements AutoCloseable {
         return server.port(GRPC_SOCKET);
     }
 
+    /** Whether the gRPC endpoint's connections have Nagle's algorithm off (it matters on TCP only). */
+    boolean grpcNoDelay() {
+        return server.prototype().sockets().get(GRPC_SOCKET).connectionOptions().tcpNoDelay();
+    }
+
     public Optional<Path> unixSocket() {
         return unixSocket;
     }
@@ -151,6 +156,11 @@ public final class WorkloadServer implements AutoCloseable {
                     .addFeature(ObserveFeature.builder().addObserver(health.build()).build())
                     .putSocket(GRPC_SOCKET, socket -> {
                         socket.bindAddress(grpcAddress).addRouting(grpc);
+                        if (grpcAddress instanceof InetSocketAddress) {
+                            // Helidon leaves Nagle's algorithm on: a reply's HTTP/2 frames, written apart, then
+                            // waited for the caller's delayed ACK, ~40 ms on every agent call
+                            socket.connectionOptions(options -> options.tcpNoDelay(true));
+                        }
                         if (tls != null) {
                             socket.tls(tls);
                         }

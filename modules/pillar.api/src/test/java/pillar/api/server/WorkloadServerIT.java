@@ -16,6 +16,7 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
 import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
@@ -142,6 +143,21 @@ class WorkloadServerIT {
         ready.set(false);
         assertThat(status(base.resolve("ready"))).isEqualTo(503);
         assertThat(status(base.resolve("live"))).isEqualTo(200);
+    }
+
+    @Test
+    void overTcpEveryReplyIsSentAtOnceNotHeldForTheCallersAck() throws Exception {
+        IdentityService identity = new IdentityService(List.of(), () -> true);
+        WorkloadServer.Builder builder = WorkloadServer.builder().tcp("127.0.0.1", 0).health("127.0.0.1", 0);
+        CsiServices.node(identity, new CsiServices.UnimplementedNode()).forEach(builder::service);
+        try (WorkloadServer tcp = builder.start()) {
+            // Nagle's algorithm held each reply's last frames for the caller's delayed ACK: ~40 ms a call
+            assertThat(tcp.grpcNoDelay()).isTrue();
+            ManagedChannel other = ManagedChannelBuilder.forAddress("127.0.0.1", tcp.grpcPort()).usePlaintext().build();
+            assertThat(IdentityGrpc.newBlockingStub(other).getPluginInfo(GetPluginInfoRequest.getDefaultInstance()).getName())
+                    .isEqualTo(Driver.NAME);
+            other.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
     }
 
     @Test

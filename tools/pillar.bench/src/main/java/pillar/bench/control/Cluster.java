@@ -2,6 +2,10 @@ package pillar.bench.control;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,6 +46,7 @@ public final class Cluster implements AutoCloseable {
     private final Path work;
     private final Path logs;
     private final KubernetesClient client;
+    private final HttpClient http = HttpClient.newHttpClient();
     private final Daemon api;
     private final int agentPort = Launches.freePort();
     private final int agentHealth = Launches.freePort();
@@ -207,6 +212,29 @@ public final class Cluster implements AutoCloseable {
         return client;
     }
 
+    /** What the emulated API has served so far: requests, and the time it spent serving them. */
+    public record ApiServed(long requests, long nanos) {
+    }
+
+    /** Reads the emulator's request count ({@code pillar.sandbox.CountingDispatcher}); its own request is not counted. */
+    public ApiServed apiServed() {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(client.getMasterUrl().toString().replaceAll("/$", "")
+                + "/pillar-emulator/requests")).timeout(Duration.ofSeconds(30)).build();
+        try {
+            HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
+            String[] fields = answer.body().trim().split(" ");
+            if (answer.statusCode() != 200 || fields.length != 2) {
+                throw new IllegalStateException("the API emulator answered " + answer.statusCode() + " " + answer.body());
+            }
+            return new ApiServed(Long.parseLong(fields[0]), Long.parseLong(fields[1]));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The workload JVMs, by name: kube-api, agent, node, controller. */
     public Map<String, Daemon> daemons() {
         Map<String, Daemon> all = new LinkedHashMap<>();
@@ -232,6 +260,7 @@ public final class Cluster implements AutoCloseable {
     @Override
     public void close() {
         channels.forEach(ManagedChannel::shutdownNow);
+        http.close();
         if (client != null) {
             client.close();
         }

@@ -1,8 +1,11 @@
 package pillar.bench.control;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.LongSummaryStatistics;
+import java.util.Map;
 
 import pillar.bench.Report;
 import pillar.bench.Table;
@@ -12,11 +15,13 @@ import pillar.bench.stats.Summary;
  * Group 1, control-plane cost: full lifecycles through the real controller, agent and node (each
  * its own JVM, on fakes of the kernel and tools) at 1, 16 and 64 volumes in flight, after a warm-up;
  * per call and per lifecycle p50 and p99, lifecycles per second, and CPU time per lifecycle in each
- * JVM. Targets: a lifecycle at most 20 ms p99 at 16 in flight; no call at 64 in flight slower than
+ * JVM, with the requests the emulated Kubernetes API served (per lifecycle, and per call of a
+ * lifecycle run alone). Targets: a lifecycle at most 20 ms p99 at 16 in flight; no call at 64 in flight slower than
  * 4 times its time at 1.
  */
 public final class ControlPlaneBench {
     static final int[] LEVELS = {1, 16, 64};
+    private static final int COUNTED = 5;
 
     private ControlPlaneBench() {
     }
@@ -30,7 +35,8 @@ public final class ControlPlaneBench {
         }
 
         Table lifecycle = new Table("in flight", "lifecycles", "p50 ms", "p99 ms", "max ms", "lifecycles/s",
-                "CPU ms/lifecycle: controller", "agent", "node", "API emulator", "all");
+                "CPU ms/lifecycle: controller", "agent", "node", "API emulator", "all", "API requests/lifecycle",
+                "API serving ms/lifecycle");
         for (Load.Result r : results) {
             Summary s = r.lifecycle().summary();
             List<Object> row = new ArrayList<>(List.of(r.inFlight(), r.lifecycles(), Summary.millis(s.p50()), Summary.millis(s.p99()),
@@ -41,6 +47,8 @@ public final class ControlPlaneBench {
                 all += cpu;
             }
             row.add(Summary.millis(all / r.lifecycles()));
+            row.add(String.format(Locale.ROOT, "%.1f", (double) r.api().requests() / r.lifecycles()));
+            row.add(Summary.millis(r.api().nanos() / r.lifecycles()));
             lifecycle.row(row.toArray());
         }
         report.table("Full lifecycle (create, controller publish, stage, publish, unpublish, unstage, controller unpublish, delete)",
@@ -70,6 +78,8 @@ public final class ControlPlaneBench {
             }
         }
         report.table("Per CSI call, as the caller sees it", calls);
+        report.table("API requests per CSI call (one volume at a time, " + COUNTED + " lifecycles; min and max; the emulator's"
+                + " requests include the controller's background ones, such as Lease renewals)", requestsPerCall(cluster));
 
         long p99At16 = results.get(1).lifecycle().summary().p99();
         report.target("full lifecycle p99 at 16 in flight <= 20 ms", p99At16 <= 20_000_000L,
@@ -77,5 +87,24 @@ public final class ControlPlaneBench {
         report.target("no call at 64 in flight slower than 4x its time at 1", worstRatio <= 4.0,
                 String.format(Locale.ROOT, "worst: %s %.1fx", worst, worstRatio));
         report.endTargets();
+    }
+
+    /** The requests the emulated API served during each call of a lifecycle run alone (read between the calls). */
+    private static Table requestsPerCall(Cluster cluster) {
+        Map<String, LongSummaryStatistics> perCall = new LinkedHashMap<>();
+        Lifecycle.CALLS.forEach(c -> perCall.put(c, new LongSummaryStatistics()));
+        for (int i = 0; i < COUNTED; i++) {
+            long[] last = {cluster.apiServed().requests()};
+            Lifecycle counted = new Lifecycle(cluster, "count-" + i, (call, nanos) -> {
+                long now = cluster.apiServed().requests();
+                perCall.get(call).accept(now - last[0]);
+                last[0] = now;
+            });
+            counted.attach();
+            counted.detach();
+        }
+        Table table = new Table("call", "API requests: min", "max");
+        perCall.forEach((call, n) -> table.row(call, n.getMin(), n.getMax()));
+        return table;
     }
 }

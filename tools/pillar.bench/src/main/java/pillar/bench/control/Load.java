@@ -14,12 +14,13 @@ import pillar.bench.stats.Samples;
 /**
  * Full lifecycles kept {@code inFlight} at a time (that many callers, each starting the next volume's
  * lifecycle when its last one ends) until {@code total} have run: each call's time, each lifecycle's
- * time, the wall time, and the CPU time every workload JVM spent meanwhile.
+ * time, the wall time, the CPU time every workload JVM spent meanwhile, and the requests the
+ * emulated API served meanwhile (with the time it spent serving them).
  */
 final class Load {
     /** What one run measured. */
     record Result(int inFlight, int lifecycles, long wallNanos, Samples lifecycle, Map<String, Samples> calls,
-                  Map<String, Long> cpuNanos) {
+                  Map<String, Long> cpuNanos, Cluster.ApiServed api) {
         double perSecond() {
             return lifecycles / (wallNanos / 1e9);
         }
@@ -33,6 +34,7 @@ final class Load {
         Lifecycle.CALLS.forEach(c -> calls.put(c, new Samples()));
         Samples lifecycles = new Samples();
         Map<String, Long> cpuBefore = cpu(cluster);
+        Cluster.ApiServed apiBefore = cluster.apiServed();
         AtomicInteger next = new AtomicInteger();
         long start = System.nanoTime();
         try (ExecutorService callers = Executors.newFixedThreadPool(inFlight)) {
@@ -63,9 +65,11 @@ final class Load {
         }
         long wall = System.nanoTime() - start;
         Map<String, Long> cpuAfter = cpu(cluster);
+        Cluster.ApiServed apiAfter = cluster.apiServed();
         Map<String, Long> used = new LinkedHashMap<>();
         cpuAfter.forEach((name, nanos) -> used.put(name, nanos - cpuBefore.get(name)));
-        return new Result(inFlight, total, wall, lifecycles, calls, used);
+        return new Result(inFlight, total, wall, lifecycles, calls, used,
+                new Cluster.ApiServed(apiAfter.requests() - apiBefore.requests(), apiAfter.nanos() - apiBefore.nanos()));
     }
 
     static Map<String, Long> cpu(Cluster cluster) {
