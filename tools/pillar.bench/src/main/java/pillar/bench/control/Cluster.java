@@ -33,8 +33,8 @@ import pillar.controller.crd.PillarStore;
 /**
  * The control plane of the benchmarks, one JVM per workload as deployed: the emulated Kubernetes API
  * (fabric8's mock server in CRUD mode, tools/pillar.sandbox), the fake-backed agent and node
- * ({@code pillar.bench.fake}) and the real controller from its module path; the Pillar objects
- * created and the store's pool discovered. State and sockets live under a tmpfs directory; logs
+ * ({@code pillar.bench.fake}) and the real controller (its jlink runtime when built, else its module
+ * path); the Pillar objects created and the store's pool discovered. State and sockets live under a tmpfs directory; logs
  * under {@code logs}. The caller plays kubelet and the sidecars through {@link #controller()} and
  * {@link #node()}.
  */

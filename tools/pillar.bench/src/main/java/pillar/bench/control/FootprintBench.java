@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -70,7 +71,7 @@ public final class FootprintBench {
                 Launched l = launch(how, w, extra, work, kubeconfig, launches);
                 best.merge(w, l, (a, b) -> b.median() < a.median() ? b : a);
                 table.row("pillar-" + w, way, layout.runtime(w).map(FootprintBench::sizeMib).orElse("not built"),
-                        layout.image(images, w).map(FootprintBench::sizeMib).orElse("not built"),
+                        imageMib(layout, images, w),
                         l.readyMillis().stream().map(String::valueOf).reduce((a, b) -> a + ", " + b).orElse(""), l.median(),
                         String.format(Locale.ROOT, "%.1f", l.idleRssKib() / 1024.0),
                         String.format(Locale.ROOT, "%.1f", l.liveHeapBytes() / 1048576.0));
@@ -237,6 +238,11 @@ public final class FootprintBench {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static String imageMib(Layout layout, Path images, String workload) {
+        OptionalLong bytes = layout.imageBytes(images, workload);
+        return bytes.isPresent() ? String.format(Locale.ROOT, "%.1f MiB", bytes.getAsLong() / 1048576.0) : "not built";
     }
 
     static String sizeMib(Path path) {

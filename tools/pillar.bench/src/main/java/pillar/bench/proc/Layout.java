@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 
 /**
@@ -56,13 +57,29 @@ public record Layout(Path root) {
         return Files.isExecutable(home.resolve("bin/pillar-" + workload)) ? Optional.of(home) : Optional.empty();
     }
 
-    /** The workload's OCI image archive, when built ({@code pillar-WORKLOAD-VERSION.oci.tar} in {@code dir}). */
-    public Optional<Path> image(Path dir, String workload) {
+    /**
+     * The size in bytes of the workload's OCI image archive, when dev/bundle built it: a loose
+     * {@code pillar-WORKLOAD-VERSION.oci.tar} in {@code dir}, else the entry {@code images/pillar-WORKLOAD-*.oci.tar}
+     * of the release bundle {@code pillar-csi-*-bundle.tar} there (read from {@code tar -tvf}'s listing).
+     */
+    public OptionalLong imageBytes(Path dir, String workload) {
         if (!Files.isDirectory(dir)) {
-            return Optional.empty();
+            return OptionalLong.empty();
         }
+        String image = "pillar-" + workload + "-[^/]*\\.oci\\.tar";
         try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(f -> f.getFileName().toString().matches("pillar-" + workload + "-.*\\.oci\\.tar")).findFirst();
+            List<Path> found = files.sorted().toList();
+            for (Path f : found) {
+                if (f.getFileName().toString().matches(image)) {
+                    return OptionalLong.of(Files.size(f));
+                }
+            }
+            for (Path f : found) {
+                if (f.getFileName().toString().matches("pillar-csi-.*-bundle\\.tar")) {
+                    return BundleListing.entryBytes(f, "[^/]+/images/" + image);
+                }
+            }
+            return OptionalLong.empty();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
