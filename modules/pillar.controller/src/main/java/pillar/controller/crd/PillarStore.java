@@ -3,6 +3,7 @@ package pillar.controller.crd;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Plural;
 import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Version;
 
@@ -13,6 +14,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
  */
 @Group(Pillar.GROUP)
 @Version(Pillar.VERSION)
+@Plural("pillarstores") // spelled out: fabric8 would otherwise pluralize the kind (regular expressions) at every instantiation
 @ShortNames("pstore")
 @AdditionalPrinterColumn(name = "Agent", jsonPath = ".spec.agent", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Backend", jsonPath = ".status.backendKind", type = AdditionalPrinterColumn.Type.STRING)

@@ -3,6 +3,7 @@ package pillar.controller.crd;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Plural;
 import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Version;
 
@@ -19,6 +20,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
  */
 @Group(Pillar.GROUP)
 @Version(Pillar.VERSION)
+@Plural("pillarvolumestates") // spelled out: fabric8 would otherwise pluralize the kind (regular expressions) at every instantiation
 @ShortNames("pvs")
 @AdditionalPrinterColumn(name = "Volume", jsonPath = ".spec.volumeName", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Store", jsonPath = ".spec.store", type = AdditionalPrinterColumn.Type.STRING)
