@@ -54,13 +54,15 @@ public final class BenchMain {
             }
             if (!args.flag("tune") && groups.contains("1")) {
                 report.heading("1. Control-plane cost on the host (`" + reproduce + " --group 1`)");
-                report.text("The real controller (" + (launches.usesRuntime("controller") ? "its jlink runtime, with its own"
-                        + " conf/jvm.options" : "its module path") + "), agent and node, each its own JVM, over real gRPC (CSI on UNIX"
-                        + " sockets, the agent API on TCP) against the emulated Kubernetes API (fabric8's mock server, CRUD"
-                        + " mode, also its own JVM). The agent works on the fake configfs tree of its tests (nvmet of kernel"
-                        + " 6.1, in memory) and a backend that does no I/O; the node on its fake initiator, mounter and"
-                        + " filesystem tools; state directories on tmpfs. This JVM plays the sidecars and kubelet. "
-                        + (launches.usesRuntime("controller") ? "The agent's and node's JVM flags" : "Workload JVM flags") + ": `" + String.join(" ", flags) + "`. " + (quick ? "Quick run: few lifecycles, rough figures."
+                boolean runtime = launches.usesRuntime("controller");
+                report.text("The real controller (" + (runtime ? "its jlink runtime, with its own conf/jvm.options"
+                        : "its module path") + "), agent and node, each its own JVM, over real gRPC (CSI on UNIX sockets,"
+                        + " the agent API on TCP) against the emulated Kubernetes API (fabric8's mock server, CRUD mode, also"
+                        + " its own JVM). The agent works on the fake configfs tree of its tests (nvmet of kernel 6.1, in"
+                        + " memory) and a backend that does no I/O; the node on its fake initiator, mounter and filesystem"
+                        + " tools; state directories on tmpfs. This JVM plays the sidecars and kubelet. "
+                        + (runtime ? "The agent's and node's JVM flags" : "Workload JVM flags") + ": `" + String.join(" ", flags)
+                        + "`. " + (quick ? "Quick run: few lifecycles, rough figures."
                         : "A warm-up of 300 lifecycles at 16 in flight comes first."));
                 try (Cluster cluster = new Cluster(launches, work.resolve("g1"), logs.resolve("g1"))) {
                     ControlPlaneBench.run(cluster, quick ? 40 : 300, quick ? new int[] {20, 160, 256} : new int[] {200, 800, 1280},

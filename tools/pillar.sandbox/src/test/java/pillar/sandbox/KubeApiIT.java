@@ -90,8 +90,8 @@ class KubeApiIT {
 
     private long[] requests() throws Exception {
         try (HttpClient http = HttpClient.newHttpClient()) {
-            HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(api.url() + CountingDispatcher.PATH)).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpRequest read = HttpRequest.newBuilder(URI.create(api.url() + CountingDispatcher.PATH)).build();
+            HttpResponse<String> answer = http.send(read, HttpResponse.BodyHandlers.ofString());
             assertThat(answer.statusCode()).isEqualTo(200);
             String[] fields = answer.body().trim().split(" ");
             return new long[] {Long.parseLong(fields[0]), Long.parseLong(fields[1])};

@@ -14,7 +14,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
  */
 @Group(Pillar.GROUP)
 @Version(Pillar.VERSION)
-@Plural("pillaragents") // spelled out: fabric8 would otherwise pluralize the kind (regular expressions) at every instantiation
+// spelled out: fabric8 would otherwise pluralize the kind (regular expressions) at every instantiation
+@Plural("pillaragents")
 @ShortNames("pagent")
 @AdditionalPrinterColumn(name = "Node", jsonPath = ".spec.nodeName", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Endpoint", jsonPath = ".status.endpoint", type = AdditionalPrinterColumn.Type.STRING)

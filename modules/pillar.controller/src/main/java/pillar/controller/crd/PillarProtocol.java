@@ -13,7 +13,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
  */
 @Group(Pillar.GROUP)
 @Version(Pillar.VERSION)
-@Plural("pillarprotocols") // spelled out: fabric8 would otherwise pluralize the kind (regular expressions) at every instantiation
+// spelled out: fabric8 would otherwise pluralize the kind (regular expressions) at every instantiation
+@Plural("pillarprotocols")
 @ShortNames("pproto")
 @AdditionalPrinterColumn(name = "Bind", jsonPath = ".spec.nvmeofTcp.bindAddress", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Port", jsonPath = ".spec.nvmeofTcp.port", type = AdditionalPrinterColumn.Type.INTEGER)

@@ -14,7 +14,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
  */
 @Group(Pillar.GROUP)
 @Version(Pillar.VERSION)
-@Plural("pillarstorageclasses") // spelled out: fabric8 would otherwise pluralize the kind (regular expressions) at every instantiation
+// spelled out: fabric8 would otherwise pluralize the kind (regular expressions) at every instantiation
+@Plural("pillarstorageclasses")
 @ShortNames("psc")
 @AdditionalPrinterColumn(name = "Store", jsonPath = ".spec.store", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Protocol", jsonPath = ".spec.protocol", type = AdditionalPrinterColumn.Type.STRING)

@@ -14,7 +14,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
  */
 @Group(Pillar.GROUP)
 @Version(Pillar.VERSION)
-@Plural("pillarstores") // spelled out: fabric8 would otherwise pluralize the kind (regular expressions) at every instantiation
+// spelled out: fabric8 would otherwise pluralize the kind (regular expressions) at every instantiation
+@Plural("pillarstores")
 @ShortNames("pstore")
 @AdditionalPrinterColumn(name = "Agent", jsonPath = ".spec.agent", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Backend", jsonPath = ".status.backendKind", type = AdditionalPrinterColumn.Type.STRING)

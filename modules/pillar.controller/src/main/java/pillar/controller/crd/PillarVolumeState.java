@@ -20,7 +20,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
  */
 @Group(Pillar.GROUP)
 @Version(Pillar.VERSION)
-@Plural("pillarvolumestates") // spelled out: fabric8 would otherwise pluralize the kind (regular expressions) at every instantiation
+// spelled out: fabric8 would otherwise pluralize the kind (regular expressions) at every instantiation
+@Plural("pillarvolumestates")
 @ShortNames("pvs")
 @AdditionalPrinterColumn(name = "Volume", jsonPath = ".spec.volumeName", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Store", jsonPath = ".spec.store", type = AdditionalPrinterColumn.Type.STRING)

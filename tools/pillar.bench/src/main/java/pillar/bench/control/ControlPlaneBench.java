@@ -16,8 +16,8 @@ import pillar.bench.stats.Summary;
  * its own JVM, on fakes of the kernel and tools) at 1, 16 and 64 volumes in flight, after a warm-up;
  * per call and per lifecycle p50 and p99, lifecycles per second, and CPU time per lifecycle in each
  * JVM, with the requests the emulated Kubernetes API served (per lifecycle, and per call of a
- * lifecycle run alone). Targets: a lifecycle at most 20 ms p99 at 16 in flight; no call at 64 in flight slower than
- * 4 times its time at 1.
+ * lifecycle run alone). Targets: a lifecycle at most 20 ms p99 at 16 in flight; no call at 64 in
+ * flight slower than 4 times its time at 1.
  */
 public final class ControlPlaneBench {
     static final int[] LEVELS = {1, 16, 64};

@@ -3,6 +3,7 @@ package pillar.bench.proc;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
@@ -17,19 +18,29 @@ final class BundleListing {
     }
 
     static OptionalLong entryBytes(Path archive, String nameRegex) {
+        Path listing = null;
         try {
-            Process tar = new ProcessBuilder("tar", "-tvf", archive.toString()).redirectErrorStream(true).start();
-            String listing = new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!tar.waitFor(60, TimeUnit.SECONDS) || tar.exitValue() != 0) {
+            listing = Files.createTempFile("bundle-listing", ".txt");
+            Process tar = new ProcessBuilder("tar", "-tvf", archive.toString()).redirectErrorStream(true)
+                    .redirectOutput(listing.toFile()).start();
+            if (!tar.waitFor(60, TimeUnit.SECONDS)) {
                 tar.destroyForcibly();
-                throw new IllegalStateException("tar -tvf " + archive + " failed: " + listing);
+                throw new IllegalStateException("tar -tvf " + archive + " did not finish within 60 s");
             }
-            return parse(listing, nameRegex);
+            String text = Files.readString(listing, StandardCharsets.UTF_8);
+            if (tar.exitValue() != 0) {
+                throw new IllegalStateException("tar -tvf " + archive + " failed: " + text);
+            }
+            return parse(text, nameRegex);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        } finally {
+            if (listing != null) {
+                listing.toFile().delete();
+            }
         }
     }
 
