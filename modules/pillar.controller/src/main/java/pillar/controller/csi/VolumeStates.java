@@ -103,12 +103,14 @@ public final class VolumeStates {
 
     /** A copy of the state's status to change (a fresh, empty one when it has none yet). */
     PillarVolumeStateStatus statusOf(PillarVolumeState state) {
-        return state.getStatus() == null ? new PillarVolumeStateStatus() : copy(state).getStatus();
+        // the status alone: a copy of the whole object would be thrown away but for it
+        PillarVolumeStateStatus status = state.getStatus();
+        return status == null ? new PillarVolumeStateStatus() : client.getKubernetesSerialization().clone(status);
     }
 
     /** A copy of the state's spec to change. */
     PillarVolumeStateSpec specOf(PillarVolumeState state) {
-        return copy(state).getSpec();
+        return client.getKubernetesSerialization().clone(state.getSpec());
     }
 
     private PillarVolumeState cas(PillarVolumeState current, Function<PillarVolumeState, Optional<PillarVolumeState>> write) {
