@@ -106,7 +106,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
         argv.add(config.pool());
         CommandResult result;
         try {
-            result = runner.run(new Command(filter.apply(argv), commandTimeout));
+            result = exec(argv);
         } catch (CommandFailedException e) {
             switch (LvmFailure.of(e)) {
                 case EXISTS -> {
@@ -362,7 +362,12 @@ public final class LvmVolumeBackend implements VolumeBackend {
     }
 
     private String run(List<String> argv) {
-        return runner.run(new Command(filter.apply(argv), commandTimeout)).stdout();
+        return exec(argv).stdout();
+    }
+
+    /** Every LVM command goes through here: with its deadline, and kept off this host's NVMe-oF namespaces. */
+    private CommandResult exec(List<String> argv) {
+        return runner.run(new Command(filter.apply(argv), commandTimeout));
     }
 
     private String lvPath(VolumeId id) {

@@ -104,13 +104,12 @@ public final class VolumeStates {
     /** A copy of the state's status to change (a fresh, empty one when it has none yet). */
     PillarVolumeStateStatus statusOf(PillarVolumeState state) {
         // the status alone: a copy of the whole object would be thrown away but for it
-        PillarVolumeStateStatus status = state.getStatus();
-        return status == null ? new PillarVolumeStateStatus() : client.getKubernetesSerialization().clone(status);
+        return state.getStatus() == null ? new PillarVolumeStateStatus() : copy(state.getStatus());
     }
 
     /** A copy of the state's spec to change. */
     PillarVolumeStateSpec specOf(PillarVolumeState state) {
-        return client.getKubernetesSerialization().clone(state.getSpec());
+        return copy(state.getSpec());
     }
 
     private PillarVolumeState cas(PillarVolumeState current, Function<PillarVolumeState, Optional<PillarVolumeState>> write) {
@@ -134,8 +133,9 @@ public final class VolumeStates {
         throw CsiException.aborted("volume " + current.getMetadata().getName() + " keeps changing; retry later");
     }
 
-    private PillarVolumeState copy(PillarVolumeState state) {
-        return client.getKubernetesSerialization().clone(state);
+    /** A deep copy (through JSON) of a state or a part of it. */
+    private <T> T copy(T value) {
+        return client.getKubernetesSerialization().clone(value);
     }
 
     private NonNamespaceOperation<PillarVolumeState, io.fabric8.kubernetes.api.model.KubernetesResourceList<PillarVolumeState>,
