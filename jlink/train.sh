@@ -3,11 +3,23 @@
 # The controller is given the emulated Kubernetes API of tools/pillar.sandbox (as dev/sandbox does).
 # shellcheck shell=bash
 
+# free_port: a TCP port no socket of this host uses, in any state, below the kernel's ephemeral range
+# (an outgoing connection's local port is taken from that range, and a port that refuses a connection
+# can still be one, or be in TIME_WAIT: binding it then fails with "Address already in use")
 free_port() {
-    local port
+    local first span port used=" " table _sl addr _rest
+    read -r first _ < /proc/sys/net/ipv4/ip_local_port_range
+    span=$((first - 20000))
+    ((span >= 1000)) || span=40000 # no room below the range: the check against the tables must do
+    for table in /proc/net/tcp /proc/net/tcp6; do
+        [[ -r $table ]] || continue
+        while read -r _sl addr _rest; do
+            [[ $addr == *:* ]] && used+="$((16#${addr##*:})) "
+        done < <(tail -n +2 "$table")
+    done
     while :; do
-        port=$((20000 + RANDOM % 30000))
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+        port=$((20000 + RANDOM % span))
+        [[ $used == *" $port "* ]] || { echo "$port"; return; }
     done
 }
 
