@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.logging.Logger;
 
 import io.grpc.ChannelCredentials;
+import io.grpc.ConnectivityState;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -41,14 +43,17 @@ import pillar.api.agent.v1.UnexportVolumeResponse;
 
 /**
  * {@link AgentClient} over gRPC: one channel per agent target, kept and reused (gRPC reconnects
- * it); every call with a deadline; reads retried, with a growing pause, while the agent is
- * unreachable; gRPC status codes mapped to {@link AgentException.Kind}.
+ * it; one whose agent was down tries again as soon as it is called); every call with a deadline;
+ * reads retried, with a growing pause, while the agent is unreachable; gRPC status codes mapped to
+ * {@link AgentException.Kind}.
  *
  * <p>Mutual TLS reads the controller's PEM files; when they change on disk (cert-manager renews
  * the Secret), the next call builds new credentials and new channels.
  */
 public final class GrpcAgentClient implements AgentClient, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(GrpcAgentClient.class.getName());
+    /** How long a call waits for a channel that failed to connect to try again (within the call's deadline). */
+    private static final Duration RECONNECT_WAIT = Duration.ofSeconds(1);
 
     /**
      * @param deadline     the deadline of each attempt of each call
@@ -178,6 +183,7 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
         ManagedChannel channel = channel(agent, rpc);
         AgentServiceGrpc.AgentServiceBlockingStub stub = AgentServiceGrpc.newBlockingStub(channel)
                 .withDeadlineAfter(settings.deadline().toMillis(), TimeUnit.MILLISECONDS);
+        reconnectNow(channel, settings.deadline().compareTo(RECONNECT_WAIT) < 0 ? settings.deadline() : RECONNECT_WAIT);
         try {
             return call.apply(stub);
         } catch (StatusRuntimeException e) {
@@ -189,6 +195,35 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
             String detail = e.getStatus().getCode() + (description == null ? "" : ": " + description)
                     + (e.getStatus().getCause() == null ? "" : " (" + e.getStatus().getCause() + ")");
             throw new AgentException(AgentException.Kind.of(e.getStatus().getCode()), rpc, agent, detail, e);
+        }
+    }
+
+    /**
+     * A channel whose last connection attempt failed (the agent was down) fails every call at once with
+     * that attempt's error until its next attempt, which gRPC's backoff may put minutes away: an agent
+     * back by then would be refused calls it could answer. Such a channel tries again now, and the call
+     * waits briefly for it to connect; if it does not, the call fails at once as before, with the error.
+     */
+    private static void reconnectNow(ManagedChannel channel, Duration wait) {
+        ConnectivityState state = channel.getState(false);
+        if (state != ConnectivityState.TRANSIENT_FAILURE) {
+            return; // READY, or IDLE and CONNECTING: the call itself waits for the attempt's outcome
+        }
+        channel.resetConnectBackoff();
+        long deadline = System.nanoTime() + wait.toNanos();
+        try {
+            while (state != ConnectivityState.READY && state != ConnectivityState.SHUTDOWN) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                CountDownLatch changed = new CountDownLatch(1);
+                channel.notifyWhenStateChanged(state, changed::countDown);
+                changed.await(left, TimeUnit.NANOSECONDS);
+                state = channel.getState(false);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

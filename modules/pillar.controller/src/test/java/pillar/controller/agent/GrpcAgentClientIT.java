@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.server.WorkloadServer;
@@ -105,6 +106,25 @@ class GrpcAgentClientIT {
         assertThatThrownBy(() -> client.getCapabilities(agent, GetCapabilitiesRequest.getDefaultInstance()))
                 .isInstanceOfSatisfying(AgentException.class,
                         e -> assertThat(e.kind()).isEqualTo(AgentException.Kind.UNREACHABLE));
+    }
+
+    @Test
+    void anAgentBackOnItsPortIsCalledAtOnceAndNotAfterGrpcsReconnectBackoff() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));
+        AgentTarget agent = AgentTarget.plaintext("127.0.0.1", port);
+        AllowInitiatorRequest allow = AllowInitiatorRequest.newBuilder().setVolumeId("pvc-1").build();
+        assertThatThrownBy(() -> client.allowInitiator(agent, allow)).isInstanceOfSatisfying(AgentException.class,
+                e -> assertThat(e.kind()).isEqualTo(AgentException.Kind.UNREACHABLE));
+
+        // the channel's connection was refused: gRPC waits out a backoff before its next attempt, and until
+        // then fails calls at once with the refused connection; the agent comes back within that backoff
+        server = WorkloadServer.builder().tcp("127.0.0.1", port).health("127.0.0.1", 0).service(service).start();
+        client.allowInitiator(agent, allow);
+        assertThat(service.allowCalls.get()).as("the mutation reached the agent that came back, at the first try").isEqualTo(1);
     }
 
     @ParameterizedTest

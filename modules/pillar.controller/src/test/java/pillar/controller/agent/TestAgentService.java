@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import pillar.api.agent.v1.AgentServiceGrpc;
+import pillar.api.agent.v1.AllowInitiatorRequest;
+import pillar.api.agent.v1.AllowInitiatorResponse;
 import pillar.api.agent.v1.Backend;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
@@ -17,11 +19,12 @@ import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
 
 /**
- * A tiny agent API server for the client's tests: answers GetCapabilities and GetCapacity like the
- * real agent, unless told to fail the next calls with a status, or to hold them until released.
+ * A tiny agent API server for the client's tests: answers GetCapabilities, GetCapacity and
+ * AllowInitiator (a mutation: counted, and answered without doing anything) like the real agent, unless told to fail the next calls with a status, or to hold them until released.
  */
 final class TestAgentService extends AgentServiceGrpc.AgentServiceImplBase {
     final AtomicInteger capabilityCalls = new AtomicInteger();
+    final AtomicInteger allowCalls = new AtomicInteger();
     private final Deque<Status> failures = new ArrayDeque<>();
     private volatile CountDownLatch hold = new CountDownLatch(0);
 
@@ -68,6 +71,15 @@ final class TestAgentService extends AgentServiceGrpc.AgentServiceImplBase {
         }
         response.onNext(GetCapacityResponse.newBuilder().setTotalBytes(1000).setAvailableBytes(600).build());
         response.onCompleted();
+    }
+
+    @Override
+    public void allowInitiator(AllowInitiatorRequest request, StreamObserver<AllowInitiatorResponse> response) {
+        allowCalls.incrementAndGet();
+        if (answer(response)) {
+            response.onNext(AllowInitiatorResponse.getDefaultInstance());
+            response.onCompleted();
+        }
     }
 
     /** Waits if held, fails if told to; true when the call should be answered normally. */
