@@ -6,11 +6,48 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * Polls for a block device node until a deadline. Device nodes appear asynchronously: a zvol's
+ * Waits on block devices until a deadline. Device nodes appear asynchronously: a zvol's
  * {@code /dev/zdN} about 0.2 s after {@code zfs create}, an LV's node when LVM (or udev) makes it.
+ * And a device's last holder may let go a moment after it says it did: udev probes a device its last
+ * writer closed, and the kernel may finish releasing an nvmet namespace's device after the namespace
+ * is gone; a removal that finds the device busy is tried again for a short while.
  */
 final class DeviceWait {
+    /** How long a removal may find a device busy before the failure is reported (at most the device timeout). */
+    static final Duration BUSY_GRACE = Duration.ofSeconds(5);
+    static final Duration BUSY_POLL = Duration.ofMillis(200);
+
     private DeviceWait() {
+    }
+
+    /** One attempt at a removal: empty when done, or the failure to report if the device stays busy. */
+    @FunctionalInterface
+    interface Removal {
+        Optional<BackendException> attempt();
+    }
+
+    /**
+     * Attempts {@code removal} until it is done or {@code grace} (capped at {@link #BUSY_GRACE}) has
+     * passed, every {@link #BUSY_POLL}; then throws its last busy failure.
+     */
+    static void whileBusy(Duration grace, Removal removal) {
+        Duration limit = grace.compareTo(BUSY_GRACE) < 0 ? grace : BUSY_GRACE;
+        long end = System.nanoTime() + limit.toNanos();
+        while (true) {
+            Optional<BackendException> busy = removal.attempt();
+            if (busy.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() - end >= 0) {
+                throw busy.get();
+            }
+            try {
+                Thread.sleep(BUSY_POLL);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw busy.get();
+            }
+        }
     }
 
     /**

@@ -188,20 +188,24 @@ public final class LvmVolumeBackend implements VolumeBackend {
             throw new BackendException(Kind.FAILED, "refusing to remove " + lvPath(id) + ": it is not a volume of backend "
                     + config.name() + " (" + ownership(lv.get()) + ")");
         }
+        DeviceWait.whileBusy(deviceTimeout, () -> remove(id));
+        LOG.info(() -> "removed " + lvPath(id));
+    }
+
+    /** {@code lvremove}: empty when the LV is gone, the failure when something holds it. */
+    private Optional<BackendException> remove(VolumeId id) {
         try {
             run(List.of("lvremove", "-f", lvPath(id)));
+            return Optional.empty();
         } catch (CommandFailedException e) {
-            switch (LvmFailure.of(e)) {
-                case LV_NOT_FOUND -> {
-                    return;
-                }
-                case IN_USE -> throw new BackendException(Kind.FAILED, lvPath(id)
-                        + " is in use: unexport it first (an nvmet namespace or a mount still holds it)", e);
+            return switch (LvmFailure.of(e)) {
+                case LV_NOT_FOUND -> Optional.empty();
+                case IN_USE -> Optional.of(new BackendException(Kind.FAILED, lvPath(id)
+                        + " is in use: unexport it first (an nvmet namespace or a mount still holds it)", e));
                 case VG_NOT_FOUND -> throw unavailable(e);
                 default -> throw failed("lvremove of " + id + " failed", e);
-            }
+            };
         }
-        LOG.info(() -> "removed " + lvPath(id));
     }
 
     @Override

@@ -172,19 +172,23 @@ public final class ZfsVolumeBackend implements VolumeBackend {
             throw new BackendException(Kind.FAILED, "refusing to destroy " + dataset + ": it has no " + MANAGED_PROPERTY + "="
                     + MANAGED_VALUE + ", so pillar-csi did not create it");
         }
+        DeviceWait.whileBusy(deviceTimeout, () -> destroy(dataset));
+        LOG.info(() -> "destroyed zvol " + dataset);
+    }
+
+    /** {@code zfs destroy}: empty when the zvol is gone, the failure when something holds it. */
+    private Optional<BackendException> destroy(String dataset) {
         try {
             run(List.of("zfs", "destroy", dataset));
+            return Optional.empty();
         } catch (CommandFailedException e) {
-            switch (ZfsFailure.of(e)) {
-                case NOT_FOUND -> {
-                    return;
-                }
-                case BUSY -> throw new BackendException(Kind.FAILED, dataset
-                        + " is busy: unexport it first (an nvmet namespace or another user still holds the zvol)", e);
+            return switch (ZfsFailure.of(e)) {
+                case NOT_FOUND -> Optional.empty();
+                case BUSY -> Optional.of(new BackendException(Kind.FAILED, dataset
+                        + " is busy: unexport it first (an nvmet namespace or another user still holds the zvol)", e));
                 default -> throw failed("zfs destroy of " + dataset + " failed", e);
-            }
+            };
         }
-        LOG.info(() -> "destroyed zvol " + dataset);
     }
 
     @Override

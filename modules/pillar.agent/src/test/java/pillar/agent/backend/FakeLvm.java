@@ -6,12 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -36,7 +35,7 @@ public final class FakeLvm implements ProcessRunner {
     private final long vgSize;
     private final Path devRoot;
     private final Map<String, Lv> lvs = new TreeMap<>(); // lvs sorts by name
-    private final Set<String> busy = new HashSet<>();
+    private final Map<String, Integer> busy = new HashMap<>(); // name -> removals it still refuses
     private final List<Command> commands = new ArrayList<>();
     private final List<String> created = new ArrayList<>();
     private long extent = EXTENT;
@@ -104,7 +103,22 @@ public final class FakeLvm implements ProcessRunner {
 
     /** An open LV (an nvmet namespace holds it): lvremove refuses. */
     synchronized void markBusy(String name) {
-        busy.add(name);
+        busy.put(name, Integer.MAX_VALUE);
+    }
+
+    /** Held for a moment (udev's probe, the kernel's release): the next {@code removals} removals are refused. */
+    synchronized void markBusy(String name, int removals) {
+        busy.put(name, removals);
+    }
+
+    /** Whether a removal of {@code name} is refused now; counts it. */
+    private boolean refuseRemoval(String name) {
+        int left = busy.getOrDefault(name, 0);
+        if (left <= 0) {
+            return false;
+        }
+        busy.put(name, left == Integer.MAX_VALUE ? left : left - 1);
+        return true;
     }
 
     synchronized void writeToThinPool(String pool, long bytes) {
@@ -274,7 +288,7 @@ public final class FakeLvm implements ProcessRunner {
     private CommandResult lvremove(Command command, List<String> a) {
         expect(a, a.size() == 3 && a.get(1).equals("-f"));
         Lv lv = existing(command, a.get(2), false);
-        if (busy.contains(lv.name)) {
+        if (refuseRemoval(lv.name)) {
             throw failure(command, ECMD_FAILED, "  Logical volume " + a.get(2) + " in use.\n");
         }
         lvs.remove(lv.name);

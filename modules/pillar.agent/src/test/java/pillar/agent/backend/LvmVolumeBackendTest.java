@@ -218,12 +218,26 @@ class LvmVolumeBackendTest {
     }
 
     @Test
-    void deleteOfAVolumeStillInUseSaysToUnexportFirst() {
-        thin.create(PVC1, ByteSize.ofMiB(8), Map.of());
+    void deleteOfAVolumeThatStaysInUseSaysToUnexportFirstAfterTryingForTheDeviceTimeout() {
+        LvmVolumeBackend impatient = new LvmVolumeBackend(new BackendConfig("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0",
+                "pool0"), lvm, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofMillis(500));
+        impatient.create(PVC1, ByteSize.ofMiB(8), Map.of());
         lvm.markBusy("pvc-1");
 
-        assertFails(() -> thin.delete(PVC1), Kind.FAILED, "unexport it first");
+        assertFails(() -> impatient.delete(PVC1), Kind.FAILED, "unexport it first");
         assertThat(lvm.exists("pvc-1")).isTrue();
+        assertThat(lvm.argvs().stream().filter(a -> a.getFirst().equals("lvremove")).count()).as("lvremove tried again while in use")
+                .isGreaterThan(1);
+    }
+
+    @Test
+    void deleteOfAVolumeHeldForAMomentAfterItsUnexportSucceeds() {
+        thin.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        lvm.markBusy("pvc-1", 2);
+
+        thin.delete(PVC1);
+        assertThat(lvm.exists("pvc-1")).isFalse();
+        assertThat(lvm.argvs().stream().filter(a -> a.getFirst().equals("lvremove")).count()).isEqualTo(3);
     }
 
     @Test

@@ -218,14 +218,28 @@ class ZfsVolumeBackendTest {
     }
 
     @Test
-    void deleteOfABusyZvolSaysToUnexportFirst() {
+    void deleteOfAZvolThatStaysBusySaysToUnexportFirstAfterTryingForTheDeviceTimeout() {
         FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
-        ZfsVolumeBackend backend = backend(zfs);
+        ZfsVolumeBackend backend = backend(zfs, K8S, Duration.ofMillis(500));
         backend.create(PVC1, ByteSize.ofMiB(64), Map.of());
         zfs.markBusy("tank/k8s/pvc-1");
 
         assertFails(() -> backend.delete(PVC1), Kind.FAILED, "unexport it first");
         assertThat(zfs.exists("tank/k8s/pvc-1")).isTrue();
+        assertThat(zfs.verbs().stream().filter("zfs destroy"::equals).count()).as("destroy tried again while busy")
+                .isGreaterThan(1);
+    }
+
+    @Test
+    void deleteOfAZvolHeldForAMomentAfterItsUnexportSucceeds() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(64), Map.of());
+        zfs.markBusy("tank/k8s/pvc-1", 2);
+
+        backend.delete(PVC1);
+        assertThat(zfs.exists("tank/k8s/pvc-1")).isFalse();
+        assertThat(zfs.verbs().stream().filter("zfs destroy"::equals).count()).isEqualTo(3);
     }
 
     @Test
