@@ -44,4 +44,12 @@ public class PillarVolumeState extends CustomResource<PillarVolumeStateSpec, Pil
      * {@code bindAddress=<ip>,port=<1-65535>,aclEnabled=<true|false>[,traddr=<ip>]}.
      */
     public static final String EXPORT_SPEC_ANNOTATION = "pillar.csi.io/export-spec";
+    /**
+     * Every state carries it from its creation: deleted by hand, a state stays (Terminating, and in use)
+     * until DeleteVolume ends the volume's lifecycle; it is the volume's only record, and its UID the
+     * lifecycle the agent fences calls with.
+     */
+    public static final String FINALIZER = "pillar.csi.io/volume-lifecycle";
+    /** The reason of the Warning event while a state deleted by hand is held. */
+    public static final String DELETION_HELD = "DeletionHeld";
 }

@@ -67,7 +67,7 @@ final class Planner {
         spec.setConnect(connect(tcp));
 
         PillarVolumeState state = new PillarVolumeState();
-        state.setMetadata(new ObjectMetaBuilder().withName(id.value()).build());
+        state.setMetadata(new ObjectMetaBuilder().withName(id.value()).withFinalizers(PillarVolumeState.FINALIZER).build());
         state.setSpec(spec);
         return state;
     }

@@ -20,6 +20,12 @@ final class Records {
         return status(state).map(s -> s.getPhase()).orElse(VolumePhase.Pending);
     }
 
+    /** Whether someone asked the API to delete it while the controller's finalizer holds it. */
+    static boolean deletionHeld(PillarVolumeState state) {
+        return state.getMetadata().getDeletionTimestamp() != null
+                && state.getMetadata().getFinalizers().contains(PillarVolumeState.FINALIZER);
+    }
+
     static long generation(PillarVolumeState state) {
         return status(state).map(s -> s.getPublicationGeneration()).orElse(0L);
     }

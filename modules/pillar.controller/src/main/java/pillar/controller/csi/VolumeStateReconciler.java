@@ -27,7 +27,8 @@ import pillar.controller.reconcile.Result;
 
 /**
  * Keeps condition {@value PillarVolumeState#EXPORT_SPEC_MISSING} of every PillarVolumeState, and
- * carries out the documented recovery. A state without a usable export spec reports it (status and a
+ * carries out the documented recovery. A state deleted by hand (held by its finalizer) is reported
+ * with a Warning event {@value PillarVolumeState#DELETION_HELD} each time it is reconciled. A state without a usable export spec reports it (status and a
  * Warning event) and is never published; pillar-csi does not guess one from what runs. An operator
  * records the spec explicitly with the annotation {@value PillarVolumeState#EXPORT_SPEC_ANNOTATION};
  * it is checked (grammar, then the agent: exporting the volume so is accepted only when it is not
@@ -75,6 +76,13 @@ public final class VolumeStateReconciler implements Reconciler<PillarVolumeState
             return Result.done();
         }
         PillarVolumeState state = current.get();
+        if (Records.deletionHeld(state)) {
+            String message = "deleted by hand, and kept: it is the only record of volume " + id + ", which still exists;"
+                    + " it goes when the volume is deleted (delete its PersistentVolumeClaim, or the PersistentVolume"
+                    + " with reclaim policy Delete)";
+            LOG.warning("PillarVolumeState " + id + " " + message);
+            events.warning(state, PillarVolumeState.DELETION_HELD, message);
+        }
         VolumeExport export = state.getSpec().getExport();
         String problem = export == null ? "it has none" : ExportSpecs.problem(export);
         if (problem == null) {

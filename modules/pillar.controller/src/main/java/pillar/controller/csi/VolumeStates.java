@@ -18,7 +18,9 @@ import pillar.controller.crd.PillarVolumeStateStatus;
  * The PillarVolumeStates in the Kubernetes API, read directly (never from a cache) and written only
  * by compare-and-swap on the resourceVersion: {@link #updateStatus} decides on the state as it is,
  * writes, and on a conflict (409) reads it again and decides again, so a decision is always made
- * on what it replaces. The object's name is the volume ID.
+ * on what it replaces. The object's name is the volume ID. A state holds
+ * {@link PillarVolumeState#FINALIZER} until {@link #delete} removes it: one deleted by hand is still
+ * read and written as before, and goes when the volume is deleted.
  */
 public final class VolumeStates {
     /** Conflicts in a row before giving up with ABORTED (the CO retries). */
@@ -74,8 +76,8 @@ public final class VolumeStates {
     }
 
     /**
-     * Deletes the state if {@code stillDeletable} holds for it as it is now; a conflict reads it again.
-     * A state already gone is success.
+     * Deletes the state if {@code stillDeletable} holds for it as it is now: first its finalizer, then
+     * the state (both by compare-and-swap); a conflict reads it again. A state already gone is success.
      */
     void delete(PillarVolumeState current, Predicate<PillarVolumeState> stillDeletable) {
         PillarVolumeState state = current;
@@ -84,6 +86,13 @@ public final class VolumeStates {
                 throw CsiException.aborted("volume " + state.getMetadata().getName() + " changed while it was being deleted");
             }
             try {
+                if (state.getMetadata().getFinalizers().contains(PillarVolumeState.FINALIZER)) {
+                    PillarVolumeState released = release(state);
+                    if (state.getMetadata().getDeletionTimestamp() != null || released == null) {
+                        return; // deleted by hand before: the deletion waited only for the finalizer
+                    }
+                    state = released;
+                }
                 resources().withName(state.getMetadata().getName()).lockResourceVersion(state.getMetadata().getResourceVersion())
                         .delete();
                 return;
@@ -101,6 +110,16 @@ public final class VolumeStates {
         throw CsiException.aborted("volume " + current.getMetadata().getName() + " keeps changing; retry later");
     }
 
+    /**
+     * Writes the state without the finalizer, by compare-and-swap; returns it as written (null when the
+     * API server answered without it: one deleted by hand goes once its last finalizer does).
+     */
+    private PillarVolumeState release(PillarVolumeState state) {
+        PillarVolumeState next = copy(state);
+        next.getMetadata().getFinalizers().remove(PillarVolumeState.FINALIZER);
+        return resources().resource(next).update();
+    }
+
     /** A copy of the state's status to change (a fresh, empty one when it has none yet). */
     PillarVolumeStateStatus statusOf(PillarVolumeState state) {
         // the status alone: a copy of the whole object would be thrown away but for it
@@ -115,7 +134,8 @@ public final class VolumeStates {
     private PillarVolumeState cas(PillarVolumeState current, Function<PillarVolumeState, Optional<PillarVolumeState>> write) {
         PillarVolumeState state = current;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-            if (state.getMetadata().getDeletionTimestamp() != null) {
+            if (state.getMetadata().getDeletionTimestamp() != null && !Records.deletionHeld(state)) {
+                // deleted while not held (a state from before the finalizer, or its finalizer removed by hand)
                 throw CsiException.notFound("volume " + state.getMetadata().getName() + " is being removed");
             }
             try {
