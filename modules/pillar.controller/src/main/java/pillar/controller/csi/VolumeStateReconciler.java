@@ -27,12 +27,13 @@ import pillar.controller.reconcile.Result;
 
 /**
  * Keeps condition {@value PillarVolumeState#EXPORT_SPEC_MISSING} of every PillarVolumeState, and
- * carries out the documented recovery. A state deleted by hand (held by its finalizer) is reported
- * with a Warning event {@value PillarVolumeState#DELETION_HELD} each time it is reconciled. A state without a usable export spec reports it (status and a
+ * carries out the documented recovery. A state without a usable export spec reports it (status and a
  * Warning event) and is never published; pillar-csi does not guess one from what runs. An operator
  * records the spec explicitly with the annotation {@value PillarVolumeState#EXPORT_SPEC_ANNOTATION};
  * it is checked (grammar, then the agent: exporting the volume so is accepted only when it is not
- * exported otherwise), written into the spec, and publishing works from then on.
+ * exported otherwise), written into the spec, and publishing works from then on. A state deleted by
+ * hand (held by its finalizer) is reported with a Warning event
+ * {@value PillarVolumeState#DELETION_HELD} each time it is reconciled.
  */
 public final class VolumeStateReconciler implements Reconciler<PillarVolumeState> {
     /** The reasons of the condition. */

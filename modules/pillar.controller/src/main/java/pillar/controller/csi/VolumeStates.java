@@ -86,16 +86,19 @@ public final class VolumeStates {
                 throw CsiException.aborted("volume " + state.getMetadata().getName() + " changed while it was being deleted");
             }
             try {
-                if (state.getMetadata().getFinalizers().contains(PillarVolumeState.FINALIZER)) {
-                    PillarVolumeState released = release(state);
-                    if (state.getMetadata().getDeletionTimestamp() != null || released == null) {
-                        return; // deleted by hand before: the deletion waited only for the finalizer
+                PillarVolumeState held = state;
+                if (held.getMetadata().getFinalizers().contains(PillarVolumeState.FINALIZER)) {
+                    state = release(held);
+                    if (held.getMetadata().getDeletionTimestamp() != null) {
+                        return; // deleted by hand before: its deletion waited only for the finalizer
                     }
-                    state = released;
                 }
-                resources().withName(state.getMetadata().getName()).lockResourceVersion(state.getMetadata().getResourceVersion())
-                        .delete();
-                return;
+                if (state != null) {
+                    resources().withName(state.getMetadata().getName()).lockResourceVersion(state.getMetadata().getResourceVersion())
+                            .delete();
+                    return;
+                }
+                state = held; // the API server answered the release without the object: read it again
             } catch (KubernetesClientException e) {
                 if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
                     throw e;
@@ -112,7 +115,8 @@ public final class VolumeStates {
 
     /**
      * Writes the state without the finalizer, by compare-and-swap; returns it as written (null when the
-     * API server answered without it: one deleted by hand goes once its last finalizer does).
+     * API server answered without it, as fabric8's mock does for a state deleted by hand, which goes
+     * once its last finalizer does).
      */
     private PillarVolumeState release(PillarVolumeState state) {
         PillarVolumeState next = copy(state);
