@@ -14,7 +14,7 @@ free_port() {
     for table in /proc/net/tcp /proc/net/tcp6; do
         [[ -r $table ]] || continue
         while read -r _sl addr _rest; do
-            [[ $addr == *:* ]] && used+="$((16#${addr##*:})) "
+            if [[ $addr == *:* ]]; then used+="$((16#${addr##*:})) "; fi
         done < <(tail -n +2 "$table")
     done
     while :; do
