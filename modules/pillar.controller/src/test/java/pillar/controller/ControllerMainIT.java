@@ -40,6 +40,7 @@ import pillar.api.server.Channels;
 import pillar.api.server.WorkloadConfig;
 import pillar.controller.agent.FakeAgentClient;
 import pillar.controller.reconcile.ControllerHarness;
+import pillar.controller.reconcile.MockServers;
 
 /**
  * The controller workload as started by its main, configured from a YAML file, against the mock
@@ -64,7 +65,7 @@ class ControllerMainIT {
     @AfterEach
     void stopApiServer() {
         client.close();
-        server.destroy();
+        MockServers.destroy(server);
     }
 
     @Test

@@ -31,6 +31,7 @@ import pillar.controller.crd.Conditions;
 import pillar.controller.crd.PillarStore;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.reconcile.ControllerHarness;
+import pillar.controller.reconcile.MockServers;
 import pillar.controller.reconcile.Pillars;
 
 /**
@@ -200,6 +201,6 @@ public final class CsiHarness implements AutoCloseable {
     public void close() {
         List.copyOf(controllers).forEach(this::stop);
         client.close();
-        server.destroy();
+        MockServers.destroy(server);
     }
 }

@@ -115,6 +115,6 @@ public final class ControllerHarness implements AutoCloseable {
     public void close() {
         controllers.close();
         client.close();
-        server.destroy();
+        MockServers.destroy(server);
     }
 }

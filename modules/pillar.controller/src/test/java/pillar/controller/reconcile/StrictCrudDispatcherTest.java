@@ -34,7 +34,7 @@ class StrictCrudDispatcherTest {
     @AfterEach
     void stop() {
         client.close();
-        server.destroy();
+        MockServers.destroy(server);
     }
 
     @Test
