@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -35,7 +34,7 @@ public final class FakeLvm implements ProcessRunner {
     private final long vgSize;
     private final Path devRoot;
     private final Map<String, Lv> lvs = new TreeMap<>(); // lvs sorts by name
-    private final Map<String, Integer> busy = new HashMap<>(); // name -> removals it still refuses
+    private final Holds busy = new Holds();
     private final List<Command> commands = new ArrayList<>();
     private final List<String> created = new ArrayList<>();
     private long extent = EXTENT;
@@ -103,22 +102,12 @@ public final class FakeLvm implements ProcessRunner {
 
     /** An open LV (an nvmet namespace holds it): lvremove refuses. */
     synchronized void markBusy(String name) {
-        busy.put(name, Integer.MAX_VALUE);
+        busy.hold(name);
     }
 
     /** Held for a moment (udev's probe, the kernel's release): the next {@code removals} removals are refused. */
     synchronized void markBusy(String name, int removals) {
-        busy.put(name, removals);
-    }
-
-    /** Whether a removal of {@code name} is refused now; counts it. */
-    private boolean refuseRemoval(String name) {
-        int left = busy.getOrDefault(name, 0);
-        if (left <= 0) {
-            return false;
-        }
-        busy.put(name, left == Integer.MAX_VALUE ? left : left - 1);
-        return true;
+        busy.hold(name, removals);
     }
 
     synchronized void writeToThinPool(String pool, long bytes) {
@@ -288,7 +277,7 @@ public final class FakeLvm implements ProcessRunner {
     private CommandResult lvremove(Command command, List<String> a) {
         expect(a, a.size() == 3 && a.get(1).equals("-f"));
         Lv lv = existing(command, a.get(2), false);
-        if (refuseRemoval(lv.name)) {
+        if (busy.refuse(lv.name)) {
             throw failure(command, ECMD_FAILED, "  Logical volume " + a.get(2) + " in use.\n");
         }
         lvs.remove(lv.name);

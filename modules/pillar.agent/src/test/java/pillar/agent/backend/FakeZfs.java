@@ -47,7 +47,7 @@ public final class FakeZfs implements ProcessRunner {
     private final String zvolId;
     private final Devices devices;
     private final Map<String, Dataset> datasets = new TreeMap<>();
-    private final Map<String, Integer> busy = new HashMap<>(); // name -> removals it still refuses
+    private final Holds busy = new Holds();
     private final List<Command> commands = new ArrayList<>();
     private Duration deviceDelay = Duration.ZERO;
 
@@ -99,22 +99,12 @@ public final class FakeZfs implements ProcessRunner {
 
     /** An nvmet namespace holds the zvol open: destroy fails with EBUSY. */
     synchronized void markBusy(String name) {
-        busy.put(name, Integer.MAX_VALUE);
+        busy.hold(name);
     }
 
     /** Held for a moment (udev's probe, the kernel's release): the next {@code removals} removals are refused. */
     synchronized void markBusy(String name, int removals) {
-        busy.put(name, removals);
-    }
-
-    /** Whether a removal of {@code name} is refused now; counts it. */
-    private boolean refuseRemoval(String name) {
-        int left = busy.getOrDefault(name, 0);
-        if (left <= 0) {
-            return false;
-        }
-        busy.put(name, left == Integer.MAX_VALUE ? left : left - 1);
-        return true;
+        busy.hold(name, removals);
     }
 
     synchronized boolean exists(String name) {
@@ -291,7 +281,7 @@ public final class FakeZfs implements ProcessRunner {
         if (dataset == null) {
             throw failure(command, "cannot open '" + name + "': dataset does not exist");
         }
-        if (refuseRemoval(name)) {
+        if (busy.refuse(name)) {
             throw failure(command, "cannot destroy '" + name + "': dataset is busy");
         }
         datasets.remove(name);

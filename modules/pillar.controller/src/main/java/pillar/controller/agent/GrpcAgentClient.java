@@ -183,7 +183,7 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
         ManagedChannel channel = channel(agent, rpc);
         AgentServiceGrpc.AgentServiceBlockingStub stub = AgentServiceGrpc.newBlockingStub(channel)
                 .withDeadlineAfter(settings.deadline().toMillis(), TimeUnit.MILLISECONDS);
-        reconnectNow(channel, settings.deadline().compareTo(RECONNECT_WAIT) < 0 ? settings.deadline() : RECONNECT_WAIT);
+        reconnectNow(channel);
         try {
             return call.apply(stub);
         } catch (StatusRuntimeException e) {
@@ -204,12 +204,13 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
      * back by then would be refused calls it could answer. Such a channel tries again now, and the call
      * waits briefly for it to connect; if it does not, the call fails at once as before, with the error.
      */
-    private static void reconnectNow(ManagedChannel channel, Duration wait) {
+    private void reconnectNow(ManagedChannel channel) {
         ConnectivityState state = channel.getState(false);
         if (state != ConnectivityState.TRANSIENT_FAILURE) {
             return; // READY, or IDLE and CONNECTING: the call itself waits for the attempt's outcome
         }
         channel.resetConnectBackoff();
+        Duration wait = settings.deadline().compareTo(RECONNECT_WAIT) < 0 ? settings.deadline() : RECONNECT_WAIT;
         long deadline = System.nanoTime() + wait.toNanos();
         try {
             while (state != ConnectivityState.READY && state != ConnectivityState.SHUTDOWN) {

@@ -3,6 +3,7 @@ package pillar.controller.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,6 +49,13 @@ class GrpcAgentClientIT {
     private AgentTarget plaintextAgent() {
         server = WorkloadServer.builder().tcp("127.0.0.1", 0).health("127.0.0.1", 0).service(service).start();
         return AgentTarget.plaintext("127.0.0.1", server.grpcPort());
+    }
+
+    /** A port nothing listens on (one the kernel just handed out and took back). */
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     private static GrpcAgentClient.Settings settings(Duration deadline) {
@@ -97,10 +105,7 @@ class GrpcAgentClientIT {
 
     @Test
     void aClosedPortIsUnreachableAfterEveryAttempt() throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        int port = closedPort();
         client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));
         AgentTarget agent = AgentTarget.plaintext("127.0.0.1", port);
         assertThatThrownBy(() -> client.getCapabilities(agent, GetCapabilitiesRequest.getDefaultInstance()))
@@ -110,10 +115,7 @@ class GrpcAgentClientIT {
 
     @Test
     void anAgentBackOnItsPortIsCalledAtOnceAndNotAfterGrpcsReconnectBackoff() throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        int port = closedPort();
         client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));
         AgentTarget agent = AgentTarget.plaintext("127.0.0.1", port);
         AllowInitiatorRequest allow = AllowInitiatorRequest.newBuilder().setVolumeId("pvc-1").build();
