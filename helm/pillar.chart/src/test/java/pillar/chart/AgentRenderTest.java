@@ -87,16 +87,41 @@ class AgentRenderTest {
         assertThat(agent.getPorts()).extracting(p -> p.getName() + ":" + p.getContainerPort())
                 .containsExactly("agent:9500", "health:9810");
         ControllerRenderTest.assertHealthProbes(agent, 9810);
-        assertThat(mounts(agent)).containsExactly(
+        assertThat(mounts(agent)).startsWith(
                 mount("configfs", "/sys/kernel/config", null),
                 mount("dev", "/dev", null),
                 mount("state", "/var/lib/pillar-csi/agent", null),
                 mount("config", "/etc/pillar-csi/config", true));
-        assertThat(NodeRenderTest.hostPaths(pod)).containsExactly(
+        assertThat(NodeRenderTest.hostPaths(pod)).startsWith(
                 "configfs=/sys/kernel/config:Directory",
                 "dev=/dev:Directory",
                 "modules=/lib/modules:Directory",
                 "state=/var/lib/pillar-csi/agent:DirectoryOrCreate");
+    }
+
+    @Test
+    void lvmRunsWithTheHostsLocksConfigurationUdevAndSemaphores() {
+        Container agent = Rendered.container(pod, "pillar-agent");
+        assertThat(mounts(agent)).endsWith(
+                mount("lvm-config", "/etc/lvm", null),
+                mount("lvm-locks", "/run/lock/lvm", null),
+                mount("lvm-run", "/run/lvm", null),
+                mount("udev", "/run/udev", true));
+        assertThat(NodeRenderTest.hostPaths(pod)).endsWith(
+                "lvm-config=/etc/lvm:Directory",
+                "lvm-locks=/run/lock/lvm:DirectoryOrCreate",
+                "lvm-run=/run/lvm:DirectoryOrCreate",
+                "udev=/run/udev:DirectoryOrCreate");
+        assertThat(pod.getHostIPC()).isTrue();
+    }
+
+    @Test
+    void zfsOnlyStorageNodesGetNothingOfTheHostsLvm() {
+        PodSpec zfsOnly = HelmChart.render(Map.of("agent", Map.of("nodes", Map.of("storage-1", Map.of("backends",
+                List.of(Map.of("name", "tank", "type", "zfs", "pool", "tank"))))))).agent().getSpec().getTemplate().getSpec();
+        assertThat(mounts(Rendered.container(zfsOnly, "pillar-agent"))).extracting(m -> m.getName())
+                .containsExactly("configfs", "dev", "state", "config");
+        assertThat(zfsOnly.getHostIPC()).isNotEqualTo(Boolean.TRUE);
     }
 
     @Test
