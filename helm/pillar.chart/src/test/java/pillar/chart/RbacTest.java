@@ -39,6 +39,7 @@ class RbacTest {
                         "get", "list", "watch", "create", "update", "patch", "delete"),
                 rule("pillar.csi.io", List.of("pillarvolumestates/status"), "update", "patch"),
                 rule("storage.k8s.io", List.of("storageclasses"), "get", "list", "watch", "create", "patch", "delete"),
+                rule("storage.k8s.io", List.of("csinodes"), "list", "watch"),
                 rule("", List.of("nodes"), "get"),
                 rule("", List.of("persistentvolumeclaims"), "get"));
         assertThat(role("controller")).containsExactly(
