@@ -80,6 +80,9 @@ public final class SpecValidator {
                 p.pattern("spec.lvm.thinPool", lvm.getThinPool(), Grammars.POOL_NAME, "an LVM logical volume name");
             }
             p.label("spec.lvm.backend", lvm.getBackend());
+            if (Boolean.TRUE.equals(lvm.getAcceptNonZeroingThinPool()) && lvm.getThinPool() == null) {
+                p.add("spec.lvm", "acceptNonZeroingThinPool applies to a thinPool only");
+            }
         }
         return p.list;
     }
