@@ -90,7 +90,7 @@ class RbacTest {
         List<PolicyRule> rules = Stream.concat(
                 withAgents.all(ClusterRole.class).stream().flatMap(r -> r.getRules().stream()),
                 withAgents.all(Role.class).stream().flatMap(r -> r.getRules().stream())).toList();
-        assertThat(rules).hasSize(31).allSatisfy(rule -> {
+        assertThat(rules).hasSize(32).allSatisfy(rule -> {
             assertThat(rule.getVerbs()).doesNotContain("*");
             assertThat(rule.getResources()).doesNotContain("*", "secrets");
             assertThat(rule.getApiGroups()).doesNotContain("*");

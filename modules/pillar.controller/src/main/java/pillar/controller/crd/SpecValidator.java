@@ -112,12 +112,11 @@ public final class SpecValidator {
         if (tcp.getAclEnabled() == null) {
             p.missing("spec.nvmeofTcp.aclEnabled");
         }
-        p.range("spec.nvmeofTcp.ctrlLossTmo", tcp.getCtrlLossTmo(), -1, 86400);
+        p.range("spec.nvmeofTcp.ctrlLossTmo", tcp.getCtrlLossTmo(), 1, NvmeofTcp.MAX_CTRL_LOSS_TMO);
         p.range("spec.nvmeofTcp.reconnectDelay", tcp.getReconnectDelay(), 1, 3600);
         p.range("spec.nvmeofTcp.nrIoQueues", tcp.getNrIoQueues(), 1, 1024);
-        if (tcp.getCtrlLossTmo() != null && tcp.getReconnectDelay() != null && tcp.getCtrlLossTmo() != -1
-                && tcp.getCtrlLossTmo() < tcp.getReconnectDelay()) {
-            p.add("spec.nvmeofTcp", "ctrlLossTmo must be -1 (retry forever) or at least reconnectDelay");
+        if (tcp.getCtrlLossTmo() != null && tcp.getReconnectDelay() != null && tcp.getCtrlLossTmo() < tcp.getReconnectDelay()) {
+            p.add("spec.nvmeofTcp", "ctrlLossTmo must be at least reconnectDelay");
         }
         return p.list;
     }

@@ -15,6 +15,7 @@ import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentTarget;
+import pillar.controller.crd.NvmeofTcp;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.Publication;
@@ -143,12 +144,20 @@ final class Publisher {
         VolumeConnect connect = spec.getConnect();
         if (connect != null) {
             List<String[]> settings = new ArrayList<>();
-            settings.add(new String[] {PublishContext.CTRL_LOSS_TMO, str(connect.getCtrlLossTmo())});
+            settings.add(new String[] {PublishContext.CTRL_LOSS_TMO, str(boundedCtrlLossTmo(connect.getCtrlLossTmo()))});
             settings.add(new String[] {PublishContext.RECONNECT_DELAY, str(connect.getReconnectDelay())});
             settings.add(new String[] {PublishContext.NR_IO_QUEUES, str(connect.getNrIoQueues())});
             settings.stream().filter(kv -> kv[1] != null).forEach(kv -> context.put(kv[0], kv[1]));
         }
         return context;
+    }
+
+    /**
+     * A frozen ctrl_loss_tmo within 1 to {@value NvmeofTcp#MAX_CTRL_LOSS_TMO} s; one outside (a state
+     * frozen when -1, forever, was accepted) is left out, so that the node uses the kernel's 600 s.
+     */
+    static Integer boundedCtrlLossTmo(Integer frozen) {
+        return frozen == null || frozen < 1 || frozen > NvmeofTcp.MAX_CTRL_LOSS_TMO ? null : frozen;
     }
 
     private static String str(Integer value) {
