@@ -87,7 +87,8 @@ public final class HostNqns implements AutoCloseable {
      */
     Optional<String> duplicate(String nqn) {
         if (!informer.hasSynced()) {
-            throw CsiException.unavailable("the controller has not read the CSINode objects yet; retry shortly");
+            throw CsiException.unavailable("the controller has not read the CSINode objects yet (it needs list and watch on"
+                    + " storage.k8s.io csinodes); retry shortly");
         }
         SortedSet<String> nodes = nodes(nqn);
         return nodes.size() > 1 ? Optional.of(duplicate(nqn, nodes)) : Optional.empty();
@@ -103,15 +104,13 @@ public final class HostNqns implements AutoCloseable {
 
     private void announce(CSINode changed) {
         nodeId(changed).ifPresent(nqn -> {
-            List<CSINode> sharing = informer.getIndexer().byIndex(BY_NODE_ID, nqn);
-            if (sharing.size() < 2) {
+            SortedSet<String> names = nodes(nqn);
+            if (names.size() < 2) {
                 return;
             }
-            SortedSet<String> names = new TreeSet<>();
-            sharing.forEach(c -> names.add(c.getMetadata().getName()));
             String message = duplicate(nqn, names);
             LOG.warning(message);
-            sharing.forEach(c -> events.warning(node(c), DUPLICATE_HOST_NQN, message));
+            informer.getIndexer().byIndex(BY_NODE_ID, nqn).forEach(c -> events.warning(node(c), DUPLICATE_HOST_NQN, message));
         });
     }
 
