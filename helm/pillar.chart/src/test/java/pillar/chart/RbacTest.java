@@ -39,6 +39,7 @@ class RbacTest {
                         "get", "list", "watch", "create", "update", "patch", "delete"),
                 rule("pillar.csi.io", List.of("pillarvolumestates/status"), "update", "patch"),
                 rule("storage.k8s.io", List.of("storageclasses"), "get", "list", "watch", "create", "patch", "delete"),
+                rule("storage.k8s.io", List.of("csinodes"), "list", "watch"),
                 rule("", List.of("nodes"), "get"),
                 rule("", List.of("persistentvolumeclaims"), "get"));
         assertThat(role("controller")).containsExactly(
@@ -89,7 +90,7 @@ class RbacTest {
         List<PolicyRule> rules = Stream.concat(
                 withAgents.all(ClusterRole.class).stream().flatMap(r -> r.getRules().stream()),
                 withAgents.all(Role.class).stream().flatMap(r -> r.getRules().stream())).toList();
-        assertThat(rules).hasSize(31).allSatisfy(rule -> {
+        assertThat(rules).hasSize(32).allSatisfy(rule -> {
             assertThat(rule.getVerbs()).doesNotContain("*");
             assertThat(rule.getResources()).doesNotContain("*", "secrets");
             assertThat(rule.getApiGroups()).doesNotContain("*");

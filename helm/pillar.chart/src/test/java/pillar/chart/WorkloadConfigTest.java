@@ -41,7 +41,7 @@ class WorkloadConfigTest {
     void controllerReadsEverySetting() throws IOException {
         Rendered rendered = HelmChart.render(Map.of("controller", Map.of("healthPort", 9818, "config", Map.of(
                 "pollInterval", "45s", "backoffInitial", "2s", "backoffMax", "5m", "resync", "15m",
-                "agentDeadline", "20s", "agentReadAttempts", 5))));
+                "agentDeadline", "20s", "agentMutationDeadline", "150s", "agentReadAttempts", 5))));
         PodSpec pod = rendered.controller().getSpec().getTemplate().getSpec();
         Container controller = Rendered.container(pod, "pillar-controller");
         ControllerConfig config = ControllerConfig.from(WorkloadConfig.load(args(rendered, pod, controller, Map.of())));
@@ -50,6 +50,7 @@ class WorkloadConfigTest {
         assertThat(config.reconcile().backoff().max()).isEqualTo(Duration.ofMinutes(5));
         assertThat(config.reconcile().resync()).isEqualTo(Duration.ofMinutes(15));
         assertThat(config.agentSettings().deadline()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(config.agentSettings().mutationDeadline()).isEqualTo(Duration.ofSeconds(150));
         assertThat(config.agentSettings().readAttempts()).isEqualTo(5);
         assertThat(config.agentTls()).isEmpty();
         assertThat(config.kubeconfig()).isEmpty();

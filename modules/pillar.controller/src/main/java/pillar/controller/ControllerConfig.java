@@ -31,7 +31,9 @@ import pillar.controller.reconcile.ReconcileSettings;
  *   <tr><td>{@code controller.resync}</td><td>every object is reconciled at least this often (10m)</td></tr>
  *   <tr><td>{@code agents.tls.cert}, {@code agents.tls.key}, {@code agents.tls.ca}</td><td>PEM files for mutual TLS with
  *       agents: all three or none</td></tr>
- *   <tr><td>{@code agents.deadline}</td><td>the deadline of each agent call (10s)</td></tr>
+ *   <tr><td>{@code agents.deadline}</td><td>the deadline of each attempt of an agent read (10s)</td></tr>
+ *   <tr><td>{@code agents.mutation-deadline}</td><td>the deadline of an agent call that changes anything (120s);
+ *       longer than the agent's own bound on a call (90s), or the controller refuses to start</td></tr>
  *   <tr><td>{@code agents.read-attempts}</td><td>attempts of a read while the agent is unreachable (3)</td></tr>
  *   <tr><td>{@code controller.leader-election.enabled}</td><td>elect one acting replica with a Lease (true); false
  *       only with a single replica</td></tr>
@@ -97,9 +99,19 @@ public record ControllerConfig(CsiEndpoint endpoint, Optional<Path> kubeconfig, 
                                 duration(root, "controller.backoff-max", defaults.backoff().max())),
                         duration(root, "controller.resync", defaults.resync())),
                 agentTls,
-                new GrpcAgentClient.Settings(duration(root, "agents.deadline", agentDefaults.deadline()), attempts,
-                        agentDefaults.retryPause()),
+                agentSettings(root, agentDefaults, attempts),
                 leaderElection(root.get("controller.leader-election")));
+    }
+
+    private static GrpcAgentClient.Settings agentSettings(Config root, GrpcAgentClient.Settings defaults, int attempts) {
+        Duration mutation = duration(root, "agents.mutation-deadline", defaults.mutationDeadline());
+        if (mutation.compareTo(GrpcAgentClient.AGENT_CALL_BOUND) <= 0) {
+            throw new IllegalArgumentException("agents.mutation-deadline must be longer than the agent's own bound on a call ("
+                    + GrpcAgentClient.AGENT_CALL_BOUND.toSeconds() + "s), so that the agent's answer is what is recorded; is "
+                    + mutation.toMillis() + "ms");
+        }
+        return new GrpcAgentClient.Settings(duration(root, "agents.deadline", defaults.deadline()), mutation, attempts,
+                defaults.retryPause());
     }
 
     private static LeaderElectionSettings leaderElection(Config election) {

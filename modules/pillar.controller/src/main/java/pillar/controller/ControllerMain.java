@@ -16,11 +16,13 @@ import pillar.api.server.WorkloadServer;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.GrpcAgentClient;
 import pillar.controller.csi.ControllerService;
+import pillar.controller.csi.HostNqns;
 import pillar.controller.csi.Leading;
 import pillar.controller.csi.VolumeLocks;
 import pillar.controller.leader.LeaderElection;
 import pillar.controller.leader.LeaderElectionSettings;
 import pillar.controller.reconcile.AgentTargets;
+import pillar.controller.reconcile.EventRecorder;
 
 /**
  * pillar-controller: runs as a Deployment, reconciles the Pillar CRDs, serves CSI Identity and
@@ -79,12 +81,14 @@ public final class ControllerMain {
         elected.ifPresent(leading::set);
         Leading now = () -> leading.get().now();
         BooleanSupplier ready = () -> !now.now() || reconcilers.ready();
+        // on every replica, so that a new leader's cache of the nodes' NQNs is already warm
+        HostNqns nqns = HostNqns.start(client, new EventRecorder(client, namespace));
         try {
             IdentityService identity = new IdentityService(List.of(PluginCapability.Service.Type.CONTROLLER_SERVICE,
                     PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS), true, ready);
             WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", ready);
             ControllerService service = new ControllerService(client, agents, new AgentTargets(client, config.agentTls().isPresent()),
-                    locks, now);
+                    locks, now, nqns, new EventRecorder(client, namespace));
             CsiServices.controller(identity, service).forEach(builder::service);
             WorkloadServer server = builder.start();
             if (elected.isPresent()) {
@@ -95,10 +99,11 @@ public final class ControllerMain {
                 LOG.warning("leader election is off: this replica acts alone; never run two of it");
                 reconcilers.start();
             }
-            return new ControllerWorkload(server, reconcilers, elected, now);
+            return new ControllerWorkload(server, reconcilers, elected, now, nqns);
         } catch (RuntimeException e) {
             elected.ifPresent(LeaderElection::close);
             reconcilers.stop();
+            nqns.close();
             throw e;
         }
     }

@@ -3,21 +3,25 @@ package pillar.controller;
 import java.util.Optional;
 
 import pillar.api.server.WorkloadServer;
+import pillar.controller.csi.HostNqns;
 import pillar.controller.csi.Leading;
 import pillar.controller.leader.LeaderElection;
 
 /**
- * The running controller: its CSI and health server, its part in the leader election, and (while
- * it leads) its reconcile loops. Closing it stops all three and releases the lease; the Kubernetes
- * and agent clients belong to whoever started it.
+ * The running controller: its CSI and health server, its part in the leader election, its cache of
+ * the nodes' host NQNs, and (while it leads) its reconcile loops. Closing it stops them all and
+ * releases the lease; the Kubernetes and agent clients belong to whoever started it.
  */
 public final class ControllerWorkload implements AutoCloseable {
     private final WorkloadServer server;
     private final Reconcilers reconcilers;
     private final Optional<LeaderElection> election;
     private final Leading leading;
+    private final HostNqns nqns;
 
-    ControllerWorkload(WorkloadServer server, Reconcilers reconcilers, Optional<LeaderElection> election, Leading leading) {
+    ControllerWorkload(WorkloadServer server, Reconcilers reconcilers, Optional<LeaderElection> election, Leading leading,
+                       HostNqns nqns) {
+        this.nqns = nqns;
         this.server = server;
         this.reconcilers = reconcilers;
         this.election = election;
@@ -54,6 +58,7 @@ public final class ControllerWorkload implements AutoCloseable {
             server.close();
         } finally {
             election.ifPresent(LeaderElection::close);
+            nqns.close();
         }
     }
 }

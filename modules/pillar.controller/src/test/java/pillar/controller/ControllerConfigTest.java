@@ -7,6 +7,7 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 import pillar.api.server.WorkloadConfig;
+import pillar.controller.agent.GrpcAgentClient;
 
 class ControllerConfigTest {
     @Test
@@ -17,6 +18,8 @@ class ControllerConfigTest {
         assertThat(config.agentTls()).isEmpty();
         assertThat(config.reconcile().pollInterval()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.agentSettings().deadline()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(config.agentSettings().mutationDeadline()).isEqualTo(Duration.ofSeconds(120))
+                .isGreaterThan(GrpcAgentClient.AGENT_CALL_BOUND);
         assertThat(config.endpoint().healthPort()).isEqualTo(9808);
         assertThat(config.leaderElection().enabled()).isTrue();
         assertThat(config.leaderElection().lease()).isEqualTo("pillar-controller");
@@ -55,6 +58,16 @@ class ControllerConfigTest {
         assertThat(config.reconcile().resync()).isEqualTo(Duration.ofHours(1));
         assertThat(config.agentSettings().deadline()).isEqualTo(Duration.ofMinutes(1));
         assertThat(config.agentSettings().readAttempts()).isEqualTo(1);
+    }
+
+    @Test
+    void aMutationDeadlineNoLongerThanTheAgentsOwnBoundIsRefused() {
+        assertThat(ControllerConfig.from(WorkloadConfig.load("--agents.mutation-deadline=91s")).agentSettings()
+                .mutationDeadline()).isEqualTo(Duration.ofSeconds(91));
+        assertThatThrownBy(() -> ControllerConfig.from(WorkloadConfig.load("--agents.mutation-deadline=90s")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("agents.mutation-deadline must be longer than the agent's own bound on a call (90s), so that the"
+                        + " agent's answer is what is recorded; is 90000ms");
     }
 
     @Test

@@ -11,6 +11,7 @@ import java.util.logging.Logger;
 
 import io.grpc.ChannelCredentials;
 import io.grpc.ConnectivityState;
+import io.grpc.Context;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -43,9 +44,17 @@ import pillar.api.agent.v1.UnexportVolumeResponse;
 
 /**
  * {@link AgentClient} over gRPC: one channel per agent target, kept and reused (gRPC reconnects
- * it; one whose agent was down tries again as soon as it is called); every call with a deadline;
- * reads retried, with a growing pause, while the agent is unreachable; gRPC status codes mapped to
- * {@link AgentException.Kind}.
+ * it; one whose agent was down tries again as soon as it is called); every call with a deadline,
+ * a read's ({@link Settings#deadline()}, 10 s) or a mutation's ({@link Settings#mutationDeadline()},
+ * 120 s, longer than the agent's own bound of 90 s); reads retried, with a growing pause, while the
+ * agent is unreachable; gRPC status codes mapped to {@link AgentException.Kind}.
+ *
+ * <p>Each call runs with the controller's own deadline only: it is not cancelled, nor shortened,
+ * by the deadline or cancellation of the CSI call it serves (the sidecars give up after their
+ * {@code --timeout} and send the call again). A mutation the controller abandoned half-way would
+ * leave its outcome unrecorded while the agent completes it; run to its end, the outcome is recorded
+ * on the volume's state, and the sidecar's repeated call, ABORTED while the volume is held, then
+ * finds it.
  *
  * <p>Mutual TLS reads the controller's PEM files; when they change on disk (cert-manager renews
  * the Secret), the next call builds new credentials and new channels.
@@ -56,15 +65,18 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
     private static final Duration RECONNECT_WAIT = Duration.ofSeconds(1);
 
     /**
-     * @param deadline     the deadline of each attempt of each call
-     * @param readAttempts how often a read is tried while the agent is unreachable (at least 1)
-     * @param retryPause   the pause after the first failed attempt; it grows linearly
+     * @param deadline         the deadline of each attempt of a read
+     * @param mutationDeadline the deadline of a call that changes anything: longer than the agent's own
+     *                         bound on a call ({@link #AGENT_CALL_BOUND}), so that the agent, not the
+     *                         controller, decides when a slow kernel step has failed, and its answer
+     *                         (success or the error) is what the controller records
+     * @param readAttempts     how often a read is tried while the agent is unreachable (at least 1)
+     * @param retryPause       the pause after the first failed attempt; it grows linearly
      */
-    public record Settings(Duration deadline, int readAttempts, Duration retryPause) {
+    public record Settings(Duration deadline, Duration mutationDeadline, int readAttempts, Duration retryPause) {
         public Settings {
-            if (deadline.isNegative() || deadline.isZero()) {
-                throw new IllegalArgumentException("agents.deadline must be positive, is " + deadline);
-            }
+            positive("agents.deadline", deadline);
+            positive("agents.mutation-deadline", mutationDeadline);
             if (readAttempts < 1 || readAttempts > 10) {
                 throw new IllegalArgumentException("agents.read-attempts must be 1 to 10, is " + readAttempts);
             }
@@ -73,11 +85,23 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
             }
         }
 
-        /** 10 s per attempt, 3 attempts of a read, 200 ms then 400 ms between them. */
+        /** Reads: 10 s per attempt, 3 attempts, 200 ms then 400 ms between them; mutations: 120 s, once. */
         public static Settings defaults() {
-            return new Settings(Duration.ofSeconds(10), 3, Duration.ofMillis(200));
+            return new Settings(Duration.ofSeconds(10), Duration.ofSeconds(120), 3, Duration.ofMillis(200));
+        }
+
+        private static void positive(String key, Duration value) {
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(key + " must be positive, is " + value);
+            }
         }
     }
+
+    /**
+     * How long the agent lets one call run before it answers with an error (pillar-agent's bound on
+     * every call, kernel waits included). A mutation deadline must be longer.
+     */
+    public static final Duration AGENT_CALL_BOUND = Duration.ofSeconds(90);
 
     private final Settings settings;
     private final Optional<TlsCredentials> tls;
@@ -101,37 +125,37 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
 
     @Override
     public CreateVolumeResponse createVolume(AgentTarget agent, CreateVolumeRequest request) {
-        return once(agent, "CreateVolume", stub -> stub.createVolume(request));
+        return mutate(agent, "CreateVolume", stub -> stub.createVolume(request));
     }
 
     @Override
     public DeleteVolumeResponse deleteVolume(AgentTarget agent, DeleteVolumeRequest request) {
-        return once(agent, "DeleteVolume", stub -> stub.deleteVolume(request));
+        return mutate(agent, "DeleteVolume", stub -> stub.deleteVolume(request));
     }
 
     @Override
     public ExpandVolumeResponse expandVolume(AgentTarget agent, ExpandVolumeRequest request) {
-        return once(agent, "ExpandVolume", stub -> stub.expandVolume(request));
+        return mutate(agent, "ExpandVolume", stub -> stub.expandVolume(request));
     }
 
     @Override
     public ExportVolumeResponse exportVolume(AgentTarget agent, ExportVolumeRequest request) {
-        return once(agent, "ExportVolume", stub -> stub.exportVolume(request));
+        return mutate(agent, "ExportVolume", stub -> stub.exportVolume(request));
     }
 
     @Override
     public UnexportVolumeResponse unexportVolume(AgentTarget agent, UnexportVolumeRequest request) {
-        return once(agent, "UnexportVolume", stub -> stub.unexportVolume(request));
+        return mutate(agent, "UnexportVolume", stub -> stub.unexportVolume(request));
     }
 
     @Override
     public AllowInitiatorResponse allowInitiator(AgentTarget agent, AllowInitiatorRequest request) {
-        return once(agent, "AllowInitiator", stub -> stub.allowInitiator(request));
+        return mutate(agent, "AllowInitiator", stub -> stub.allowInitiator(request));
     }
 
     @Override
     public DenyInitiatorResponse denyInitiator(AgentTarget agent, DenyInitiatorRequest request) {
-        return once(agent, "DenyInitiator", stub -> stub.denyInitiator(request));
+        return mutate(agent, "DenyInitiator", stub -> stub.denyInitiator(request));
     }
 
     @Override
@@ -167,7 +191,7 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
     private <T> T read(AgentTarget agent, String rpc, Function<AgentServiceGrpc.AgentServiceBlockingStub, T> call) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return once(agent, rpc, call);
+                return once(agent, rpc, settings.deadline(), call);
             } catch (AgentException e) {
                 if (e.kind() != AgentException.Kind.UNREACHABLE || attempt >= settings.readAttempts()) {
                     throw e;
@@ -178,12 +202,19 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
         }
     }
 
-    /** One attempt, with the deadline: every mutation (never retried here; its caller's logic is idempotent and fenced). */
-    private <T> T once(AgentTarget agent, String rpc, Function<AgentServiceGrpc.AgentServiceBlockingStub, T> call) {
+    /** A mutation: one attempt with the mutation deadline (never retried here; its caller's logic is idempotent and fenced). */
+    private <T> T mutate(AgentTarget agent, String rpc, Function<AgentServiceGrpc.AgentServiceBlockingStub, T> call) {
+        return once(agent, rpc, settings.mutationDeadline(), call);
+    }
+
+    /** One attempt with that deadline, in a context of its own (the CSI call's deadline and cancellation do not reach it). */
+    private <T> T once(AgentTarget agent, String rpc, Duration deadline, Function<AgentServiceGrpc.AgentServiceBlockingStub, T> call) {
         ManagedChannel channel = channel(agent, rpc);
         AgentServiceGrpc.AgentServiceBlockingStub stub = AgentServiceGrpc.newBlockingStub(channel)
-                .withDeadlineAfter(settings.deadline().toMillis(), TimeUnit.MILLISECONDS);
-        reconnectNow(channel);
+                .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
+        reconnectNow(channel, deadline);
+        Context own = Context.current().fork();
+        Context previous = own.attach();
         try {
             return call.apply(stub);
         } catch (StatusRuntimeException e) {
@@ -195,6 +226,8 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
             String detail = e.getStatus().getCode() + (description == null ? "" : ": " + description)
                     + (e.getStatus().getCause() == null ? "" : " (" + e.getStatus().getCause() + ")");
             throw new AgentException(AgentException.Kind.of(e.getStatus().getCode()), rpc, agent, detail, e);
+        } finally {
+            own.detach(previous);
         }
     }
 
@@ -204,13 +237,13 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
      * back by then would be refused calls it could answer. Such a channel tries again now, and the call
      * waits briefly for it to connect; if it does not, the call fails at once as before, with the error.
      */
-    private void reconnectNow(ManagedChannel channel) {
+    private void reconnectNow(ManagedChannel channel, Duration callDeadline) {
         ConnectivityState state = channel.getState(false);
         if (state != ConnectivityState.TRANSIENT_FAILURE) {
             return; // READY, or IDLE and CONNECTING: the call itself waits for the attempt's outcome
         }
         channel.resetConnectBackoff();
-        Duration wait = settings.deadline().compareTo(RECONNECT_WAIT) < 0 ? settings.deadline() : RECONNECT_WAIT;
+        Duration wait = callDeadline.compareTo(RECONNECT_WAIT) < 0 ? callDeadline : RECONNECT_WAIT;
         long deadline = System.nanoTime() + wait.toNanos();
         try {
             while (state != ConnectivityState.READY && state != ConnectivityState.SHUTDOWN) {

@@ -8,11 +8,19 @@ import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.ValidationRule;
 
-/** Where the target listens and how initiators connect and reconnect. */
-@ValidationRule(value = "!has(self.ctrlLossTmo) || !has(self.reconnectDelay) || self.ctrlLossTmo == -1"
-        + " || self.ctrlLossTmo >= self.reconnectDelay",
-        message = "ctrlLossTmo must be -1 (retry forever) or at least reconnectDelay")
+/**
+ * Where the target listens and how initiators connect and reconnect. {@code ctrlLossTmo} is bounded
+ * (1 to {@value #MAX_CTRL_LOSS_TMO} s, never -1 = forever): it is how long a node that lost the
+ * target (a partition, a storage node down) keeps its I/O queued before failing it, and a revoked
+ * node's controller must give up too; unset, the node uses the kernel's 600 s, which outlasts a
+ * storage node's reboot.
+ */
+@ValidationRule(value = "!has(self.ctrlLossTmo) || !has(self.reconnectDelay) || self.ctrlLossTmo >= self.reconnectDelay",
+        message = "ctrlLossTmo must be at least reconnectDelay")
 public class NvmeofTcp {
+    /** The longest ctrl_loss_tmo a protocol may ask for, in seconds (an hour). */
+    public static final int MAX_CTRL_LOSS_TMO = 3600;
+
     @JsonPropertyDescription("The storage node's IP address the target listens on (an IP literal, IPv4 or IPv6).")
     @Required
     @Pattern(Grammars.IP_LITERAL)
@@ -28,9 +36,10 @@ public class NvmeofTcp {
     @Default("true")
     private Boolean aclEnabled = true;
 
-    @JsonPropertyDescription("Seconds the initiator retries a lost controller before failing I/O; -1 forever. Unset: the kernel's 600.")
-    @Min(-1)
-    @Max(86400)
+    @JsonPropertyDescription("Seconds the initiator retries a lost controller before failing I/O, 1 to 3600 (never"
+            + " forever): also how long I/O of a node cut off from the target hangs before it fails. Unset: the kernel's 600.")
+    @Min(1)
+    @Max(MAX_CTRL_LOSS_TMO)
     private Integer ctrlLossTmo;
 
     @JsonPropertyDescription("Seconds between reconnect attempts. Unset: the kernel's 10.")

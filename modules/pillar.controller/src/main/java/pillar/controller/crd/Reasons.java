@@ -1,5 +1,7 @@
 package pillar.controller.crd;
 
+import java.util.regex.Pattern;
+
 /**
  * The reasons of the Pillar conditions: CamelCase words an operator can search the docs and
  * events for. The message beside each says the details.
@@ -20,6 +22,11 @@ public final class Reasons {
     public static final String AGENT_UNREACHABLE = "AgentUnreachable";
     /** The agent answered with an error. */
     public static final String AGENT_ERROR = "AgentError";
+    /**
+     * The agent found live pillar-csi exports but no identity in its state directory: it keeps them,
+     * and admits no lifecycle call until an operator recovers the state (the README's recovery).
+     */
+    public static final String AGENT_STATE_MISSING = "AgentStateMissing";
 
     /** PoolDiscovered true: the agent has the backend with this layout and reported its capacity. */
     public static final String DISCOVERED = "Discovered";
@@ -31,6 +38,11 @@ public final class Reasons {
     public static final String BACKEND_LAYOUT_MISMATCH = "BackendLayoutMismatch";
     /** PoolDiscovered: the agent answers, but the pool or volume group of the backend is missing or unusable. */
     public static final String POOL_UNAVAILABLE = "PoolUnavailable";
+    /**
+     * PoolDiscovered false: the backend is an LVM thin pool that does not zero new chunks (a new volume
+     * could show a deleted one's bytes), and the store does not set {@code lvm.acceptNonZeroingThinPool}.
+     */
+    public static final String THIN_POOL_NOT_ZEROING = "ThinPoolNotZeroing";
 
     /** Valid true. */
     public static final String VALID = "Valid";
@@ -46,6 +58,16 @@ public final class Reasons {
     /** The Kubernetes API refused or failed a request; retried. */
     public static final String API_ERROR = "ApiError";
 
+    private static final Pattern REASON = Pattern.compile("[A-Za-z]([A-Za-z0-9_,:]{0,126}[A-Za-z0-9_])?");
+
     private Reasons() {
+    }
+
+    /**
+     * A reason an agent reported, as a condition reason: itself when it is one (a letter, then
+     * letters, digits and {@code _,:}, at most 128), else {@link #AGENT_ERROR}.
+     */
+    public static String fromAgent(String reason) {
+        return reason != null && REASON.matcher(reason).matches() ? reason : AGENT_ERROR;
     }
 }

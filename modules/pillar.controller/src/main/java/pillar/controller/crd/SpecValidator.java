@@ -80,6 +80,9 @@ public final class SpecValidator {
                 p.pattern("spec.lvm.thinPool", lvm.getThinPool(), Grammars.POOL_NAME, "an LVM logical volume name");
             }
             p.label("spec.lvm.backend", lvm.getBackend());
+            if (Boolean.TRUE.equals(lvm.getAcceptNonZeroingThinPool()) && lvm.getThinPool() == null) {
+                p.add("spec.lvm", "acceptNonZeroingThinPool applies to a thinPool only");
+            }
         }
         return p.list;
     }
@@ -109,12 +112,11 @@ public final class SpecValidator {
         if (tcp.getAclEnabled() == null) {
             p.missing("spec.nvmeofTcp.aclEnabled");
         }
-        p.range("spec.nvmeofTcp.ctrlLossTmo", tcp.getCtrlLossTmo(), -1, 86400);
+        p.range("spec.nvmeofTcp.ctrlLossTmo", tcp.getCtrlLossTmo(), 1, NvmeofTcp.MAX_CTRL_LOSS_TMO);
         p.range("spec.nvmeofTcp.reconnectDelay", tcp.getReconnectDelay(), 1, 3600);
         p.range("spec.nvmeofTcp.nrIoQueues", tcp.getNrIoQueues(), 1, 1024);
-        if (tcp.getCtrlLossTmo() != null && tcp.getReconnectDelay() != null && tcp.getCtrlLossTmo() != -1
-                && tcp.getCtrlLossTmo() < tcp.getReconnectDelay()) {
-            p.add("spec.nvmeofTcp", "ctrlLossTmo must be -1 (retry forever) or at least reconnectDelay");
+        if (tcp.getCtrlLossTmo() != null && tcp.getReconnectDelay() != null && tcp.getCtrlLossTmo() < tcp.getReconnectDelay()) {
+            p.add("spec.nvmeofTcp", "ctrlLossTmo must be at least reconnectDelay");
         }
         return p.list;
     }

@@ -34,6 +34,7 @@ import pillar.api.value.VolumeName;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.reconcile.AgentTargets;
+import pillar.controller.reconcile.EventRecorder;
 
 /**
  * The CSI Controller service. Each call is checked completely before anything is read or written
@@ -64,16 +65,18 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     /**
      * @param locks   shared with whatever else acts on volumes in this process (the state reconciler)
      * @param leading whether this replica leads now
+     * @param nqns    the nodes' host NQNs (a duplicate one is never published to)
+     * @param events  where the refusals of a publication are recorded
      */
     public ControllerService(KubernetesClient client, AgentClient agents, AgentTargets targets, VolumeLocks locks,
-                             Leading leading) {
+                             Leading leading, HostNqns nqns, EventRecorder events) {
         this.states = new VolumeStates(client);
         this.locks = locks;
         this.leading = leading;
         AgentLocator locator = new AgentLocator(client, targets);
         Steps steps = new Steps(states, leading);
         this.provisioner = new Provisioner(states, steps, agents, locator, new Planner(client, locator));
-        this.publisher = new Publisher(states, steps, agents, locator);
+        this.publisher = new Publisher(states, steps, agents, locator, nqns, events);
         this.expander = new Expander(states, steps, agents, locator);
         this.capacity = new CapacityReader(client, agents, locator);
     }

@@ -72,6 +72,17 @@ final class Planner {
         return state;
     }
 
+    /**
+     * Whether the store accepts a thin pool that does not zero new chunks, as its spec says now (not
+     * frozen: an operator who accepts it after a refused create lets the retry succeed); a store
+     * that is gone accepts nothing.
+     */
+    boolean acceptsNonZeroingThinPool(String storeName) {
+        PillarStore store = client.resources(PillarStore.class).withName(storeName).get();
+        return store != null && store.getSpec() != null && store.getSpec().getLvm() != null
+                && Boolean.TRUE.equals(store.getSpec().getLvm().getAcceptNonZeroingThinPool());
+    }
+
     private PillarStore store(String name) {
         PillarStore store = client.resources(PillarStore.class).withName(name).get();
         if (store == null) {

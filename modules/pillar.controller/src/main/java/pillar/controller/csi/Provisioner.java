@@ -27,8 +27,9 @@ import pillar.controller.crd.VolumePhase;
  * CreateVolume and DeleteVolume, after their requests were checked. Create writes the state
  * first (its UID is the lifecycle), then drives the agent step by step, recording each phase;
  * a retry resumes at the recorded phase, and every agent step is idempotent, so a crash anywhere
- * leaves neither a duplicate zvol or LV nor an orphan export. Delete ends the lifecycle on the agent
- * (unexport, destroy, tombstone) and only then removes the state.
+ * leaves neither a duplicate zvol or LV nor an orphan export. Every agent CreateVolume carries the
+ * store's acceptance of a non-zeroing thin pool as its spec says at that moment. Delete ends the
+ * lifecycle on the agent (unexport, destroy, tombstone) and only then removes the state.
  */
 final class Provisioner {
     private static final Logger LOG = Logger.getLogger(Provisioner.class.getName());
@@ -90,7 +91,8 @@ final class Provisioner {
             try {
                 created = agents.createVolume(target, CreateVolumeRequest.newBuilder().setToken(Records.token(state).toProto())
                         .setVolumeId(id.value()).setBackend(spec.getBackend()).setSizeBytes(spec.getCapacityBytes())
-                        .putAllOptions(spec.getBackendOptions()).build()).getVolume();
+                        .putAllOptions(spec.getBackendOptions())
+                        .setAcceptNonZeroingThinPool(planner.acceptsNonZeroingThinPool(spec.getStore())).build()).getVolume();
             } catch (AgentException e) {
                 if (nothingWasMade(e)) {
                     rollBack(state, target, e);

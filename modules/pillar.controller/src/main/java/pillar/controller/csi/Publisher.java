@@ -15,19 +15,23 @@ import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentTarget;
+import pillar.controller.crd.NvmeofTcp;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.Publication;
 import pillar.controller.crd.VolumeConnect;
 import pillar.controller.crd.VolumeExport;
 import pillar.controller.crd.VolumePhase;
+import pillar.controller.reconcile.EventRecorder;
 
 /**
  * ControllerPublishVolume and ControllerUnpublishVolume. A publication is recorded on the state,
  * with a new generation, by compare-and-swap, and the exclusivity of access modes is decided on
  * the record as it is at that swap: a volume written from one node (RWO, RWOP) is refused to a
  * second node until unpublished; read-only-many publications share. Then the agent allows (or
- * denies) the node's host NQN with that generation's token.
+ * denies) the node's host NQN with that generation's token. A host NQN that two nodes report is
+ * never published to (FAILED_PRECONDITION, and a Warning event on the volume's state): the target
+ * would take both nodes for one host.
  */
 final class Publisher {
     private static final EnumSet<VolumePhase> EXPORTED = EnumSet.of(VolumePhase.Exported);
@@ -36,12 +40,16 @@ final class Publisher {
     private final Steps steps;
     private final AgentClient agents;
     private final AgentLocator locator;
+    private final HostNqns nqns;
+    private final EventRecorder events;
 
-    Publisher(VolumeStates states, Steps steps, AgentClient agents, AgentLocator locator) {
+    Publisher(VolumeStates states, Steps steps, AgentClient agents, AgentLocator locator, HostNqns nqns, EventRecorder events) {
         this.states = states;
         this.steps = steps;
         this.agents = agents;
         this.locator = locator;
+        this.nqns = nqns;
+        this.events = events;
     }
 
     ControllerPublishVolumeResponse publish(VolumeId id, Nqn node, VolumeCapability capability, boolean readonly) {
@@ -49,6 +57,11 @@ final class Publisher {
         Capabilities.mismatch(capability, state.getSpec()).ifPresent(why -> {
             throw CsiException.invalid("volume_capability does not fit volume " + id + ": " + why);
         });
+        Optional<String> shared = nqns.duplicate(node.value());
+        if (shared.isPresent()) {
+            events.warning(state, HostNqns.DUPLICATE_HOST_NQN, shared.get());
+            throw CsiException.precondition("volume " + id + " cannot be published: " + shared.get());
+        }
         VolumeExport export = usableExport(id, state);
         VolumePhase phase = Records.phase(state);
         if (phase != VolumePhase.Exported) {
@@ -131,12 +144,20 @@ final class Publisher {
         VolumeConnect connect = spec.getConnect();
         if (connect != null) {
             List<String[]> settings = new ArrayList<>();
-            settings.add(new String[] {PublishContext.CTRL_LOSS_TMO, str(connect.getCtrlLossTmo())});
+            settings.add(new String[] {PublishContext.CTRL_LOSS_TMO, str(boundedCtrlLossTmo(connect.getCtrlLossTmo()))});
             settings.add(new String[] {PublishContext.RECONNECT_DELAY, str(connect.getReconnectDelay())});
             settings.add(new String[] {PublishContext.NR_IO_QUEUES, str(connect.getNrIoQueues())});
             settings.stream().filter(kv -> kv[1] != null).forEach(kv -> context.put(kv[0], kv[1]));
         }
         return context;
+    }
+
+    /**
+     * A frozen ctrl_loss_tmo within 1 to {@value NvmeofTcp#MAX_CTRL_LOSS_TMO} s; one outside (a state
+     * frozen when -1, forever, was accepted) is left out, so that the node uses the kernel's 600 s.
+     */
+    static Integer boundedCtrlLossTmo(Integer frozen) {
+        return frozen == null || frozen < 1 || frozen > NvmeofTcp.MAX_CTRL_LOSS_TMO ? null : frozen;
     }
 
     private static String str(Integer value) {

@@ -17,8 +17,11 @@ import pillar.controller.crd.Reasons;
 
 /**
  * Keeps {@code AgentConnected} true while the agent answers GetCapabilities, with its version,
- * backends and protocols in the status, and false (with the reason) while it does not. A connected
- * agent is asked again every poll interval; an unreachable one with backoff.
+ * backends and protocols in the status, and false (with the reason) while it does not. An agent that
+ * answers with a problem (it admits no lifecycle call, e.g. {@code AgentStateMissing}) is not
+ * connected for use: false with the agent's reason and message, its status filled all the same. A
+ * connected agent is asked again every poll interval, one with a problem too; an unreachable one
+ * with backoff.
  */
 public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
     private final AgentTargets targets;
@@ -53,6 +56,11 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
             next.setAgentVersion(capabilities.getAgentVersion());
             next.setBackends(capabilities.getBackendsList().stream().map(PillarAgentReconciler::toStatus).toList());
             next.setProtocols(List.copyOf(capabilities.getProtocolsList()));
+            if (capabilities.hasProblem()) {
+                write(agent, next, false, Reasons.fromAgent(capabilities.getProblem().getReason()), problem(agent.getMetadata()
+                        .getName(), capabilities));
+                return Result.requeueAfter(settings.pollInterval());
+            }
             write(agent, next, true, Reasons.CONNECTED, "agent " + capabilities.getAgentVersion() + " at " + target
                     + ", backends " + capabilities.getBackendsList().stream().map(Backend::getName)
                     .collect(Collectors.joining(", ", "[", "]")));
@@ -61,6 +69,11 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
             write(agent, next, false, reason(e), e.getMessage());
             return Result.retry();
         }
+    }
+
+    /** The words of an agent's problem: what it refuses and what the agent says to do. */
+    static String problem(String agentName, GetCapabilitiesResponse capabilities) {
+        return "agent " + agentName + " answers but admits no volume change: " + capabilities.getProblem().getMessage();
     }
 
     /** The condition reason of a failed agent call. */

@@ -9,6 +9,7 @@ import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapabilitiesResponse;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
+import pillar.api.agent.v1.Problem;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentException;
 import pillar.controller.agent.AgentTarget;
@@ -25,6 +26,12 @@ import pillar.controller.crd.StoreCapacity;
  * Keeps {@code PoolDiscovered} true while the store's agent has a backend of the store's name with
  * the store's layout (GetCapabilities), and the pool's capacity (GetCapacity) in the status. Asked
  * again every poll interval, and whenever its PillarAgent changes.
+ *
+ * <p>A problem the agent reports makes it false with the agent's reason and message (and so a
+ * Warning event): one of the whole agent (e.g. {@code AgentStateMissing}), or one of the store's
+ * backend (e.g. {@code ThinPoolNotZeroing}). The one exception: a thin pool that does not zero new
+ * chunks, which a store may accept explicitly ({@code lvm.acceptNonZeroingThinPool}); it is then
+ * discovered, and its message says it is accepted.
  */
 public final class PillarStoreReconciler implements Reconciler<PillarStore> {
     private final Function<String, Optional<PillarAgent>> agentsByName;
@@ -63,6 +70,11 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
         try {
             AgentTarget target = targets.resolve(agent.get());
             GetCapabilitiesResponse capabilities = agents.getCapabilities(target, GetCapabilitiesRequest.getDefaultInstance());
+            if (capabilities.hasProblem()) {
+                write(store, next, false, Reasons.fromAgent(capabilities.getProblem().getReason()),
+                        PillarAgentReconciler.problem(spec.getAgent(), capabilities));
+                return Result.requeueAfter(settings.pollInterval());
+            }
             Optional<Backend> backend = capabilities.getBackendsList().stream()
                     .filter(b -> b.getName().equals(backendName)).findFirst();
             if (backend.isEmpty()) {
@@ -76,11 +88,22 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
                 write(store, next, false, Reasons.BACKEND_LAYOUT_MISMATCH, difference.get());
                 return Result.requeueAfter(settings.pollInterval());
             }
+            String accepted = "";
+            if (backend.get().hasProblem()) {
+                Problem problem = backend.get().getProblem();
+                if (!acceptsNonZeroing(spec, problem)) {
+                    write(store, next, false, Reasons.fromAgent(problem.getReason()), "backend " + backendName + " on agent "
+                            + spec.getAgent() + ": " + problem.getMessage() + hint(problem));
+                    return Result.requeueAfter(settings.pollInterval());
+                }
+                accepted = "; its thin pool does not zero new chunks, accepted by spec.lvm.acceptNonZeroingThinPool (a new"
+                        + " volume may show bytes of a deleted one): " + problem.getMessage();
+            }
             GetCapacityResponse capacity = agents.getCapacity(target,
                     GetCapacityRequest.newBuilder().setBackend(backendName).build());
             next.setCapacity(StoreCapacity.of(capacity.getTotalBytes(), capacity.getAvailableBytes()));
             write(store, next, true, Reasons.DISCOVERED, "backend " + backendName + " on agent " + spec.getAgent() + ": "
-                    + next.getCapacity().getAvailable() + " of " + next.getCapacity().getTotal() + " available");
+                    + next.getCapacity().getAvailable() + " of " + next.getCapacity().getTotal() + " available" + accepted);
             return Result.requeueAfter(settings.pollInterval());
         } catch (AgentTargets.Unresolved e) {
             write(store, next, false, Reasons.AGENT_UNREACHABLE, "agent " + spec.getAgent() + " cannot be dialled ("
@@ -92,6 +115,18 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
             write(store, next, false, reason, e.getMessage());
             return Result.retry();
         }
+    }
+
+    /** Whether the backend's problem is a non-zeroing thin pool that the store accepts. */
+    private static boolean acceptsNonZeroing(PillarStoreSpec spec, Problem problem) {
+        return Reasons.THIN_POOL_NOT_ZEROING.equals(problem.getReason()) && spec.getLvm() != null
+                && Boolean.TRUE.equals(spec.getLvm().getAcceptNonZeroingThinPool());
+    }
+
+    private static String hint(Problem problem) {
+        return Reasons.THIN_POOL_NOT_ZEROING.equals(problem.getReason())
+                ? " (turn zeroing on with 'lvchange --zero y VG/POOL', or accept it with spec.lvm.acceptNonZeroingThinPool: true)"
+                : "";
     }
 
     private void write(PillarStore store, PillarStoreStatus next, boolean discovered, String reason, String message) {

@@ -12,6 +12,7 @@ import java.util.TreeSet;
 import pillar.api.agent.v1.Backend;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.agent.v1.ExportSpec;
+import pillar.api.agent.v1.Problem;
 import pillar.api.fencing.FencingMark;
 
 /**
@@ -30,6 +31,7 @@ public final class FakeAgent {
     }
 
     private boolean up = true;
+    private Problem problem;
     private String version = "0.1.0-test";
     final Map<String, Backend> backends = new LinkedHashMap<>();
     final Map<String, long[]> capacity = new HashMap<>();
@@ -63,6 +65,34 @@ public final class FakeAgent {
     /** Configures a backend (replacing one of that name); its capacity starts at 0. */
     public synchronized FakeAgent backend(String name, BackendKind kind, String pool, String parent) {
         backends.put(name, Backend.newBuilder().setName(name).setKind(kind).setPool(pool).setParent(parent).build());
+        return this;
+    }
+
+    /**
+     * The agent's own problem (as the agent reports {@code AgentStateMissing}): in GetCapabilities,
+     * and every lifecycle call is refused (FAILED_PRECONDITION) while it is set; null clears it.
+     */
+    public synchronized FakeAgent problem(String reason, String message) {
+        problem = reason == null ? null : Problem.newBuilder().setReason(reason).setMessage(message).build();
+        return this;
+    }
+
+    synchronized Optional<Problem> problem() {
+        return Optional.ofNullable(problem);
+    }
+
+    /**
+     * A backend's problem in GetCapabilities (null clears it); {@code ThinPoolNotZeroing} also makes
+     * CreateVolume on it FAILED_PRECONDITION unless the request accepts a non-zeroing thin pool.
+     */
+    public synchronized FakeAgent backendProblem(String name, String reason, String message) {
+        Backend.Builder backend = backends.get(name).toBuilder();
+        if (reason == null) {
+            backend.clearProblem();
+        } else {
+            backend.setProblem(Problem.newBuilder().setReason(reason).setMessage(message));
+        }
+        backends.put(name, backend.build());
         return this;
     }
 

@@ -70,8 +70,10 @@ public final class FakeAgentClient implements AgentClient {
     public GetCapabilitiesResponse getCapabilities(AgentTarget target, GetCapabilitiesRequest request) {
         FakeAgent agent = reach(target, "GetCapabilities", "");
         synchronized (agent) {
-            return GetCapabilitiesResponse.newBuilder().setAgentVersion(agent.version())
-                    .addAllBackends(agent.backends.values()).addProtocols("nvmeof-tcp").build();
+            GetCapabilitiesResponse.Builder capabilities = GetCapabilitiesResponse.newBuilder().setAgentVersion(agent.version())
+                    .addAllBackends(agent.backends.values()).addProtocols("nvmeof-tcp");
+            agent.problem().ifPresent(capabilities::setProblem);
+            return capabilities.build();
         }
     }
 
@@ -91,6 +93,12 @@ public final class FakeAgentClient implements AgentClient {
         return fenced(target, "CreateVolume", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, agent -> {
             backend(target, "CreateVolume", agent, r.getBackend());
             check(r.getSizeBytes() > 0, "size_bytes: must be greater than 0");
+            pillar.api.agent.v1.Backend backend = agent.backends.get(r.getBackend());
+            if (backend.hasProblem() && "ThinPoolNotZeroing".equals(backend.getProblem().getReason())
+                    && !r.getAcceptNonZeroingThinPool()) {
+                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, "CreateVolume", target,
+                        "FAILED_PRECONDITION: " + backend.getProblem().getMessage());
+            }
         }, (agent, done) -> {
             BackendKind kind = agent.backends.get(r.getBackend()).getKind();
             Set<String> allowed = kind == BackendKind.BACKEND_KIND_ZFS_ZVOL ? ZFS_OPTIONS : Set.of();
@@ -244,6 +252,10 @@ public final class FakeAgentClient implements AgentClient {
                          java.util.function.Consumer<FakeAgent> validate, Action<T> action) {
         FakeAgent agent = reach(target, rpc, volumeId);
         synchronized (agent) {
+            agent.problem().ifPresent(p -> {
+                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, rpc, target,
+                        "FAILED_PRECONDITION: " + p.getReason() + ": " + p.getMessage());
+            });
             return invalidAsAgent(target, rpc, () -> {
                 VolumeId.of(volumeId);
                 validate.accept(agent);

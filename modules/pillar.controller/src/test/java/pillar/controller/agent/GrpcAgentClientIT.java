@@ -2,13 +2,19 @@ package pillar.controller.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
+import io.grpc.Context;
 import io.grpc.Status;
 import io.helidon.common.tls.Tls;
 import io.helidon.common.tls.TlsClientAuth;
@@ -18,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import pillar.api.agent.v1.AllowInitiatorRequest;
+import pillar.api.agent.v1.AllowInitiatorResponse;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.server.WorkloadServer;
@@ -59,7 +66,7 @@ class GrpcAgentClientIT {
     }
 
     private static GrpcAgentClient.Settings settings(Duration deadline) {
-        return new GrpcAgentClient.Settings(deadline, 3, Duration.ofMillis(10));
+        return new GrpcAgentClient.Settings(deadline, deadline, 3, Duration.ofMillis(10));
     }
 
     @Test
@@ -90,6 +97,35 @@ class GrpcAgentClientIT {
                 });
         service.release();
         assertThat(service.capabilityCalls.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aMutationRunsToItsOwnDeadlineWhateverTheCsiCallItServesDoes() throws Exception {
+        AgentTarget agent = plaintextAgent();
+        client = new GrpcAgentClient(Optional.empty(),
+                new GrpcAgentClient.Settings(Duration.ofMillis(200), Duration.ofSeconds(30), 3, Duration.ofMillis(10)));
+        service.holdCalls();
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        try {
+            // the sidecar's call: its deadline passes (and cancels it) while the agent still works
+            Context.CancellableContext csiCall = Context.current().withDeadlineAfter(200, TimeUnit.MILLISECONDS, timer);
+            CompletableFuture<AllowInitiatorResponse> answer = new CompletableFuture<>();
+            CompletableFuture.runAsync(csiCall.wrap(() -> {
+                try {
+                    answer.complete(client.allowInitiator(agent, AllowInitiatorRequest.newBuilder().setVolumeId("pvc-1").build()));
+                } catch (RuntimeException e) {
+                    answer.completeExceptionally(e);
+                }
+            }));
+            await().atMost(Duration.ofSeconds(10)).until(csiCall::isCancelled);
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> !answer.isDone());
+
+            service.release();
+            assertThat(answer.get(20, TimeUnit.SECONDS)).isNotNull();
+            assertThat(service.allowCalls.get()).isEqualTo(1);
+        } finally {
+            timer.shutdownNow();
+        }
     }
 
     @Test

@@ -74,9 +74,11 @@ class CrdChartTest {
         assertThat(rules(spec("pillaragents"))).contains("has(self.nodeName) != has(self.address)");
         assertThat(rules(spec("pillaragents").getProperties().get("tls"))).contains("self.mode != 'secret' || has(self.secretName)");
         assertThat(rules(spec("pillarstores"))).contains("has(self.zfs) != has(self.lvm)");
+        assertThat(rules(spec("pillarstores").getProperties().get("lvm"))).singleElement().asString()
+                .contains("has(self.thinPool)");
         assertThat(rules(spec("pillarprotocols"))).contains("!has(self.iscsi)", "!has(self.nfs)");
         assertThat(rules(spec("pillarprotocols").getProperties().get("nvmeofTcp"))).singleElement()
-                .asString().contains("self.ctrlLossTmo >= self.reconnectDelay");
+                .asString().contains("self.ctrlLossTmo >= self.reconnectDelay").doesNotContain("-1");
         assertThat(rules(spec("pillarstorageclasses").getProperties().get("parameters"))).singleElement()
                 .asString().startsWith("self.all(k, k in [");
     }
@@ -111,6 +113,12 @@ class CrdChartTest {
         assertThat(tcp.getRequired()).containsExactly("bindAddress");
         assertThat(tcp.getProperties().get("port").getDefault().asInt()).isEqualTo(4420);
         assertThat(tcp.getProperties().get("aclEnabled").getDefault().asBoolean()).isTrue();
+        // ctrl_loss_tmo is bounded: no -1 (reconnect forever), at most an hour
+        assertThat(tcp.getProperties().get("ctrlLossTmo").getMinimum()).isEqualTo(1.0);
+        assertThat(tcp.getProperties().get("ctrlLossTmo").getMaximum()).isEqualTo(3600.0);
+        JSONSchemaProps lvm = spec("pillarstores").getProperties().get("lvm");
+        assertThat(lvm.getProperties().get("acceptNonZeroingThinPool").getDefault().asBoolean()).isFalse();
+        assertThat(lvm.getProperties().get("acceptNonZeroingThinPool").getDescription()).contains("data remanence");
         assertThat(spec("pillarprotocols").getRequired()).containsExactly("nvmeofTcp");
         JSONSchemaProps sc = spec("pillarstorageclasses");
         assertThat(sc.getProperties().get("fsType").getEnum()).extracting(n -> n.asString()).containsExactlyInAnyOrder("ext4", "xfs");

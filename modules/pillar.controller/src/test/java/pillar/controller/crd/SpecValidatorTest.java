@@ -86,7 +86,7 @@ class SpecValidatorTest {
         assertThat(SpecValidator.problems(spec)).isEmpty();
         spec.getNvmeofTcp().setPort(0);
         spec.getNvmeofTcp().setNrIoQueues(0);
-        spec.getNvmeofTcp().setCtrlLossTmo(-1);
+        spec.getNvmeofTcp().setCtrlLossTmo(3600);
         spec.getNvmeofTcp().setReconnectDelay(10);
         assertThat(SpecValidator.problems(spec)).containsExactly(
                 "spec.nvmeofTcp.port: must be 1 to 65535, is 0",
@@ -96,6 +96,30 @@ class SpecValidatorTest {
         assertThat(SpecValidator.problems(spec)).containsExactly(
                 "spec.nfs: nfs is not supported yet: only nvmeofTcp ships in this version",
                 "spec.nvmeofTcp: is required");
+    }
+
+    @Test
+    void ctrlLossTmoIsBoundedAndNeverForever() {
+        PillarProtocolSpec spec = Pillars.protocol("p", "192.0.2.1").getSpec();
+        spec.getNvmeofTcp().setCtrlLossTmo(-1);
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec.nvmeofTcp.ctrlLossTmo: must be 1 to 3600, is -1");
+        spec.getNvmeofTcp().setCtrlLossTmo(0);
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec.nvmeofTcp.ctrlLossTmo: must be 1 to 3600, is 0");
+        spec.getNvmeofTcp().setCtrlLossTmo(3601);
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec.nvmeofTcp.ctrlLossTmo: must be 1 to 3600, is 3601");
+        spec.getNvmeofTcp().setCtrlLossTmo(1);
+        assertThat(SpecValidator.problems(spec)).isEmpty();
+        spec.getNvmeofTcp().setReconnectDelay(2);
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec.nvmeofTcp: ctrlLossTmo must be at least reconnectDelay");
+    }
+
+    @Test
+    void acceptingANonZeroingPoolNeedsAThinPool() {
+        PillarStoreSpec spec = Pillars.lvmStore("s", "storage-1", "fast", "vg0", "pool0").getSpec();
+        spec.getLvm().setAcceptNonZeroingThinPool(true);
+        assertThat(SpecValidator.problems(spec)).isEmpty();
+        spec.getLvm().setThinPool(null);
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec.lvm: acceptNonZeroingThinPool applies to a thinPool only");
     }
 
     @Test

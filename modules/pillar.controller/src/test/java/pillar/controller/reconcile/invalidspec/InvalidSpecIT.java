@@ -92,6 +92,9 @@ class InvalidSpecIT {
         named.getSpec().getNvmeofTcp().setReconnectDelay(10);
         harness.create(named);
         harness.create(Pillars.protocol("good", "fd00::10"));
+        PillarProtocol forever = Pillars.protocol("forever", "192.0.2.10");
+        forever.getSpec().getNvmeofTcp().setCtrlLossTmo(-1);
+        harness.create(forever);
 
         assertThat(harness.awaitCondition(PillarProtocol.class, "iscsi", PillarProtocol.VALID, Condition.FALSE,
                 Reasons.INVALID_SPEC, p -> p.getStatus().getConditions()).getMessage())
@@ -99,8 +102,10 @@ class InvalidSpecIT {
         assertThat(harness.awaitCondition(PillarProtocol.class, "by-name", PillarProtocol.VALID, Condition.FALSE,
                 Reasons.INVALID_SPEC, p -> p.getStatus().getConditions()).getMessage())
                 .isEqualTo("spec.nvmeofTcp.bindAddress: must be an IP address of the storage node (IPv4 or IPv6), is"
-                        + " 'storage.example.com'; spec.nvmeofTcp: ctrlLossTmo must be -1 (retry forever) or at least"
-                        + " reconnectDelay");
+                        + " 'storage.example.com'; spec.nvmeofTcp: ctrlLossTmo must be at least reconnectDelay");
+        assertThat(harness.awaitCondition(PillarProtocol.class, "forever", PillarProtocol.VALID, Condition.FALSE,
+                Reasons.INVALID_SPEC, p -> p.getStatus().getConditions()).getMessage())
+                .isEqualTo("spec.nvmeofTcp.ctrlLossTmo: must be 1 to 3600, is -1");
         assertThat(harness.awaitCondition(PillarProtocol.class, "good", PillarProtocol.VALID, Condition.TRUE, Reasons.VALID,
                 p -> p.getStatus().getConditions()).getMessage())
                 .isEqualTo("nvmeofTcp on fd00::10 port 4420, only published hosts may connect");
