@@ -22,6 +22,8 @@ Backend keys are written as the agent reads them (parent-dataset, volume-group, 
 {{- $backends = append $backends $backend -}}
 {{- end -}}
 {{- $agent := dict
+  "node-name" .nodeName
+  "installation-id" ($root.Values.agent.installationId | default (printf "%s.%s" $root.Release.Namespace $root.Release.Name))
   "listen" (dict "host" $root.Values.agent.listenHost "port" (int $root.Values.agent.port))
   "state-dir" "/var/lib/pillar-csi/agent"
   "configfs-root" "/sys/kernel/config"

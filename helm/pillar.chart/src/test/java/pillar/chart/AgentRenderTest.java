@@ -33,6 +33,8 @@ class AgentRenderTest {
                 .containsOnlyKeys("storage-1.yaml", "storage-2.rack-b.yaml");
         assertThat(rendered.configFile("pillar-pillar-csi-agent", "storage-1.yaml")).isEqualTo(Map.of(
                 "agent", Map.of(
+                        "node-name", "storage-1",
+                        "installation-id", "storage-system.pillar",
                         "listen", Map.of("host", "0.0.0.0", "port", 9500),
                         "state-dir", "/var/lib/pillar-csi/agent",
                         "configfs-root", "/sys/kernel/config",
@@ -66,6 +68,19 @@ class AgentRenderTest {
         });
         assertThat(pod.getNodeSelector()).isNullOrEmpty();
         assertThat(pod.getTolerations()).isNullOrEmpty();
+    }
+
+    @Test
+    void everyAgentOfTheReleaseGetsTheConfiguredInstallationIdAndABadOneIsRefused() {
+        Map<String, Object> values = Map.of("agent", Map.of("nodes", ((Map<?, ?>) TWO_NODES.get("agent")).get("nodes"),
+                "installationId", "prod.pillar"));
+        Rendered withId = HelmChart.render(values);
+        for (String file : List.of("storage-1.yaml", "storage-2.rack-b.yaml")) {
+            assertThat(withId.configFile("pillar-pillar-csi-agent", file)).extractingByKey("agent")
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP).containsEntry("installation-id", "prod.pillar");
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> HelmChart.template(Map.of("agent", Map.of("installationId", "a b")),
+                "1.24.0")).isInstanceOf(IllegalStateException.class).hasMessageContaining("installationId");
     }
 
     @Test

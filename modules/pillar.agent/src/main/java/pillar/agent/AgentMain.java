@@ -2,8 +2,12 @@ package pillar.agent;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.logging.Logger;
 
 import io.helidon.common.configurable.Resource;
@@ -15,14 +19,20 @@ import pillar.agent.backend.Backends;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.configfs.ConfigfsNvmetTarget;
 import pillar.agent.configfs.NvmetTarget;
+import pillar.agent.configfs.TargetPresence;
+import pillar.agent.export.ExportRecord;
 import pillar.agent.export.ExportReapply;
 import pillar.agent.export.ExportStore;
 import pillar.agent.export.Exporter;
 import pillar.agent.fencing.Fence;
 import pillar.agent.fencing.MarkStore;
 import pillar.agent.fencing.VolumeLocks;
+import pillar.agent.service.AdmissionGate;
 import pillar.agent.service.AgentGrpcService;
 import pillar.agent.service.AgentOperations;
+import pillar.agent.state.InstallationId;
+import pillar.agent.state.StateCheck;
+import pillar.agent.state.StateRecovery;
 import pillar.api.exec.SystemProcessRunner;
 import pillar.api.server.WorkloadConfig;
 import pillar.api.server.WorkloadServer;
@@ -33,6 +43,9 @@ import pillar.api.server.WorkloadServer;
  */
 public final class AgentMain {
     private static final Logger LOG = Logger.getLogger(AgentMain.class.getName());
+    /** The flag that runs {@link StateRecovery} and exits instead of serving. */
+    static final String RECOVER_STATE = "--recover-state";
+    static final String RECOVERY_COMMAND = "pillar-agent --config <this agent's configuration file> " + RECOVER_STATE;
 
     private AgentMain() {
     }
@@ -48,22 +61,36 @@ public final class AgentMain {
     /**
      * What {@link #main} does but exit: reads the configuration, checks the host ({@link StartupChecks})
      * and starts serving. Returns 0 when it serves, 2 when it refused to start, after writing why to
-     * {@code err}.
+     * {@code err}. With {@value #RECOVER_STATE} it runs {@link StateRecovery} instead and returns 0
+     * when the state was rebuilt, 1 when nothing was written.
      *
      * @param sysRoot sysfs, where the checks find loaded modules
      */
     static int launch(String[] args, Path sysRoot, PrintStream err) {
+        List<String> rest = new ArrayList<>(List.of(args));
+        boolean recover = rest.remove(RECOVER_STATE);
         AgentConfig config;
         try {
-            config = AgentConfig.from(WorkloadConfig.load(args));
+            config = AgentConfig.from(WorkloadConfig.load(rest.toArray(String[]::new)));
         } catch (IllegalArgumentException e) {
             err.println("pillar-agent: refusing to start: " + e.getMessage());
             return 2;
         }
         NvmetTarget target = new ConfigfsNvmetTarget(config.configfsRoot());
-        Map<String, VolumeBackend> backends = Backends.create(config.backends(), new SystemProcessRunner());
+        Function<InstallationId, Map<String, VolumeBackend>> backendsFor = installation -> Backends.create(config.backends(),
+                new SystemProcessRunner(), Backends.Host.system(), installation);
+        if (recover) {
+            if (target.presence() == TargetPresence.NOT_MOUNTED || target.presence() == TargetPresence.NVMET_MISSING) {
+                err.println("pillar-agent: cannot recover the state: no nvmet target at " + config.configfsRoot());
+                return 2;
+            }
+            return StateRecovery.run(config.stateDir(), config.nodeName(), config.installationId(), target, backendsFor,
+                    Clock.systemUTC(), err) ? 0 : 1;
+        }
         long checks = System.nanoTime();
-        StartupChecks.Report report = StartupChecks.run(target, config.configfsRoot(), sysRoot, backends);
+        // the checks read capacities only, which no installation changes
+        StartupChecks.Report report = StartupChecks.run(target, config.configfsRoot(), sysRoot,
+                backendsFor.apply(config.installationId().orElse(InstallationId.EMBEDDED)));
         LOG.info(() -> "start-up checks took " + (System.nanoTime() - checks) / 1_000_000 + " ms");
         report.notes().forEach(LOG::info);
         report.warnings().forEach(LOG::warning);
@@ -71,36 +98,74 @@ public final class AgentMain {
             report.refusals().forEach(reason -> err.println("pillar-agent: refusing to start: " + reason));
             return 2;
         }
-        WorkloadServer server = start(config, backends, target);
-        LOG.info(() -> "pillar-agent ready: agent API on " + config.listenHost() + ":" + server.grpcPort()
+        StateCheck.Verdict state = checkState(config, target);
+        Map<String, VolumeBackend> backends = backendsFor.apply(state.installation());
+        WorkloadServer server = start(config, backends, target, state);
+        LOG.info(() -> (state instanceof StateCheck.Verdict.Missing ? "pillar-agent serving reads only (" + StateCheck.REASON + ")"
+                : "pillar-agent ready") + ": agent API on " + config.listenHost() + ":" + server.grpcPort()
                 + (config.tls().isPresent() ? " (mTLS)" : " (plaintext)") + ", health on port " + server.healthPort()
                 + ", backends " + config.backends().stream().map(b -> b.name()).toList());
         return 0;
     }
 
-    /**
-     * Starts the agent's server on the given backends and target; the caller owns it. Readiness
-     * turns true once every durable export has been re-applied to the kernel (its configuration
-     * does not survive a reboot).
-     */
+    /** {@link #start(AgentConfig, Map, NvmetTarget, StateCheck.Verdict)} after checking the state directory now. */
     public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target) {
+        return start(config, backends, target, checkState(config, target));
+    }
+
+    /** Whether the state directory is this agent's ({@link StateCheck}); writes its identity at a first start. */
+    public static StateCheck.Verdict checkState(AgentConfig config, NvmetTarget target) {
+        return StateCheck.run(config.stateDir(), config.nodeName(), config.installationId(),
+                new Exporter(target).exportedSubsystems(), RECOVERY_COMMAND, Clock.systemUTC());
+    }
+
+    /**
+     * Starts the agent's server on the given backends and target; the caller owns it. Returns once
+     * start-up is over: the server serves reads at once, but admits calls that change state only
+     * after every durable export has been re-applied to the kernel (its configuration does not
+     * survive a reboot), and readiness turns true then. When the state directory is not this
+     * agent's ({@link StateCheck.Verdict.Missing}) nothing is re-applied or pruned, every change is
+     * refused for good, readiness stays down and the condition is logged as an error every minute.
+     */
+    public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
+                                       StateCheck.Verdict state) {
         ExportStore exports = new ExportStore(config.stateDir());
         Exporter exporter = new Exporter(target);
         AgentOperations operations = new AgentOperations(backends,
                 new Fence(new MarkStore(config.stateDir()), new VolumeLocks()), exports, exporter);
-        AtomicBoolean reapplied = new AtomicBoolean(false);
+        List<ExportRecord> records = state instanceof StateCheck.Verdict.Ready ? exports.list() : List.of();
+        AdmissionGate gate = switch (state) {
+            case StateCheck.Verdict.Missing missing -> AdmissionGate.refusing(StateCheck.REASON, missing.message());
+            case StateCheck.Verdict.Ready ready -> AdmissionGate.reapplying(records.size());
+        };
         WorkloadServer.Builder builder = WorkloadServer.builder()
                 .tcp(config.listenHost(), config.listenPort())
                 .health(config.healthHost(), config.healthPort())
-                .service(new AgentGrpcService(config.backends(), operations))
-                .readiness("exports-reapplied", reapplied::get);
+                .service(new AgentGrpcService(config.backends(), operations, gate))
+                .readiness(state instanceof StateCheck.Verdict.Missing ? StateCheck.REASON : "exports-reapplied", gate::isOpen);
         config.tls().ifPresentOrElse(files -> builder.tls(mutualTls(files)), () -> LOG.warning(
                 "*** the agent API is served WITHOUT TLS: any host that reaches port " + config.listenPort()
                         + " can create, export and delete volumes. Configure agent.tls (cert, key, ca) for mTLS. ***"));
         WorkloadServer server = builder.start();
-        ExportReapply.run(exports, exporter, backends);
-        reapplied.set(true);
+        if (state instanceof StateCheck.Verdict.Missing missing) {
+            Thread.ofVirtual().name("agent-state-missing").start(() -> repeatError(server, missing.message()));
+            return server;
+        }
+        ExportReapply.run(records, exports, exporter, backends);
+        gate.open();
         return server;
+    }
+
+    /** Logs the condition as an error now and every minute while the server runs. */
+    private static void repeatError(WorkloadServer server, String message) {
+        try {
+            while (server.isRunning()) {
+                LOG.severe(message);
+                Thread.sleep(Duration.ofMinutes(1));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static Tls mutualTls(AgentConfig.TlsFiles files) {

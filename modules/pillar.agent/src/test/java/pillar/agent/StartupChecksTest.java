@@ -133,5 +133,14 @@ class StartupChecksTest {
                 + empty + ": mount it (mount -t configfs none " + empty + ") or set agent.configfs-root to where it is;"
                 + " are nvmet and nvmet_tcp loaded?" + System.lineSeparator());
         assertThat(dir.resolve("state")).as("nothing was written").doesNotExist();
+
+        // the recovery is asked for by a flag of its own, and needs the target it rebuilds the state from
+        ByteArrayOutputStream recovery = new ByteArrayOutputStream();
+        status = AgentMain.launch(new String[] {"--config", config.toString(), "--recover-state"}, sys,
+                new PrintStream(recovery, true, StandardCharsets.UTF_8));
+        assertThat(status).isEqualTo(2);
+        assertThat(recovery.toString(StandardCharsets.UTF_8)).isEqualTo("pillar-agent: cannot recover the state: no nvmet target at "
+                + empty + System.lineSeparator());
+        assertThat(dir.resolve("state")).as("nothing was written").doesNotExist();
     }
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import pillar.agent.config.BackendConfig;
+import pillar.agent.state.InstallationId;
 import pillar.api.exec.ProcessRunner;
 
 /** Builds the configured backends by name: the adapter for each one's kind. */
@@ -30,28 +31,38 @@ public final class Backends {
         }
     }
 
-    /** The backends of {@code configs} on this host ({@link Host#system()}), by name, in configuration order. */
+    /** {@link #create(List, ProcessRunner, Host)} on this host ({@link Host#system()}). */
     public static Map<String, VolumeBackend> create(List<BackendConfig> configs, ProcessRunner runner) {
         return create(configs, runner, Host.system());
     }
 
+    /**
+     * The backends of {@code configs} on {@code host}, by name, in configuration order, owning the
+     * {@link InstallationId#EMBEDDED} installation's volumes (an in-process agent's).
+     */
     public static Map<String, VolumeBackend> create(List<BackendConfig> configs, ProcessRunner runner, Host host) {
+        return create(configs, runner, host, InstallationId.EMBEDDED);
+    }
+
+    /** The backends of {@code configs} on {@code host}, by name, in configuration order, owning {@code installation}'s volumes. */
+    public static Map<String, VolumeBackend> create(List<BackendConfig> configs, ProcessRunner runner, Host host,
+                                                    InstallationId installation) {
         Map<String, VolumeBackend> backends = new LinkedHashMap<>();
         for (BackendConfig config : configs) {
-            if (backends.putIfAbsent(config.name(), of(config, runner, host)) != null) {
+            if (backends.putIfAbsent(config.name(), of(config, runner, host, installation)) != null) {
                 throw new IllegalArgumentException("backend " + config.name() + " is configured twice");
             }
         }
         return backends;
     }
 
-    /** The adapter for one backend. */
-    public static VolumeBackend of(BackendConfig config, ProcessRunner runner, Host host) {
+    /** The adapter for one backend, owning {@code installation}'s volumes. */
+    public static VolumeBackend of(BackendConfig config, ProcessRunner runner, Host host, InstallationId installation) {
         return switch (config.kind()) {
             case BACKEND_KIND_LVM_LINEAR, BACKEND_KIND_LVM_THIN -> new LvmVolumeBackend(config, runner, host.devRoot(),
-                    host.sysRoot(), host.commandTimeout(), host.deviceTimeout());
+                    host.sysRoot(), host.commandTimeout(), host.deviceTimeout(), installation);
             case BACKEND_KIND_ZFS_ZVOL -> new ZfsVolumeBackend(config, runner, host.devRoot(), host.sysRoot(), host.zvolId(),
-                    host.commandTimeout(), host.deviceTimeout());
+                    host.commandTimeout(), host.deviceTimeout(), installation);
             default -> throw new IllegalArgumentException("backend " + config.name() + " has no supported kind: " + config.kind());
         };
     }

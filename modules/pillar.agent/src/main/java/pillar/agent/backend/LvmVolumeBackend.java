@@ -15,6 +15,7 @@ import pillar.agent.backend.LvmReport.Lv;
 import pillar.agent.backend.LvmReport.ThinPool;
 import pillar.agent.backend.LvmReport.Vg;
 import pillar.agent.config.BackendConfig;
+import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.exec.Command;
 import pillar.api.exec.CommandFailedException;
@@ -28,9 +29,11 @@ import pillar.api.value.VolumeId;
  * Logical volumes in an LVM volume group: linear LVs ({@code lvm}), or thin LVs in one thin pool
  * ({@code lvm-thin}). The LV is named after the volume ID, so {@code /dev/<vg>/<volume-id>} is its device.
  *
- * <p>Ownership: every LV this backend creates carries the tag {@value #TAG}, and a linear backend owns
- * only tagged LVs outside any thin pool, a thin backend only tagged LVs in its pool; a linear and a thin
- * backend can share one volume group. Any other LV with a volume's name is never adopted, grown or removed.
+ * <p>Ownership: every LV this backend creates carries the tag {@value #TAG} and the tag
+ * {@value #INSTALLATION_TAG}{@code <installation id>}; a linear backend owns only LVs with both tags
+ * (its installation's) outside any thin pool, a thin backend only those in its pool. A linear and a
+ * thin backend, and several installations, can share one volume group: any other LV with a volume's
+ * name (another installation's included) is never adopted, grown or removed.
  *
  * <p>Sizes are rounded up to the volume group's extent size (LVM would do it anyway) before they are
  * compared, so a repeated create of the same request finds the same size.
@@ -46,6 +49,8 @@ import pillar.api.value.VolumeId;
 public final class LvmVolumeBackend implements VolumeBackend {
     /** The tag on every LV this driver creates ({@code lvs -o lv_tags}). */
     public static final String TAG = "pillar-csi";
+    /** The prefix of the tag that names the installation an LV belongs to ({@link InstallationId}). */
+    public static final String INSTALLATION_TAG = "pillar-csi.installation:";
     /** LV name prefixes LVM reserves for itself ("Names starting "snapshot" are reserved"). */
     private static final List<String> RESERVED_PREFIXES = List.of("snapshot", "pvmove");
     private static final Duration DEVICE_POLL = Duration.ofMillis(20);
@@ -58,6 +63,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
     private final Duration commandTimeout;
     private final Duration deviceTimeout;
     private final boolean thin;
+    private final String installationTag;
     /** The volume group's extent size as the last report gave it; 0 until one did. */
     private volatile long extentSize;
 
@@ -70,6 +76,12 @@ public final class LvmVolumeBackend implements VolumeBackend {
      */
     public LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Duration commandTimeout,
                             Duration deviceTimeout) {
+        this(config, runner, devRoot, sysRoot, commandTimeout, deviceTimeout, InstallationId.EMBEDDED);
+    }
+
+    /** @param installation the installation whose LVs this backend owns and tags its new ones with */
+    public LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Duration commandTimeout,
+                            Duration deviceTimeout, InstallationId installation) {
         if (config.kind() != BackendKind.BACKEND_KIND_LVM_LINEAR && config.kind() != BackendKind.BACKEND_KIND_LVM_THIN) {
             throw new IllegalArgumentException("backend " + config.name() + " is not an lvm backend: " + config.kind());
         }
@@ -80,6 +92,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
         this.commandTimeout = commandTimeout;
         this.deviceTimeout = deviceTimeout;
         this.thin = config.kind() == BackendKind.BACKEND_KIND_LVM_THIN;
+        this.installationTag = INSTALLATION_TAG + installation.value();
     }
 
     @Override
@@ -99,9 +112,9 @@ public final class LvmVolumeBackend implements VolumeBackend {
         ByteSize rounded = roundUp(size, extentSize());
         List<String> argv = new ArrayList<>(List.of("lvcreate", "-y", "--wipesignatures", "y"));
         if (thin) {
-            argv.addAll(List.of("--addtag", TAG, "-n", id.value(), "-V", rounded.bytes() + "b", "--thinpool", config.parent()));
+            argv.addAll(List.of("--addtag", TAG, "--addtag", installationTag, "-n", id.value(), "-V", rounded.bytes() + "b", "--thinpool", config.parent()));
         } else {
-            argv.addAll(List.of("--zero", "y", "--addtag", TAG, "-n", id.value(), "-L", rounded.bytes() + "b"));
+            argv.addAll(List.of("--zero", "y", "--addtag", TAG, "--addtag", installationTag, "-n", id.value(), "-L", rounded.bytes() + "b"));
         }
         argv.add(config.pool());
         CommandResult result;
@@ -148,6 +161,20 @@ public final class LvmVolumeBackend implements VolumeBackend {
     @Override
     public Optional<BackendVolume> find(VolumeId id) {
         return lookup(id).filter(this::owns).map(lv -> usable(id, lv));
+    }
+
+    @Override
+    public Optional<InstallationId> owner(VolumeId id) {
+        return lookup(id).filter(this::ofThisBackend).flatMap(lv -> lv.tags().stream().filter(t -> t.startsWith(INSTALLATION_TAG))
+                .map(t -> t.substring(INSTALLATION_TAG.length())).findFirst()).flatMap(LvmVolumeBackend::installation);
+    }
+
+    private static Optional<InstallationId> installation(String value) {
+        try {
+            return Optional.of(InstallationId.of(value));
+        } catch (InvalidValueException e) {
+            return Optional.empty();
+        }
     }
 
     @Override
@@ -334,12 +361,20 @@ public final class LvmVolumeBackend implements VolumeBackend {
     }
 
     private boolean owns(Lv lv) {
+        return ofThisBackend(lv) && lv.tags().contains(installationTag);
+    }
+
+    /** A pillar-csi LV where this backend puts its own, of whichever installation. */
+    private boolean ofThisBackend(Lv lv) {
         return lv.tags().contains(TAG) && (thin ? lv.pool().equals(config.parent()) : lv.pool().isEmpty());
     }
 
     private String ownership(Lv lv) {
         String tag = lv.tags().contains(TAG) ? "tag " + TAG : "no tag " + TAG;
-        return tag + ", " + (lv.pool().isEmpty() ? "not thin" : "thin pool " + lv.pool());
+        String installation = lv.tags().stream().filter(t -> t.startsWith(INSTALLATION_TAG)).findFirst()
+                .map(t -> "installation " + t.substring(INSTALLATION_TAG.length()))
+                .orElse("no installation tag") + " (this backend's: " + installationTag.substring(INSTALLATION_TAG.length()) + ")";
+        return tag + ", " + installation + ", " + (lv.pool().isEmpty() ? "not thin" : "thin pool " + lv.pool());
     }
 
     private void checkOptions(Map<String, String> options) {

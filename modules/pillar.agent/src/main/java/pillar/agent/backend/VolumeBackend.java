@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import pillar.agent.state.InstallationId;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 
@@ -29,6 +30,15 @@ public interface VolumeBackend {
 
     /** The volume, or empty if it does not exist. */
     Optional<BackendVolume> find(VolumeId id);
+
+    /**
+     * The installation a pillar-csi volume of this backend with this ID belongs to, whichever it is
+     * (its ownership mark, set on the volume itself), so that a lost state identity can be recovered
+     * from the volumes; empty when there is no such volume or it carries no valid mark. Reads only.
+     */
+    default Optional<InstallationId> owner(VolumeId id) {
+        return Optional.empty();
+    }
 
     /**
      * Grows the volume to at least {@code required} bytes. At or above that size already: no

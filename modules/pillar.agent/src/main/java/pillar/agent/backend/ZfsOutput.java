@@ -51,6 +51,32 @@ final class ZfsOutput {
         return properties;
     }
 
+    /**
+     * One property's value and where it comes from, from {@code zfs get -o ...,value,source}: the source is
+     * {@code local} when set on the dataset itself, {@code inherited from <dataset>}, {@code default},
+     * {@code received}, or {@code -} (read-only or not set).
+     */
+    record Property(String value, String source) {
+        static final Property NONE = new Property(UNSET, UNSET);
+
+        /** The value when set on the dataset itself ({@code local}), else "" (inherited, default or unset). */
+        String localValue() {
+            return source.equals(ZfsVolumeBackend.LOCAL) && !value.equals(UNSET) ? value : "";
+        }
+    }
+
+    /**
+     * The rows of {@code zfs get -Hp -o name,property,value,source ...} (for one dataset, or several with
+     * {@code -r}), by dataset in the order printed, each dataset's properties by name.
+     */
+    static Map<String, Map<String, Property>> sourcedByDataset(String stdout) {
+        Map<String, Map<String, Property>> datasets = new LinkedHashMap<>();
+        for (List<String> row : rows(stdout, 4)) {
+            datasets.computeIfAbsent(row.get(0), d -> new LinkedHashMap<>()).put(row.get(1), new Property(row.get(2), row.get(3)));
+        }
+        return datasets;
+    }
+
     /** A numeric property printed with {@code -p}: exact bytes, or empty for {@code -}. */
     static OptionalLong bytes(String value) {
         if (value.equals(UNSET)) {

@@ -13,6 +13,7 @@ import java.util.logging.Logger;
 
 import pillar.agent.backend.BackendException.Kind;
 import pillar.agent.config.BackendConfig;
+import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.exec.Command;
 import pillar.api.exec.CommandFailedException;
@@ -26,8 +27,10 @@ import pillar.api.value.VolumeId;
  * {@code pool=tank, parent=k8s} is {@code tank/k8s/pvc-1}.
  *
  * <p>Ownership: every zvol this backend creates carries the user property
- * {@value #MANAGED_PROPERTY}{@code =true}; only those are listed, grown or destroyed, and any other
- * dataset of a volume's name is a conflict.
+ * {@value #MANAGED_PROPERTY}{@code =<installation id>} set on the zvol itself; only zvols with that
+ * value set locally are listed, grown or destroyed. A value inherited from a parent (source
+ * {@code inherited from ...}) or another installation's is not ownership: any such dataset of a
+ * volume's name is a conflict.
  *
  * <p>Sizes are rounded up to the zvol's volblocksize (ZFS refuses any other volsize), and
  * {@code zfs set volsize} would shrink a zvol silently, so a smaller size is refused here before any
@@ -41,7 +44,8 @@ import pillar.api.value.VolumeId;
 public final class ZfsVolumeBackend implements VolumeBackend {
     /** The user property that marks a zvol as created by this driver (user properties need a ':'). */
     public static final String MANAGED_PROPERTY = "io.pillar-csi:managed";
-    private static final String MANAGED_VALUE = "true";
+    /** The source {@code zfs get} prints for a property set on the dataset itself. */
+    static final String LOCAL = "local";
     /** ZFS_MAX_DATASET_NAME_LEN is 256 including the terminating NUL. */
     private static final int MAX_DATASET_NAME = 255;
     private static final Duration DEVICE_POLL = Duration.ofMillis(50);
@@ -53,6 +57,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     private final Duration commandTimeout;
     private final Duration deviceTimeout;
     private final String parent;
+    private final String owner;
 
     /**
      * @param devRoot        the device tree ({@code /dev}): zvol links and {@code zdN} nodes
@@ -63,6 +68,12 @@ public final class ZfsVolumeBackend implements VolumeBackend {
      */
     public ZfsVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Path zvolId,
             Duration commandTimeout, Duration deviceTimeout) {
+        this(config, runner, devRoot, sysRoot, zvolId, commandTimeout, deviceTimeout, InstallationId.EMBEDDED);
+    }
+
+    /** @param installation the installation whose zvols this backend owns and marks its new ones with */
+    public ZfsVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Path zvolId,
+            Duration commandTimeout, Duration deviceTimeout, InstallationId installation) {
         if (config.kind() != BackendKind.BACKEND_KIND_ZFS_ZVOL) {
             throw new IllegalArgumentException("backend " + config.name() + " is not a zfs backend: " + config.kind());
         }
@@ -72,6 +83,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         this.commandTimeout = commandTimeout;
         this.deviceTimeout = deviceTimeout;
         this.parent = config.parent().isEmpty() ? config.pool() : config.pool() + "/" + config.parent();
+        this.owner = installation.value();
     }
 
     @Override
@@ -94,7 +106,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         if (opts.sparse()) {
             argv.add("-s");
         }
-        argv.addAll(List.of("-o", "volmode=dev", "-o", MANAGED_PROPERTY + "=" + MANAGED_VALUE));
+        argv.addAll(List.of("-o", "volmode=dev", "-o", MANAGED_PROPERTY + "=" + owner));
         opts.compression().ifPresent(compression -> argv.addAll(List.of("-o", "compression=" + compression)));
         argv.add(dataset);
         try {
@@ -112,7 +124,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         }
         // ZFS takes a volsize that is a multiple of volblocksize as it is (any other it refuses)
         LOG.info(() -> "created zvol " + dataset + " of " + rounded + (opts.sparse() ? " (sparse)" : ""));
-        return usable(id, new Zvol(dataset, rounded.bytes(), opts.volblocksize(), true));
+        return usable(id, new Zvol(dataset, rounded.bytes(), opts.volblocksize(), owner));
     }
 
     /** zfs create failed for space: beyond the parent's whole size is OUT_OF_RANGE (never fits), else NO_SPACE. */
@@ -128,13 +140,24 @@ public final class ZfsVolumeBackend implements VolumeBackend {
 
     @Override
     public Optional<BackendVolume> find(VolumeId id) {
-        return lookup(dataset(id)).filter(Zvol::managed).map(zvol -> usable(id, zvol));
+        return lookup(dataset(id)).filter(this::owns).map(zvol -> usable(id, zvol));
+    }
+
+    @Override
+    public Optional<InstallationId> owner(VolumeId id) {
+        return lookup(dataset(id)).filter(zvol -> zvol.volsize() > 0).flatMap(zvol -> {
+            try {
+                return zvol.mark().isEmpty() ? Optional.empty() : Optional.of(InstallationId.of(zvol.mark()));
+            } catch (InvalidValueException e) {
+                return Optional.empty();
+            }
+        });
     }
 
     @Override
     public ByteSize expand(VolumeId id, ByteSize required) {
         String dataset = dataset(id);
-        Zvol zvol = lookup(dataset).filter(Zvol::managed)
+        Zvol zvol = lookup(dataset).filter(this::owns)
                 .orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist below " + parent));
         ByteSize rounded = roundUp(required, zvol.volblocksize());
         if (rounded.bytes() == zvol.volsize()) {
@@ -168,9 +191,9 @@ public final class ZfsVolumeBackend implements VolumeBackend {
             space(); // "does not exist" also when the pool is not imported: that is no proof of deletion
             return;
         }
-        if (!zvol.get().managed()) {
-            throw new BackendException(Kind.FAILED, "refusing to destroy " + dataset + ": it has no " + MANAGED_PROPERTY + "="
-                    + MANAGED_VALUE + ", so pillar-csi did not create it");
+        if (!owns(zvol.get())) {
+            throw new BackendException(Kind.FAILED, "refusing to destroy " + dataset + ": " + ownership(zvol.get())
+                    + ", so this installation did not create it");
         }
         DeviceWait.whileBusy(deviceTimeout, () -> destroy(dataset));
         LOG.info(() -> "destroyed zvol " + dataset);
@@ -193,23 +216,26 @@ public final class ZfsVolumeBackend implements VolumeBackend {
 
     @Override
     public List<BackendVolume> list() {
-        List<List<String>> rows;
+        Map<String, Map<String, ZfsOutput.Property>> rows;
         try {
-            rows = ZfsOutput.rows(run(List.of("zfs", "list", "-Hp", "-t", "volume", "-o", "name,volsize," + MANAGED_PROPERTY,
-                    "-r", "-d", "1", parent)), 3);
+            rows = ZfsOutput.sourcedByDataset(run(List.of("zfs", "get", "-Hp", "-r", "-d", "1", "-t", "volume",
+                    "-o", "name,property,value,source", "volsize," + MANAGED_PROPERTY, parent)));
         } catch (CommandFailedException e) {
             throw ZfsFailure.of(e) == ZfsFailure.NOT_FOUND ? unavailable(e) : failed("zfs list of " + parent + " failed", e);
         }
         Map<VolumeId, Zvol> ours = new LinkedHashMap<>();
-        for (List<String> row : rows) {
-            String name = row.get(0);
-            if (!MANAGED_VALUE.equals(row.get(2)) || !name.startsWith(parent + "/")) {
+        for (Map.Entry<String, Map<String, ZfsOutput.Property>> row : rows.entrySet()) {
+            String name = row.getKey();
+            ZfsOutput.Property mark = row.getValue().get(MANAGED_PROPERTY);
+            if (mark == null || !mark.localValue().equals(owner) || !name.startsWith(parent + "/")) {
                 continue;
             }
+            ZfsOutput.Property size = row.getValue().get("volsize");
             try {
                 VolumeId id = VolumeId.of(name.substring(parent.length() + 1));
-                long volsize = ZfsOutput.bytes(row.get(1)).orElseThrow(() -> new BackendException(Kind.FAILED, name + " has no volsize"));
-                ours.put(id, new Zvol(name, volsize, 0, true));
+                long volsize = ZfsOutput.bytes(size == null ? ZfsOutput.UNSET : size.value())
+                        .orElseThrow(() -> new BackendException(Kind.FAILED, name + " has no volsize"));
+                ours.put(id, new Zvol(name, volsize, 0, owner));
             } catch (InvalidValueException e) {
                 LOG.warning(() -> "ignoring zvol " + name + ": it is marked " + MANAGED_PROPERTY + " but its name is not a volume ID");
             }
@@ -230,8 +256,22 @@ public final class ZfsVolumeBackend implements VolumeBackend {
 
     // --- helpers ---------------------------------------------------------------------------------------
 
-    /** A dataset as {@code zfs get} reports it; {@code volsize} 0 and unmanaged for a dataset that is no zvol. */
-    private record Zvol(String dataset, long volsize, long volblocksize, boolean managed) {
+    /**
+     * A dataset as {@code zfs get} reports it; {@code volsize} 0 for a dataset that is no zvol.
+     *
+     * @param mark the value of {@value #MANAGED_PROPERTY} when set locally on the dataset, else ""
+     */
+    private record Zvol(String dataset, long volsize, long volblocksize, String mark) {
+    }
+
+    /** A zvol of this installation: marked with its id, locally. */
+    private boolean owns(Zvol zvol) {
+        return zvol.volsize() > 0 && zvol.mark().equals(owner);
+    }
+
+    private String ownership(Zvol zvol) {
+        return (zvol.mark().isEmpty() ? "it has no " + MANAGED_PROPERTY + " set locally" : "its " + MANAGED_PROPERTY + " is "
+                + zvol.mark()) + " (this installation's: " + owner + ")";
     }
 
     /** The parent dataset's space: {@code used} (children and reservations included) and {@code available}. */
@@ -242,23 +282,23 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     }
 
     private Optional<Zvol> lookup(String dataset) {
-        Map<String, String> properties;
+        Map<String, ZfsOutput.Property> properties;
         try {
-            properties = ZfsOutput.properties(run(List.of("zfs", "get", "-Hp", "-o", "name,property,value",
-                    "volsize,volblocksize," + MANAGED_PROPERTY, dataset)), dataset);
+            properties = ZfsOutput.sourcedByDataset(run(List.of("zfs", "get", "-Hp", "-o", "name,property,value,source",
+                    "volsize,volblocksize," + MANAGED_PROPERTY, dataset))).getOrDefault(dataset, Map.of());
         } catch (CommandFailedException e) {
             if (ZfsFailure.of(e) == ZfsFailure.NOT_FOUND) {
                 return Optional.empty();
             }
             throw failed("zfs get of " + dataset + " failed", e);
         }
-        var volsize = ZfsOutput.bytes(properties.getOrDefault("volsize", ZfsOutput.UNSET));
-        var volblocksize = ZfsOutput.bytes(properties.getOrDefault("volblocksize", ZfsOutput.UNSET));
+        var volsize = ZfsOutput.bytes(properties.getOrDefault("volsize", ZfsOutput.Property.NONE).value());
+        var volblocksize = ZfsOutput.bytes(properties.getOrDefault("volblocksize", ZfsOutput.Property.NONE).value());
+        String mark = properties.getOrDefault(MANAGED_PROPERTY, ZfsOutput.Property.NONE).localValue();
         if (volsize.isEmpty() || volblocksize.isEmpty()) {
-            return Optional.of(new Zvol(dataset, 0, 0, false)); // a file system or snapshot of that name: never ours
+            return Optional.of(new Zvol(dataset, 0, 0, mark)); // a file system or snapshot of that name: never ours
         }
-        boolean managed = MANAGED_VALUE.equals(properties.get(MANAGED_PROPERTY));
-        return Optional.of(new Zvol(dataset, volsize.getAsLong(), volblocksize.getAsLong(), managed));
+        return Optional.of(new Zvol(dataset, volsize.getAsLong(), volblocksize.getAsLong(), mark));
     }
 
     private Space space() {
@@ -274,9 +314,9 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     }
 
     private BackendVolume adopt(Zvol zvol, VolumeId id, ByteSize rounded, ZfsOptions opts) {
-        if (!zvol.managed()) {
-            throw new BackendException(Kind.CONFLICT, "a dataset named " + zvol.dataset() + " already exists and is not a zvol of pillar-csi"
-                    + " (no " + MANAGED_PROPERTY + "=" + MANAGED_VALUE + ")");
+        if (!owns(zvol)) {
+            throw new BackendException(Kind.CONFLICT, "a dataset named " + zvol.dataset() + " already exists and is not a zvol of"
+                    + " this installation (" + ownership(zvol) + ")");
         }
         if (zvol.volblocksize() != opts.volblocksize()) {
             throw new BackendException(Kind.CONFLICT, "volume " + id + " already exists with volblocksize " + zvol.volblocksize()

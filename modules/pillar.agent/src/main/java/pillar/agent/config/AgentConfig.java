@@ -1,5 +1,6 @@
 package pillar.agent.config;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -9,6 +10,8 @@ import java.util.Optional;
 import java.util.Set;
 
 import io.helidon.config.Config;
+import pillar.agent.state.InstallationId;
+import pillar.agent.state.StateIdentity;
 import pillar.api.agent.v1.BackendKind;
 
 /**
@@ -17,6 +20,8 @@ import pillar.api.agent.v1.BackendKind;
  *
  * <pre>
  * agent:
+ *   node-name: storage-1          # default: the host name; kept in the state identity
+ *   installation-id: prod.pillar  # default: generated at first start, kept in the state identity
  *   listen: {host: 0.0.0.0, port: 9500}
  *   state-dir: /var/lib/pillar-csi/agent
  *   configfs-root: /sys/kernel/config
@@ -28,7 +33,8 @@ import pillar.api.agent.v1.BackendKind;
  * </pre>
  */
 public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path configfsRoot,
-                          Optional<TlsFiles> tls, List<BackendConfig> backends, String healthHost, int healthPort) {
+                          Optional<TlsFiles> tls, List<BackendConfig> backends, String healthHost, int healthPort,
+                          String nodeName, Optional<InstallationId> installationId) {
     public static final int DEFAULT_PORT = 9500;
     public static final int DEFAULT_HEALTH_PORT = 9810;
 
@@ -46,6 +52,18 @@ public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path
         }
         checkPort("agent.listen.port", listenPort);
         checkPort("health.port", healthPort);
+        StateIdentity.checkNode(nodeName);
+    }
+
+    /**
+     * An in-process agent's configuration (tests, benchmarks): this host's name and the
+     * {@link InstallationId#EMBEDDED} installation, which {@link pillar.agent.backend.Backends#create(List,
+     * pillar.api.exec.ProcessRunner, pillar.agent.backend.Backends.Host)} gives its backends too.
+     */
+    public AgentConfig(String listenHost, int listenPort, Path stateDir, Path configfsRoot, Optional<TlsFiles> tls,
+                       List<BackendConfig> backends, String healthHost, int healthPort) {
+        this(listenHost, listenPort, stateDir, configfsRoot, tls, backends, healthHost, healthPort, hostName(),
+                Optional.of(InstallationId.EMBEDDED));
     }
 
     public static AgentConfig from(Config root) {
@@ -62,7 +80,22 @@ public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path
                 tls(agent.get("tls")),
                 backends,
                 root.get("health.host").asString().orElse("0.0.0.0"),
-                root.get("health.port").asInt().orElse(DEFAULT_HEALTH_PORT));
+                root.get("health.port").asInt().orElse(DEFAULT_HEALTH_PORT),
+                agent.get("node-name").asString().orElseGet(AgentConfig::hostName),
+                agent.get("installation-id").asString().asOptional().map(InstallationId::of));
+    }
+
+    /**
+     * This host's name ({@code /proc/sys/kernel/hostname}, no DNS), the default node name: stable
+     * across restarts (in the chart the agent runs on the host network, and the chart sets it anyway).
+     */
+    static String hostName() {
+        try {
+            String name = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+            return name.isEmpty() ? "localhost" : name;
+        } catch (IOException e) {
+            return "localhost";
+        }
     }
 
     private static BackendConfig backend(Config node) {

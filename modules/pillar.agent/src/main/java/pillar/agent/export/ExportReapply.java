@@ -30,8 +30,13 @@ public final class ExportReapply {
 
     /** Returns the failures, one line each; empty when every export is in place. */
     public static List<String> run(ExportStore exports, Exporter exporter, Map<String, VolumeBackend> backends) {
+        return run(exports.list(), exports, exporter, backends);
+    }
+
+    /** {@link #run(ExportStore, Exporter, Map)} with the records as {@code exports} listed them just now. */
+    public static List<String> run(List<ExportRecord> records, ExportStore exports, Exporter exporter,
+                                   Map<String, VolumeBackend> backends) {
         List<String> failures = new ArrayList<>();
-        List<ExportRecord> records = exports.list();
         long start = System.nanoTime();
         for (ExportRecord recorded : records) {
             try {

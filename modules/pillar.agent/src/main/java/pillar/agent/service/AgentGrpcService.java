@@ -58,10 +58,16 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     private final List<BackendConfig> backends;
     private final AgentOperations operations;
+    private final AdmissionGate gate;
 
-    public AgentGrpcService(List<BackendConfig> backends, AgentOperations operations) {
+    /**
+     * @param gate admits the calls that change state (create, delete, expand, export, unexport,
+     *             allow, deny, reconcile); reads are served whatever it says
+     */
+    public AgentGrpcService(List<BackendConfig> backends, AgentOperations operations, AdmissionGate gate) {
         this.backends = List.copyOf(backends);
         this.operations = operations;
+        this.gate = gate;
     }
 
     @Override
@@ -71,6 +77,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                     .setAgentVersion(Driver.version())
                     .addProtocols(NVMEOF_TCP);
             backends.forEach(backend -> out.addBackends(backend.toProto()));
+            gate.problem().ifPresent(out::setProblem);
             return out.build();
         });
     }
@@ -86,7 +93,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void createVolume(CreateVolumeRequest request, StreamObserver<CreateVolumeResponse> response) {
-        unary(response, () -> {
+        change(response, () -> {
             VolumeId id = VolumeId.of(request.getVolumeId());
             BackendVolume volume = operations.create(token(request.hasToken(), request.getToken()), id,
                     request.getBackend(), size("size_bytes", request.getSizeBytes()), request.getOptionsMap());
@@ -96,7 +103,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void deleteVolume(DeleteVolumeRequest request, StreamObserver<DeleteVolumeResponse> response) {
-        unary(response, () -> {
+        change(response, () -> {
             operations.delete(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
                     request.getBackend());
             return DeleteVolumeResponse.getDefaultInstance();
@@ -105,7 +112,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void expandVolume(ExpandVolumeRequest request, StreamObserver<ExpandVolumeResponse> response) {
-        unary(response, () -> {
+        change(response, () -> {
             ByteSize size = operations.expand(token(request.hasToken(), request.getToken()),
                     VolumeId.of(request.getVolumeId()), request.getBackend(),
                     size("required_bytes", request.getRequiredBytes()));
@@ -115,7 +122,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void exportVolume(ExportVolumeRequest request, StreamObserver<ExportVolumeResponse> response) {
-        unary(response, () -> {
+        change(response, () -> {
             VolumeId id = VolumeId.of(request.getVolumeId());
             PortAddress address = address(request.getExport());
             ExportRecord record = operations.export(token(request.hasToken(), request.getToken()), id,
@@ -127,7 +134,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void unexportVolume(UnexportVolumeRequest request, StreamObserver<UnexportVolumeResponse> response) {
-        unary(response, () -> {
+        change(response, () -> {
             operations.unexport(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()));
             return UnexportVolumeResponse.getDefaultInstance();
         });
@@ -135,7 +142,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void allowInitiator(AllowInitiatorRequest request, StreamObserver<AllowInitiatorResponse> response) {
-        unary(response, () -> {
+        change(response, () -> {
             operations.allow(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
                     Nqn.of(request.getHostNqn()));
             return AllowInitiatorResponse.getDefaultInstance();
@@ -144,7 +151,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void denyInitiator(DenyInitiatorRequest request, StreamObserver<DenyInitiatorResponse> response) {
-        unary(response, () -> {
+        change(response, () -> {
             operations.deny(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
                     Nqn.of(request.getHostNqn()));
             return DenyInitiatorResponse.getDefaultInstance();
@@ -166,7 +173,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void reconcile(ReconcileRequest request, StreamObserver<ReconcileResponse> response) {
-        unary(response, () -> {
+        change(response, () -> {
             VolumeId id = VolumeId.of(request.getVolumeId());
             Optional<AgentOperations.Desired> desired = request.hasDesired()
                     ? Optional.of(new AgentOperations.Desired(request.getDesired().getBackend(),
@@ -228,6 +235,14 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                         .setAclEnabled(record.aclEnabled()))
                 .addAllAllowedHosts(record.allowedHosts().stream().map(Nqn::value).sorted().toList())
                 .build();
+    }
+
+    /** A call that changes state: refused (nothing read or changed) unless the gate admits it. */
+    private <T> void change(StreamObserver<T> response, Supplier<T> call) {
+        unary(response, () -> {
+            gate.admitChange();
+            return call.get();
+        });
     }
 
     private static <T> void unary(StreamObserver<T> response, Supplier<T> call) {

@@ -88,10 +88,20 @@ public final class FakeLvm implements ProcessRunner {
         createNode(name);
     }
 
-    /** An LV with our tag but in the given pool ("" = linear), as the other kind of backend would make it. */
+    /** An LV with our tags but in the given pool ("" = linear), as the other kind of backend would make it. */
     synchronized void addTagged(String name, long size, String pool) {
-        lvs.put(name, new Lv(name, size, List.of(LvmVolumeBackend.TAG), pool, false));
+        addTagged(name, size, pool, List.of(LvmVolumeBackend.TAG, LvmVolumeBackend.INSTALLATION_TAG + "embedded"));
+    }
+
+    /** An LV with these tags in the given pool ("" = linear): another installation's, or an older one's. */
+    synchronized void addTagged(String name, long size, String pool, List<String> tags) {
+        lvs.put(name, new Lv(name, size, List.copyOf(tags), pool, false));
         createNode(name);
+    }
+
+    /** The LV's tags, as {@code lvs -o lv_tags} shows them. */
+    public synchronized List<String> tags(String name) {
+        return lvs.get(name).tags;
     }
 
     /** As after a reboot without auto-activation: inactive, no device node. */
@@ -114,7 +124,7 @@ public final class FakeLvm implements ProcessRunner {
         lvs.get(pool).dataUsed += bytes;
     }
 
-    synchronized boolean exists(String name) {
+    public synchronized boolean exists(String name) {
         return lvs.containsKey(name);
     }
 

@@ -90,6 +90,15 @@ public final class FakeZfs implements ProcessRunner {
         return this;
     }
 
+    /**
+     * {@code zfs set property=value dataset}: a user property set locally on the dataset, which its
+     * descendants inherit (their {@code zfs get} shows the value with source {@code inherited from <dataset>}).
+     */
+    public synchronized FakeZfs withProperty(String dataset, String property, String value) {
+        datasets.get(dataset).properties.put(property, value);
+        return this;
+    }
+
     /** A zvol someone else made: no {@code io.pillar-csi:managed}. */
     synchronized void addForeignZvol(String name, long volsize, long volblocksize) {
         Dataset zvol = new Dataset(true, volsize, volblocksize, true);
@@ -217,18 +226,31 @@ public final class FakeZfs implements ProcessRunner {
         return ok("");
     }
 
+    /**
+     * {@code zfs get -Hp [-r -d 1 -t volume] -o COLUMNS PROPERTIES DATASET}: with {@code -r -d 1 -t volume}
+     * the zvols directly below the dataset (not itself), each property a row, datasets in name order.
+     */
     private CommandResult get(Command command, List<String> a) {
-        expect(a, a.size() == 7 && a.get(2).equals("-Hp") && a.get(3).equals("-o"));
-        List<String> columns = List.of(a.get(4).split(","));
-        expect(a, columns.equals(List.of("name", "property", "value")) || columns.equals(List.of("property", "value")));
-        String name = a.get(6);
+        boolean recursive = a.size() == 12 && a.subList(2, 9).equals(List.of("-Hp", "-r", "-d", "1", "-t", "volume", "-o"));
+        expect(a, recursive || (a.size() == 7 && a.get(2).equals("-Hp") && a.get(3).equals("-o")));
+        List<String> columns = List.of(a.get(a.size() - 3).split(","));
+        expect(a, columns.equals(List.of("name", "property", "value", "source")) || columns.equals(List.of("name", "property", "value"))
+                || columns.equals(List.of("property", "value")));
+        String name = a.getLast();
         if (!datasets.containsKey(name)) {
             throw failure(command, "cannot open '" + name + "': dataset does not exist");
         }
+        List<String> names = recursive
+                ? datasets.entrySet().stream().filter(e -> e.getValue().volume && e.getKey().startsWith(name + "/")
+                        && e.getKey().indexOf('/', name.length() + 1) < 0).map(Map.Entry::getKey).toList()
+                : List.of(name);
         StringBuilder out = new StringBuilder();
-        for (String property : a.get(5).split(",")) {
-            String value = value(a, name, property);
-            out.append(columns.size() == 3 ? name + "\t" : "").append(property).append('\t').append(value).append('\n');
+        for (String dataset : names) {
+            for (String property : a.get(a.size() - 2).split(",")) {
+                String[] valueAndSource = valueAndSource(a, dataset, property);
+                out.append(columns.getFirst().equals("name") ? dataset + "\t" : "").append(property).append('\t').append(valueAndSource[0])
+                        .append(columns.size() == 4 ? "\t" + valueAndSource[1] : "").append('\n');
+            }
         }
         return ok(out.toString());
     }
@@ -312,6 +334,28 @@ public final class FakeZfs implements ProcessRunner {
 
     // --- state ------------------------------------------------------------------------------------------
 
+    /**
+     * The value and its source as zfs prints them: volsize {@code local} on a zvol, other native
+     * properties {@code -}; a user property {@code local} where set, {@code inherited from <ancestor>}
+     * where an ancestor set it, else {@code -} and {@code -}.
+     */
+    private String[] valueAndSource(List<String> argv, String name, String property) {
+        if (!property.contains(":")) {
+            String value = value(argv, name, property);
+            return new String[] {value, property.equals("volsize") && !value.equals("-") ? "local" : "-"};
+        }
+        for (String at = name; !at.isEmpty(); at = at.substring(0, Math.max(0, at.lastIndexOf('/')))) {
+            String value = datasets.get(at).properties.get(property);
+            if (value != null) {
+                return new String[] {value, at.equals(name) ? "local" : "inherited from " + at};
+            }
+            if (at.indexOf('/') < 0) {
+                break;
+            }
+        }
+        return new String[] {"-", "-"};
+    }
+
     private String value(List<String> argv, String name, String property) {
         Dataset d = datasets.get(name);
         return switch (property) {
@@ -321,7 +365,7 @@ public final class FakeZfs implements ProcessRunner {
             case "used" -> Long.toString(used(name));
             default -> {
                 expect(argv, property.contains(":"));
-                yield d.properties.getOrDefault(property, "-");
+                yield valueAndSource(argv, name, property)[0]; // inherited values print too
             }
         };
     }

@@ -18,6 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import pillar.agent.backend.BackendException.Kind;
 import pillar.agent.backend.VolumeBackend.Capacity;
 import pillar.agent.config.BackendConfig;
+import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
@@ -60,7 +61,7 @@ class LvmVolumeBackendTest {
         // the extent size is not known yet: one vgs, then lvcreate, and nothing read back
         assertThat(lvm.argvs()).containsExactly(
                 vgs(),
-                List.of("lvcreate", "-y", "--wipesignatures", "y", "--zero", "y", "--addtag", "pillar-csi", "-n", "pvc-1", "-L", "8388608b", "vg0"));
+                List.of("lvcreate", "-y", "--wipesignatures", "y", "--zero", "y", "--addtag", "pillar-csi", "--addtag", "pillar-csi.installation:embedded", "-n", "pvc-1", "-L", "8388608b", "vg0"));
     }
 
     @Test
@@ -85,7 +86,7 @@ class LvmVolumeBackendTest {
         assertThat(volume.size()).isEqualTo(ByteSize.ofMiB(8));
         assertThat(lvm.sizeOf("pvc-1")).isEqualTo(8 * ByteSize.MIB);
         assertThat(lvm.argvs()).contains(List.of("lvcreate", "-y", "--wipesignatures", "y", "--zero", "y", "--addtag", "pillar-csi",
-                "-n", "pvc-1", "-L", "6291456b", "vg0"));
+                "--addtag", "pillar-csi.installation:embedded", "-n", "pvc-1", "-L", "6291456b", "vg0"));
         assertThat(lvm.programs()).containsExactly("vgs", "lvcreate", "lvs");
     }
 
@@ -94,7 +95,7 @@ class LvmVolumeBackendTest {
         BackendVolume volume = thin.create(PVC1, ByteSize.ofGiB(1), Map.of());
 
         assertThat(volume).isEqualTo(new BackendVolume(PVC1, ByteSize.ofGiB(1), lvm.node("pvc-1")));
-        assertThat(lvm.argvs()).contains(List.of("lvcreate", "-y", "--wipesignatures", "y", "--addtag", "pillar-csi", "-n", "pvc-1",
+        assertThat(lvm.argvs()).contains(List.of("lvcreate", "-y", "--wipesignatures", "y", "--addtag", "pillar-csi", "--addtag", "pillar-csi.installation:embedded", "-n", "pvc-1",
                 "-V", "1073741824b", "--thinpool", "pool0", "vg0"));
     }
 
@@ -130,6 +131,37 @@ class LvmVolumeBackendTest {
         assertThat(lvm.exists("pvc-1")).isTrue();
         assertThat(lvm.sizeOf("pvc-1")).isEqualTo(8 * ByteSize.MIB);
         assertThat(lvm.programs()).containsOnly("vgs", "lvcreate", "lvs"); // the lvcreate refused the existing name
+    }
+
+    @Test
+    void twoInstallationsSharingAGroupNeverAdoptGrowOrDeleteEachOthersVolumes() {
+        LvmVolumeBackend other = new LvmVolumeBackend(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg0", ""),
+                lvm, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofSeconds(2), InstallationId.of("staging.pillar"));
+        other.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        assertThat(lvm.tags("pvc-1")).containsExactly("pillar-csi", "pillar-csi.installation:staging.pillar");
+
+        assertFails(() -> linear.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.CONFLICT,
+                "not a volume of backend fast (tag pillar-csi, installation staging.pillar (this backend's: embedded), not thin)");
+        assertThat(linear.find(PVC1)).isEmpty();
+        assertThat(linear.list()).isEmpty();
+        assertFails(() -> linear.expand(PVC1, ByteSize.ofMiB(16)), Kind.NOT_FOUND, "pvc-1");
+        assertFails(() -> linear.delete(PVC1), Kind.FAILED, "refusing to remove vg0/pvc-1");
+        assertThat(lvm.exists("pvc-1")).isTrue();
+        assertThat(lvm.sizeOf("pvc-1")).isEqualTo(8 * ByteSize.MIB);
+        // whose it is can still be read, for recovering a lost state identity
+        assertThat(linear.owner(PVC1)).contains(InstallationId.of("staging.pillar"));
+        assertThat(thin.owner(PVC1)).isEmpty(); // not where a thin backend keeps its volumes
+        assertThat(other.find(PVC1)).isPresent();
+    }
+
+    @Test
+    void anLvWithOnlyTheOldTagIsNobodysAndIsNeverAdopted() {
+        lvm.addTagged("pvc-1", 8 * ByteSize.MIB, "", List.of("pillar-csi"));
+
+        assertFails(() -> linear.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.CONFLICT, "no installation tag");
+        assertFails(() -> linear.delete(PVC1), Kind.FAILED, "refusing to remove vg0/pvc-1");
+        assertThat(linear.owner(PVC1)).isEmpty();
+        assertThat(lvm.exists("pvc-1")).isTrue();
     }
 
     @Test

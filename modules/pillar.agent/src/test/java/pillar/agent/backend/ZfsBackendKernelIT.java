@@ -104,7 +104,7 @@ class ZfsBackendKernelIT {
         assertThat(Path.of("/dev/zvol")).as("no udev, no /dev/zvol links").doesNotExist();
         assertThat(kernelSize(created.device())).isEqualTo(64 * MIB);
         assertThat(properties(pool + "/k8s/pvc-sparse", "volblocksize,refreservation,volmode,io.pillar-csi:managed"))
-                .isEqualTo("volblocksize=16384 refreservation=0 volmode=dev io.pillar-csi:managed=true");
+                .isEqualTo("volblocksize=16384 refreservation=0 volmode=dev io.pillar-csi:managed=embedded");
 
         assertThat(timed("create sparse again", () -> zfs.create(id, ByteSize.ofMiB(64), sparse))).isEqualTo(created);
         assertFails(() -> zfs.create(id, ByteSize.ofMiB(96), sparse), Kind.CONFLICT, "already exists with 64MiB");

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.backend.BackendException.Kind;
 import pillar.agent.backend.VolumeBackend.Capacity;
 import pillar.agent.config.BackendConfig;
+import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
@@ -65,9 +66,9 @@ class ZfsVolumeBackendTest {
         assertThat(volume.device()).exists();
         // one command: zfs create judges existence and space itself, and takes the rounded volsize as it is
         assertThat(zfs.argvs()).containsExactly(
-                List.of("zfs", "create", "-V", "1015808", "-b", "16384", "-o", "volmode=dev", "-o", "io.pillar-csi:managed=true",
+                List.of("zfs", "create", "-V", "1015808", "-b", "16384", "-o", "volmode=dev", "-o", "io.pillar-csi:managed=embedded",
                         "tank/k8s/pvc-1"));
-        assertThat(zfs.properties("tank/k8s/pvc-1")).containsEntry("io.pillar-csi:managed", "true").containsEntry("volmode", "dev");
+        assertThat(zfs.properties("tank/k8s/pvc-1")).containsEntry("io.pillar-csi:managed", "embedded").containsEntry("volmode", "dev");
     }
 
     @Test
@@ -127,7 +128,7 @@ class ZfsVolumeBackendTest {
 
         assertThat(volume.size()).isEqualTo(ByteSize.of(128 * 1024));
         assertThat(zfs.argvs()).contains(List.of("zfs", "create", "-V", "131072", "-b", "65536", "-s", "-o", "volmode=dev",
-                "-o", "io.pillar-csi:managed=true", "-o", "compression=zstd", "tank/k8s/pvc-1"));
+                "-o", "io.pillar-csi:managed=embedded", "-o", "compression=zstd", "tank/k8s/pvc-1"));
     }
 
     @Test
@@ -150,14 +151,53 @@ class ZfsVolumeBackendTest {
         zfs.addForeignZvol("tank/k8s/pvc-1", ByteSize.ofMiB(64).bytes(), 16384);
         ZfsVolumeBackend backend = backend(zfs);
 
-        assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(64), Map.of()), Kind.CONFLICT, "not a zvol of pillar-csi");
-        assertFails(() -> backend.create(PVC2, ByteSize.ofMiB(64), Map.of()), Kind.CONFLICT, "not a zvol of pillar-csi");
+        assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(64), Map.of()), Kind.CONFLICT,
+                "not a zvol of this installation (it has no io.pillar-csi:managed set locally (this installation's: embedded))");
+        assertFails(() -> backend.create(PVC2, ByteSize.ofMiB(64), Map.of()), Kind.CONFLICT, "not a zvol of this installation");
         assertThat(backend.find(PVC1)).isEmpty();
         assertFails(() -> backend.expand(PVC1, ByteSize.ofMiB(128)), Kind.NOT_FOUND, "pvc-1");
         assertFails(() -> backend.delete(PVC1), Kind.FAILED, "refusing to destroy tank/k8s/pvc-1");
         assertFails(() -> backend.delete(PVC2), Kind.FAILED, "refusing to destroy tank/k8s/pvc-2");
         assertThat(zfs.verbs()).containsOnly("zfs create", "zfs get"); // each zfs create refused the existing dataset
         assertThat(zfs.volsize("tank/k8s/pvc-1")).isEqualTo(ByteSize.ofMiB(64).bytes());
+    }
+
+    @Test
+    void anInheritedMarkIsNoOwnership() {
+        // someone set the mark on the parent: every zvol below inherits it, the foreign one too
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV).withProperty("tank/k8s", "io.pillar-csi:managed", "embedded");
+        zfs.addForeignZvol("tank/k8s/pvc-1", ByteSize.ofMiB(64).bytes(), 16384);
+        ZfsVolumeBackend backend = backend(zfs);
+
+        assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(64), Map.of()), Kind.CONFLICT, "it has no io.pillar-csi:managed set locally");
+        assertThat(backend.find(PVC1)).isEmpty();
+        assertThat(backend.list()).isEmpty();
+        assertThat(backend.owner(PVC1)).isEmpty();
+        assertFails(() -> backend.expand(PVC1, ByteSize.ofMiB(128)), Kind.NOT_FOUND, "pvc-1");
+        assertFails(() -> backend.delete(PVC1), Kind.FAILED, "refusing to destroy tank/k8s/pvc-1");
+        assertThat(zfs.exists("tank/k8s/pvc-1")).isTrue();
+        // while one it made carries the mark locally, whatever the parent says
+        backend.create(PVC2, ByteSize.ofMiB(64), Map.of());
+        assertThat(backend.list()).extracting(BackendVolume::id).containsExactly(PVC2);
+    }
+
+    @Test
+    void twoInstallationsSharingAPoolNeverAdoptGrowOrDestroyEachOthersZvols() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.UDEV);
+        ZfsVolumeBackend ours = backend(zfs);
+        ZfsVolumeBackend theirs = new ZfsVolumeBackend(K8S, zfs, dev, sys, Path.of(ZVOL_ID), Duration.ofSeconds(5), Duration.ofSeconds(5),
+                InstallationId.of("staging.pillar"));
+        theirs.create(PVC1, ByteSize.ofMiB(64), Map.of());
+
+        assertFails(() -> ours.create(PVC1, ByteSize.ofMiB(64), Map.of()), Kind.CONFLICT,
+                "its io.pillar-csi:managed is staging.pillar (this installation's: embedded)");
+        assertThat(ours.find(PVC1)).isEmpty();
+        assertThat(ours.list()).isEmpty();
+        assertFails(() -> ours.expand(PVC1, ByteSize.ofMiB(128)), Kind.NOT_FOUND, "pvc-1");
+        assertFails(() -> ours.delete(PVC1), Kind.FAILED, "refusing to destroy tank/k8s/pvc-1");
+        assertThat(zfs.volsize("tank/k8s/pvc-1")).isEqualTo(ByteSize.ofMiB(64).bytes());
+        assertThat(ours.owner(PVC1)).contains(InstallationId.of("staging.pillar"));
+        assertThat(theirs.list()).extracting(BackendVolume::id).containsExactly(PVC1);
     }
 
     @Test
@@ -268,8 +308,8 @@ class ZfsVolumeBackendTest {
         assertThat(backend.list()).containsExactly(
                 new BackendVolume(PVC1, ByteSize.ofMiB(64), dev.resolve("zvol/tank/k8s/pvc-1")),
                 new BackendVolume(PVC2, ByteSize.ofMiB(32), dev.resolve("zvol/tank/k8s/pvc-2")));
-        assertThat(zfs.argvs()).contains(List.of("zfs", "list", "-Hp", "-t", "volume", "-o", "name,volsize,io.pillar-csi:managed",
-                "-r", "-d", "1", "tank/k8s"));
+        assertThat(zfs.argvs()).contains(List.of("zfs", "get", "-Hp", "-r", "-d", "1", "-t", "volume",
+                "-o", "name,property,value,source", "volsize,io.pillar-csi:managed", "tank/k8s"));
     }
 
     @Test
@@ -356,6 +396,6 @@ class ZfsVolumeBackendTest {
     }
 
     private static List<String> get(String dataset) {
-        return List.of("zfs", "get", "-Hp", "-o", "name,property,value", "volsize,volblocksize,io.pillar-csi:managed", dataset);
+        return List.of("zfs", "get", "-Hp", "-o", "name,property,value,source", "volsize,volblocksize,io.pillar-csi:managed", dataset);
     }
 }

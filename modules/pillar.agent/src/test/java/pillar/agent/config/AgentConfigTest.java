@@ -8,6 +8,7 @@ import java.util.Map;
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import org.junit.jupiter.api.Test;
+import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.InvalidValueException;
 
@@ -30,6 +31,26 @@ class AgentConfigTest {
         assertThat(config.stateDir()).hasToString("/var/lib/pillar-csi/agent");
         assertThat(config.configfsRoot()).hasToString("/sys/kernel/config");
         assertThat(config.tls()).isEmpty();
+        assertThat(config.nodeName()).isEqualTo(AgentConfig.hostName()).isNotEmpty();
+        assertThat(config.installationId()).isEmpty();
+    }
+
+    @Test
+    void readsTheNodeNameAndInstallationAndRefusesBadOnes() {
+        Map<String, String> backend = Map.of("agent.backends.0.name", "a", "agent.backends.0.type", "lvm",
+                "agent.backends.0.volume-group", "vg0");
+        var named = new java.util.HashMap<>(backend);
+        named.putAll(Map.of("agent.node-name", "storage-1", "agent.installation-id", "prod.pillar"));
+        AgentConfig config = load(named);
+        assertThat(config.nodeName()).isEqualTo("storage-1");
+        assertThat(config.installationId()).contains(InstallationId.of("prod.pillar"));
+        var badId = new java.util.HashMap<>(backend);
+        badId.put("agent.installation-id", "prod pillar");
+        assertThatThrownBy(() -> load(badId)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("agent.installation-id").hasMessageContaining("'prod pillar'");
+        var badNode = new java.util.HashMap<>(backend);
+        badNode.put("agent.node-name", "../storage");
+        assertThatThrownBy(() -> load(badNode)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("agent.node-name");
     }
 
     @Test
