@@ -19,7 +19,13 @@ import pillar.api.value.Nqn;
  * wanted state conflicts with the current one in a way the kernel would refuse (for example a live
  * port that listens elsewhere). The message names the configfs path, the kernel's error and a likely
  * cause. An operation that fails may have completed some of its steps; calling it again is safe.
- * Arguments are validated types, so nothing unvalidated reaches a configfs path.
+ * Arguments are validated types, so nothing unvalidated reaches a configfs path. A step the kernel
+ * does not answer within its deadline fails the operation with an exception that
+ * {@link NvmetTargetException#timedOut() timed out}.
+ *
+ * <p><b>Concurrency.</b> Operations on different subsystems may run at once; one stuck in the kernel
+ * on its own subsystem (a namespace whose device hangs) never holds up another's, and a step on the
+ * shared ports and host entries is never seen half done by another call.
  *
  * <p>The target configuration lives in kernel memory only: it is lost on reboot and must be applied
  * again from durable state.
