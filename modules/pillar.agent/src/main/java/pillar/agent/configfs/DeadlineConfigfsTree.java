@@ -13,9 +13,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import pillar.api.exec.CallBudget;
+
 /**
  * A {@link ConfigfsTree} whose every call returns within a deadline: the call runs on a worker thread
- * and the caller waits at most {@link #deadline()}; past it the caller gets a
+ * and the caller waits at most {@link #deadline()}, or what is left of the call's {@link CallBudget}
+ * when less; past it the caller gets a
  * {@link ConfigfsTimeoutException} and the worker is left to the kernel (a thread inside a system call
  * cannot be interrupted; it finishes, or stays, on its own). What such a call changed is unknown, as
  * after any failure: the operations converge when retried. {@link #kind} and {@link #isConfigfs},
@@ -48,12 +51,16 @@ final class DeadlineConfigfsTree implements ConfigfsTree {
     }
 
     private <T> T bounded(String what, Path path, Call<T> call) throws IOException {
+        Duration wait = CallBudget.cap(deadline);
+        if (wait.isZero()) {
+            throw new ConfigfsTimeoutException(what, path, wait);
+        }
         Future<T> future = workers.submit(call::run);
         try {
-            return future.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
+            return future.get(wait.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             future.cancel(true);
-            throw new ConfigfsTimeoutException(what, path, deadline);
+            throw new ConfigfsTimeoutException(what, path, wait);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof IOException io) {
                 throw io;

@@ -81,11 +81,9 @@ class FencingKernelIT {
 
     @Test
     void aRevokedNodeWithExt4MountedCannotWriteAndTheNextNodeReadsItsData() throws Exception {
-        writes = new BlockWrites(Files.createDirectories(work.resolve("fs")));
         Nqn subsystem = Nqn.of("nqn.2024-06.io.pillar-csi:contract-fence-fs");
-        export(subsystem, HOST_A);
-        String a = connect(subsystem, HOST_A);
-        Path deviceA = initiator.awaitHead(subsystem, NSID, Duration.ofSeconds(30));
+        String a = publishToA(subsystem);
+        Path deviceA = head(subsystem);
         run("mkfs.ext4", "-q", "-F", deviceA.toString());
         Path mountA = mount(deviceA, "a");
         Files.createFile(mountA.resolve("before"));
@@ -100,7 +98,7 @@ class FencingKernelIT {
         awaitGone(a);
         unmount(mountA); // the single kernel's artefact: A's dead mount must not hold the head B gets
         connect(subsystem, HOST_B);
-        Path deviceB = initiator.awaitHead(subsystem, NSID, Duration.ofSeconds(30));
+        Path deviceB = head(subsystem);
         Path mountB = mount(deviceB, "b");
         assertThat(BlockWrites.sha256(Files.readAllBytes(mountB.resolve("before"))))
                 .as("what A wrote before the fence, read by B").isEqualTo(BlockWrites.sha256(before));
@@ -115,11 +113,9 @@ class FencingKernelIT {
 
     @Test
     void aRevokedNodeOnTheBlockDeviceCannotWriteAndTheNextNodeReadsItsData() throws Exception {
-        writes = new BlockWrites(Files.createDirectories(work.resolve("block")));
         Nqn subsystem = Nqn.of("nqn.2024-06.io.pillar-csi:contract-fence-block");
-        export(subsystem, HOST_A);
-        String a = connect(subsystem, HOST_A);
-        Path deviceA = initiator.awaitHead(subsystem, NSID, Duration.ofSeconds(30));
+        String a = publishToA(subsystem);
+        Path deviceA = head(subsystem);
         byte[] first = BlockWrites.block(0, random);
         assertThat(writes.write(deviceA, 0, first, WRITE_DEADLINE)).as("A writes while published").isTrue();
 
@@ -137,7 +133,7 @@ class FencingKernelIT {
 
         awaitGone(a);
         connect(subsystem, HOST_B);
-        Path deviceB = initiator.awaitHead(subsystem, NSID, Duration.ofSeconds(30));
+        Path deviceB = head(subsystem);
         assertThat(BlockWrites.sha256(BlockWrites.read(deviceB, 0))).as("A's first block").isEqualTo(BlockWrites.sha256(first));
         assertThat(BlockWrites.sha256(BlockWrites.read(deviceB, 1))).as("A's second block").isEqualTo(BlockWrites.sha256(second));
         byte[] mine = BlockWrites.block(2, random);
@@ -156,7 +152,7 @@ class FencingKernelIT {
         Nqn subsystem = Nqn.of("nqn.2024-06.io.pillar-csi:contract-fence-pause");
         export(subsystem, HOST_A, HOST_B);
         connect(subsystem, HOST_A);
-        Path device = initiator.awaitHead(subsystem, NSID, Duration.ofSeconds(30));
+        Path device = head(subsystem);
 
         List<String> written = new ArrayList<>();
         List<long[]> spans = new ArrayList<>(); // start, end of each write
@@ -199,6 +195,17 @@ class FencingKernelIT {
         assertThat(spans.stream().filter(s -> s[0] > relinked).count()).as("writes begun after the re-link").isPositive();
         System.out.printf("[fence] still-allowed host (%s): first write done %d ms after the re-link, longest write %d ms,"
                 + " %d writes, none lost%n", HOST_OPTIONS, resumed / 1_000_000, longest / 1_000_000, written.size());
+    }
+
+    /** Exported to A only, and A connected: its controller. */
+    private String publishToA(Nqn subsystem) throws IOException {
+        writes = new BlockWrites(Files.createDirectories(work.resolve(subsystem.value().replace(':', '-'))));
+        export(subsystem, HOST_A);
+        return connect(subsystem, HOST_A);
+    }
+
+    private Path head(Nqn subsystem) throws IOException, InterruptedException {
+        return initiator.awaitHead(subsystem, NSID, Duration.ofSeconds(30));
     }
 
     private void export(Nqn subsystem, Nqn... hosts) {
