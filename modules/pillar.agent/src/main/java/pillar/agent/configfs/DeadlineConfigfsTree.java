@@ -22,7 +22,7 @@ import pillar.api.exec.CallBudget;
  * {@link ConfigfsTimeoutException} and the worker is left to the kernel (a thread inside a system call
  * cannot be interrupted; it finishes, or stays, on its own). What such a call changed is unknown, as
  * after any failure: the operations converge when retried. {@link #kind} and {@link #isConfigfs},
- * which cannot fail, answer {@link Kind#ABSENT} and false past the deadline.
+ * which cannot fail otherwise, throw a timed-out {@link NvmetTargetException} past the deadline.
  */
 final class DeadlineConfigfsTree implements ConfigfsTree {
     /** What one configfs call may take: far beyond the milliseconds a healthy one takes under TCG. */
@@ -79,11 +79,7 @@ final class DeadlineConfigfsTree implements ConfigfsTree {
 
     @Override
     public Kind kind(Path path) {
-        try {
-            return bounded("lstat", path, () -> tree.kind(path));
-        } catch (IOException e) {
-            return Kind.ABSENT;
-        }
+        return unfailing("lstat", path, () -> tree.kind(path));
     }
 
     @Override
@@ -143,10 +139,20 @@ final class DeadlineConfigfsTree implements ConfigfsTree {
 
     @Override
     public boolean isConfigfs(Path path) {
+        return unfailing("statfs", path, () -> tree.isConfigfs(path));
+    }
+
+    /**
+     * A call that cannot fail ({@link #kind}, {@link #isConfigfs}) past its deadline: an answer such as
+     * "absent" would be a lie the caller acts on (a removal that returns early), so it throws.
+     */
+    private <T> T unfailing(String what, Path path, Call<T> call) {
         try {
-            return bounded("statfs", path, () -> tree.isConfigfs(path));
+            return bounded(what, path, call);
+        } catch (ConfigfsTimeoutException e) {
+            throw new NvmetTargetException("cannot " + what + " " + path + ": " + e.getMessage(), path, Errno.OTHER, e);
         } catch (IOException e) {
-            return false;
+            throw new IllegalStateException(e); // the tree's kind and isConfigfs throw none
         }
     }
 }

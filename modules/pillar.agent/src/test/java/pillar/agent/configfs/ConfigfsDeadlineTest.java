@@ -77,6 +77,17 @@ class ConfigfsDeadlineTest {
         assertThat(fake.entries("ports/7/subsystems")).containsExactlyInAnyOrder(A.value(), B.value());
     }
 
+    /** A removal whose look at the subsystem gets no answer fails: it never takes the silence for "absent". */
+    @Test
+    void aRemovalThatCannotSeeTheSubsystemFailsRatherThanReportItGone() {
+        fake.target().ensureExport(PORT, wanted(A, DEVICE_A));
+        ConfigfsNvmetTarget target = stuckOn("subsystems/" + A, Duration.ofMillis(300));
+        assertThatThrownBy(() -> target.removeSubsystem(A))
+                .isInstanceOfSatisfying(NvmetTargetException.class, e -> assertThat(e.timedOut()).isTrue());
+        hanging.release();
+        assertThat(fake.entries("subsystems")).containsExactly(A.value());
+    }
+
     @Test
     void anotherVolumeIsExportedWhileOneHangsInItsNamespace() throws Exception {
         ConfigfsNvmetTarget target = stuckOn("subsystems/" + A + "/namespaces/1/enable", Duration.ofMinutes(1));
