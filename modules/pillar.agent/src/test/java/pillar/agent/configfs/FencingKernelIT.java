@@ -9,7 +9,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -143,15 +146,15 @@ class FencingKernelIT {
 
     /**
      * A host that stays allowed (ReadOnlyMany on several nodes; here A, while the never-connected B is
-     * revoked) is dropped by the re-link too and reconnects by itself: no write fails or is lost, and
-     * the longest write (the pause) is printed.
+     * revoked) is dropped by the re-link too (its controller leaves "live") and reconnects by itself: no
+     * write fails or is lost, and the pause is printed.
      */
     @Test
     void aStillAllowedHostReconnectsAndLosesNoWrite() throws Exception {
         writes = new BlockWrites(Files.createDirectories(work.resolve("pause")));
         Nqn subsystem = Nqn.of("nqn.2024-06.io.pillar-csi:contract-fence-pause");
         export(subsystem, HOST_A, HOST_B);
-        connect(subsystem, HOST_A);
+        String controller = connect(subsystem, HOST_A);
         Path device = head(subsystem);
 
         List<String> written = new ArrayList<>();
@@ -176,13 +179,24 @@ class FencingKernelIT {
                 failed[0] = true;
             }
         });
+        Set<String> states = ConcurrentHashMap.newKeySet();
+        Thread watcher = Thread.ofPlatform().daemon().start(() -> {
+            while (!stop.get()) {
+                initiator.stateOf(controller).ifPresent(state -> states.add(state[0]));
+                LockSupport.parkNanos(20_000_000);
+            }
+        });
         Thread.sleep(2_000);
         long relinked = fenceOnly(subsystem, HOST_B);
         Thread.sleep(6_000);
         stop.set(true);
         writer.join(WRITE_DEADLINE.toMillis());
+        watcher.join(WRITE_DEADLINE.toMillis());
 
         assertThat(failed[0]).as("a write of the still-allowed host failed").isFalse();
+        assertThat(states).as("the host's controller states: dropped by the re-link, then live again")
+                .contains("live").anyMatch(state -> !state.equals("live"));
+        assertThat(initiator.stateOf(controller).map(state -> state[0])).contains("live");
         long resumed;
         long longest;
         synchronized (spans) {
@@ -209,7 +223,7 @@ class FencingKernelIT {
     }
 
     private void export(Nqn subsystem, Nqn... hosts) {
-        target.ensureExport(PORT, new WantedExport(subsystem, NSID, loop, ADDRESS, true, java.util.Set.of(hosts)));
+        target.ensureExport(PORT, new WantedExport(subsystem, NSID, loop, ADDRESS, true, Set.of(hosts)));
     }
 
     private String connect(Nqn subsystem, Nqn host) throws IOException {
