@@ -215,6 +215,9 @@ final class ConfigfsFiles {
     }
 
     NvmetTargetException failure(String action, Path path, IOException e, String hint) {
+        if (e instanceof ConfigfsTimeoutException) {
+            return new NvmetTargetException("cannot " + action + " " + path + ": " + e.getMessage(), path, Errno.OTHER, e);
+        }
         String message = "cannot " + action + " " + path + ": the kernel answered " + Errno.describe(e)
                 + (hint.isEmpty() ? "" : "; " + hint) + nvmetHint();
         return new NvmetTargetException(message, path, Errno.of(e), e);

@@ -2,6 +2,7 @@ package pillar.agent.configfs;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -10,6 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -19,15 +22,21 @@ import pillar.api.value.Nqn;
 /**
  * {@link NvmetTarget} on the kernel's nvmet configfs tree. Reads the actual state first, writes only
  * what differs (the kernel refuses some rewrites of unchanged values), reads every written value back.
+ * Every configfs call returns within {@link DeadlineConfigfsTree#DEFAULT_DEADLINE} (10 s): a call the
+ * kernel does not answer fails the operation with an {@link NvmetTargetException} that
+ * {@link NvmetTargetException#timedOut() timed out}.
  *
  * <p>Not thread-safe per subsystem: callers serialise the operations on one volume (the agent holds one
- * lock per volume). Operations on different subsystems may run concurrently: the operations that
- * create, use or remove the shared ports and host entries ({@link #ensurePort}, {@link #linkPort},
- * {@link #allowHost}, {@link #disallowHost}, {@link #removeSubsystem}) hold this adapter's lock, so
- * that one never sees another half done (a port whose address is being written, a host entry being
- * removed). Between two calls the lock is not held: a {@link #removeSubsystem} may remove a port that
- * another export has ensured but not linked yet, whose {@link #linkPort} then fails ("port ... does
- * not exist") and converges when retried. One adapter per configfs tree.
+ * lock per volume). Operations on different subsystems may run concurrently. The steps that create,
+ * use or remove the shared ports and host entries run under this adapter's shared lock, so that one
+ * never sees another half done (a port whose address is being written, a host entry being removed,
+ * a port removed between another export's {@link #ensurePort} and its {@link #linkPort}, which
+ * {@link #ensureExport} does in one locked section). A subsystem's own steps (its attributes and
+ * namespaces, where the kernel opens and releases the backing device and may hang on it) run outside
+ * that lock, so a volume stuck there never holds up another; waiting for the lock is bounded too
+ * ({@link #SHARED_WAIT}). Between two calls the lock is not held: a {@link #removeSubsystem} may remove
+ * a port that another caller has ensured but not linked yet, whose {@link #linkPort} then fails ("port
+ * ... does not exist") and converges when retried. One adapter per configfs tree.
  */
 public final class ConfigfsNvmetTarget implements NvmetTarget {
     /** Block device paths as volume backends name them: /dev/vg/lv, /dev/zvol/pool/ds, /dev/dm-3... */
@@ -36,6 +45,10 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
             "the kernel refuses to change the address of a port that links subsystems (EACCES,"
                     + " dmesg: \"Disable port before changing attribute\")";
 
+    /** The longest a call waits for the shared lock before it fails as timed out. */
+    static final Duration SHARED_WAIT = Duration.ofSeconds(30);
+
+    private final ReentrantLock shared = new ReentrantLock();
     private final ConfigfsFiles fs;
     private final ConfigfsStateReader reader;
     private final ConfigfsPrune prune;
@@ -48,7 +61,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
      *                     tree is expected at {@code <configfsRoot>/nvmet}
      */
     public ConfigfsNvmetTarget(Path configfsRoot) {
-        this(configfsRoot, new KernelConfigfsTree());
+        this(configfsRoot, new DeadlineConfigfsTree(new KernelConfigfsTree(), DeadlineConfigfsTree.DEFAULT_DEADLINE));
     }
 
     /**
@@ -110,7 +123,11 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     }
 
     @Override
-    public synchronized void ensurePort(PortId port, PortAddress address) {
+    public void ensurePort(PortId port, PortAddress address) {
+        withShared(() -> ensurePortLocked(port, address));
+    }
+
+    private void ensurePortLocked(PortId port, PortAddress address) {
         Path dir = portDir(port);
         fs.mkdirIfAbsent(dir, "");
         Map<String, String> actual = new LinkedHashMap<>();
@@ -134,7 +151,11 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     }
 
     @Override
-    public synchronized void linkPort(PortId port, Nqn subsystem) {
+    public void linkPort(PortId port, Nqn subsystem) {
+        withShared(() -> linkPortLocked(port, subsystem));
+    }
+
+    private void linkPortLocked(PortId port, Nqn subsystem) {
         Path portDir = portDir(port);
         Path subsystemDir = subsystemDir(subsystem);
         fs.requireDirectory(portDir, "port " + port);
@@ -145,7 +166,11 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     }
 
     @Override
-    public synchronized void allowHost(Nqn subsystem, Nqn host) {
+    public void allowHost(Nqn subsystem, Nqn host) {
+        withShared(() -> allowHostLocked(subsystem, host));
+    }
+
+    private void allowHostLocked(Nqn subsystem, Nqn host) {
         Path subsystemDir = subsystemDir(subsystem);
         fs.requireDirectory(subsystemDir, "subsystem " + subsystem);
         Path allowed = subsystemDir.resolve("allowed_hosts");
@@ -165,12 +190,38 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     }
 
     @Override
-    public synchronized void disallowHost(Nqn subsystem, Nqn host) {
-        Path allowed = subsystemDir(subsystem).resolve("allowed_hosts");
-        for (Path link : fs.linksTo(allowed, host.value())) {
+    public void disallowHost(Nqn subsystem, Nqn host) {
+        withShared(() -> disallowHostLocked(subsystem, host));
+    }
+
+    private void disallowHostLocked(Nqn subsystem, Nqn host) {
+        Path dir = subsystemDir(subsystem);
+        for (Path link : fs.linksTo(dir.resolve("allowed_hosts"), host.value())) {
             fs.unlinkIfPresent(link, "");
         }
         prune.hostIfUnused(host.value());
+        if (fs.isDirectory(dir)) {
+            relinkPorts(subsystem);
+        }
+    }
+
+    /**
+     * Unlinks the subsystem from each port that exports it and links it again at once: the kernel drops
+     * every controller of the subsystem on that port, and only hosts allowed now can reconnect. A port
+     * that linked nothing else stops listening for that moment. When the link cannot be made again the
+     * subsystem stays unexported on that port (still fenced) and the error says so: re-applying the
+     * export ({@link #ensureExport}) restores it.
+     */
+    private void relinkPorts(Nqn subsystem) {
+        Path subsystemDir = subsystemDir(subsystem);
+        for (Path port : fs.list(ports)) {
+            Path links = port.resolve("subsystems");
+            for (Path link : fs.linksTo(links, subsystem.value())) {
+                fs.unlinkIfPresent(link, "");
+                fs.linkOnce(links, subsystemDir, "the subsystem is unexported on " + port
+                        + " until its export is applied again (the revoked host stays fenced)");
+            }
+        }
     }
 
     @Override
@@ -181,53 +232,82 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     }
 
     @Override
-    public synchronized void removeSubsystem(Nqn subsystem) {
+    public void removeSubsystem(Nqn subsystem) {
         Path dir = subsystemDir(subsystem);
         if (!fs.exists(dir)) {
             return;
         }
         // 1. unexport from every port (a linked subsystem cannot be removed: EBUSY)
         List<Path> usedPorts = new ArrayList<>();
-        for (Path port : fs.list(ports)) {
-            for (Path link : fs.linksTo(port.resolve("subsystems"), subsystem.value())) {
-                fs.unlinkIfPresent(link, "");
-                usedPorts.add(port);
+        withShared(() -> {
+            for (Path port : fs.list(ports)) {
+                for (Path link : fs.linksTo(port.resolve("subsystems"), subsystem.value())) {
+                    fs.unlinkIfPresent(link, "");
+                    usedPorts.add(port);
+                }
             }
-        }
-        // 2. disable, then remove, each namespace
+        });
+        // 2. disable, then remove, each namespace: the subsystem's own, so outside the shared lock
         for (Path namespace : fs.list(dir.resolve("namespaces"))) {
             prune.namespace(namespace);
         }
-        // 3. drop the allowed hosts, remembering which
-        Set<String> hostNames = new LinkedHashSet<>();
-        for (Path link : fs.list(dir.resolve("allowed_hosts"))) {
-            hostNames.add(fs.linkTarget(link));
-            fs.unlinkIfPresent(link, "");
-        }
-        // 4. the subsystem itself
-        fs.rmdirIfPresent(dir, "EBUSY here means a port still links it, ENOTEMPTY that a namespace is left");
-        // 5. what existed only for it
-        usedPorts.forEach(prune::portIfUnused);
-        hostNames.forEach(prune::hostIfUnused);
+        withShared(() -> {
+            // 3. drop the allowed hosts, remembering which
+            Set<String> hostNames = new LinkedHashSet<>();
+            for (Path link : fs.list(dir.resolve("allowed_hosts"))) {
+                hostNames.add(fs.linkTarget(link));
+                fs.unlinkIfPresent(link, "");
+            }
+            // 4. the subsystem itself
+            fs.rmdirIfPresent(dir, "EBUSY here means a port still links it, ENOTEMPTY that a namespace is left");
+            // 5. what existed only for it
+            usedPorts.forEach(prune::portIfUnused);
+            hostNames.forEach(prune::hostIfUnused);
+        });
     }
 
     @Override
-    public synchronized void ensureExport(PortId port, WantedExport wanted) {
+    public void ensureExport(PortId port, WantedExport wanted) {
         Nqn nqn = wanted.subsystem();
         Set<Nqn> hosts = wanted.aclEnabled() ? wanted.allowedHosts() : Set.of();
         if (fs.isDirectory(subsystemDir(nqn))) {
             // what the export does not list goes first: the kernel refuses allow_any_host=1 while
             // hosts are allowed, a new device_path while enabled, a port address while linked
-            prune.portLinksExcept(nqn, port, wanted.address());
-            prune.hostsExcept(nqn, hosts);
+            withShared(() -> {
+                prune.portLinksExcept(nqn, port, wanted.address());
+                prune.hostsExcept(nqn, hosts);
+            });
             prune.namespacesExcept(nqn, wanted.nsid());
             prune.namespaceOnOtherDevice(nqn, wanted.nsid(), devicePathValue(wanted.device()));
         }
         ensureSubsystem(nqn, !wanted.aclEnabled());
         ensureNamespace(nqn, wanted.nsid(), wanted.device());
-        ensurePort(port, wanted.address());
-        hosts.forEach(host -> allowHost(nqn, host));
-        linkPort(port, nqn);
+        withShared(() -> {
+            ensurePortLocked(port, wanted.address());
+            hosts.forEach(host -> allowHostLocked(nqn, host));
+            linkPortLocked(port, nqn);
+        });
+    }
+
+    /** Runs steps on the shared ports and host entries under the shared lock, waiting for it at most {@link #SHARED_WAIT}. */
+    private void withShared(Runnable steps) {
+        boolean locked;
+        try {
+            locked = shared.tryLock(SHARED_WAIT.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new NvmetTargetException("interrupted while waiting for the shared ports and host entries", fs.nvmet());
+        }
+        if (!locked) {
+            throw new NvmetTargetException("another call has held the shared ports and host entries for "
+                    + SHARED_WAIT.toSeconds() + " s (stuck in the kernel?)", fs.nvmet(), Errno.OTHER,
+                    new ConfigfsTimeoutException("waiting for the shared lock on", fs.nvmet(), SHARED_WAIT));
+        }
+        try {
+            steps.run();
+        } finally {
+            shared.unlock();
+        }
     }
 
     @Override

@@ -19,7 +19,13 @@ import pillar.api.value.Nqn;
  * wanted state conflicts with the current one in a way the kernel would refuse (for example a live
  * port that listens elsewhere). The message names the configfs path, the kernel's error and a likely
  * cause. An operation that fails may have completed some of its steps; calling it again is safe.
- * Arguments are validated types, so nothing unvalidated reaches a configfs path.
+ * Arguments are validated types, so nothing unvalidated reaches a configfs path. A step the kernel
+ * does not answer within its deadline fails the operation with an exception that
+ * {@link NvmetTargetException#timedOut() timed out}.
+ *
+ * <p><b>Concurrency.</b> Operations on different subsystems may run at once; one stuck in the kernel
+ * on its own subsystem (a namespace whose device hangs) never holds up another's, and a step on the
+ * shared ports and host entries is never seen half done by another call.
  *
  * <p>The target configuration lives in kernel memory only: it is lost on reboot and must be applied
  * again from durable state.
@@ -62,9 +68,14 @@ public interface NvmetTarget {
     void allowHost(Nqn subsystem, Nqn host);
 
     /**
-     * Ensures {@code host} may no longer connect to the subsystem (connections already made stay until
-     * the host disconnects), and removes {@code hosts/<hostnqn>} when no subsystem admits it any more.
-     * Succeeds when the subsystem or the entry is absent.
+     * Revokes {@code host}: once this returns, no controller of it can do I/O on the subsystem and it
+     * cannot connect again. Removing the {@code allowed_hosts} link alone only refuses new connects (a
+     * live controller keeps working), so every port link of the subsystem is removed and made again,
+     * which drops every controller of the subsystem; hosts still allowed reconnect by themselves, each
+     * pausing for about its {@code reconnect_delay}, the revoked one is refused. The re-link happens on
+     * every call, also when the host was not allowed (the kernel lists no connected controllers, and a
+     * retry after a crash between the two steps must still drop them). Removes {@code hosts/<hostnqn>}
+     * when no subsystem admits it any more. Succeeds when the subsystem or the entry is absent.
      */
     void disallowHost(Nqn subsystem, Nqn host);
 
@@ -78,7 +89,8 @@ public interface NvmetTarget {
      * Removes the subsystem and everything that exists only for it, in the order the kernel requires:
      * unlink it from every port, disable and remove its namespaces, drop its allowed hosts, remove it;
      * then remove each port it was linked to that links nothing more and each host entry no subsystem
-     * admits any more. Hosts connected to it lose it. Succeeds when the subsystem is absent (ports and
+     * admits any more. Hosts connected to it lose it: unlinking it from its ports drops every
+     * controller, and none can connect again. Succeeds when the subsystem is absent (ports and
      * hosts left behind by an earlier call that failed midway are then not looked for: they are inert
      * and the next {@link #ensurePort}/{@link #allowHost} reuses them).
      */

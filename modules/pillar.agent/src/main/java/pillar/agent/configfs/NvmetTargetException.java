@@ -29,6 +29,14 @@ public final class NvmetTargetException extends RuntimeException {
         return path;
     }
 
+    /**
+     * Whether a configfs call did not return within its deadline (the kernel is stuck): the agent
+     * answers DEADLINE_EXCEEDED, as for a command past its deadline.
+     */
+    public boolean timedOut() {
+        return getCause() instanceof ConfigfsTimeoutException;
+    }
+
     /** The kernel's error, when the kernel refused the step (empty for read-back and state conflicts). */
     public Optional<Errno> errno() {
         return Optional.ofNullable(errno);

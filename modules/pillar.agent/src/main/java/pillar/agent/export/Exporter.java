@@ -46,10 +46,11 @@ public final class Exporter {
     /**
      * Makes the kernel hold exactly the record: what it lists is created, what it does not list on
      * the volume's subsystem (another port, a host, a namespace, another device) is removed, so that
-     * {@link #drift} finds nothing afterwards. Synchronized with {@link #remove}: a removal that drops
-     * a shared port must not run between another export's port set-up and its link.
+     * {@link #drift} finds nothing afterwards. Not synchronized: the target keeps a removal that drops
+     * a shared port from running between another export's port set-up and its link, and holds no lock
+     * while one volume's namespace waits on the kernel (see {@link NvmetTarget#ensureExport}).
      */
-    public synchronized void apply(ExportRecord record) {
+    public void apply(ExportRecord record) {
         target.ensureExport(portId(record.address()), wanted(record));
         // one line per export; each configfs step is logged at FINE (on a slow console, many lines cost)
         LOG.info(() -> "exported " + record.subsystem() + " (" + record.device() + ") on " + record.address()
@@ -57,7 +58,7 @@ public final class Exporter {
     }
 
     /** Removes the volume's subsystem, and ports and hosts nothing else uses. */
-    public synchronized void remove(Nqn subsystem) {
+    public void remove(Nqn subsystem) {
         target.removeSubsystem(subsystem);
         LOG.fine(() -> "removed " + subsystem + " if it was there");
     }

@@ -1,5 +1,6 @@
 package pillar.agent.service;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -40,6 +41,7 @@ import pillar.api.agent.v1.ReconcileResponse;
 import pillar.api.agent.v1.UnexportVolumeRequest;
 import pillar.api.agent.v1.UnexportVolumeResponse;
 import pillar.api.agent.v1.Volume;
+import pillar.api.exec.CallBudget;
 import pillar.api.fencing.FencingToken;
 import pillar.api.server.Driver;
 import pillar.api.value.ByteSize;
@@ -55,6 +57,13 @@ import pillar.api.value.VolumeId;
 public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBase {
     /** The protocols this agent can export with. */
     public static final String NVMEOF_TCP = "nvmeof-tcp";
+    /**
+     * Every call ends, with its result or an error, within this: each command and each configfs call is
+     * capped to what is left of it ({@link CallBudget}), and one that runs out answers
+     * DEADLINE_EXCEEDED. The controller's deadline for a changing agent call (120 s) is longer, so it
+     * hears the agent's own error rather than its own timeout.
+     */
+    public static final Duration CALL_BUDGET = Duration.ofSeconds(90);
 
     private final List<BackendConfig> backends;
     private final AgentOperations operations;
@@ -248,7 +257,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     private static <T> void unary(StreamObserver<T> response, Supplier<T> call) {
         T result;
         try {
-            result = call.get();
+            result = CallBudget.within(CALL_BUDGET, call);
         } catch (RuntimeException e) {
             response.onError(GrpcErrors.toStatus(e));
             return;

@@ -24,7 +24,8 @@ final class GrpcErrors {
             case InvalidValueException v -> Status.INVALID_ARGUMENT.withDescription(v.getMessage());
             case FencingViolation f -> Status.FAILED_PRECONDITION.withDescription("fencing: " + f.getMessage());
             case BackendException b -> backendStatus(b.kind()).withDescription(b.getMessage());
-            case NvmetTargetException t -> Status.INTERNAL.withDescription("nvmet: " + t.getMessage());
+            case NvmetTargetException t -> (t.timedOut() ? Status.DEADLINE_EXCEEDED : Status.INTERNAL)
+                    .withDescription("nvmet: " + t.getMessage());
             case CommandFailedException c -> (c.timedOut() ? Status.DEADLINE_EXCEEDED : Status.INTERNAL)
                     .withDescription(c.getMessage());
             case IllegalStateException s -> Status.FAILED_PRECONDITION.withDescription(s.getMessage());

@@ -3,9 +3,13 @@ package pillar.agent.configfs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -50,6 +54,26 @@ class ConfigfsNvmetTargetFakeTest extends NvmetTargetContract {
     @Override
     Path device() {
         return DEVICE;
+    }
+
+    private final Map<String, FakeNvmetControllers.Controller> controllers = new HashMap<>();
+
+    @Override
+    String connect(PortAddress address, Nqn subsystem, Nqn host) throws IOException {
+        String name = "fake" + controllers.size();
+        controllers.put(name, fake.connect(address, subsystem, host));
+        return name;
+    }
+
+    @Override
+    void letTheHostReact() {
+        // the fake's host reconnects when looked at
+    }
+
+    @Override
+    Optional<Seen> look(String controller) {
+        FakeNvmetControllers.Controller c = controllers.get(controller);
+        return Optional.of(new Seen(fake.state(c), c.cntlid));
     }
 
     @Override

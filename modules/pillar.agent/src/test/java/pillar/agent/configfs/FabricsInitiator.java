@@ -46,8 +46,18 @@ public final class FabricsInitiator {
 
     /** Connects over TCP; returns once the controller is live (namespaces appear asynchronously). */
     public Controller connect(PortAddress address, Nqn subsystem, Nqn host) throws IOException {
-        String options = "transport=tcp,traddr=%s,trsvcid=%d,nqn=%s,hostnqn=%s"
-                .formatted(address.traddr(), address.trsvcid(), subsystem.value(), host.value());
+        return connect(address, subsystem, host, "");
+    }
+
+    /**
+     * Connects with more options ({@code ctrl_loss_tmo=5,reconnect_delay=1}...), comma-separated, and
+     * a host ID of the host NQN's own, so that two host NQNs of this kernel are two hosts to the target.
+     */
+    public Controller connect(PortAddress address, Nqn subsystem, Nqn host, String more) throws IOException {
+        String hostId = java.util.UUID.nameUUIDFromBytes(host.value().getBytes(StandardCharsets.UTF_8)).toString();
+        String options = "transport=tcp,traddr=%s,trsvcid=%d,nqn=%s,hostnqn=%s,hostid=%s%s"
+                .formatted(address.traddr(), address.trsvcid(), subsystem.value(), host.value(), hostId,
+                        more.isEmpty() ? "" : "," + more);
         // One open file: the kernel answers the write on the same file.
         try (FileChannel fabrics = FileChannel.open(dev.resolve("nvme-fabrics"), StandardOpenOption.READ,
                 StandardOpenOption.WRITE)) {
@@ -117,6 +127,14 @@ public final class FabricsInitiator {
             }
         }
         return names;
+    }
+
+    /** The controller's {@code state} and {@code cntlid} from sysfs; empty once the host has removed it. */
+    public Optional<String[]> stateOf(String controller) {
+        Path ctrl = sys.resolve("class/nvme").resolve(controller);
+        String state = readOr(ctrl.resolve("state"), "");
+        String cntlid = readOr(ctrl.resolve("cntlid"), "");
+        return state.isEmpty() ? Optional.empty() : Optional.of(new String[] {state, cntlid});
     }
 
     /** Disconnects (writes {@code delete_controller}) and waits until the controller is gone. */

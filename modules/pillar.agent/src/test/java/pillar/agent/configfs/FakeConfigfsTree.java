@@ -11,6 +11,7 @@ import static pillar.agent.configfs.KernelError.Code.ENOTEMPTY;
 import static pillar.agent.configfs.KernelError.Code.EPERM;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NotDirectoryException;
@@ -25,6 +26,7 @@ import java.util.TreeMap;
 
 import pillar.agent.configfs.FakeNvmet.Attribute;
 import pillar.agent.configfs.FakeNvmet.Item;
+import pillar.api.value.Nqn;
 
 /**
  * A configfs mount with nvmet loaded, in memory, that answers the adapter's calls as kernel 6.1 does:
@@ -129,6 +131,40 @@ public final class FakeConfigfsTree implements ConfigfsTree {
     public synchronized FakeConfigfsTree addLocalAddress(String address) {
         nvmet.addLocalAddress(address);
         return this;
+    }
+
+    /**
+     * A host connects to the subsystem at {@code address} (see {@link FakeNvmetControllers}): the
+     * controller, or an {@link IOException} when the target refuses it.
+     */
+    synchronized FakeNvmetControllers.Controller connect(PortAddress address, Nqn subsystem, Nqn host)
+            throws IOException {
+        Object found;
+        try {
+            found = lookup(nvmet("subsystems").resolve(subsystem.value()), true);
+        } catch (KernelError e) {
+            throw new IOException("connect to " + subsystem + " refused: no such subsystem", e);
+        }
+        if (!(found instanceof Group group) || !(group.item instanceof FakeNvmetSubsystems.Subsystem target)) {
+            throw new IOException("connect to " + subsystem + " refused: not a subsystem");
+        }
+        InetAddress ip;
+        try {
+            ip = address.traddr().contains(":") ? KernelParsers.ipv6(address.traddr()) : KernelParsers.ipv4(address.traddr());
+        } catch (KernelError e) {
+            throw new IllegalArgumentException(address.toString(), e);
+        }
+        return nvmet.controllers().connect(host.value(), target, ip, address.trsvcid());
+    }
+
+    /** The controller's state as its host sees it now: {@code live} or {@code connecting}. */
+    synchronized String state(FakeNvmetControllers.Controller controller) {
+        return nvmet.controllers().state(controller);
+    }
+
+    /** The host deletes the controller. */
+    synchronized void disconnect(FakeNvmetControllers.Controller controller) {
+        nvmet.controllers().disconnect(controller);
     }
 
     /** From now on the attribute shows {@code shown}, whatever is written to it: the kernel "disagrees". */

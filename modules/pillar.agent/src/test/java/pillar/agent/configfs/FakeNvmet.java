@@ -35,6 +35,7 @@ final class FakeNvmet {
     private final Set<Path> blockDevices = new HashSet<>();
     private final Set<InetAddress> localAddresses = new HashSet<>();
     private final List<Port> listening = new ArrayList<>();
+    private final FakeNvmetControllers controllers = new FakeNvmetControllers(listening);
 
     /** @param seed for the serial numbers and UUIDs, so that a test's tree is the same on every run */
     FakeNvmet(long seed) {
@@ -87,6 +88,11 @@ final class FakeNvmet {
         port.listenAddress = address;
         port.listenPort = tcpPort;
         listening.add(port);
+    }
+
+    /** The hosts' controllers on this target. */
+    FakeNvmetControllers controllers() {
+        return controllers;
     }
 
     void stopListening(Port port) {

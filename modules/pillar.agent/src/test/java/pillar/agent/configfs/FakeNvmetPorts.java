@@ -77,6 +77,10 @@ final class FakeNvmetPorts {
             return Map.of("ana_groups", new AnaGroups(), "referrals", new Referrals(), "subsystems", new PortSubsystems(this));
         }
 
+        boolean links(Subsystem subsystem) {
+            return subsystems.contains(subsystem);
+        }
+
         /** "Disable port before changing attribute": every addr_* and param_* write, even of the same value. */
         private void refuseWhileEnabled() throws KernelError {
             if (enabled) {
@@ -167,8 +171,11 @@ final class FakeNvmetPorts {
 
         @Override
         void dropLink(Item target) {
-            if (port.subsystems.remove(target) && port.subsystems.isEmpty()) {
-                port.disable();
+            if (port.subsystems.remove(target)) {
+                port.kernel.controllers().dropped(port, (Subsystem) target);
+                if (port.subsystems.isEmpty()) {
+                    port.disable();
+                }
             }
         }
     }

@@ -38,8 +38,19 @@ final class FakeNvmetSubsystems {
         boolean allowAnyHost;
         final List<Host> hosts = new ArrayList<>();
 
+        boolean released;
+
         Subsystem(FakeNvmet kernel) {
             this.kernel = kernel;
+        }
+
+        boolean admits(String host) {
+            return allowAnyHost || hosts.stream().anyMatch(h -> h.name.equals(host));
+        }
+
+        @Override
+        void release() {
+            released = true;
         }
 
         @Override

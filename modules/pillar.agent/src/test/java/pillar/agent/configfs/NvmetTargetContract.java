@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +32,8 @@ abstract class NvmetTargetContract {
     static final PortAddress ADDRESS = PortAddress.tcp("127.0.0.1", 4481);
     static final PortAddress OTHER_ADDRESS = PortAddress.tcp("127.0.0.1", 4482);
     static final NamespaceId NSID = NamespaceId.of(1);
+    /** How long the kernel's host may take to notice a drop or to reconnect (reconnect_delay is 1 s). */
+    static final Duration SETTLE = Duration.ofSeconds(10);
 
     abstract ConfigfsNvmetTarget target();
 
@@ -40,6 +45,47 @@ abstract class NvmetTargetContract {
     abstract Path device();
 
     abstract Path otherDevice();
+
+    /**
+     * A host connects to the subsystem at {@code address} and gets a controller (its name); the
+     * target's refusal is an {@link IOException}. On the kernel the host reconnects every second and
+     * gives up after a few.
+     */
+    abstract String connect(PortAddress address, Nqn subsystem, Nqn host) throws IOException;
+
+    /** What the host sees of its controller now; empty once the host has removed it. */
+    abstract Optional<Seen> look(String controller) throws IOException;
+
+    /** A controller as its host sees it: {@code live} (it can do I/O) or not, and the target's controller id. */
+    record Seen(String state, int cntlid) {
+        boolean live() {
+            return state.equals("live");
+        }
+    }
+
+    /** Waits (the kernel's host reacts asynchronously) until what the host sees passes {@code until}. */
+    Optional<Seen> await(String controller, Predicate<Optional<Seen>> until, String what)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + SETTLE.toNanos();
+        while (true) {
+            Optional<Seen> seen = look(controller);
+            if (until.test(seen)) {
+                return seen;
+            }
+            assertThat(System.nanoTime()).as("%s within %s; %s sees %s", what, SETTLE, controller, seen)
+                    .isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    /** Longer than the host's reconnect_delay, so that a drop would show by now; the fake's host reacts at once. */
+    void letTheHostReact() throws InterruptedException {
+        Thread.sleep(1_500);
+    }
+
+    static boolean notLive(Optional<Seen> seen) {
+        return seen.map(s -> !s.live()).orElse(true);
+    }
 
     Path nvmet(String relative) {
         return configfs().resolve("nvmet").resolve(relative);
@@ -311,6 +357,62 @@ abstract class NvmetTargetContract {
         assertThat(drift(wanted(B, otherDevice(), ADDRESS))).as("B keeps its port").isEmpty();
         assertThat(target().inspect(A).orElseThrow().ports()).as("A lost the link it no longer wants").isEmpty();
         assertThat(drift(wanted(A, device(), ADDRESS, HOST))).containsExactly("not linked to port tcp://127.0.0.1:4481");
+    }
+
+    /**
+     * The fence: disallowing a host drops its live controller and it cannot connect again, while a
+     * host still allowed reconnects by itself (a new controller id: it was dropped too).
+     */
+    @Test
+    void aRevokedHostLosesItsControllerAndAnAllowedOneReconnects() throws Exception {
+        export(A, device(), PORT, ADDRESS, HOST, HOST2);
+        String revoked = connect(ADDRESS, A, HOST);
+        String kept = connect(ADDRESS, A, HOST2);
+        int keptId = look(kept).orElseThrow().cntlid();
+
+        target().disallowHost(A, HOST);
+        await(revoked, NvmetTargetContract::notLive, "the revoked host's controller stops being live");
+        await(kept, s -> s.filter(Seen::live).filter(k -> k.cntlid() != keptId).isPresent(),
+                "the allowed host reconnects with a new controller");
+        assertThatThrownBy(() -> connect(ADDRESS, A, HOST)).as("a new connect of the revoked host")
+                .isInstanceOf(IOException.class);
+        assertThat(notLive(look(revoked))).as("the revoked controller after its reconnects").isTrue();
+        assertThat(drift(wanted(A, device(), ADDRESS, HOST2))).as("the export is whole again").isEmpty();
+    }
+
+    /**
+     * Removing the {@code allowed_hosts} link alone (the first step of a disallow that crashed before
+     * the re-link) leaves a live controller live; the retried disallow drops it.
+     */
+    @Test
+    void aDisallowRetriedAfterTheHostLinkWentStillDisconnects() throws Exception {
+        export(A, device(), PORT, ADDRESS, HOST);
+        String controller = connect(ADDRESS, A, HOST);
+        int id = look(controller).orElseThrow().cntlid();
+        tree().unlink(nvmet("subsystems").resolve(A.value()).resolve("allowed_hosts").resolve(HOST.value()));
+        letTheHostReact();
+        assertThat(look(controller)).as("the kernel keeps a live controller whose host is no longer allowed")
+                .contains(new Seen("live", id));
+
+        target().disallowHost(A, HOST);
+        await(controller, NvmetTargetContract::notLive, "the retried disallow drops the controller");
+        assertThatThrownBy(() -> connect(ADDRESS, A, HOST)).isInstanceOf(IOException.class);
+    }
+
+    /** A removed subsystem leaves no controller of it live, and nothing can connect to it. */
+    @Test
+    void aRemovedSubsystemLeavesNoControllerAndRefusesConnects() throws Exception {
+        export(B, otherDevice(), PORT, ADDRESS, HOST); // keeps the port listening
+        export(A, device(), PORT, ADDRESS, HOST);
+        String controller = connect(ADDRESS, A, HOST);
+        String other = connect(ADDRESS, B, HOST);
+        int otherId = look(other).orElseThrow().cntlid();
+
+        target().removeSubsystem(A);
+        await(controller, NvmetTargetContract::notLive, "the removed subsystem's controller stops being live");
+        assertThatThrownBy(() -> connect(ADDRESS, A, HOST)).isInstanceOf(IOException.class);
+        assertThat(notLive(look(controller))).as("after its reconnects").isTrue();
+        assertThat(look(other)).as("another subsystem's controller is not touched").contains(new Seen("live", otherId));
     }
 
     @Test

@@ -5,13 +5,17 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
-/** {@link ProcessRunner} on real processes. */
+/**
+ * {@link ProcessRunner} on real processes. A child still running at its deadline (the command's, or
+ * less when the call's {@link CallBudget} ends sooner) is killed with SIGKILL, its descendants first.
+ */
 public final class SystemProcessRunner implements ProcessRunner {
     private static final Logger LOG = Logger.getLogger(SystemProcessRunner.class.getName());
     /** More output than any tool we call prints; the rest is dropped so a runaway child cannot exhaust memory. */
@@ -19,6 +23,10 @@ public final class SystemProcessRunner implements ProcessRunner {
 
     @Override
     public CommandResult run(Command command) {
+        Duration timeout = CallBudget.cap(command.timeout());
+        if (timeout.isZero()) {
+            throw new CommandFailedException(command, -1, "not started: the call's time budget is spent", true);
+        }
         ProcessBuilder builder = new ProcessBuilder(command.argv());
         Map<String, String> env = builder.environment();
         env.put("LC_ALL", "C");
@@ -34,7 +42,7 @@ public final class SystemProcessRunner implements ProcessRunner {
         CompletableFuture<String> out = drain(process.getInputStream());
         CompletableFuture<String> err = drain(process.getErrorStream());
         try {
-            if (!process.waitFor(command.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
                 process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly();
                 process.waitFor(5, TimeUnit.SECONDS);

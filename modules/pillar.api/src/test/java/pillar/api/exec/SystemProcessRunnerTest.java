@@ -49,6 +49,18 @@ class SystemProcessRunnerTest {
                 .isEmpty();
     }
 
+    /** A child's own children go with it: a shell stands in for a tool that forks a helper. */
+    @Test
+    void theDeadlineKillsTheChildsDescendantsToo() {
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> runner.run(Command.of(Duration.ofMillis(500), "sh", "-c", "sleep 37 & sleep 38; wait")))
+                .isInstanceOfSatisfying(CommandFailedException.class, e -> assertThat(e.timedOut()).isTrue());
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(25));
+        assertThat(ProcessHandle.allProcesses().filter(p -> p.info().arguments().map(a -> a.length == 1
+                && (a[0].equals("37") || a[0].equals("38"))).orElse(false)).filter(ProcessHandle::isAlive))
+                .as("sleep 37 (the grandchild) and sleep 38").isEmpty();
+    }
+
     @Test
     void commandsRefuseNulAndEmptyPrograms() {
         assertThatThrownBy(() -> Command.of(Duration.ofSeconds(1), "echo", "a\0b")).isInstanceOf(IllegalArgumentException.class);

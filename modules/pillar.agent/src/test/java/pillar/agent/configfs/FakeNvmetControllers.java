@@ -1,0 +1,99 @@
+package pillar.agent.configfs;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import pillar.agent.configfs.FakeNvmetPorts.Port;
+import pillar.agent.configfs.FakeNvmetSubsystems.Subsystem;
+
+/**
+ * The controllers hosts hold on {@link FakeNvmet}, as kernel 6.1 treats them: a connect is accepted
+ * only through a listening port that links the subsystem, from a host the subsystem admits
+ * ({@code attr_allow_any_host} or an {@code allowed_hosts} link); removing a port's link to a
+ * subsystem drops that subsystem's controllers on that port; removing an {@code allowed_hosts} link
+ * drops nothing. A dropped controller is the host's: it tries to reconnect (the kernel's host does every
+ * {@code reconnect_delay}) each time it is looked at, and is live again, with a new controller id,
+ * only when a connect would be accepted now. The host's {@code ctrl_loss_tmo} is not modelled: a
+ * refused controller stays {@code connecting}.
+ */
+final class FakeNvmetControllers {
+    private final List<Port> listening;
+    private final List<Controller> controllers = new ArrayList<>();
+    private int lastCntlid;
+
+    /** @param listening the kernel's listening ports, as {@link FakeNvmet} keeps them */
+    FakeNvmetControllers(List<Port> listening) {
+        this.listening = listening;
+    }
+
+    /** One host's controller of one subsystem, reached at one address. */
+    static final class Controller {
+        final String host;
+        final Subsystem subsystem;
+        final InetAddress address;
+        final long tcpPort;
+        Port port; // null while dropped
+        int cntlid;
+
+        Controller(String host, Subsystem subsystem, InetAddress address, long tcpPort) {
+            this.host = host;
+            this.subsystem = subsystem;
+            this.address = address;
+            this.tcpPort = tcpPort;
+        }
+    }
+
+    /** The host's connect; refused as the kernel refuses it ("connect ... not allowed", no listener). */
+    Controller connect(String host, Subsystem subsystem, InetAddress address, long tcpPort) throws IOException {
+        Controller controller = new Controller(host, subsystem, address, tcpPort);
+        Optional<String> refusal = attach(controller);
+        if (refusal.isPresent()) {
+            throw new IOException("connect of " + host + " refused: " + refusal.get());
+        }
+        controllers.add(controller);
+        return controller;
+    }
+
+    /** {@code live} or {@code connecting}, after the reconnect the host would have tried by now. */
+    String state(Controller controller) {
+        if (controller.port == null) {
+            attach(controller);
+        }
+        return controller.port == null ? "connecting" : "live";
+    }
+
+    /** The host deleted its controller. */
+    void disconnect(Controller controller) {
+        controllers.remove(controller);
+        controller.port = null;
+    }
+
+    /** The port no longer links the subsystem: its controllers there are dropped. */
+    void dropped(Port port, Subsystem subsystem) {
+        for (Controller c : controllers) {
+            if (c.port == port && c.subsystem == subsystem) {
+                c.port = null;
+            }
+        }
+    }
+
+    private Optional<String> attach(Controller controller) {
+        Optional<Port> port = listening.stream().filter(p -> p.listenPort == controller.tcpPort
+                && (p.listenAddress.equals(controller.address) || p.listenAddress.isAnyLocalAddress())).findFirst();
+        if (port.isEmpty()) {
+            return Optional.of("nothing listens at " + controller.address.getHostAddress() + ":" + controller.tcpPort);
+        }
+        if (controller.subsystem.released || !port.get().links(controller.subsystem)) {
+            return Optional.of("the port does not export the subsystem");
+        }
+        if (!controller.subsystem.admits(controller.host)) {
+            return Optional.of("host " + controller.host + " not allowed");
+        }
+        controller.port = port.get();
+        controller.cntlid = ++lastCntlid;
+        return Optional.empty();
+    }
+}
