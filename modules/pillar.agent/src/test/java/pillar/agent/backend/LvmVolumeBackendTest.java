@@ -266,7 +266,7 @@ class LvmVolumeBackendTest {
 
         assertThat(thin.capacity()).isEqualTo(new Capacity(ByteSize.ofMiB(256), ByteSize.ofMiB(192)));
         assertThat(lvm.argvs()).contains(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o",
-                "lv_name,lv_size,data_percent,lv_attr", "vg0/pool0"));
+                "lv_name,lv_size,data_percent,lv_attr,zero", "vg0/pool0"));
     }
 
     @Test
@@ -284,7 +284,10 @@ class LvmVolumeBackendTest {
     void aMissingThinPoolIsUnavailable() {
         LvmVolumeBackend noPool = backend(new BackendConfig("nopool", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool9"));
 
-        assertFails(() -> noPool.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.UNAVAILABLE, "Pool pool9 not found");
+        // the pool's zeroing is read first; lvcreate (when the store accepts any pool) names it too
+        assertFails(() -> noPool.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.UNAVAILABLE, "thin pool vg0/pool9 is not available");
+        assertFails(() -> noPool.create(PVC1, ByteSize.ofMiB(8), Map.of(), VolumeBackend.NonZeroingPool.ACCEPT), Kind.UNAVAILABLE,
+                "Pool pool9 not found");
         assertFails(noPool::capacity, Kind.UNAVAILABLE, "thin pool vg0/pool9");
         assertThat(lvm.exists("pvc-1")).isFalse();
     }
