@@ -9,6 +9,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
@@ -42,7 +43,7 @@ import pillar.api.value.VolumeId;
  * <p>Runs only inside the qemu VM ({@code dev/kernel-it}); anywhere else it fails on purpose.
  */
 class DataRemanenceKernelIT {
-    private static final long SIZE = 64L << 20;
+    private static final long SIZE = 32L << 20; // lean: the tier runs under TCG
     private static final long THIN_CHUNK = 64L << 10; // lvcreate's default chunk size for a small pool
     private static final Duration DEADLINE = Duration.ofMinutes(2);
     private static final SystemProcessRunner RUNNER = new SystemProcessRunner();
@@ -57,7 +58,7 @@ class DataRemanenceKernelIT {
 
     @BeforeAll
     static void onlyInTheKernelVm() {
-        VmBed.requireVm(true);
+        VmBed.requireVm(false);
     }
 
     @AfterEach
@@ -70,18 +71,17 @@ class DataRemanenceKernelIT {
 
     @Test
     void aLinearVolumeOnTheExtentsOfADeletedOneReadsOnlyZeroes() throws IOException {
-        loop = VmBed.loopDevice(work, name, 256L << 20);
+        loop = VmBed.loopDevice(work, name, 128L << 20);
         VmBed.run("pvcreate", "-q", loop.toString());
         VmBed.run("vgcreate", "-q", name, loop.toString());
         // the kernel fact the driver guards against (and FakeLvm models): lvcreate --zero y clears 4 KiB only
         VmBed.run("lvcreate", "-q", "-y", "--wipesignatures", "y", "--zero", "y", "-n", "bare", "-L", SIZE + "b", name);
-        byte[] pattern = fill(Path.of("/dev", name, "bare"));
+        fill(Path.of("/dev", name, "bare"));
         String bareExtents = extents("bare");
         VmBed.run("lvremove", "-f", name + "/bare");
         VmBed.run("lvcreate", "-q", "-y", "--wipesignatures", "y", "--zero", "y", "-n", "bare2", "-L", SIZE + "b", name);
         assertThat(extents("bare2")).isEqualTo(bareExtents);
-        assertThat(nonZeroBytes(Path.of("/dev", name, "bare2"))).as("bare LVM leaves a removed LV's bytes").isPositive();
-        assertThat(pattern.length).isEqualTo(SIZE);
+        assertThat(nonZeroMiB(Path.of("/dev", name, "bare2"))).as("bare LVM leaves a removed LV's bytes").isPositive();
         VmBed.run("lvremove", "-f", name + "/bare2");
 
         VolumeBackend linear = lvm(BackendKind.BACKEND_KIND_LVM_LINEAR, "");
@@ -94,21 +94,21 @@ class DataRemanenceKernelIT {
         BackendVolume fresh = linear.create(VolumeId.of("pvc-new"), ByteSize.of(SIZE), Map.of());
 
         assertThat(extents("pvc-new")).isEqualTo(oldExtents);
-        assertThat(nonZeroBytes(fresh.device())).isZero();
+        assertThat(nonZeroMiB(fresh.device())).isZero();
     }
 
     @Test
     void aThinVolumeReadsOnlyZeroesAndAPoolWithoutZeroingIsRefusedUnlessAccepted() throws IOException {
-        loop = VmBed.loopDevice(work, name, 256L << 20);
-        VmBed.volumeGroup(name, loop, "64m");
+        loop = VmBed.loopDevice(work, name, 128L << 20);
+        VmBed.volumeGroup(name, loop, "32m");
         LvmVolumeBackend thin = lvm(BackendKind.BACKEND_KIND_LVM_THIN, "pool0");
-        long size = 56L << 20; // most of the pool: a new volume's chunks must be the deleted one's
+        long size = 28L << 20; // most of the pool: a new volume's chunks must be the deleted one's
 
         fill(thin.create(VolumeId.of("pvc-old"), ByteSize.of(size), Map.of()).device());
         thin.delete(VolumeId.of("pvc-old"));
         BackendVolume fresh = thin.create(VolumeId.of("pvc-new"), ByteSize.of(size), Map.of());
         provisionEveryChunk(fresh.device(), size);
-        assertThat(nonZeroBytes(fresh.device())).isZero();
+        assertThat(nonZeroMiB(fresh.device())).isZero();
         thin.delete(VolumeId.of("pvc-new"));
 
         VmBed.run("lvchange", "--zero", "n", name + "/pool0");
@@ -122,12 +122,13 @@ class DataRemanenceKernelIT {
         thin.delete(VolumeId.of("pvc-a"));
         BackendVolume accepted = thin.create(VolumeId.of("pvc-b"), ByteSize.of(size), Map.of(), NonZeroingPool.ACCEPT);
         provisionEveryChunk(accepted.device(), size);
-        assertThat(nonZeroBytes(accepted.device())).as("a pool without zeroing shows old bytes").isPositive();
+        assertThat(nonZeroMiB(accepted.device())).as("a pool without zeroing shows old bytes").isPositive();
     }
 
     @Test
     void aZvolOnThePoolOfADeletedOneReadsOnlyZeroes() throws IOException {
-        loop = VmBed.loopDevice(work, name, 256L << 20);
+        VmBed.requireVm(true);
+        loop = VmBed.loopDevice(work, name, 128L << 20);
         VmBed.zpool(name, loop);
         zpool = true;
         VolumeBackend zfs = new ZfsVolumeBackend(new BackendConfig("zfs", BackendKind.BACKEND_KIND_ZFS_ZVOL, name, "k8s"), RUNNER,
@@ -137,7 +138,7 @@ class DataRemanenceKernelIT {
         zfs.delete(VolumeId.of("pvc-old"));
         BackendVolume fresh = zfs.create(VolumeId.of("pvc-new"), ByteSize.of(SIZE), Map.of());
 
-        assertThat(nonZeroBytes(fresh.device())).isZero();
+        assertThat(nonZeroMiB(fresh.device())).isZero();
     }
 
     private LvmVolumeBackend lvm(BackendKind kind, String pool) {
@@ -154,17 +155,20 @@ class DataRemanenceKernelIT {
         return Long.parseLong(VmBed.run("blockdev", "--getsize64", device.toString()).strip());
     }
 
-    /** Writes random bytes over the whole device and flushes them to it. */
-    private static byte[] fill(Path device) throws IOException {
+    /** Writes a pattern over the whole device (one random MiB, each copy stamped with its index) and flushes it. */
+    private static void fill(Path device) throws IOException {
+        byte[] mib = new byte[1 << 20];
+        new Random(7).nextBytes(mib);
+        long size = size(device);
         try (FileChannel file = FileChannel.open(device, StandardOpenOption.WRITE)) {
-            byte[] data = new byte[Math.toIntExact(size(device))];
-            new Random(7).nextBytes(data);
-            ByteBuffer buffer = ByteBuffer.wrap(data);
-            while (buffer.hasRemaining()) {
-                file.write(buffer);
+            for (long at = 0; at < size; at += mib.length) {
+                ByteBuffer.wrap(mib).putLong(0, at | 1); // never zero
+                ByteBuffer buffer = ByteBuffer.wrap(mib, 0, (int) Math.min(mib.length, size - at));
+                while (buffer.hasRemaining()) {
+                    file.write(buffer, at + buffer.position());
+                }
             }
             file.force(true);
-            return data;
         }
     }
 
@@ -178,24 +182,23 @@ class DataRemanenceKernelIT {
         }
     }
 
-    /** How many bytes of the whole raw device are not zero. */
-    private static long nonZeroBytes(Path device) throws IOException {
+    /** How many MiB of the whole raw device hold a byte that is not zero. */
+    private static long nonZeroMiB(Path device) throws IOException {
+        byte[] zeroes = new byte[1 << 20];
         long count = 0;
+        long read = 0;
         try (FileChannel file = FileChannel.open(device, StandardOpenOption.READ)) {
-            ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
-            long read = 0;
+            ByteBuffer buffer = ByteBuffer.allocate(zeroes.length);
             int n;
             while ((n = file.read(buffer)) > 0) {
-                for (int i = 0; i < n; i++) {
-                    if (buffer.get(i) != 0) {
-                        count++;
-                    }
+                if (Arrays.mismatch(buffer.array(), 0, n, zeroes, 0, n) >= 0) {
+                    count++;
                 }
                 read += n;
                 buffer.clear();
             }
-            assertThat(read).as("the whole device was read").isEqualTo(size(device));
         }
+        assertThat(read).as("the whole device was read").isEqualTo(size(device));
         return count;
     }
 }

@@ -15,9 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException.Kind;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
@@ -26,7 +24,6 @@ import pillar.api.agent.v1.BackendKind;
 import pillar.api.exec.Command;
 import pillar.api.exec.CommandFailedException;
 import pillar.api.value.ByteSize;
-import pillar.api.value.VolumeId;
 
 /**
  * No remanence on LVM, against the fake whose extents keep a removed LV's bytes (as LVM's do, see
@@ -34,24 +31,8 @@ import pillar.api.value.VolumeId;
  * a crash or finds the LV inactive, so new and grown volumes read zeroes; a thin pool that does not
  * zero new chunks is reported and refused unless accepted.
  */
-class LvmRemanenceTest {
-    private static final VolumeId PVC1 = VolumeId.of("pvc-1");
-    private static final VolumeId PVC2 = VolumeId.of("pvc-2");
+class LvmRemanenceTest extends FakeLvmFixture {
     private static final ByteSize SIZE = ByteSize.ofMiB(8);
-
-    @TempDir
-    Path dev;
-
-    private FakeLvm lvm;
-    private LvmVolumeBackend linear;
-    private LvmVolumeBackend thin;
-
-    @BeforeEach
-    void volumeGroupWithAThinPool() {
-        lvm = new FakeLvm("vg0", ByteSize.GIB, dev).withThinPool("pool0", 256 * ByteSize.MIB);
-        linear = backend(BackendKind.BACKEND_KIND_LVM_LINEAR, "");
-        thin = backend(BackendKind.BACKEND_KIND_LVM_THIN, "pool0");
-    }
 
     @Test
     void theFakeLikeLvmShowsARemovedLvsBytesInANewLvOnItsExtents() throws IOException {
@@ -152,7 +133,7 @@ class LvmRemanenceTest {
         assertThat(linear.problem()).isEmpty();
         lvm.setZeroing("pool0", false);
         assertThat(linear.problem()).isEmpty();
-        assertThat(backend(BackendKind.BACKEND_KIND_LVM_THIN, "pool9").problem()).as("a missing pool is GetCapacity's to report")
+        assertThat(backend(new BackendConfig("nopool", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool9")).problem()).as("a missing pool is GetCapacity's to report")
                 .isEmpty();
     }
 
@@ -189,11 +170,6 @@ class LvmRemanenceTest {
 
         assertFails(() -> thin.create(PVC1, SIZE, Map.of("sparse", "true")), Kind.INVALID, "take no volume options");
         assertThat(lvm.argvs()).isEmpty();
-    }
-
-    private LvmVolumeBackend backend(BackendKind kind, String pool) {
-        return new LvmVolumeBackend(new BackendConfig(pool.isEmpty() ? "fast" : "thin", kind, "vg0", pool), lvm, dev, dev.resolveSibling("sys"),
-                Duration.ofSeconds(5), Duration.ofSeconds(2));
     }
 
     private static Command lvcreate(String name) {
