@@ -24,7 +24,7 @@ final class LvmReport {
     /** Fields of {@link Vg}. */
     static final String VG_FIELDS = "vg_name,vg_size,vg_free,vg_extent_size";
     /** Fields of {@link ThinPool}. */
-    static final String POOL_FIELDS = "lv_name,lv_size,data_percent,lv_attr";
+    static final String POOL_FIELDS = "lv_name,lv_size,data_percent,lv_attr,zero";
 
     private LvmReport() {
     }
@@ -47,8 +47,11 @@ final class LvmReport {
     record Vg(String name, long size, long free, long extentSize) {
     }
 
-    /** A thin pool: its data size and how much of it is used, in percent. */
-    record ThinPool(String name, long size, BigDecimal dataPercent, String attr) {
+    /**
+     * A thin pool: its data size, how much of it is used in percent, and whether it zeroes new chunks
+     * (the {@code zero} field: the word {@code zero} when on, empty when off; 1 and 0 with {@code --binary}).
+     */
+    record ThinPool(String name, long size, BigDecimal dataPercent, String attr, boolean zeroing) {
         /** Bytes of the pool's data area that no thin LV uses yet. */
         long free() {
             BigDecimal used = BigDecimal.valueOf(size).multiply(dataPercent).divide(BigDecimal.valueOf(100));
@@ -72,8 +75,21 @@ final class LvmReport {
 
     static List<ThinPool> thinPools(String json) {
         return rows(json, "lv").stream()
-                .map(row -> new ThinPool(text(row, "lv_name"), number(row, "lv_size"), percent(row, "data_percent"), text(row, "lv_attr")))
+                .map(row -> new ThinPool(text(row, "lv_name"), number(row, "lv_size"), percent(row, "data_percent"), text(row, "lv_attr"),
+                        flag(row, "zero")))
                 .toList();
+    }
+
+    /** A binary field: its name (or 1) when set, empty (or 0) when not. */
+    private static boolean flag(JsonObject row, String field) {
+        String text = text(row, field);
+        if (text.equals(field) || text.equals("1")) {
+            return true;
+        }
+        if (text.isEmpty() || text.equals("0")) {
+            return false;
+        }
+        throw malformed("lvm's report has '" + Texts.oneLine(text) + "' in the binary field " + field);
     }
 
     private static List<JsonObject> rows(String json, String section) {

@@ -38,10 +38,24 @@ import pillar.api.value.VolumeId;
  * <p>Sizes are rounded up to the volume group's extent size (LVM would do it anyway) before they are
  * compared, so a repeated create of the same request finds the same size.
  *
- * <p>New LVs are made with {@code --wipesignatures y} (and {@code --zero y} for linear ones): the extents
- * of a deleted volume may still hold its file system, and a node that found an old signature would
- * refuse to format, or mount a former tenant's data. A thin LV reads unprovisioned blocks as zeros when
- * its pool zeroes new chunks (LVM's default); {@code --zero} is refused by lvcreate for thin LVs.
+ * <p>No remanence: a new volume never shows bytes of a deleted one.
+ * <ul>
+ *   <li>Linear: a delete zeroes the whole LV ({@link DeviceZeroing}) and only then runs lvremove, so
+ *       the extents go back to the group already zeroed. Zeroing on delete rather than before the first
+ *       export: a crash while zeroing (or between zeroing and lvremove) leaves the LV in place and the
+ *       retried delete zeroes it again, and no free extent ever holds a deleted volume's bytes; so an
+ *       lvextend, which takes free extents too, needs nothing either. Zeroing at create would leave a
+ *       crash between lvcreate and the zeroing with an LV that a retried create adopts unzeroed unless
+ *       its state is marked, and would make every CreateVolume wait for it; a delete is waited for by
+ *       nobody. Not covered: extents freed outside the driver (an operator's lvremove).
+ *       {@code lvcreate --zero y} zeroes only the first 4 KiB and {@code --wipesignatures} only
+ *       known signatures: both stay, so a node never finds a file system signature in a fresh LV.</li>
+ *   <li>Thin: a thin LV reads unprovisioned blocks as zeroes only when its pool zeroes new chunks
+ *       (LVM's default, {@code lvs -o zero}). A pool that does not is reported by {@link #problem()}
+ *       ({@value BackendProblem#THIN_POOL_NOT_ZEROING}) and refused by a create unless the create accepts
+ *       it; the setting is read at each create and each {@link #problem()} (an operator's
+ *       {@code lvchange --zero} counts at once).</li>
+ * </ul>
  *
  * <p>Options: none. Every key is refused with INVALID_ARGUMENT; striping and RAID layouts are a
  * volume group decision of the operator, not a per-volume setting.
@@ -64,6 +78,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
     private final Duration deviceTimeout;
     private final boolean thin;
     private final String installationTag;
+    private final DeviceZeroing zeroing;
     /** The volume group's extent size as the last report gave it; 0 until one did. */
     private volatile long extentSize;
 
@@ -93,6 +108,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
         this.deviceTimeout = deviceTimeout;
         this.thin = config.kind() == BackendKind.BACKEND_KIND_LVM_THIN;
         this.installationTag = INSTALLATION_TAG + installation.value();
+        this.zeroing = new DeviceZeroing(runner, commandTimeout);
     }
 
     @Override
@@ -101,11 +117,19 @@ public final class LvmVolumeBackend implements VolumeBackend {
     }
 
     @Override
-    public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options) {
+    public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool nonZeroing) {
         checkOptions(options);
         checkName(id);
         if (size.bytes() <= 0) {
             throw new BackendException(Kind.OUT_OF_RANGE, "a volume needs a size above 0 bytes");
+        }
+        if (thin && nonZeroing == NonZeroingPool.REFUSE && !thinPool().zeroing()) {
+            // a volume made while the pool still zeroed is not refused on a retried create
+            Optional<Lv> existing = lookup(id).filter(this::owns);
+            if (existing.isEmpty()) {
+                throw new BackendException(Kind.UNAVAILABLE, notZeroing() + "; refusing to create " + id);
+            }
+            return adopt(existing.get(), id, size);
         }
         // lvcreate first: it refuses an existing name, and only then is the existing LV read (one
         // command for a new volume, where listing first cost an lvs and a vgs every time)
@@ -215,8 +239,30 @@ public final class LvmVolumeBackend implements VolumeBackend {
             throw new BackendException(Kind.FAILED, "refusing to remove " + lvPath(id) + ": it is not a volume of backend "
                     + config.name() + " (" + ownership(lv.get()) + ")");
         }
+        if (!thin) {
+            zero(id, lv.get());
+        }
         DeviceWait.whileBusy(deviceTimeout, () -> remove(id));
         LOG.info(() -> "removed " + lvPath(id));
+    }
+
+    /** Zeroes a linear LV before its removal (see the class comment); an inactive one is activated first. */
+    private void zero(VolumeId id, Lv lv) {
+        Path device = usable(id, lv).device();
+        long start = System.nanoTime();
+        try {
+            zeroing.zero(device, lv.size());
+        } catch (CommandFailedException e) {
+            if (e.timedOut()) {
+                throw e; // DEADLINE_EXCEEDED; the LV stays, and a retried delete zeroes it again
+            }
+            throw DeviceZeroing.busy(e)
+                    ? new BackendException(Kind.FAILED, lvPath(id) + " is in use: unexport it first (a mount or another"
+                            + " exclusive holder has it open, so it was not zeroed)", e)
+                    : failed("zeroing " + lvPath(id) + " before its removal failed; it is kept", e);
+        }
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        LOG.info(() -> "zeroed " + lvPath(id) + " (" + ByteSize.of(lv.size()) + ") in " + millis + " ms");
     }
 
     /** {@code lvremove}: empty when the LV is gone, the failure when something holds it. */
@@ -266,6 +312,33 @@ public final class LvmVolumeBackend implements VolumeBackend {
             Vg vg = volumeGroup();
             return new Capacity(ByteSize.of(vg.size()), ByteSize.of(vg.free()));
         }
+        ThinPool pool = thinPool();
+        return new Capacity(ByteSize.of(pool.size()), ByteSize.of(pool.free()));
+    }
+
+    /** A thin pool that does not zero new chunks: {@value BackendProblem#THIN_POOL_NOT_ZEROING}. */
+    @Override
+    public Optional<BackendProblem> problem() {
+        if (!thin) {
+            return Optional.empty();
+        }
+        try {
+            return thinPool().zeroing() ? Optional.empty()
+                    : Optional.of(new BackendProblem(BackendProblem.THIN_POOL_NOT_ZEROING, notZeroing()));
+        } catch (BackendException e) {
+            LOG.log(Level.FINE, "no problem reported for " + where() + " (GetCapacity reports it unusable)", e);
+            return Optional.empty();
+        }
+    }
+
+    private String notZeroing() {
+        String pool = config.pool() + "/" + config.parent();
+        return "thin pool " + pool + " does not zero new chunks, so a new volume could show bytes of a deleted one: turn"
+                + " zeroing on with 'lvchange --zero y " + pool + "', or accept it explicitly on the PillarStore";
+    }
+
+    /** The thin pool's report: size, usage and zeroing; UNAVAILABLE when it is missing or no thin pool. */
+    private ThinPool thinPool() {
         List<ThinPool> pools;
         try {
             pools = LvmReport.thinPools(run(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o",
@@ -281,7 +354,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
         if (pool.attr().isEmpty() || pool.attr().charAt(0) != 't') {
             throw new BackendException(Kind.UNAVAILABLE, where() + " is not a thin pool (lv_attr " + pool.attr() + ")");
         }
-        return new Capacity(ByteSize.of(pool.size()), ByteSize.of(pool.free()));
+        return pool;
     }
 
     // --- helpers ---------------------------------------------------------------------------------------

@@ -25,8 +25,21 @@ public interface VolumeBackend {
      * An existing volume of this ID with the same rounded size is returned as it is; with another
      * size: {@code ALREADY_EXISTS}. Options outside the backend's allow-list: {@code INVALID_ARGUMENT}.
      * Not enough space: {@code RESOURCE_EXHAUSTED}. Returns once the block device exists.
+     * The new volume reads zeroes wherever it was not written (no byte of a deleted volume), except on a
+     * thin pool that does not zero new chunks, which is refused ({@code UNAVAILABLE}) unless
+     * {@code pool} is {@link NonZeroingPool#ACCEPT}.
      */
-    BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options);
+    BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool pool);
+
+    /** {@link #create(VolumeId, ByteSize, Map, NonZeroingPool)} that refuses a pool which does not zero. */
+    default BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options) {
+        return create(id, size, options, NonZeroingPool.REFUSE);
+    }
+
+    /** Why this backend refuses new volumes, for a person to act on; empty when it serves (or cannot tell). */
+    default Optional<BackendProblem> problem() {
+        return Optional.empty();
+    }
 
     /** The volume, or empty if it does not exist. */
     Optional<BackendVolume> find(VolumeId id);
@@ -55,6 +68,14 @@ public interface VolumeBackend {
 
     /** Total and available bytes for new volumes. */
     Capacity capacity();
+
+    /** Whether a create may use a thin pool whose new chunks are not zeroed (they may hold a deleted volume's bytes). */
+    enum NonZeroingPool {
+        /** Refuse such a pool (the default). */
+        REFUSE,
+        /** The store accepts it explicitly. */
+        ACCEPT
+    }
 
     /** Bytes a backend offers. */
     record Capacity(ByteSize total, ByteSize available) {

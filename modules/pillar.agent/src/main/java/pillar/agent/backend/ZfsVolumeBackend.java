@@ -40,6 +40,10 @@ import pillar.api.value.VolumeId;
  * <p>Capacity: a non-sparse zvol reserves more than its volsize (its refreservation includes metadata,
  * 555,745,280 bytes for 512 MiB with 8K blocks); ZFS counts that against the parent's {@code available},
  * which is what {@link #capacity()} reports.
+ *
+ * <p>Remanence: a new zvol reads zeroes wherever it was not written, also on a pool that held a deleted
+ * one (ZFS allocates blocks copy-on-write and reads an unwritten block as a hole), so nothing is zeroed
+ * here and no pool setting is checked ({@code DataRemanenceKernelIT} proves it).
  */
 public final class ZfsVolumeBackend implements VolumeBackend {
     /** The user property that marks a zvol as created by this driver (user properties need a ':'). */
@@ -92,7 +96,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     }
 
     @Override
-    public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options) {
+    public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool pool) {
         ZfsOptions opts = ZfsOptions.parse(options);
         String dataset = dataset(id);
         if (size.bytes() <= 0) {

@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 import io.grpc.stub.StreamObserver;
 import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.VolumeBackend;
+import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.PortAddress;
 import pillar.agent.export.ExportRecord;
@@ -36,6 +37,7 @@ import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
 import pillar.api.agent.v1.ListVolumesResponse;
+import pillar.api.agent.v1.Problem;
 import pillar.api.agent.v1.ReconcileRequest;
 import pillar.api.agent.v1.ReconcileResponse;
 import pillar.api.agent.v1.UnexportVolumeRequest;
@@ -85,10 +87,18 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
             GetCapabilitiesResponse.Builder out = GetCapabilitiesResponse.newBuilder()
                     .setAgentVersion(Driver.version())
                     .addProtocols(NVMEOF_TCP);
-            backends.forEach(backend -> out.addBackends(backend.toProto()));
+            backends.forEach(backend -> out.addBackends(withProblem(backend)));
             gate.problem().ifPresent(out::setProblem);
             return out.build();
         });
+    }
+
+    /** A configured backend, with the problem it reports now (e.g. a thin pool that does not zero). */
+    private pillar.api.agent.v1.Backend withProblem(BackendConfig config) {
+        pillar.api.agent.v1.Backend.Builder backend = config.toProto().toBuilder();
+        operations.problem(config.name())
+                .ifPresent(p -> backend.setProblem(Problem.newBuilder().setReason(p.reason()).setMessage(p.message())));
+        return backend.build();
     }
 
     @Override
@@ -105,7 +115,8 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
         change(response, () -> {
             VolumeId id = VolumeId.of(request.getVolumeId());
             BackendVolume volume = operations.create(token(request.hasToken(), request.getToken()), id,
-                    request.getBackend(), size("size_bytes", request.getSizeBytes()), request.getOptionsMap());
+                    request.getBackend(), size("size_bytes", request.getSizeBytes()), request.getOptionsMap(),
+                    request.getAcceptNonZeroingThinPool() ? NonZeroingPool.ACCEPT : NonZeroingPool.REFUSE);
             return CreateVolumeResponse.newBuilder().setVolume(toProto(volume, request.getBackend())).build();
         });
     }

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.logging.Logger;
 
 import pillar.agent.backend.BackendException;
+import pillar.agent.backend.BackendProblem;
 import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.configfs.PortAddress;
@@ -58,13 +59,18 @@ public final class AgentOperations {
         return backend;
     }
 
+    /** Why the configured backend {@code name} refuses new volumes now; empty when it serves or is not built. */
+    public Optional<BackendProblem> problem(String name) {
+        return Optional.ofNullable(backends.get(name)).flatMap(VolumeBackend::problem);
+    }
+
     public BackendVolume create(Optional<FencingToken> token, VolumeId id, String backendName, ByteSize size,
-                                Map<String, String> options) {
+                                Map<String, String> options, VolumeBackend.NonZeroingPool nonZeroing) {
         VolumeBackend backend = backend(backendName);
         if (size.bytes() == 0) {
             throw new InvalidValueException("size_bytes", "must be greater than 0");
         }
-        return fence.run(id, token, Intent.CHANGE, done -> backend.create(id, size, options));
+        return fence.run(id, token, Intent.CHANGE, done -> backend.create(id, size, options, nonZeroing));
     }
 
     public void delete(Optional<FencingToken> token, VolumeId id, String backendName) {

@@ -24,6 +24,11 @@ import pillar.api.exec.ProcessRunner;
  * node under a temporary device root. It understands exactly the argument lists
  * {@link LvmVolumeBackend} emits and answers in LVM 2.03's formats, exit statuses and messages (as
  * captured in {@code lvm/}); any other argument list fails the test. Every command is recorded.
+ *
+ * <p>Linear LVs and thin pools take physical space ({@link FakeExtents}): a linear LV made where a
+ * removed one was shows that one's bytes unless they were zeroed, with {@code blkdiscard --zeroout}
+ * (the one other program it understands). Thin LVs read zeroes when new; their pool's chunk reuse
+ * is not modelled, only its {@code zero} setting as lvs reports it.
  */
 public final class FakeLvm implements ProcessRunner {
     static final long EXTENT = 4L << 20;
@@ -38,6 +43,8 @@ public final class FakeLvm implements ProcessRunner {
     private final List<Command> commands = new ArrayList<>();
     private final List<String> created = new ArrayList<>();
     private long extent = EXTENT;
+    private final FakeExtents space;
+    private int interruptedZeroings;
 
     private static final class Lv {
         final String name;
@@ -46,6 +53,7 @@ public final class FakeLvm implements ProcessRunner {
         final String pool; // "" unless thin
         final boolean thinPool;
         boolean active = true;
+        boolean zeroing = true; // thin pools: zero new chunks
         long dataUsed; // thin pools: bytes of data written
 
         Lv(String name, long size, List<String> tags, String pool, boolean thinPool) {
@@ -62,6 +70,7 @@ public final class FakeLvm implements ProcessRunner {
         this.vg = vg;
         this.vgSize = vgSize;
         this.devRoot = devRoot;
+        this.space = new FakeExtents(vgSize);
     }
 
     // --- the test's side ----------------------------------------------------------------------------
@@ -74,7 +83,23 @@ public final class FakeLvm implements ProcessRunner {
 
     public synchronized FakeLvm withThinPool(String name, long size) {
         lvs.put(name, new Lv(name, size, List.of(), "", true));
+        space.allocate(name, size);
         return this;
+    }
+
+    /** As {@code lvchange --zero y|n VG/POOL}: whether the thin pool zeroes new chunks. */
+    public synchronized void setZeroing(String pool, boolean zero) {
+        lvs.get(pool).zeroing = zero;
+    }
+
+    /** The next {@code times} blkdiscard runs are killed at their deadline after zeroing half of the device. */
+    synchronized void interruptZeroing(int times) {
+        interruptedZeroings = times;
+    }
+
+    /** The physical byte ranges of an LV ({@code lvs -o seg_pe_ranges}, in bytes). */
+    synchronized List<String> ranges(String name) {
+        return space.ranges(name);
     }
 
     /** As {@code vgchange -s}: the group's extent size from now on (existing sizes must be multiples). */
@@ -85,7 +110,7 @@ public final class FakeLvm implements ProcessRunner {
     /** An LV someone else made (no tag), linear or thin. */
     synchronized void addForeign(String name, long size, String pool) {
         lvs.put(name, new Lv(name, size, List.of(), pool, false));
-        createNode(name);
+        place(name, size, pool);
     }
 
     /** An LV with our tags but in the given pool ("" = linear), as the other kind of backend would make it. */
@@ -96,7 +121,7 @@ public final class FakeLvm implements ProcessRunner {
     /** An LV with these tags in the given pool ("" = linear): another installation's, or an older one's. */
     synchronized void addTagged(String name, long size, String pool, List<String> tags) {
         lvs.put(name, new Lv(name, size, List.copyOf(tags), pool, false));
-        createNode(name);
+        place(name, size, pool);
     }
 
     /** The LV's tags, as {@code lvs -o lv_tags} shows them. */
@@ -106,6 +131,7 @@ public final class FakeLvm implements ProcessRunner {
 
     /** As after a reboot without auto-activation: inactive, no device node. */
     synchronized void deactivate(String name) {
+        keepBytes(lvs.get(name));
         lvs.get(name).active = false;
         deleteNode(name);
     }
@@ -166,6 +192,7 @@ public final class FakeLvm implements ProcessRunner {
             case "lvextend" -> lvextend(command, a);
             case "lvremove" -> lvremove(command, a);
             case "lvchange" -> lvchange(command, a);
+            case "blkdiscard" -> blkdiscard(command, a);
             default -> throw notUnderstood(a);
         };
     }
@@ -256,7 +283,10 @@ public final class FakeLvm implements ProcessRunner {
         }
         lvs.put(name, new Lv(name, extents * extent, List.copyOf(tags), thin ? pool : "", false));
         created.add(name);
-        createNode(name);
+        place(name, extents * extent, thin ? pool : "");
+        if (zero) {
+            FakeExtents.zeroFirstBlock(node(name));
+        }
         // LVM says so when it rounds (log_print: stdout), e.g. "Rounding up size to full physical extent 8.00 MiB"
         String rounding = size % extent == 0 ? ""
                 : String.format(Locale.ROOT, "  Rounding up size to full physical extent %.2f MiB\n", extents * extent / (double) (1 << 20));
@@ -280,6 +310,11 @@ public final class FakeLvm implements ProcessRunner {
             throw failure(command, ECMD_FAILED, "  Insufficient free space: " + (wanted - current) + " extents needed, but only "
                     + free() / extent + " available\n");
         }
+        if (lv.pool.isEmpty()) {
+            keepBytes(lv);
+            space.allocate(lv.name, (wanted - current) * extent);
+            space.load(lv.name, node(lv.name));
+        }
         lv.size = wanted * extent;
         return ok("  Size of logical volume " + a.get(3) + " changed.\n  Logical volume " + a.get(3) + " successfully resized.\n");
     }
@@ -291,6 +326,8 @@ public final class FakeLvm implements ProcessRunner {
             throw failure(command, ECMD_FAILED, "  Logical volume " + a.get(2) + " in use.\n");
         }
         lvs.remove(lv.name);
+        keepBytes(lv);
+        space.release(lv.name);
         deleteNode(lv.name);
         return ok("  Logical volume \"" + lv.name + "\" successfully removed.\n");
     }
@@ -298,9 +335,50 @@ public final class FakeLvm implements ProcessRunner {
     private CommandResult lvchange(Command command, List<String> a) {
         expect(a, a.size() == 4 && a.get(1).equals("-ay") && a.get(2).equals("-K"));
         Lv lv = existing(command, a.get(3), false);
-        lv.active = true;
-        createNode(lv.name);
+        if (!lv.active) {
+            lv.active = true;
+            createNode(lv.name);
+            if (lv.pool.isEmpty()) {
+                space.load(lv.name, node(lv.name));
+            }
+        }
         return ok("");
+    }
+
+    /** {@code blkdiscard --zeroout DEVICE}: the whole LV reads zeroes (or half of it, when interrupted). */
+    private CommandResult blkdiscard(Command command, List<String> a) {
+        expect(a, a.size() == 3 && a.get(1).equals("--zeroout"));
+        Path device = Path.of(a.get(2));
+        Lv lv = lvs.values().stream().filter(l -> l.active && !l.thinPool && node(l.name).equals(device)).findFirst()
+                .orElseThrow(() -> failure(command, 1, "blkdiscard: cannot open " + device + ": No such file or directory\n"));
+        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(device, java.nio.file.StandardOpenOption.WRITE)) {
+            if (interruptedZeroings > 0) {
+                interruptedZeroings--;
+                long half = Math.min(file.size(), lv.size / 2);
+                file.write(java.nio.ByteBuffer.allocate((int) half), 0);
+                throw new CommandFailedException(command, -1, "", true);
+            }
+            file.truncate(0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return ok("");
+    }
+
+    /** A new or added LV's place: linear ones take extents and show the bytes found there. */
+    private void place(String name, long size, String pool) {
+        createNode(name);
+        if (pool.isEmpty()) {
+            space.allocate(name, size);
+            space.load(name, node(name));
+        }
+    }
+
+    /** Before an active linear LV's node goes away or grows: its bytes go back to the disk. */
+    private void keepBytes(Lv lv) {
+        if (lv.pool.isEmpty() && !lv.thinPool && lv.active && Files.exists(node(lv.name))) {
+            space.store(lv.name, node(lv.name));
+        }
     }
 
     // --- formats ----------------------------------------------------------------------------------------
@@ -316,6 +394,7 @@ public final class FakeLvm implements ProcessRunner {
         String active = lv.active ? "a" : "-";
         f.put("lv_attr", lv.thinPool ? "twi-aotz--" : lv.pool.isEmpty() ? "-wi-" + active + "-----" : "Vwi-" + active + "-tz--");
         f.put("vg_extent_size", Long.toString(extent));
+        f.put("zero", lv.thinPool ? (lv.zeroing ? "zero" : "") : "unknown");
         f.put("data_percent", lv.thinPool ? String.format(Locale.ROOT, "%.2f", 100.0 * lv.dataUsed / lv.size)
                 : lv.pool.isEmpty() ? "" : "0.00");
         return f;

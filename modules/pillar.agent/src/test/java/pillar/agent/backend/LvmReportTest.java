@@ -58,8 +58,26 @@ class LvmReportTest {
         assertThat(pool.dataPercent()).isEqualByComparingTo("12.00");
         // 24 MiB written of 200 MiB
         assertThat(pool.free()).isEqualTo(209_715_200L - 25_165_824L);
-        assertThat(new ThinPool("p", 1000, new BigDecimal("0.01"), "twi-aotz--").free()).isEqualTo(999); // used rounds up
-        assertThat(new ThinPool("p", 1000, new BigDecimal("100.00"), "twi-aotz--").free()).isZero();
+        assertThat(pool.zeroing()).as("LVM's default: new chunks are zeroed").isTrue();
+        assertThat(new ThinPool("p", 1000, new BigDecimal("0.01"), "twi-aotz--", true).free()).isEqualTo(999); // used rounds up
+        assertThat(new ThinPool("p", 1000, new BigDecimal("100.00"), "twi-aotz--", true).free()).isZero();
+    }
+
+    @Test
+    void aThinPoolWithZeroingOffReportsAnEmptyZeroField() {
+        ThinPool pool = LvmReport.thinPools(Captures.lvm("lvs-pool-nozero").stdout()).get(0);
+        assertThat(pool.zeroing()).isFalse();
+        assertThat(pool.attr()).isEqualTo("twi-aot---"); // the 'z' of lv_attr is gone too
+    }
+
+    @Test
+    void theZeroFieldTakesOnlyItsNameOrBinaryValues() {
+        String report = "{\"report\": [{\"lv\": [{\"lv_name\":\"p\", \"lv_size\":\"8\", \"data_percent\":\"0.00\","
+                + " \"lv_attr\":\"twi-a-tz--\", \"zero\":\"%s\"}]}]}";
+        assertThat(LvmReport.thinPools(report.formatted("1")).get(0).zeroing()).isTrue(); // --binary
+        assertThat(LvmReport.thinPools(report.formatted("0")).get(0).zeroing()).isFalse();
+        assertThatThrownBy(() -> LvmReport.thinPools(report.formatted("unknown"))) // what a linear LV reports
+                .isInstanceOf(BackendException.class).hasMessageContaining("binary field zero");
     }
 
     @Test

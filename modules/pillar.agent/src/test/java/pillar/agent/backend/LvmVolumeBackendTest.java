@@ -3,15 +3,12 @@ package pillar.agent.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static pillar.agent.backend.BackendAssertions.assertFails;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -28,30 +25,7 @@ import pillar.api.value.VolumeId;
  * {@link VolumeBackend} (idempotent create, never shrink, delete of a missing volume, only our
  * volumes), the exact argument lists, and hostile input that must not reach a single command.
  */
-class LvmVolumeBackendTest {
-    private static final VolumeId PVC1 = VolumeId.of("pvc-1");
-    private static final VolumeId PVC2 = VolumeId.of("pvc-2");
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
-
-    @TempDir
-    Path dev;
-
-    private FakeLvm lvm;
-    private LvmVolumeBackend linear;
-    private LvmVolumeBackend thin;
-
-    @BeforeEach
-    void volumeGroupWithAThinPool() {
-        // 1 GiB group, 256 MiB of it a thin pool: 768 MiB free for linear LVs
-        lvm = new FakeLvm("vg0", ByteSize.GIB, dev).withThinPool("pool0", 256 * ByteSize.MIB);
-        linear = backend(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg0", ""));
-        thin = backend(new BackendConfig("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"));
-    }
-
-    private LvmVolumeBackend backend(BackendConfig config) {
-        return new LvmVolumeBackend(config, lvm, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofSeconds(2));
-    }
-
+class LvmVolumeBackendTest extends FakeLvmFixture {
     @Test
     void linearCreateRoundsUpToWholeExtentsTagsWipesAndReturnsTheDevice() {
         BackendVolume volume = linear.create(PVC1, ByteSize.ofMiB(5), Map.of());
@@ -298,7 +272,7 @@ class LvmVolumeBackendTest {
 
         assertThat(thin.capacity()).isEqualTo(new Capacity(ByteSize.ofMiB(256), ByteSize.ofMiB(192)));
         assertThat(lvm.argvs()).contains(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o",
-                "lv_name,lv_size,data_percent,lv_attr", "vg0/pool0"));
+                "lv_name,lv_size,data_percent,lv_attr,zero", "vg0/pool0"));
     }
 
     @Test
@@ -316,7 +290,10 @@ class LvmVolumeBackendTest {
     void aMissingThinPoolIsUnavailable() {
         LvmVolumeBackend noPool = backend(new BackendConfig("nopool", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool9"));
 
-        assertFails(() -> noPool.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.UNAVAILABLE, "Pool pool9 not found");
+        // the pool's zeroing is read first; lvcreate (when the store accepts any pool) names it too
+        assertFails(() -> noPool.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.UNAVAILABLE, "thin pool vg0/pool9 is not available");
+        assertFails(() -> noPool.create(PVC1, ByteSize.ofMiB(8), Map.of(), VolumeBackend.NonZeroingPool.ACCEPT), Kind.UNAVAILABLE,
+                "Pool pool9 not found");
         assertFails(noPool::capacity, Kind.UNAVAILABLE, "thin pool vg0/pool9");
         assertThat(lvm.exists("pvc-1")).isFalse();
     }

@@ -108,12 +108,14 @@ class AgentCallCommandsIT {
                 Map.entry("AllowInitiator", List.of()),
                 Map.entry("ExpandVolume", List.of("lvs", "lvextend")), // ours, size and extent size; grow
                 Map.entry("UnexportVolume", List.of()),
-                Map.entry("DeleteVolume", List.of("lvs", "lvremove"))); // ours (never remove another's LV); remove
+                // ours (never remove another's LV); zero its extents; remove
+                Map.entry("DeleteVolume", List.of("lvs", "blkdiscard", "lvremove")));
 
         Map<String, List<String>> thin = lifecycle("thin", "pvc-thin-1");
-        assertThat(thin.get("CreateVolume")).containsExactly("vgs", "lvcreate"); // the pool's report has no extent size
+        // the pool's zeroing, then the extent size (not in the pool's report)
+        assertThat(thin.get("CreateVolume")).containsExactly("lvs", "vgs", "lvcreate");
         assertThat(lifecycle("thin", "pvc-thin-2")).containsExactly(
-                Map.entry("CreateVolume", List.of("lvcreate")),
+                Map.entry("CreateVolume", List.of("lvs", "lvcreate")),
                 Map.entry("ExportVolume", List.of("lvs")),
                 Map.entry("AllowInitiator", List.of()),
                 Map.entry("ExpandVolume", List.of("lvs", "lvextend")),

@@ -195,4 +195,29 @@ class AgentServiceIT {
         assertThatThrownBy(call::run).isInstanceOfSatisfying(StatusRuntimeException.class,
                 e -> assertThat(e.getStatus().getCode()).as(e.getStatus().toString()).isEqualTo(code));
     }
+
+    @Test
+    void aThinPoolThatDoesNotZeroIsReportedEachTimeAndRefusedUnlessTheCreateAcceptsIt() {
+        assertThat(backends().getProblem().getReason()).isEmpty();
+        lvm.setZeroing("pool0", false);
+        assertThat(backends().getProblem().getReason()).isEqualTo("ThinPoolNotZeroing");
+        assertThat(backends().getProblem().getMessage()).contains("lvchange --zero y vg0/pool0");
+        CreateVolumeRequest request = CreateVolumeRequest.newBuilder().setToken(token(0)).setVolumeId("pvc-z").setBackend("fast")
+                .setSizeBytes(64 * MIB).build();
+
+        assertThatThrownBy(() -> stub.createVolume(request)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+            assertThat(e.getStatus().getDescription()).contains("thin pool vg0/pool0 does not zero new chunks");
+        });
+        assertThat(stub.listVolumes(ListVolumesRequest.newBuilder().setBackend("fast").build()).getVolumesList()).isEmpty();
+        assertThat(stub.createVolume(request.toBuilder().setAcceptNonZeroingThinPool(true).build()).getVolume().getSizeBytes())
+                .isEqualTo(64 * MIB);
+
+        lvm.setZeroing("pool0", true);
+        assertThat(backends().hasProblem()).isFalse();
+    }
+
+    private pillar.api.agent.v1.Backend backends() {
+        return stub.getCapabilities(pillar.api.agent.v1.GetCapabilitiesRequest.getDefaultInstance()).getBackends(0);
+    }
 }

@@ -48,7 +48,7 @@ final class MemoryBackend implements VolumeBackend {
     }
 
     @Override
-    public synchronized BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options) {
+    public synchronized BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool pool) {
         ByteSize rounded = size.roundUpTo(EXTENT);
         BackendVolume existing = volumes.get(id);
         if (existing != null) {

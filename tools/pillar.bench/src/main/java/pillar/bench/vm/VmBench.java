@@ -20,7 +20,8 @@ import pillar.bench.Report;
  *
  * <p>{@code VmBench --out=FILE [--reps=N] [--quick]}: a volume group on a loop device in the guest's tmpfs,
  * pillar-csi's agent and node in this JVM ({@link Pillar}), then N repetitions of the phases; the
- * median of each side and their ratio go to FILE (Markdown). Fails unless PILLAR_KERNEL_VM=1.
+ * median of each side and their ratio go to FILE (Markdown), then the cost of zeroing a linear LV on
+ * delete ({@link ZeroingCost}). {@code --zeroing-only}: that measurement alone. Fails unless PILLAR_KERNEL_VM=1.
  */
 public final class VmBench {
     static final String VG = "benchvg";
@@ -43,6 +44,7 @@ public final class VmBench {
         }
         int reps = args.integer("reps", 3);
         boolean quick = args.flag("quick");
+        boolean zeroingOnly = args.flag("zeroing-only");
         Path work = Files.createDirectories(Path.of("/tmp/pillar-vmbench"));
         Path image = work.resolve("pv.img");
         try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
@@ -54,6 +56,11 @@ public final class VmBench {
             Bare.run("pvcreate", "-q", loop);
             Bare.run("vgcreate", "-q", VG, loop);
             Bare.run("lvcreate", "-q", "--type", "thin-pool", "-L", "3g", "-n", POOL, VG);
+            if (zeroingOnly) {
+                report.heading("2. The real-kernel lifecycle in the VM (`dev/bench --group 2`): zeroing only");
+                ZeroingCost.measure(report, VG, reps);
+                return;
+            }
             Phases phases = declare();
             try (Pillar pillar = new Pillar(work, Path.of("/sys/kernel/config"), VG, POOL)) {
                 Bare bare = new Bare(VG, POOL);
@@ -77,6 +84,7 @@ public final class VmBench {
                     + " include the JIT's warm-up) and no whole node calls, " : "a warm-up repetition, then ") + reps
                     + " counted; medians.");
             phases.report(report, 1.15);
+            ZeroingCost.measure(report, VG, reps);
         } finally {
             Bare.run("vgremove", "-q", "-f", VG);
             Bare.run("pvremove", "-q", loop);

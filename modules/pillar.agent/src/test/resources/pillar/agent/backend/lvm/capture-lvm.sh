@@ -1,7 +1,8 @@
 #!/bin/bash
 # Captures real LVM 2.03 output (stdout, stderr, exit status) for the argument lists LvmVolumeBackend emits.
 set -u
-OUT=/work/backend-capture/lvm
+OUT=${PILLAR_CAPTURE_DIR:-/work/backend-capture}/lvm
+mkdir -p "$OUT"
 rm -f "$OUT"/*
 n=0
 cap() { # name argv...
@@ -14,7 +15,7 @@ cap() { # name argv...
 F="--reportformat json --units b --nosuffix"
 LVF=lv_name,lv_path,lv_size,lv_tags,pool_lv,lv_attr,vg_extent_size
 VGF=vg_name,vg_size,vg_free,vg_extent_size
-PF=lv_name,lv_size,data_percent,lv_attr
+PF=lv_name,lv_size,data_percent,lv_attr,zero
 truncate -s 600M /root/pv.img
 loop=$(losetup -f --show /root/pv.img)
 cap version lvm version
@@ -42,6 +43,9 @@ cap lvs-thin-one lvs $F -o $LVF vgcap/pvc-t
 cap lvs-missing lvs $F -o $LVF vgcap/missing
 cap lvs-novg lvs $F -o $LVF vgmissing/pvc-a
 cap lvs-pool lvs $F -o $PF vgcap/pool
+cap lvchange-pool-nozero lvchange --zero n vgcap/pool
+cap lvs-pool-nozero lvs $F -o $PF vgcap/pool
+cap lvchange-pool-zero lvchange --zero y vgcap/pool
 cap vgs vgs $F -o $VGF vgcap
 cap vgs-missing vgs $F -o $VGF vgmissing
 cap lvextend lvextend -L 134217728b vgcap/pvc-a
@@ -54,6 +58,10 @@ cap lvchange-an lvchange -an vgcap/pvc-t
 cap lvs-inactive lvs $F -o $LVF vgcap/pvc-t
 cap lvchange-ay lvchange -ay -K vgcap/pvc-t
 cap lvchange-ay-again lvchange -ay -K vgcap/pvc-t
+cap blkdiscard-zeroout blkdiscard --zeroout /dev/vgcap/pvc-a
+mkfs.ext4 -q /dev/vgcap/pvc-a && mkdir -p /mnt/cap && mount /dev/vgcap/pvc-a /mnt/cap
+cap blkdiscard-mounted blkdiscard --zeroout /dev/vgcap/pvc-a
+umount /mnt/cap
 sleep 60 </dev/vgcap/pvc-a &
 holder=$!
 sleep 1

@@ -1,0 +1,40 @@
+package pillar.agent.backend;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
+
+import pillar.agent.config.BackendConfig;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.value.ByteSize;
+import pillar.api.value.VolumeId;
+
+/**
+ * The LVM backend tests' bed: a fake 1 GiB volume group {@code vg0} with a 256 MiB thin pool
+ * {@code pool0} (768 MiB free for linear LVs), a linear backend {@code fast} and a thin one {@code thin}.
+ */
+abstract class FakeLvmFixture {
+    static final VolumeId PVC1 = VolumeId.of("pvc-1");
+    static final VolumeId PVC2 = VolumeId.of("pvc-2");
+    static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    @TempDir
+    Path dev;
+
+    FakeLvm lvm;
+    LvmVolumeBackend linear;
+    LvmVolumeBackend thin;
+
+    @BeforeEach
+    void volumeGroupWithAThinPool() {
+        lvm = new FakeLvm("vg0", ByteSize.GIB, dev).withThinPool("pool0", 256 * ByteSize.MIB);
+        linear = backend(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg0", ""));
+        thin = backend(new BackendConfig("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"));
+    }
+
+    LvmVolumeBackend backend(BackendConfig config) {
+        return new LvmVolumeBackend(config, lvm, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofSeconds(2));
+    }
+}

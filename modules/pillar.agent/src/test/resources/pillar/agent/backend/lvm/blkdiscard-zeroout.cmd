@@ -1,0 +1,1 @@
+blkdiscard --zeroout /dev/vgcap/pvc-a

@@ -1,0 +1,1 @@
+lvchange --zero n vgcap/pool

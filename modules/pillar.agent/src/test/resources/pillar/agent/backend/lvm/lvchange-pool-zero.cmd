@@ -1,0 +1,1 @@
+lvchange --zero y vgcap/pool
