@@ -69,6 +69,11 @@ final class AgentProcess implements AutoCloseable {
         return took;
     }
 
+    /** Launches the agent and returns at once (the caller watches its log). */
+    void launchOnly(Path config) throws IOException {
+        launch(config);
+    }
+
     /** Starts the agent and waits for it to exit on its own (a refusal to start); returns its exit status. */
     int startExpectingExit(Path config) throws Exception {
         launch(config);

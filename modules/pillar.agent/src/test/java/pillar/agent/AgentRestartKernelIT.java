@@ -5,11 +5,8 @@ import static pillar.agent.VmBed.CONFIGFS;
 import static pillar.agent.VmBed.run;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,11 +16,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
-import com.sun.nio.file.ExtendedOpenOption;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import pillar.agent.configfs.BlockWrites;
 import pillar.agent.configfs.ConfigfsNvmetTarget;
 import pillar.agent.configfs.FabricsInitiator;
 import pillar.agent.configfs.NamespaceId;
@@ -39,14 +36,13 @@ import pillar.api.value.Nqn;
 /**
  * Restarting the agent is hitless (real kernel, qemu VM): nvmet lives in the kernel, so a host's I/O
  * does not depend on the agent process. A writer on the initiator side makes O_DIRECT 4 KiB writes,
- * each forced to the device, to an exported thin LV while the agent is SIGKILLed and restarted twice,
+ * each synced to the device, to an exported thin LV while the agent is SIGKILLed and restarted twice,
  * then SIGKILLed once more in the middle of re-applying its 51 exports and started again. Every write
  * succeeds, writes complete while the agent is down, every block reads back with the content last
  * written to it, and the longest time between two completed writes is printed.
  */
 class AgentRestartKernelIT {
     private static final long MIB = 1L << 20;
-    private static final int BLOCK = 4096;
     private static final int IDLE_EXPORTS = 50;
     private static final String VG = "pillarrestartvg";
     private static final Nqn HOST = Nqn.of("nqn.2014-08.org.nvmexpress:uuid:2d6f1c0a-5b3e-4a7d-9c8f-1e2d3c4b5a69");
@@ -92,7 +88,7 @@ class AgentRestartKernelIT {
         }
         initiator.connect(TARGET, nqn(WRITER_VOLUME), HOST);
         Path device = initiator.awaitHead(nqn(WRITER_VOLUME), NamespaceId.of(1), Duration.ofSeconds(30));
-        writer = new Writer(device, (int) (64 * MIB / BLOCK));
+        writer = new Writer(device, Files.createDirectories(dir.resolve("blocks")), (int) (64 * MIB / BlockWrites.BLOCK));
         writer.start();
         writer.awaitWrites(20);
 
@@ -157,21 +153,23 @@ class AgentRestartKernelIT {
     }
 
     /**
-     * Writes block {@code seq % blocks} with content derived from {@code seq}, O_DIRECT and forced,
-     * one after another, pacing 10 ms; keeps the last sequence number each block got, the longest
-     * time between two completed writes, and the first I/O error.
+     * Writes block {@code seq % blocks} with content derived from {@code seq} ({@link BlockWrites}:
+     * O_DIRECT, synced to the device), one after another; keeps the last sequence number each block
+     * got, the longest time between two completed writes, and the first failed write.
      */
     private static final class Writer {
         private final Path device;
+        private final BlockWrites writes;
         private final long[] lastSeq;
         private final AtomicLong completed = new AtomicLong();
         private final AtomicLong longestStallNanos = new AtomicLong();
-        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+        private final AtomicReference<String> failure = new AtomicReference<>();
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final Thread thread;
 
-        Writer(Path device, int blocks) {
+        Writer(Path device, Path scratch, int blocks) {
             this.device = device;
+            this.writes = new BlockWrites(scratch);
             this.lastSeq = new long[blocks];
             Arrays.fill(lastSeq, -1);
             this.thread = new Thread(this::loop, "o-direct-writer");
@@ -185,7 +183,7 @@ class AgentRestartKernelIT {
             return completed.get();
         }
 
-        Throwable failure() {
+        String failure() {
             return failure.get();
         }
 
@@ -208,58 +206,42 @@ class AgentRestartKernelIT {
         }
 
         private void loop() {
-            ByteBuffer buffer = ByteBuffer.allocateDirect(2 * BLOCK).alignedSlice(BLOCK);
-            try (FileChannel channel = FileChannel.open(device, StandardOpenOption.WRITE, StandardOpenOption.READ,
-                    ExtendedOpenOption.DIRECT)) {
-                long last = System.nanoTime();
-                for (long seq = 0; running.get(); seq++) {
-                    int block = (int) (seq % lastSeq.length);
-                    buffer.clear();
-                    buffer.put(content(seq));
-                    buffer.flip();
-                    channel.write(buffer, (long) block * BLOCK);
-                    channel.force(false);
-                    lastSeq[block] = seq;
-                    completed.incrementAndGet();
-                    long now = System.nanoTime();
-                    longestStallNanos.accumulateAndGet(now - last, Math::max);
-                    last = now;
-                    Thread.sleep(10);
+            long last = System.nanoTime();
+            for (long seq = 0; running.get(); seq++) {
+                int block = (int) (seq % lastSeq.length);
+                try {
+                    if (!writes.write(device, block, content(seq), Duration.ofMinutes(2))) {
+                        failure.set("write " + seq + " (block " + block + ") failed");
+                        return;
+                    }
+                } catch (IOException | RuntimeException e) {
+                    failure.set("write " + seq + " (block " + block + "): " + e);
+                    return;
                 }
-            } catch (IOException | InterruptedException | RuntimeException e) {
-                failure.set(e);
+                lastSeq[block] = seq;
+                completed.incrementAndGet();
+                long now = System.nanoTime();
+                longestStallNanos.accumulateAndGet(now - last, Math::max);
+                last = now;
             }
         }
 
-        /** Reads every written block back (O_DIRECT) and compares; returns how many were checked. */
+        /** Reads every written block back and compares; returns how many were checked. */
         int verify() throws IOException {
             int checked = 0;
-            ByteBuffer buffer = ByteBuffer.allocateDirect(2 * BLOCK).alignedSlice(BLOCK);
-            byte[] read = new byte[BLOCK];
-            try (FileChannel channel = FileChannel.open(device, StandardOpenOption.READ, ExtendedOpenOption.DIRECT)) {
-                for (int block = 0; block < lastSeq.length; block++) {
-                    if (lastSeq[block] < 0) {
-                        continue;
-                    }
-                    buffer.clear();
-                    while (buffer.hasRemaining()) {
-                        assertThat(channel.read(buffer, (long) block * BLOCK + buffer.position())).isPositive();
-                    }
-                    buffer.flip();
-                    buffer.get(read);
-                    assertThat(read).as("block %d, written last with sequence %d", block, lastSeq[block])
-                            .isEqualTo(content(lastSeq[block]));
-                    checked++;
+            for (int block = 0; block < lastSeq.length; block++) {
+                if (lastSeq[block] < 0) {
+                    continue;
                 }
+                assertThat(BlockWrites.read(device, block)).as("block %d, written last with sequence %d", block, lastSeq[block])
+                        .isEqualTo(content(lastSeq[block]));
+                checked++;
             }
             return checked;
         }
 
         private static byte[] content(long seq) {
-            byte[] data = new byte[BLOCK];
-            new Random(seq).nextBytes(data);
-            ByteBuffer.wrap(data).putLong(seq);
-            return data;
+            return BlockWrites.block(seq, new Random(seq));
         }
     }
 

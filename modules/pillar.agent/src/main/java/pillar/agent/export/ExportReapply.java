@@ -38,6 +38,7 @@ public final class ExportReapply {
                                    Map<String, VolumeBackend> backends) {
         List<String> failures = new ArrayList<>();
         long start = System.nanoTime();
+        LOG.info(() -> "re-applying " + records.size() + " exports");
         for (ExportRecord recorded : records) {
             try {
                 ExportRecord record = withCurrentDevice(recorded, exports, backends);

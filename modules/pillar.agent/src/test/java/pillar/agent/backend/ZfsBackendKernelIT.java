@@ -197,10 +197,19 @@ class ZfsBackendKernelIT {
     void foreignZvolsMissingParentsAndPoolsAreRecognised() {
         sh("zfs", "create", "-V", "16M", "-s", pool + "/k8s/pvc-foreign");
         VolumeId id = VolumeId.of("pvc-foreign");
-        assertFails(() -> zfs.create(id, ByteSize.ofMiB(16), Map.of("sparse", "true")), Kind.CONFLICT, "not a zvol of pillar-csi");
+        assertFails(() -> zfs.create(id, ByteSize.ofMiB(16), Map.of("sparse", "true")), Kind.CONFLICT, "not a zvol of this installation");
         assertThat(zfs.find(id)).isEmpty();
         assertThat(zfs.list()).isEmpty();
         assertFails(() -> zfs.delete(id), Kind.FAILED, "refusing to destroy");
+        // this installation's mark inherited from the parent (source 'inherited from ...') is not ownership
+        sh("zfs", "set", "io.pillar-csi:managed=embedded", pool + "/k8s");
+        sh("zfs", "create", "-V", "16M", "-s", pool + "/k8s/pvc-inherits");
+        assertThat(sh("zfs", "get", "-H", "-o", "value,source", "io.pillar-csi:managed", pool + "/k8s/pvc-inherits"))
+                .startsWith("embedded\tinherited from " + pool + "/k8s");
+        assertThat(zfs.find(VolumeId.of("pvc-inherits"))).isEmpty();
+        assertThat(zfs.list()).isEmpty();
+        assertFails(() -> zfs.delete(VolumeId.of("pvc-inherits")), Kind.FAILED, "refusing to destroy");
+        sh("zfs", "inherit", "io.pillar-csi:managed", pool + "/k8s");
         assertFails(() -> zfs.expand(VolumeId.of("pvc-none"), ByteSize.ofMiB(4)), Kind.NOT_FOUND, "does not exist");
         zfs.delete(VolumeId.of("pvc-none"));
 

@@ -20,19 +20,19 @@ import pillar.api.exec.SystemProcessRunner;
  * (O_DIRECT, so the write reaches the device or fails, never a page cache), each block's content
  * random with its sequence number first, and its SHA-256 kept by the caller to check a read-back.
  */
-final class BlockWrites {
-    static final int BLOCK = 4096;
+public final class BlockWrites {
+    public static final int BLOCK = 4096;
     private static final ProcessRunner RUNNER = new SystemProcessRunner();
 
     private final Path scratch;
 
     /** @param scratch a directory for the blocks' source files (the guest's tmpfs) */
-    BlockWrites(Path scratch) {
+    public BlockWrites(Path scratch) {
         this.scratch = scratch;
     }
 
     /** A block whose first eight bytes are {@code seq}, the rest random. */
-    static byte[] block(long seq, Random random) {
+    public static byte[] block(long seq, Random random) {
         byte[] data = new byte[BLOCK];
         random.nextBytes(data);
         for (int i = 0; i < 8; i++) {
@@ -46,7 +46,7 @@ final class BlockWrites {
      * is not truncated) and waits until it is on the device. Returns whether the write succeeded. The
      * target must exist: a block device that went away fails rather than become a new file in /dev.
      */
-    boolean write(Path target, long index, byte[] data, Duration deadline) throws IOException {
+    public boolean write(Path target, long index, byte[] data, Duration deadline) throws IOException {
         Path source = scratch.resolve("block-" + Thread.currentThread().threadId());
         Files.write(source, data);
         try {
@@ -59,7 +59,7 @@ final class BlockWrites {
     }
 
     /** Block {@code index} of {@code target} as it reads now. */
-    static byte[] read(Path target, long index) throws IOException {
+    public static byte[] read(Path target, long index) throws IOException {
         byte[] data = new byte[BLOCK];
         try (RandomAccessFile file = new RandomAccessFile(target.toFile(), "r")) {
             file.seek(index * BLOCK);

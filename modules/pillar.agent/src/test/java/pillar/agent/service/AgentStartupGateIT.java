@@ -129,8 +129,13 @@ class AgentStartupGateIT {
         }
 
         @Override
-        public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options) {
-            return backend.create(id, size, options);
+        public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool pool) {
+            return backend.create(id, size, options, pool);
+        }
+
+        @Override
+        public Optional<pillar.agent.backend.BackendProblem> problem() {
+            return backend.problem();
         }
 
         @Override

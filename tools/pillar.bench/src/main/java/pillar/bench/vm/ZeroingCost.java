@@ -7,6 +7,7 @@ import java.util.Map;
 import pillar.agent.backend.Backends;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.config.BackendConfig;
+import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.exec.SystemProcessRunner;
 import pillar.api.value.ByteSize;
@@ -27,7 +28,7 @@ final class ZeroingCost {
 
     static void measure(Report report, String vg, int reps) {
         VolumeBackend linear = Backends.of(new BackendConfig("bench-linear", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""),
-                new SystemProcessRunner(), Backends.Host.system());
+                new SystemProcessRunner(), Backends.Host.system(), InstallationId.EMBEDDED);
         long[] bare = new long[reps];
         long[] pillar = new long[reps];
         for (int r = 0; r < reps; r++) {
