@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
@@ -32,8 +33,9 @@ import pillar.node.sys.Hangs;
  *   <li>connecting to something not {@link #export exported} fails as the kernel does;</li>
  *   <li>disconnect removes the controller, and the namespace when no controller is left;</li>
  *   <li>the size the kernel shows changes only on {@link #rescan} (a missed change notification);</li>
- *   <li>a connect to a {@linkplain #hangConnectsTo hung} subsystem stays inside the call (as a write to
- *       {@code /dev/nvme-fabrics} stuck in the kernel does) and completes once released.</li>
+ *   <li>connects are serialized, as the kernel serializes every write to {@code /dev/nvme-fabrics} under
+ *       one mutex: a connect to a {@linkplain #hangConnectsTo hung} subsystem stays inside the call and
+ *       holds up every other connect (disconnect and rescan are not held up), until released.</li>
  * </ul>
  */
 public final class FakeInitiator implements Initiator {
@@ -45,6 +47,8 @@ public final class FakeInitiator implements Initiator {
     private final Map<String, Integer> subsystemInstances = new HashMap<>();
     private final List<String> calls = new ArrayList<>();
     private final Hangs hangs = new Hangs();
+    /** The kernel's nvmf_dev_mutex: one connect at a time, uninterruptibly. */
+    private final ReentrantLock fabricsDevice = new ReentrantLock();
     private int nextController = 0;
     private CountDownLatch gate = new CountDownLatch(0);
     private CountDownLatch entered = new CountDownLatch(0);
@@ -92,6 +96,15 @@ public final class FakeInitiator implements Initiator {
 
     @Override
     public Controller connect(FabricsTarget target) {
+        fabricsDevice.lock();
+        try {
+            return connectHoldingTheDevice(target);
+        } finally {
+            fabricsDevice.unlock();
+        }
+    }
+
+    private Controller connectHoldingTheDevice(FabricsTarget target) {
         CountDownLatch g;
         synchronized (this) {
             calls.add("connect " + target.describe());

@@ -29,6 +29,17 @@ public final class Hangs {
         }
     }
 
+    /** Waits until every timed-out call of {@code wait} has returned from the "kernel"; fails after {@code max}. */
+    public static void awaitNothingStuck(KernelWait wait, java.time.Duration max) throws InterruptedException {
+        long until = System.nanoTime() + max.toNanos();
+        while (wait.stuckCount() > 0) {
+            if (System.nanoTime() - until > 0) {
+                throw new AssertionError(wait.stuckCount() + " calls still stuck after " + max);
+            }
+            Thread.sleep(10);
+        }
+    }
+
     /** One chosen hang: how many calls entered it, and the release. */
     public static final class Hang {
         private final CountDownLatch released = new CountDownLatch(1);

@@ -47,11 +47,7 @@ class KernelWaitTest {
         assertThat(wait.call("b", "another", () -> "fine")).isEqualTo("fine");
 
         hang.release();
-        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (wait.stuckCount() > 0 && System.nanoTime() < until) {
-            Thread.sleep(10);
-        }
-        assertThat(wait.stuckCount()).isZero();
+        Hangs.awaitNothingStuck(wait, Duration.ofSeconds(10));
         assertThat(wait.call("a", "the retry", () -> "done")).isEqualTo("done");
     }
 
