@@ -16,7 +16,9 @@ import pillar.api.server.WorkloadServer;
 import pillar.api.value.Nqn;
 import pillar.node.config.NodeConfig;
 import pillar.node.fs.FilesystemTools;
+import pillar.node.mount.DeadlineMounter;
 import pillar.node.mount.JnaMounter;
+import pillar.node.nvme.DeadlineInitiator;
 import pillar.node.nvme.FabricsInitiator;
 import pillar.node.nvme.HostNqn;
 import pillar.node.nvme.SysfsNvme;
@@ -25,6 +27,7 @@ import pillar.node.service.NodeGrpcService;
 import pillar.node.service.NodePorts;
 import pillar.node.service.VolumeLocks;
 import pillar.node.stage.StageRecords;
+import pillar.node.sys.KernelWait;
 
 /**
  * pillar-node: runs on every worker and serves CSI Identity and Node on the kubelet plugin socket,
@@ -60,10 +63,12 @@ public final class NodeMain {
 
     /** The real adapters for {@code config}: JNA mounter, the kernel's fabrics device, the host's tools. */
     public static NodePorts realPorts(NodeConfig config) {
-        Nqn host = HostNqn.loadOrCreate(config.hostNqnFile());
+        Nqn host = HostNqn.loadOrCreate(config.hostNqnFile(), config.sysRoot());
+        HostNqn.sharedWarning(host, config.hostNqnFile(), config.sysRoot()).ifPresent(LOG::warning);
         SysfsNvme sysfs = new SysfsNvme(config.sysRoot(), config.devRoot());
-        return new NodePorts(config.nodeId(), host, new JnaMounter(config.mountinfo()),
-                new FabricsInitiator(config.fabricsDevice(), sysfs, host), sysfs,
+        KernelWait kernel = new KernelWait(config.kernelTimeout());
+        return new NodePorts(config.nodeId(), host, new DeadlineMounter(new JnaMounter(config.mountinfo()), kernel),
+                new DeadlineInitiator(new FabricsInitiator(config.fabricsDevice(), sysfs, host), kernel), sysfs,
                 new FilesystemTools(new SystemProcessRunner()), new StageRecords(config.stateDir()),
                 new KubeletPaths(config.kubeletDir()), config.attachTimeout());
     }

@@ -23,11 +23,17 @@ import pillar.api.value.NodeId;
  *   hostnqn-file: /etc/nvme/hostnqn      # generated once if absent
  *   fabrics-device: /dev/nvme-fabrics
  *   attach-timeout: PT60S                # how long NodeStageVolume waits for the block device (ISO-8601 or seconds)
+ *   kernel-timeout: PT60S                # how long one mount, unmount or fabrics connect/disconnect is waited for
  * </pre>
  */
 public record NodeConfig(NodeId nodeId, Path stateDir, Path kubeletDir, Path sysRoot, Path devRoot, Path mountinfo,
-                         Path hostNqnFile, Path fabricsDevice, Duration attachTimeout) {
+                         Path hostNqnFile, Path fabricsDevice, Duration attachTimeout, Duration kernelTimeout) {
     public static final Duration DEFAULT_ATTACH_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * Long enough for a connect or a journal replay on a slow host, short enough that the CSI call
+     * answers before kubelet's own two-minute deadline for it.
+     */
+    public static final Duration DEFAULT_KERNEL_TIMEOUT = Duration.ofSeconds(60);
 
     public NodeConfig {
         for (Path path : new Path[] {stateDir, kubeletDir, sysRoot, devRoot, mountinfo, hostNqnFile, fabricsDevice}) {
@@ -38,9 +44,13 @@ public record NodeConfig(NodeId nodeId, Path stateDir, Path kubeletDir, Path sys
         if (kubeletDir.getNameCount() == 0) {
             throw new IllegalArgumentException("node.kubelet-dir must not be /");
         }
-        if (attachTimeout.isNegative() || attachTimeout.isZero() || attachTimeout.compareTo(Duration.ofHours(1)) > 0) {
-            throw new IllegalArgumentException("node.attach-timeout must be more than 0 and at most 1 hour, is "
-                    + attachTimeout);
+        checkTimeout("node.attach-timeout", attachTimeout);
+        checkTimeout("node.kernel-timeout", kernelTimeout);
+    }
+
+    private static void checkTimeout(String key, Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException(key + " must be more than 0 and at most 1 hour, is " + timeout);
         }
     }
 
@@ -63,7 +73,8 @@ public record NodeConfig(NodeId nodeId, Path stateDir, Path kubeletDir, Path sys
                 path(node, "mountinfo", "/proc/self/mountinfo"),
                 path(node, "hostnqn-file", "/etc/nvme/hostnqn"),
                 path(node, "fabrics-device", "/dev/nvme-fabrics"),
-                duration(node.get("attach-timeout").asString().orElse("")));
+                duration(node, "attach-timeout", DEFAULT_ATTACH_TIMEOUT),
+                duration(node, "kernel-timeout", DEFAULT_KERNEL_TIMEOUT));
     }
 
     private static Path path(Config node, String key, String fallback) {
@@ -75,16 +86,17 @@ public record NodeConfig(NodeId nodeId, Path stateDir, Path kubeletDir, Path sys
         return path.normalize();
     }
 
+    private static Duration duration(Config node, String key, Duration fallback) {
+        String text = node.get(key).asString().orElse("");
+        try {
+            return text.isEmpty() ? fallback : duration(text);
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("node." + key + " must be seconds (60) or ISO-8601 (PT60S), is " + text, e);
+        }
+    }
+
     /** ISO-8601 ({@code PT90S}) or plain seconds ({@code 90}). */
     static Duration duration(String text) {
-        if (text.isEmpty()) {
-            return DEFAULT_ATTACH_TIMEOUT;
-        }
-        try {
-            return text.matches("[0-9]{1,5}") ? Duration.ofSeconds(Long.parseLong(text)) : Duration.parse(text);
-        } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException("node.attach-timeout must be seconds (60) or ISO-8601 (PT60S), is "
-                    + text, e);
-        }
+        return text.matches("[0-9]{1,5}") ? Duration.ofSeconds(Long.parseLong(text)) : Duration.parse(text);
     }
 }

@@ -13,6 +13,11 @@ import pillar.api.value.Nqn;
  * before it can reach the fabrics options string: the NQN by its grammar, the address as an IP
  * literal (never a host name), numbers within the kernel's ranges.
  *
+ * <p>A publish context's {@code ctrlLossTmo} is bounded ({@link #MAX_CTRL_LOSS_TMO}, never -1 "forever"):
+ * a controller that reconnects forever keeps I/O, and every unmount or disconnect waiting on it, stuck
+ * without end. The record itself accepts the kernel's whole range, so stage records written before the
+ * bound stay readable.
+ *
  * @param ctrlLossTmo    seconds to keep reconnecting a lost controller (-1: forever); kernel default 600
  * @param reconnectDelay seconds between reconnect attempts; kernel default 10
  * @param nrIoQueues     I/O queues to ask for; 0 leaves the kernel's choice
@@ -22,6 +27,8 @@ public record FabricsTarget(Nqn nqn, String transport, String traddr, int trsvci
     public static final String TCP = "tcp";
     public static final int DEFAULT_CTRL_LOSS_TMO = 600;
     public static final int DEFAULT_RECONNECT_DELAY = 10;
+    /** The longest ctrlLossTmo a publish context may ask for: one hour. */
+    public static final int MAX_CTRL_LOSS_TMO = 3_600;
 
     private static final Pattern IPV4 = Pattern.compile(
             "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}");
@@ -41,15 +48,21 @@ public record FabricsTarget(Nqn nqn, String transport, String traddr, int trsvci
 
     /**
      * The target described by a publish context. Required: nqn, transport, traddr, trsvcid. Keys this
-     * node does not know are ignored (a newer controller may add some); known keys must be valid.
+     * node does not know are ignored (a newer controller may add some); known keys must be valid, and
+     * ctrlLossTmo 0 to {@link #MAX_CTRL_LOSS_TMO} ({@link #DEFAULT_CTRL_LOSS_TMO} when absent).
      */
     public static FabricsTarget fromPublishContext(Map<String, String> context) {
+        int ctrlLossTmo = optionalNumber(context, PublishContext.CTRL_LOSS_TMO, DEFAULT_CTRL_LOSS_TMO);
+        if (ctrlLossTmo < 0 || ctrlLossTmo > MAX_CTRL_LOSS_TMO) {
+            throw new InvalidValueException("publish_context." + PublishContext.CTRL_LOSS_TMO, "must be 0 to "
+                    + MAX_CTRL_LOSS_TMO + " seconds (a bounded reconnect; -1, forever, is refused), is " + ctrlLossTmo);
+        }
         return new FabricsTarget(
                 Nqn.of(required(context, PublishContext.NQN)),
                 required(context, PublishContext.TRANSPORT),
                 required(context, PublishContext.TRADDR),
                 number(context, PublishContext.TRSVCID, required(context, PublishContext.TRSVCID)),
-                optionalNumber(context, PublishContext.CTRL_LOSS_TMO, DEFAULT_CTRL_LOSS_TMO),
+                ctrlLossTmo,
                 optionalNumber(context, PublishContext.RECONNECT_DELAY, DEFAULT_RECONNECT_DELAY),
                 optionalNumber(context, PublishContext.NR_IO_QUEUES, 0));
     }

@@ -30,6 +30,7 @@ import pillar.api.server.Fabric;
 import pillar.api.value.InvalidValueException;
 import pillar.node.nvme.InitiatorException;
 import pillar.node.stage.StageRecordException;
+import pillar.node.sys.StuckInKernelException;
 import pillar.node.sys.SyscallException;
 
 /**
@@ -178,6 +179,9 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
         }
         if (e instanceof InvalidValueException) {
             return Status.INVALID_ARGUMENT.withDescription(e.getMessage());
+        }
+        if (e instanceof StuckInKernelException s) {
+            return (s.stillStuck() ? Status.ABORTED : Status.DEADLINE_EXCEEDED).withDescription(e.getMessage());
         }
         if (e instanceof InitiatorException) {
             return Status.UNAVAILABLE.withDescription(e.getMessage());

@@ -1,5 +1,7 @@
 package pillar.node.service;
 
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -8,26 +10,38 @@ import pillar.api.value.Nqn;
 /**
  * Serializes the connect and disconnect decisions for one NVMe subsystem across volumes: "connect or
  * reuse" on stage and "disconnect unless another record uses it" on unstage must not interleave, or
- * one volume's unstage could delete the controller another volume's stage has just reused. Striped
- * (a fixed set of locks), so it never grows; the critical sections are short.
+ * one volume's unstage could delete the controller another volume's stage has just reused.
+ *
+ * <p>One lock per subsystem, never shared with another: the holder may be waiting on the kernel (a
+ * connect, up to the kernel deadline), and that must hold up only the volumes of that subsystem. An
+ * entry exists only while a call holds or waits for it, so the map never grows with the volumes seen.
  */
 final class SubsystemLocks {
-    private static final int STRIPES = 64;
-    private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
-
-    SubsystemLocks() {
-        for (int i = 0; i < STRIPES; i++) {
-            locks[i] = new ReentrantLock();
-        }
-    }
+    private final ConcurrentMap<Nqn, Entry> locks = new ConcurrentHashMap<>();
 
     <T> T with(Nqn subsystem, Supplier<T> action) {
-        ReentrantLock lock = locks[Math.floorMod(subsystem.value().hashCode(), STRIPES)];
-        lock.lock();
+        Entry entry = locks.compute(subsystem, (k, e) -> {
+            Entry held = e == null ? new Entry() : e;
+            held.users++;
+            return held;
+        });
+        entry.lock.lock();
         try {
             return action.get();
         } finally {
-            lock.unlock();
+            entry.lock.unlock();
+            locks.compute(subsystem, (k, e) -> --e.users == 0 ? null : e);
         }
+    }
+
+    /** How many subsystems have a lock now (for tests). */
+    int size() {
+        return locks.size();
+    }
+
+    /** Guarded by the map's compute for {@code users}. */
+    private static final class Entry {
+        private final ReentrantLock lock = new ReentrantLock();
+        private int users;
     }
 }

@@ -24,6 +24,7 @@ class NodeConfigTest {
         assertThat(c.hostNqnFile()).isEqualTo(Path.of("/etc/nvme/hostnqn"));
         assertThat(c.fabricsDevice()).isEqualTo(Path.of("/dev/nvme-fabrics"));
         assertThat(c.attachTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(c.kernelTimeout()).isEqualTo(Duration.ofSeconds(60));
     }
 
     @Test
@@ -31,9 +32,10 @@ class NodeConfigTest {
         NodeConfig c = NodeConfig.from(WorkloadConfig.load("--node.id=w", "--node.state-dir=/s", "--node.kubelet-dir=/k",
                 "--node.sys-root=/fake/sys", "--node.dev-root=/fake/dev", "--node.mountinfo=/fake/mountinfo",
                 "--node.hostnqn-file=/fake/hostnqn", "--node.fabrics-device=/fake/dev/nvme-fabrics",
-                "--node.attach-timeout=PT2M"));
+                "--node.attach-timeout=PT2M", "--node.kernel-timeout=20"));
         assertThat(c.sysRoot()).isEqualTo(Path.of("/fake/sys"));
         assertThat(c.attachTimeout()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.kernelTimeout()).isEqualTo(Duration.ofSeconds(20));
         assertThat(NodeConfig.duration("90")).isEqualTo(Duration.ofSeconds(90));
     }
 
@@ -50,5 +52,9 @@ class NodeConfigTest {
                 .hasMessageContaining("attach-timeout");
         assertThatThrownBy(() -> NodeConfig.from(WorkloadConfig.load("--node.id=w", "--node.attach-timeout=0")))
                 .hasMessageContaining("attach-timeout");
+        assertThatThrownBy(() -> NodeConfig.from(WorkloadConfig.load("--node.id=w", "--node.kernel-timeout=soon")))
+                .hasMessageContaining("node.kernel-timeout must be seconds");
+        assertThatThrownBy(() -> NodeConfig.from(WorkloadConfig.load("--node.id=w", "--node.kernel-timeout=PT2H")))
+                .hasMessageContaining("node.kernel-timeout must be more than 0 and at most 1 hour");
     }
 }

@@ -14,6 +14,7 @@ import java.util.Set;
 import pillar.node.fs.FsType;
 import pillar.node.sys.Errno;
 import pillar.node.sys.FsStats;
+import pillar.node.sys.Hangs;
 import pillar.node.sys.SyscallException;
 
 /**
@@ -22,8 +23,10 @@ import pillar.node.sys.SyscallException;
  * source (ENOENT, ENOTDIR otherwise); mounts stack; unmounting what is not mounted is EINVAL inside
  * and success outside (the port's contract); a corrupted mount ({@link #corrupt}) probes as
  * {@link MountState#CORRUPTED} and fails statfs with its errno; a busy mount ({@link #busy}) refuses
- * a normal unmount with EBUSY, and only a corrupted busy mount may be detached. Nothing is really
- * mounted: files written under a "mount" stay in the directory.
+ * a normal unmount with EBUSY, and only a corrupted busy mount may be detached; a hung mount point
+ * ({@link #hang}) keeps every mount, bind and unmount there inside the call, as a mount stuck in the
+ * kernel does, while calls on other paths go on. Nothing is really mounted: files written under a
+ * "mount" stay in the directory.
  */
 public final class FakeMounter implements Mounter {
     private final List<MountEntry> table = new ArrayList<>();
@@ -31,11 +34,17 @@ public final class FakeMounter implements Mounter {
     private final Set<Path> busy = new HashSet<>();
     private final Map<String, String> deviceNumbers = new HashMap<>();
     private final List<String> calls = new ArrayList<>();
+    private final Hangs hangs = new Hangs();
     private FsStats stats = new FsStats(1L << 30, 900L << 20, 124L << 20, 65_536, 65_000, 536);
     private int nextId = 1000;
 
     @Override
-    public synchronized void mount(Path device, Path target, FsType fsType, MountOptions options) {
+    public void mount(Path device, Path target, FsType fsType, MountOptions options) {
+        hangs.pass(target);
+        mountNow(device, target, fsType, options);
+    }
+
+    private synchronized void mountNow(Path device, Path target, FsType fsType, MountOptions options) {
         calls.add("mount " + device + " " + target + " " + fsType + " " + options.canonical());
         if (!Files.exists(device)) {
             throw new SyscallException("mount", device.toString(), Errno.ENOENT);
@@ -47,7 +56,12 @@ public final class FakeMounter implements Mounter {
     }
 
     @Override
-    public synchronized void bind(Path source, Path target, MountOptions options) {
+    public void bind(Path source, Path target, MountOptions options) {
+        hangs.pass(target);
+        bindNow(source, target, options);
+    }
+
+    private synchronized void bindNow(Path source, Path target, MountOptions options) {
         calls.add("bind " + source + " " + target + (options.readOnly() ? " ro" : ""));
         if (!Files.exists(source)) {
             throw new SyscallException("mount", source.toString(), Errno.ENOENT);
@@ -63,7 +77,12 @@ public final class FakeMounter implements Mounter {
     }
 
     @Override
-    public synchronized void unmount(Path target) {
+    public void unmount(Path target) {
+        hangs.pass(target);
+        unmountNow(target);
+    }
+
+    private synchronized void unmountNow(Path target) {
         calls.add("unmount " + target);
         while (probe(target).isMounted()) {
             Optional<MountEntry> top = find(target);
@@ -116,6 +135,11 @@ public final class FakeMounter implements Mounter {
             throw new IllegalArgumentException(errno + " does not mean a corrupted mount");
         }
         corrupted.put(target, errno);
+    }
+
+    /** From now on mount, bind and unmount at {@code target} hang in the "kernel" until the hang is released. */
+    public Hangs.Hang hang(Path target) {
+        return hangs.on(target);
     }
 
     /** Makes the mount at {@code target} busy (open files), so that a normal unmount fails. */

@@ -39,7 +39,7 @@ class FabricsTargetTest {
     @Test
     void optionsStringCarriesEverySetting() {
         Map<String, String> c = context();
-        c.put(PublishContext.CTRL_LOSS_TMO, "-1");
+        c.put(PublishContext.CTRL_LOSS_TMO, "3600");
         c.put(PublishContext.RECONNECT_DELAY, "5");
         c.put(PublishContext.NR_IO_QUEUES, "4");
         c.put("someFutureKey", "ignored");
@@ -47,9 +47,31 @@ class FabricsTargetTest {
         assertThat(FabricsOptions.connect(FabricsTarget.fromPublishContext(c), host)).isEqualTo(
                 "nqn=nqn.2024-01.io.pillar-csi:pvc-1,transport=tcp,traddr=10.0.0.5,trsvcid=4420,"
                         + "hostnqn=nqn.2014-08.org.nvmexpress:uuid:3f0c2a7e-1111-2222-3333-444455556666,"
-                        + "ctrl_loss_tmo=-1,reconnect_delay=5,nr_io_queues=4");
+                        + "ctrl_loss_tmo=3600,reconnect_delay=5,nr_io_queues=4");
         assertThat(FabricsOptions.connect(FabricsTarget.fromPublishContext(context()), host))
                 .doesNotContain("nr_io_queues");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-1", "3601", "86400"})
+    void ctrlLossTmoIsBoundedInAPublishContext(String value) {
+        Map<String, String> c = context();
+        c.put(PublishContext.CTRL_LOSS_TMO, value);
+        assertThatThrownBy(() -> FabricsTarget.fromPublishContext(c)).isInstanceOf(InvalidValueException.class)
+                .hasMessageStartingWith("publish_context.ctrlLossTmo: must be 0 to 3600 seconds")
+                .hasMessageEndingWith("is " + value);
+    }
+
+    @Test
+    void ctrlLossTmoBoundsAreAcceptedAndOldRecordsStayReadable() {
+        for (String value : new String[] {"0", "3600"}) {
+            Map<String, String> c = context();
+            c.put(PublishContext.CTRL_LOSS_TMO, value);
+            assertThat(FabricsTarget.fromPublishContext(c).ctrlLossTmo()).isEqualTo(Integer.parseInt(value));
+        }
+        // a stage record written before the bound names -1; it must still load so the volume can be unstaged
+        assertThat(new FabricsTarget(Nqn.of("nqn.2024-01.io.pillar-csi:pvc-1"), "tcp", "10.0.0.5", 4420, -1, 10, 0)
+                .ctrlLossTmo()).isEqualTo(-1);
     }
 
     @Test

@@ -10,10 +10,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
 import pillar.api.value.Nqn;
+import pillar.node.sys.Hangs;
 
 /**
  * An {@link Initiator} that does to a fake sysfs and /dev tree what the kernel does to the real
@@ -30,7 +32,10 @@ import pillar.api.value.Nqn;
  *   <li>a second connect to the same subsystem, address and host reuses the controller;</li>
  *   <li>connecting to something not {@link #export exported} fails as the kernel does;</li>
  *   <li>disconnect removes the controller, and the namespace when no controller is left;</li>
- *   <li>the size the kernel shows changes only on {@link #rescan} (a missed change notification).</li>
+ *   <li>the size the kernel shows changes only on {@link #rescan} (a missed change notification);</li>
+ *   <li>connects are serialized, as the kernel serializes every write to {@code /dev/nvme-fabrics} under
+ *       one mutex: a connect to a {@linkplain #hangConnectsTo hung} subsystem stays inside the call and
+ *       holds up every other connect (disconnect and rescan are not held up), until released.</li>
  * </ul>
  */
 public final class FakeInitiator implements Initiator {
@@ -41,6 +46,9 @@ public final class FakeInitiator implements Initiator {
     private final Map<String, Export> exports = new HashMap<>();
     private final Map<String, Integer> subsystemInstances = new HashMap<>();
     private final List<String> calls = new ArrayList<>();
+    private final Hangs hangs = new Hangs();
+    /** The kernel's nvmf_dev_mutex: one connect at a time, uninterruptibly. */
+    private final ReentrantLock fabricsDevice = new ReentrantLock();
     private int nextController = 0;
     private CountDownLatch gate = new CountDownLatch(0);
     private CountDownLatch entered = new CountDownLatch(0);
@@ -81,8 +89,22 @@ public final class FakeInitiator implements Initiator {
         entered.await();
     }
 
+    /** From now on connects to {@code subsystem} hang in the "kernel" until the hang is released. */
+    public Hangs.Hang hangConnectsTo(Nqn subsystem) {
+        return hangs.on(subsystem);
+    }
+
     @Override
     public Controller connect(FabricsTarget target) {
+        fabricsDevice.lock();
+        try {
+            return connectHoldingTheDevice(target);
+        } finally {
+            fabricsDevice.unlock();
+        }
+    }
+
+    private Controller connectHoldingTheDevice(FabricsTarget target) {
         CountDownLatch g;
         synchronized (this) {
             calls.add("connect " + target.describe());
@@ -95,6 +117,7 @@ public final class FakeInitiator implements Initiator {
             Thread.currentThread().interrupt();
             throw new InitiatorException("interrupted");
         }
+        hangs.pass(target.nqn());
         synchronized (this) {
             Optional<SysfsNvme.ControllerInfo> existing = sysfs.controllerFor(target, host);
             if (existing.isPresent()) {

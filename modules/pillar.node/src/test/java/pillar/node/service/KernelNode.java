@@ -24,11 +24,15 @@ import pillar.api.value.Nqn;
 import pillar.node.NodeMain;
 import pillar.node.fs.FilesystemTools;
 import pillar.node.fs.RecordingRunner;
+import pillar.node.config.NodeConfig;
+import pillar.node.mount.DeadlineMounter;
 import pillar.node.mount.JnaMounter;
+import pillar.node.nvme.DeadlineInitiator;
 import pillar.node.nvme.FabricsInitiator;
 import pillar.node.nvme.HostNqn;
 import pillar.node.nvme.SysfsNvme;
 import pillar.node.stage.StageRecords;
+import pillar.node.sys.KernelWait;
 
 /**
  * The VM tier's node: every adapter real ({@code /dev/nvme-fabrics}, {@code /sys}, {@code /dev},
@@ -60,10 +64,14 @@ final class KernelNode {
         }
     }
 
+    /** The ports as {@code NodeMain.realPorts} builds them, the mounter and initiator behind the default deadline. */
     NodePorts ports(Duration attachTimeout) {
         SysfsNvme sysfs = new SysfsNvme(SYS, DEV);
-        return new NodePorts(NodeId.of("vm-worker"), host, new JnaMounter(Path.of("/proc/self/mountinfo")),
-                new FabricsInitiator(DEV.resolve("nvme-fabrics"), sysfs, host), sysfs, new FilesystemTools(tools),
+        KernelWait kernel = new KernelWait(NodeConfig.DEFAULT_KERNEL_TIMEOUT);
+        return new NodePorts(NodeId.of("vm-worker"), host,
+                new DeadlineMounter(new JnaMounter(Path.of("/proc/self/mountinfo")), kernel),
+                new DeadlineInitiator(new FabricsInitiator(DEV.resolve("nvme-fabrics"), sysfs, host), kernel), sysfs,
+                new FilesystemTools(tools),
                 new StageRecords(state), new KubeletPaths(kubelet), attachTimeout);
     }
 

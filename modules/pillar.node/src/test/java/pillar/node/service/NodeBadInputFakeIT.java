@@ -1,6 +1,7 @@
 package pillar.node.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static pillar.node.service.NodeFixture.code;
 
 import java.nio.file.Files;
@@ -13,6 +14,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -105,7 +107,8 @@ class NodeBadInputFakeIT {
         for (String[] bad : new String[][] {
             {PublishContext.NQN, "nqn.2024-01.x,hostnqn=evil"}, {PublishContext.TRADDR, "storage.example"},
             {PublishContext.TRADDR, "10.0.0.1,nqn=x"}, {PublishContext.TRSVCID, "99999"},
-            {PublishContext.TRANSPORT, "rdma"}, {PublishContext.CTRL_LOSS_TMO, "forever"}}) {
+            {PublishContext.TRANSPORT, "rdma"}, {PublishContext.CTRL_LOSS_TMO, "forever"},
+            {PublishContext.CTRL_LOSS_TMO, "-1"}, {PublishContext.CTRL_LOSS_TMO, "3601"}}) {
             assertStageRefused(Status.Code.INVALID_ARGUMENT,
                     r -> r.clearPublishContext().putAllPublishContext(with(context, bad[0], bad[1])));
         }
@@ -113,6 +116,13 @@ class NodeBadInputFakeIT {
         for (String mkfs : new String[] {"-F", "-E root_owner=0:0", "-m 0; reboot", "-d /etc"}) {
             assertStageRefused(Status.Code.INVALID_ARGUMENT, r -> r.putVolumeContext(VolumeContext.MKFS_OPTIONS, mkfs));
         }
+    }
+
+    @Test
+    void anUnboundedCtrlLossTmoIsRefusedNamingTheKey() {
+        var request = good().toBuilder().putPublishContext(PublishContext.CTRL_LOSS_TMO, "-1").build();
+        assertThatThrownBy(() -> node.node.nodeStageVolume(request)).isInstanceOf(StatusRuntimeException.class)
+                .hasMessageContaining("INVALID_ARGUMENT: publish_context.ctrlLossTmo: must be 0 to 3600 seconds");
     }
 
     @Test

@@ -24,10 +24,13 @@ import pillar.api.value.NodeId;
 import pillar.api.value.Nqn;
 import pillar.node.NodeMain;
 import pillar.node.fs.FilesystemTools;
+import pillar.node.mount.DeadlineMounter;
 import pillar.node.mount.Mounter;
+import pillar.node.nvme.DeadlineInitiator;
 import pillar.node.nvme.FakeInitiator;
 import pillar.node.nvme.SysfsNvme;
 import pillar.node.stage.StageRecords;
+import pillar.node.sys.KernelWait;
 
 /**
  * A pillar-node served over a real UNIX socket by {@link NodeMain#start}, called through a real gRPC
@@ -56,11 +59,21 @@ final class NodeFixture implements AutoCloseable {
     private final Backing backing;
     private final Map<String, Path> backings = new HashMap<>();
     private final Duration attachTimeout;
+    private final Duration kernelTimeout;
+    /** The deadline of the running service's mounter and initiator. */
+    KernelWait kernel;
     private WorkloadServer server;
     private ManagedChannel channel;
     NodeGrpc.NodeBlockingStub node;
 
     NodeFixture(Path root, Mounter mounter, ProcessRunner runner, Backing backing, Duration attachTimeout) {
+        this(root, mounter, runner, backing, attachTimeout, Duration.ofSeconds(30));
+    }
+
+    /** @param kernelTimeout the deadline of each mounter and initiator call, as {@code node.kernel-timeout} */
+    NodeFixture(Path root, Mounter mounter, ProcessRunner runner, Backing backing, Duration attachTimeout,
+                Duration kernelTimeout) {
+        this.kernelTimeout = kernelTimeout;
         this.root = root;
         this.kubelet = root.resolve("kubelet");
         this.state = root.resolve("state");
@@ -100,9 +113,12 @@ final class NodeFixture implements AutoCloseable {
         };
     }
 
+    /** The ports as {@code NodeMain.realPorts} builds them: the mounter and initiator behind a fresh deadline. */
     NodePorts ports() {
         SysfsNvme sysfs = new SysfsNvme(root.resolve("sys"), root.resolve("dev"));
-        return new NodePorts(NodeId.of("worker-1"), HOST, mounter, initiator, sysfs, new FilesystemTools(runner),
+        kernel = new KernelWait(kernelTimeout);
+        return new NodePorts(NodeId.of("worker-1"), HOST, new DeadlineMounter(mounter, kernel),
+                new DeadlineInitiator(initiator, kernel), sysfs, new FilesystemTools(runner),
                 new StageRecords(state), new KubeletPaths(kubelet), attachTimeout);
     }
 
