@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,13 +29,7 @@ public final class ExportStore {
 
     public Optional<ExportRecord> read(VolumeId volume) {
         Path file = dir.resolve(volume.value());
-        try {
-            return Optional.of(parse(file, Files.readString(file, StandardCharsets.UTF_8)));
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the export record " + file, e);
-        }
+        return AtomicFiles.read(file, "the export record").map(text -> parse(file, text));
     }
 
     public void write(ExportRecord record) {

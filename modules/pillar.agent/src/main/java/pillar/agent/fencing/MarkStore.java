@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -34,11 +33,7 @@ public final class MarkStore {
     public Optional<FencingMark> read(VolumeId volume) {
         Path file = dir.resolve(volume.value());
         try {
-            return Optional.of(FencingMark.parse(Files.readString(file, StandardCharsets.UTF_8)));
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the fencing mark " + file, e);
+            return AtomicFiles.read(file, "the fencing mark").map(FencingMark::parse);
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("the fencing mark " + file + " is damaged (" + e.getMessage()
                     + "); refusing to act on volume " + volume + " until an operator restores or removes it", e);

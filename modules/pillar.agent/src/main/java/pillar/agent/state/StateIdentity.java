@@ -5,7 +5,6 @@ import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -54,16 +53,8 @@ public record StateIdentity(String node, InstallationId installation, Instant cr
      */
     public static Optional<StateIdentity> read(Path stateDir) {
         Path file = stateDir.resolve(FILE);
-        String text;
         try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the state identity " + file, e);
-        }
-        try {
-            return Optional.of(parse(text));
+            return AtomicFiles.read(file, "the state identity").map(StateIdentity::parse);
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("the state identity " + file + " is damaged (" + e.getMessage() + ")", e);
         }

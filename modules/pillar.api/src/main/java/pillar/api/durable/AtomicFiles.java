@@ -4,11 +4,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -47,6 +50,21 @@ public final class AtomicFiles {
                 // the temporary file is cleaned up by removeLeftovers on the next start
             }
             throw new UncheckedIOException("cannot write " + target + " durably", e);
+        }
+    }
+
+    /**
+     * The text (UTF-8) of a durable file, or empty when there is none. Any other failure to read it
+     * is an {@link UncheckedIOException} naming {@code what}: an unreadable record is never taken for
+     * an absent one.
+     */
+    public static Optional<String> read(Path file, String what) {
+        try {
+            return Optional.of(Files.readString(file, StandardCharsets.UTF_8));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + what + " " + file, e);
         }
     }
 

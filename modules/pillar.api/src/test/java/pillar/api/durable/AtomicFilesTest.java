@@ -1,8 +1,10 @@
 package pillar.api.durable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,5 +47,15 @@ class AtomicFilesTest {
         AtomicFiles.delete(target);
         AtomicFiles.delete(target);
         assertThat(target).doesNotExist();
+    }
+
+    @Test
+    void aMissingFileReadsAsNoneAndAnUnreadableOneIsAnErrorNamingIt() throws IOException {
+        assertThat(AtomicFiles.read(dir.resolve("none"), "the record")).isEmpty();
+        AtomicFiles.write(dir.resolve("mark"), "gen 3".getBytes(StandardCharsets.UTF_8));
+        assertThat(AtomicFiles.read(dir.resolve("mark"), "the record")).contains("gen 3");
+        Path directory = Files.createDirectories(dir.resolve("not-a-file"));
+        assertThatThrownBy(() -> AtomicFiles.read(directory, "the record")).isInstanceOf(UncheckedIOException.class)
+                .hasMessage("cannot read the record " + directory);
     }
 }

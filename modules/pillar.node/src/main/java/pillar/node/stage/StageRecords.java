@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,15 +42,16 @@ public final class StageRecords {
     /** The record of {@code volume}, if it has one; a malformed record is a {@link StageRecordException}. */
     public Optional<StageRecord> read(VolumeId volume) {
         Path file = fileOf(volume);
-        String text;
+        Optional<String> text;
         try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        } catch (IOException e) {
-            throw new StageRecordException("cannot read " + file + ": " + e.getMessage(), e);
+            text = AtomicFiles.read(file, "the stage record");
+        } catch (UncheckedIOException e) {
+            throw new StageRecordException(e.getMessage() + ": " + e.getCause().getMessage(), e);
         }
-        StageRecord record = StageRecordFormat.parse(text, file.toString());
+        if (text.isEmpty()) {
+            return Optional.empty();
+        }
+        StageRecord record = StageRecordFormat.parse(text.get(), file.toString());
         if (!record.volume().equals(volume)) {
             throw new StageRecordException(file + " holds the record of another volume (" + record.volume() + ")");
         }
