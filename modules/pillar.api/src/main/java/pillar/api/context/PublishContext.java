@@ -21,6 +21,14 @@ public final class PublishContext {
     public static final String RECONNECT_DELAY = "reconnectDelay";
     /** I/O queues to request (kernel nr_io_queues); absent means the kernel's default. */
     public static final String NR_IO_QUEUES = "nrIoQueues";
+    /**
+     * {@value #AUTH_DHCHAP} when the target requires NVMe in-band authentication of this host: the node
+     * then connects with the secrets of {@link StageSecrets} and refuses to stage without them;
+     * absent means no authentication.
+     */
+    public static final String AUTH = "auth";
+    /** The value of {@link #AUTH} for DH-HMAC-CHAP. */
+    public static final String AUTH_DHCHAP = "dhchap";
 
     private PublishContext() {
     }
