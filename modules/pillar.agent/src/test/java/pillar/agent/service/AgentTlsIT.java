@@ -52,7 +52,7 @@ class AgentTlsIT {
         trusted = new TestPki(dir, "trusted");
         stranger = new TestPki(dir, "stranger");
         TestPki.Issued server = trusted.issue("agent", Instant.now().plus(Duration.ofDays(1)), "localhost");
-        agent = AgentMain.start(config(Optional.of(new AgentConfig.TlsFiles(server.cert(), server.key(), trusted.caFile(),
+        agent = AgentMain.start(config(dir, Optional.of(new AgentConfig.TlsFiles(server.cert(), server.key(), trusted.caFile(),
                 List.of(CONTROLLER)))), Map.of("fast", backend), FakeConfigfsTree.create().target());
     }
 
@@ -61,7 +61,7 @@ class AgentTlsIT {
         agent.close();
     }
 
-    static AgentConfig config(Optional<AgentConfig.TlsFiles> tls) {
+    static AgentConfig config(Path dir, Optional<AgentConfig.TlsFiles> tls) {
         return new AgentConfig("127.0.0.1", 0, dir.resolve("state"), dir.resolve("configfs"), tls,
                 List.of(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0")), "127.0.0.1", 0);
     }
@@ -115,13 +115,13 @@ class AgentTlsIT {
     @Test
     void withoutTlsFilesTheAgentServesPlaintext() throws Exception {
         CountingBackend plain = new CountingBackend("fast");
-        try (WorkloadServer open = AgentMain.start(config(Optional.empty()), Map.of("fast", plain),
+        try (WorkloadServer open = AgentMain.start(config(dir, Optional.empty()), Map.of("fast", plain),
                 FakeConfigfsTree.create().target())) {
             assertThat(call(open.grpcPort(), InsecureChannelCredentials.create())).isEqualTo(512L << 20);
         }
     }
 
-    private interface Call {
+    interface Call {
         Object run() throws Exception;
     }
 
