@@ -9,6 +9,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,12 +21,21 @@ class TlsCredentialsTest {
     @TempDir
     Path dir;
 
+    TestPki pki;
+    AgentTlsFiles files;
+    TlsCredentials credentials;
+    TlsCredentials.Current first;
+
+    @BeforeEach
+    void credentials() throws Exception {
+        pki = new TestPki(dir, "ca");
+        files = pki.issueFiles("controller");
+        credentials = new TlsCredentials(files);
+        first = credentials.current();
+    }
+
     @Test
     void changedFilesAreReadAgain() throws Exception {
-        TestPki pki = new TestPki(dir, "ca");
-        AgentTlsFiles files = pki.issueFiles("controller");
-        TlsCredentials credentials = new TlsCredentials(files);
-        TlsCredentials.Current first = credentials.current();
         assertThat(credentials.current()).isSameAs(first);
 
         // a renewal in progress: the key is garbage for a moment; the working credentials stay
@@ -43,11 +53,6 @@ class TlsCredentialsTest {
 
     @Test
     void aKeyOfAnotherCertificateKeepsTheWorkingCredentialsAndRefusesAtStart() throws Exception {
-        TestPki pki = new TestPki(dir, "ca");
-        AgentTlsFiles files = pki.issueFiles("controller");
-        TlsCredentials credentials = new TlsCredentials(files);
-        TlsCredentials.Current first = credentials.current();
-
         AgentTlsFiles other = pki.issueFiles("other");
         Files.copy(other.key(), files.key(), StandardCopyOption.REPLACE_EXISTING);
         assertThat(credentials.current()).as("the certificate with another's key").isSameAs(first);
