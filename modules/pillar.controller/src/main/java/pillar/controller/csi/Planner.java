@@ -45,7 +45,8 @@ final class Planner {
         PillarStore store = store(parameters.store());
         NvmeofTcp tcp = protocol(parameters.protocol());
         Map<String, String> annotations = parameters.claim().map(this::claimAnnotations).orElse(Map.of());
-        VolumeSettings settings = VolumeSettings.resolve(store.getSpec(), parameters.settings(), annotations);
+        VolumeSettings settings = VolumeSettings.resolve(store.getSpec(), parameters.settings(), parameters.overridable(),
+                annotations);
 
         PillarVolumeStateSpec spec = new PillarVolumeStateSpec();
         spec.setVolumeName(name.value());
@@ -145,7 +146,9 @@ final class Planner {
             }
             traddr = host;
         }
-        return new VolumeExport(bind, tcp.getPort(), tcp.getAclEnabled(), traddr);
+        VolumeExport export = new VolumeExport(bind, tcp.getPort(), tcp.getAclEnabled(), traddr);
+        export.setAuthRequired(tcp.authRequired() ? Boolean.TRUE : null);
+        return export;
     }
 
     private static VolumeConnect connect(NvmeofTcp tcp) {

@@ -36,6 +36,11 @@ final class DesiredStorageClass {
         if (spec.getParameters() != null) {
             spec.getParameters().forEach((setting, value) -> parameters.put(StorageClassParameters.key(setting), value));
         }
+        List<String> overridable = StorageClassParameters.SETTINGS.stream()
+                .filter(s -> spec.getOverridable() != null && spec.getOverridable().contains(s)).toList();
+        if (!overridable.isEmpty()) {
+            parameters.put(StorageClassParameters.OVERRIDABLE, String.join(",", overridable));
+        }
         Map<String, String> annotations = new TreeMap<>();
         if (spec.getDefaultClass()) {
             annotations.put(DEFAULT_CLASS, "true");
