@@ -163,7 +163,20 @@ class HostAuthenticationIT {
             assertThat(stage(volume)).as(volume).containsEntry(StageSecrets.hostKey(NODE_A), fresh)
                     .containsEntry(StageSecrets.controllerKey(NODE_A), freshController);
         }
-        assertNowhere(List.of(old, fresh, freshController), "");
+        // a node Secret whose values the kernel would refuse is replaced the same way
+        harness.client.secrets().inNamespace(NS).withName(NodeSecrets.secretName(Nqn.of(NODE_A))).edit(s -> {
+            s.setData(Map.of("dhchap-secret", Base64.getEncoder().encodeToString("DHHC-1:00:bad:".getBytes(StandardCharsets.UTF_8)),
+                    "dhchap-ctrl-secret", s.getData().get("dhchap-ctrl-secret")));
+            return s;
+        });
+        harness.csi().controllerPublishVolume(Requests.publish("pvc-r2", NODE_A, Requests.rwo(), false));
+        String replaced = value(nodeSecret(NODE_A).orElseThrow(), "dhchap-secret");
+        assertThat(DhchapKey.isWellFormed(replaced)).isTrue();
+        assertThat(replaced).isNotEqualTo(fresh);
+        for (String volume : List.of("pvc-r1", "pvc-r2")) {
+            assertThat(harness.fakeAgent().hostAuth(volume, NODE_A).orElseThrow().getHostKey()).as(volume).isEqualTo(replaced);
+        }
+        assertNowhere(List.of(old, fresh, freshController, replaced), "");
     }
 
     @Test
