@@ -44,7 +44,8 @@ class RbacTest {
                 rule("", List.of("persistentvolumeclaims"), "get"));
         assertThat(role("controller")).containsExactly(
                 rule("", List.of("events"), "create"),
-                rule("coordination.k8s.io", List.of("leases"), "get", "create", "update"));
+                rule("coordination.k8s.io", List.of("leases"), "get", "create", "update"),
+                rule("", List.of("secrets"), "get", "create", "update", "delete"));
     }
 
     @Test
@@ -85,12 +86,19 @@ class RbacTest {
     }
 
     @Test
-    void noRuleUsesAWildcardOrNamesSecrets() {
+    void noRuleUsesAWildcardAndOnlyTheControllersRoleNamesSecretsNeverListingThem() {
         Rendered withAgents = HelmChart.render(AGENT_NODES);
+        List<PolicyRule> secrets = withAgents.get(Role.class, PREFIX + "controller").getRules().stream()
+                .filter(r -> r.getResources().contains("secrets")).toList();
+        assertThat(secrets).singleElement().satisfies(rule -> {
+            assertThat(rule.getResources()).containsExactly("secrets");
+            assertThat(rule.getResourceNames()).isNullOrEmpty();
+            assertThat(rule.getVerbs()).containsExactly("get", "create", "update", "delete").doesNotContain("list", "watch");
+        });
         List<PolicyRule> rules = Stream.concat(
                 withAgents.all(ClusterRole.class).stream().flatMap(r -> r.getRules().stream()),
                 withAgents.all(Role.class).stream().flatMap(r -> r.getRules().stream())).toList();
-        assertThat(rules).hasSize(32).allSatisfy(rule -> {
+        assertThat(rules).hasSize(33).filteredOn(rule -> !secrets.contains(rule)).hasSize(32).allSatisfy(rule -> {
             assertThat(rule.getVerbs()).doesNotContain("*");
             assertThat(rule.getResources()).doesNotContain("*", "secrets");
             assertThat(rule.getApiGroups()).doesNotContain("*");

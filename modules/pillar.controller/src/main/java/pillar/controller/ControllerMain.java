@@ -88,7 +88,7 @@ public final class ControllerMain {
                     PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS), true, ready);
             WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", ready);
             ControllerService service = new ControllerService(client, agents, new AgentTargets(client, config.agentTls().isPresent()),
-                    locks, now, nqns, new EventRecorder(client, namespace));
+                    locks, now, nqns, new EventRecorder(client, namespace), namespace);
             CsiServices.controller(identity, service).forEach(builder::service);
             WorkloadServer server = builder.start();
             if (elected.isPresent()) {

@@ -19,6 +19,8 @@ public class PillarAgentStatus {
     private List<AgentBackend> backends = new ArrayList<>();
     @JsonPropertyDescription("The protocols the agent can export with, e.g. nvmeof-tcp.")
     private List<String> protocols = new ArrayList<>();
+    @JsonPropertyDescription("Whether the agent's kernel can authenticate hosts in-band (DH-HMAC-CHAP); unset: not reported yet.")
+    private Boolean nvmeAuth;
     @JsonPropertyDescription("AgentConnected.")
     private List<Condition> conditions = new ArrayList<>();
 
@@ -28,6 +30,14 @@ public class PillarAgentStatus {
 
     public void setObservedGeneration(Long observedGeneration) {
         this.observedGeneration = observedGeneration;
+    }
+
+    public Boolean getNvmeAuth() {
+        return nvmeAuth;
+    }
+
+    public void setNvmeAuth(Boolean nvmeAuth) {
+        this.nvmeAuth = nvmeAuth;
     }
 
     public String getEndpoint() {

@@ -80,6 +80,13 @@ public class PillarStorageClassSpec {
     @Size(max = 4)
     private Map<String, String> parameters = new TreeMap<>();
 
+    @JsonPropertyDescription("The volume settings a claim may override by annotation (pillar.csi.io/<setting>): any of"
+            + " sparse, volblocksize, compression, mkfsOptions. None by default: a claim's pillar.csi.io annotation is refused.")
+    @ValidationRule(value = "self.all(s, s in ['sparse', 'volblocksize', 'compression', 'mkfsOptions'])",
+            message = "overridable may only list sparse, volblocksize, compression and mkfsOptions")
+    @Size(max = 4)
+    private List<String> overridable = new ArrayList<>();
+
     public String getStore() {
         return store;
     }
@@ -142,6 +149,14 @@ public class PillarStorageClassSpec {
 
     public void setDefaultClass(Boolean defaultClass) {
         this.defaultClass = defaultClass;
+    }
+
+    public List<String> getOverridable() {
+        return overridable;
+    }
+
+    public void setOverridable(List<String> overridable) {
+        this.overridable = overridable;
     }
 
     public Map<String, String> getParameters() {

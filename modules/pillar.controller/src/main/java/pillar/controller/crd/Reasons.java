@@ -57,6 +57,8 @@ public final class Reasons {
     public static final String NAME_CONFLICT = "NameConflict";
     /** The Kubernetes API refused or failed a request; retried. */
     public static final String API_ERROR = "ApiError";
+    /** The protocol requires NVMe in-band authentication and the store's agent's kernel has none. */
+    public static final String NVME_AUTH_UNSUPPORTED = "NvmeAuthUnsupported";
 
     private static final Pattern REASON = Pattern.compile("[A-Za-z]([A-Za-z0-9_,:]{0,126}[A-Za-z0-9_])?");
 

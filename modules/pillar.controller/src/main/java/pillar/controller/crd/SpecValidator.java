@@ -112,6 +112,11 @@ public final class SpecValidator {
         if (tcp.getAclEnabled() == null) {
             p.missing("spec.nvmeofTcp.aclEnabled");
         }
+        if (tcp.getAuth() == null) {
+            p.add("spec.nvmeofTcp.auth", "must be required or off");
+        } else if (tcp.authRequired() && !Boolean.TRUE.equals(tcp.getAclEnabled())) {
+            p.add("spec.nvmeofTcp.auth", "required needs aclEnabled: true (a target that admits any host authenticates none)");
+        }
         p.range("spec.nvmeofTcp.ctrlLossTmo", tcp.getCtrlLossTmo(), 1, NvmeofTcp.MAX_CTRL_LOSS_TMO);
         p.range("spec.nvmeofTcp.reconnectDelay", tcp.getReconnectDelay(), 1, 3600);
         p.range("spec.nvmeofTcp.nrIoQueues", tcp.getNrIoQueues(), 1, 1024);
@@ -153,6 +158,16 @@ public final class SpecValidator {
         }
         Map<String, String> parameters = spec.getParameters() == null ? Map.of() : spec.getParameters();
         parameters.forEach((key, value) -> setting(p, key, value));
+        List<String> overridable = spec.getOverridable() == null ? List.of() : spec.getOverridable();
+        for (int i = 0; i < overridable.size(); i++) {
+            String setting = overridable.get(i);
+            if (!StorageClassParameters.SETTINGS.contains(setting)) {
+                p.add("spec.overridable[" + i + "]", "may only be " + String.join(", ", StorageClassParameters.SETTINGS)
+                        + "; " + Grammars.printable(setting) + " is not a volume setting");
+            } else if (overridable.indexOf(setting) != i) {
+                p.add("spec.overridable[" + i + "]", setting + " is listed twice");
+            }
+        }
         return p.list;
     }
 

@@ -7,7 +7,7 @@ import java.util.List;
  * contract between the reconciler that writes them and the CSI Controller service that reads them
  * in CreateVolume (after validating every value again) and freezes the resolved settings on the
  * volume's state. Settings resolve in layers: the store's defaults, then these, then the claim's
- * annotations of the same names ({@link #SETTINGS}). StorageClass parameters are immutable: a
+ * annotations of the same names, only those {@link #OVERRIDABLE} lists. StorageClass parameters are immutable: a
  * changed PillarStorageClass replaces its StorageClass, and existing volumes keep what they froze.
  */
 public final class StorageClassParameters {
@@ -30,12 +30,19 @@ public final class StorageClassParameters {
     /** Extra mkfs options ({@link Grammars#MKFS_OPTIONS}; the node checks its own allow-list). Present when set. */
     public static final String MKFS_OPTIONS = "pillar.csi.io/mkfsOptions";
 
+    /**
+     * The settings a claim may override by annotation, comma-separated short names in
+     * {@link #SETTINGS} order (the PillarStorageClass's {@code overridable}). Present when any is;
+     * absent, a claim overrides nothing.
+     */
+    public static final String OVERRIDABLE = "pillar.csi.io/overridable";
+
     /** The prefix of every pillar key, in StorageClass parameters and claim annotations alike. */
     public static final String PREFIX = "pillar.csi.io/";
 
     /**
      * The settings a PillarStorageClass may set in its {@code parameters} (by these short names)
-     * and a claim may override by annotation (with {@link #PREFIX}).
+     * and a claim may override by annotation (with {@link #PREFIX}) when {@link #OVERRIDABLE} lists them.
      */
     public static final List<String> SETTINGS = List.of("sparse", "volblocksize", "compression", "mkfsOptions");
 

@@ -10,8 +10,9 @@ import io.fabric8.generator.annotation.Required;
 
 /**
  * How a volume is exported, frozen at creation from its PillarProtocol (or recorded once by an
- * operator): where the target listens, whether only published hosts may connect, and the address
- * initiators dial.
+ * operator): where the target listens, whether only published hosts may connect, whether they must
+ * authenticate in-band (DH-HMAC-CHAP; unset on states recorded before it existed: false), and the
+ * address initiators dial.
  */
 public class VolumeExport {
     @JsonPropertyDescription("The storage node's IP address the target listens on.")
@@ -33,6 +34,9 @@ public class VolumeExport {
     @Required
     @Pattern(Grammars.IP_LITERAL)
     private String traddr;
+
+    @JsonPropertyDescription("Every host must authenticate in-band with its DH-HMAC-CHAP secrets (true); unset: false.")
+    private Boolean authRequired;
 
     public VolumeExport() {
     }
@@ -68,6 +72,19 @@ public class VolumeExport {
         this.aclEnabled = aclEnabled;
     }
 
+    public Boolean getAuthRequired() {
+        return authRequired;
+    }
+
+    public void setAuthRequired(Boolean authRequired) {
+        this.authRequired = authRequired;
+    }
+
+    /** Whether hosts must authenticate (an unset value is false). */
+    public boolean requiresAuth() {
+        return Boolean.TRUE.equals(authRequired);
+    }
+
     public String getTraddr() {
         return traddr;
     }
@@ -79,16 +96,17 @@ public class VolumeExport {
     @Override
     public boolean equals(Object o) {
         return o instanceof VolumeExport e && Objects.equals(bindAddress, e.bindAddress) && Objects.equals(port, e.port)
-                && Objects.equals(aclEnabled, e.aclEnabled) && Objects.equals(traddr, e.traddr);
+                && Objects.equals(aclEnabled, e.aclEnabled) && Objects.equals(traddr, e.traddr)
+                && requiresAuth() == e.requiresAuth();
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(bindAddress, port, aclEnabled, traddr);
+        return Objects.hash(bindAddress, port, aclEnabled, traddr, requiresAuth());
     }
 
     @Override
     public String toString() {
-        return "bindAddress=" + bindAddress + ",port=" + port + ",aclEnabled=" + aclEnabled + ",traddr=" + traddr;
+        return "bindAddress=" + bindAddress + ",port=" + port + ",aclEnabled=" + aclEnabled + ",traddr=" + traddr + (requiresAuth() ? ",authRequired=true" : "");
     }
 }

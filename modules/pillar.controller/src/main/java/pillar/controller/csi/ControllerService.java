@@ -1,5 +1,6 @@
 package pillar.controller.csi;
 
+import java.security.SecureRandom;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -32,6 +33,8 @@ import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;
 import pillar.controller.agent.AgentClient;
+import pillar.controller.auth.NodeSecrets;
+import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.EventRecorder;
@@ -66,17 +69,20 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
      * @param locks   shared with whatever else acts on volumes in this process (the state reconciler)
      * @param leading whether this replica leads now
      * @param nqns    the nodes' host NQNs (a duplicate one is never published to)
-     * @param events  where the refusals of a publication are recorded
+     * @param events    where the refusals of a publication are recorded
+     * @param namespace the controller's own, where the DH-HMAC-CHAP Secrets are kept
      */
     public ControllerService(KubernetesClient client, AgentClient agents, AgentTargets targets, VolumeLocks locks,
-                             Leading leading, HostNqns nqns, EventRecorder events) {
+                             Leading leading, HostNqns nqns, EventRecorder events, String namespace) {
         this.states = new VolumeStates(client);
         this.locks = locks;
         this.leading = leading;
         AgentLocator locator = new AgentLocator(client, targets);
         Steps steps = new Steps(states, leading);
-        this.provisioner = new Provisioner(states, steps, agents, locator, new Planner(client, locator));
-        this.publisher = new Publisher(states, steps, agents, locator, nqns, events);
+        HostAuthentication auth = new HostAuthentication(client, agents, locator, locks,
+                new NodeSecrets(client, namespace, new SecureRandom()), new VolumeStageSecrets(client, namespace));
+        this.provisioner = new Provisioner(states, steps, agents, locator, new Planner(client, locator, auth), auth);
+        this.publisher = new Publisher(states, steps, agents, locator, nqns, events, auth);
         this.expander = new Expander(states, steps, agents, locator);
         this.capacity = new CapacityReader(client, agents, locator);
     }

@@ -3,6 +3,7 @@ package pillar.controller.csi;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 import pillar.controller.crd.Grammars;
@@ -15,11 +16,12 @@ import pillar.controller.crd.StorageClassParameters;
  * {@code --extra-create-metadata}. Any other key, or a value outside its grammar, is
  * INVALID_ARGUMENT: nothing unchecked goes on.
  *
- * @param settings the volume settings by short name (sparse, volblocksize, compression, mkfsOptions)
- * @param claim    the claim's namespace and name, when the provisioner passed them
+ * @param settings    the volume settings by short name (sparse, volblocksize, compression, mkfsOptions)
+ * @param overridable the settings a claim may override by annotation; empty: none
+ * @param claim       the claim's namespace and name, when the provisioner passed them
  */
 record CreateParameters(String store, String protocol, Optional<String> fsType, Map<String, String> settings,
-                        Optional<Claim> claim) {
+                        Set<String> overridable, Optional<Claim> claim) {
     static final String PVC_NAME = "csi.storage.k8s.io/pvc/name";
     static final String PVC_NAMESPACE = "csi.storage.k8s.io/pvc/namespace";
     static final String PV_NAME = "csi.storage.k8s.io/pv/name";
@@ -40,6 +42,7 @@ record CreateParameters(String store, String protocol, Optional<String> fsType, 
         String protocol = null;
         Optional<String> fsType = Optional.empty();
         Map<String, String> settings = new TreeMap<>();
+        Set<String> overridable = Set.of();
         String pvcName = null;
         String pvcNamespace = null;
         for (Map.Entry<String, String> e : new TreeMap<>(parameters).entrySet()) {
@@ -63,13 +66,14 @@ record CreateParameters(String store, String protocol, Optional<String> fsType, 
                     pvcNamespace = value;
                 }
                 case PV_NAME -> objectName(field, value, "a volume name");
+                case StorageClassParameters.OVERRIDABLE -> overridable = overridable(field, value);
                 default -> {
                     String setting = key.startsWith(StorageClassParameters.PREFIX)
                             ? key.substring(StorageClassParameters.PREFIX.length()) : "";
                     if (!StorageClassParameters.SETTINGS.contains(setting)) {
                         throw CsiException.invalid(field + ": unknown parameter; pillar-csi takes " + StorageClassParameters.STORE
-                                + ", " + StorageClassParameters.PROTOCOL + ", " + StorageClassParameters.FS_TYPE + " and "
-                                + StorageClassParameters.PREFIX + StorageClassParameters.SETTINGS);
+                                + ", " + StorageClassParameters.PROTOCOL + ", " + StorageClassParameters.FS_TYPE + ", "
+                                + StorageClassParameters.OVERRIDABLE + " and " + StorageClassParameters.PREFIX + StorageClassParameters.SETTINGS);
                     }
                     settings.put(setting, checked(field, setting, value));
                 }
@@ -83,7 +87,7 @@ record CreateParameters(String store, String protocol, Optional<String> fsType, 
             throw CsiException.invalid("parameters: " + PVC_NAME + " and " + PVC_NAMESPACE + " come together");
         }
         Optional<Claim> claim = pvcName == null ? Optional.empty() : Optional.of(new Claim(pvcNamespace, pvcName));
-        return new CreateParameters(store, protocol, fsType, Map.copyOf(settings), claim);
+        return new CreateParameters(store, protocol, fsType, Map.copyOf(settings), overridable, claim);
     }
 
     /** One volume setting's value, checked by the same rules as the PillarStorageClass's. */
@@ -93,6 +97,16 @@ record CreateParameters(String store, String protocol, Optional<String> fsType, 
             throw CsiException.invalid(String.join("; ", problems));
         }
         return value;
+    }
+
+    /** A comma-separated list of distinct setting names. */
+    private static Set<String> overridable(String field, String value) {
+        List<String> names = List.of(value.split(",", -1));
+        if (!StorageClassParameters.SETTINGS.containsAll(names) || Set.copyOf(names).size() != names.size()) {
+            throw CsiException.invalid(field + ": must be distinct settings of " + StorageClassParameters.SETTINGS
+                    + " separated by commas, is " + Grammars.printable(value));
+        }
+        return Set.copyOf(names);
     }
 
     private static String objectName(String field, String value, String what) {

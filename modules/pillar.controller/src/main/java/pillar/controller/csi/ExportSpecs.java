@@ -19,16 +19,16 @@ import pillar.controller.crd.VolumeExport;
  */
 public final class ExportSpecs {
     /** The annotation's form, for messages. */
-    public static final String FORM = "bindAddress=<ip>,port=<1-65535>,aclEnabled=<true|false>[,traddr=<ip>]";
-    private static final Set<String> KEYS = Set.of("bindAddress", "port", "aclEnabled", "traddr");
+    public static final String FORM = "bindAddress=<ip>,port=<1-65535>,aclEnabled=<true|false>[,traddr=<ip>][,authRequired=true]";
+    private static final Set<String> KEYS = Set.of("bindAddress", "port", "aclEnabled", "traddr", "authRequired");
 
     private ExportSpecs() {
     }
 
     /**
-     * Reads {@code bindAddress=10.0.0.5,port=4420,aclEnabled=true[,traddr=10.0.0.5]}: every key
-     * once, no other key, IP literals, a port of 1 to 65535. traddr defaults to the bind address and
-     * must be given when that binds every address.
+     * Reads {@code bindAddress=10.0.0.5,port=4420,aclEnabled=true[,traddr=10.0.0.5][,authRequired=true]}:
+     * every key once, no other key, IP literals, a port of 1 to 65535. traddr defaults to the bind
+     * address and must be given when that binds every address; authRequired defaults to false.
      *
      * @throws InvalidValueException naming what is wrong
      */
@@ -56,12 +56,17 @@ public final class ExportSpecs {
         if (!acl.equals("true") && !acl.equals("false")) {
             throw invalid("aclEnabled must be true or false, is " + Grammars.printable(acl));
         }
+        String auth = fields.getOrDefault("authRequired", "false");
+        if (!auth.equals("true") && !auth.equals("false")) {
+            throw invalid("authRequired must be true or false, is " + Grammars.printable(auth));
+        }
         String port = fields.get("port");
         if (!port.matches("[0-9]{1,5}") || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
             throw invalid("port must be 1 to 65535, is " + Grammars.printable(port));
         }
         VolumeExport export = new VolumeExport(fields.get("bindAddress"), Integer.parseInt(port), Boolean.parseBoolean(acl),
                 fields.getOrDefault("traddr", fields.get("bindAddress")));
+        export.setAuthRequired(Boolean.parseBoolean(auth));
         String problem = problem(export);
         if (problem != null) {
             throw invalid(problem);
@@ -79,6 +84,9 @@ public final class ExportSpecs {
         }
         if (export.getAclEnabled() == null) {
             return "aclEnabled must be true or false";
+        }
+        if (export.requiresAuth() && !export.getAclEnabled()) {
+            return "authRequired needs aclEnabled=true";
         }
         if (export.getTraddr() == null || !Grammars.isIpLiteral(export.getTraddr()) || isWildcard(export.getTraddr())) {
             return "traddr must be the IP address nodes dial (not a wildcard), is " + Grammars.printable(export.getTraddr());
@@ -107,7 +115,7 @@ public final class ExportSpecs {
 
     static ExportSpec toProto(VolumeExport export) {
         return ExportSpec.newBuilder().setBindAddress(export.getBindAddress()).setPort(export.getPort())
-                .setAclEnabled(export.getAclEnabled()).build();
+                .setAclEnabled(export.getAclEnabled()).setAuthRequired(export.requiresAuth()).build();
     }
 
     private static InvalidValueException invalid(String rule) {

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;
+import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.Conditions;
 import pillar.controller.crd.NvmeofTcp;
@@ -27,25 +28,38 @@ import pillar.controller.crd.VolumeExport;
 /**
  * The state of a new volume, with every setting resolved and checked before anything is written:
  * the store (valid, its pool discovered on its agent), the protocol (valid), the claim's
- * annotations, and the export spec the nodes will connect with. Reads the Kubernetes API only.
+ * annotations, and the export spec the nodes will connect with; a protocol that requires
+ * authentication needs an agent whose kernel has it. Reads the Kubernetes API, and the agent's
+ * capabilities then.
  */
 final class Planner {
     private static final Logger LOG = Logger.getLogger(Planner.class.getName());
 
     private final KubernetesClient client;
     private final AgentLocator locator;
+    private final HostAuthentication auth;
 
-    Planner(KubernetesClient client, AgentLocator locator) {
+    Planner(KubernetesClient client, AgentLocator locator, HostAuthentication auth) {
         this.client = client;
         this.locator = locator;
+        this.auth = auth;
     }
 
     PillarVolumeState plan(VolumeName name, VolumeId id, Capabilities.Requested capabilities, ByteSize size,
                            CreateParameters parameters, Map<String, String> rawParameters) {
         PillarStore store = store(parameters.store());
         NvmeofTcp tcp = protocol(parameters.protocol());
+        if (tcp.authRequired()) {
+            if (VolumeStageSecrets.secretName(name.value()).isEmpty()) {
+                throw CsiException.invalid("name: the protocol requires authentication, and the node's stage Secret "
+                        + VolumeStageSecrets.PREFIX + "<name> must be a Secret name (lower case, at most 253), is "
+                        + pillar.controller.crd.Grammars.printable(name.value()));
+            }
+            auth.requireSupported(store.getSpec().getAgent());
+        }
         Map<String, String> annotations = parameters.claim().map(this::claimAnnotations).orElse(Map.of());
-        VolumeSettings settings = VolumeSettings.resolve(store.getSpec(), parameters.settings(), annotations);
+        VolumeSettings settings = VolumeSettings.resolve(store.getSpec(), parameters.settings(), parameters.overridable(),
+                annotations);
 
         PillarVolumeStateSpec spec = new PillarVolumeStateSpec();
         spec.setVolumeName(name.value());
@@ -145,7 +159,9 @@ final class Planner {
             }
             traddr = host;
         }
-        return new VolumeExport(bind, tcp.getPort(), tcp.getAclEnabled(), traddr);
+        VolumeExport export = new VolumeExport(bind, tcp.getPort(), tcp.getAclEnabled(), traddr);
+        export.setAuthRequired(tcp.authRequired() ? Boolean.TRUE : null);
+        return export;
     }
 
     private static VolumeConnect connect(NvmeofTcp tcp) {

@@ -40,13 +40,16 @@ final class Provisioner {
     private final AgentClient agents;
     private final AgentLocator locator;
     private final Planner planner;
+    private final HostAuthentication auth;
 
-    Provisioner(VolumeStates states, Steps steps, AgentClient agents, AgentLocator locator, Planner planner) {
+    Provisioner(VolumeStates states, Steps steps, AgentClient agents, AgentLocator locator, Planner planner,
+                HostAuthentication auth) {
         this.states = states;
         this.steps = steps;
         this.agents = agents;
         this.locator = locator;
         this.planner = planner;
+        this.auth = auth;
     }
 
     /** The volume of that name, created or found, with its agent steps completed. */
@@ -85,6 +88,9 @@ final class Provisioner {
             throw CsiException.precondition(ExportSpecs.missing(id, problem));
         }
         AgentTarget target = locator.target(spec.getAgent());
+        if (export.requiresAuth()) {
+            auth.requireSupported(spec.getAgent());
+        }
         if (TO_CREATE.contains(phase)) {
             state = steps.advance(state, TO_CREATE, VolumePhase.Creating, s -> { });
             Volume created;
@@ -135,6 +141,9 @@ final class Provisioner {
             });
             agents.deleteVolume(target, DeleteVolumeRequest.newBuilder().setToken(Records.token(state).toProto())
                     .setVolumeId(id.value()).setBackend(state.getSpec().getBackend()).build());
+        }
+        if (state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth()) {
+            auth.deleted(state);
         }
         EnumSet<VolumePhase> deletable = EnumSet.of(VolumePhase.Pending, VolumePhase.Deleting);
         states.delete(state, s -> Records.publications(s).isEmpty() && deletable.contains(Records.phase(s)));

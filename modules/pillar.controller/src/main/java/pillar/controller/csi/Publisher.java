@@ -15,6 +15,7 @@ import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentTarget;
+import pillar.controller.auth.HostSecrets;
 import pillar.controller.crd.NvmeofTcp;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
@@ -31,7 +32,9 @@ import pillar.controller.reconcile.EventRecorder;
  * second node until unpublished; read-only-many publications share. Then the agent allows (or
  * denies) the node's host NQN with that generation's token. A host NQN that two nodes report is
  * never published to (FAILED_PRECONDITION, and a Warning event on the volume's state): the target
- * would take both nodes for one host.
+ * would take both nodes for one host. A volume whose export requires authentication is published
+ * with the node's DH-HMAC-CHAP secrets (see {@link HostAuthentication}); its publish context says
+ * {@code auth=dhchap} and never carries a secret.
  */
 final class Publisher {
     private static final EnumSet<VolumePhase> EXPORTED = EnumSet.of(VolumePhase.Exported);
@@ -42,14 +45,17 @@ final class Publisher {
     private final AgentLocator locator;
     private final HostNqns nqns;
     private final EventRecorder events;
+    private final HostAuthentication auth;
 
-    Publisher(VolumeStates states, Steps steps, AgentClient agents, AgentLocator locator, HostNqns nqns, EventRecorder events) {
+    Publisher(VolumeStates states, Steps steps, AgentClient agents, AgentLocator locator, HostNqns nqns, EventRecorder events,
+              HostAuthentication auth) {
         this.states = states;
         this.steps = steps;
         this.agents = agents;
         this.locator = locator;
         this.nqns = nqns;
         this.events = events;
+        this.auth = auth;
     }
 
     ControllerPublishVolumeResponse publish(VolumeId id, Nqn node, VolumeCapability capability, boolean readonly) {
@@ -70,6 +76,11 @@ final class Publisher {
         }
         Publication wanted = new Publication(node.value(), readonly, capability.getAccessMode().getMode().name());
         AgentTarget target = locator.target(state.getSpec().getAgent());
+        Optional<HostSecrets> secrets = Optional.empty();
+        if (export.requiresAuth()) {
+            auth.requireSupported(state.getSpec().getAgent());
+            secrets = Optional.of(auth.secrets(node));
+        }
         state = steps.advance(state, EXPORTED, VolumePhase.Exported, next -> {
             List<Publication> publications = next.getPublications();
             for (Publication other : publications) {
@@ -87,8 +98,14 @@ final class Publisher {
                 publications.add(wanted);
             }
         });
-        agents.allowInitiator(target, AllowInitiatorRequest.newBuilder().setToken(Records.token(state).toProto())
-                .setVolumeId(id.value()).setHostNqn(node.value()).build());
+        AllowInitiatorRequest.Builder allow = AllowInitiatorRequest.newBuilder().setToken(Records.token(state).toProto())
+                .setVolumeId(id.value()).setHostNqn(node.value());
+        secrets.ifPresent(s -> allow.setAuth(s.toProto()));
+        agents.allowInitiator(target, allow.build());
+        if (secrets.isPresent()) {
+            auth.staged(state, node, secrets.get());
+            auth.catchUp(id, node, secrets.get());
+        }
         return ControllerPublishVolumeResponse.newBuilder().putAllPublishContext(context(state, export)).build();
     }
 
@@ -117,6 +134,9 @@ final class Publisher {
                         .setVolumeId(id.value()).setHostNqn(host).build());
             }
         }
+        if (state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth()) {
+            nodes.forEach(host -> auth.unstaged(state, Nqn.of(host)));
+        }
     }
 
     /** The recorded export spec, checked; none (or a broken one) is ExportSpecMissing: never guessed. */
@@ -140,6 +160,9 @@ final class Publisher {
         context.put(PublishContext.TRANSPORT, "tcp");
         context.put(PublishContext.TRADDR, export.getTraddr());
         context.put(PublishContext.TRSVCID, String.valueOf(export.getPort()));
+        if (export.requiresAuth()) {
+            context.put(PublishContext.AUTH, PublishContext.AUTH_DHCHAP);
+        }
         PillarVolumeStateSpec spec = state.getSpec();
         VolumeConnect connect = spec.getConnect();
         if (connect != null) {

@@ -3,6 +3,7 @@ package pillar.controller.csi;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 import pillar.controller.crd.Grammars;
@@ -12,9 +13,10 @@ import pillar.controller.crd.ZfsStore;
 
 /**
  * The settings a volume is created with, resolved in layers: the store's defaults, then the
- * StorageClass's parameters, then the claim's annotations ({@code pillar.csi.io/<setting>}); the
- * result is frozen on the volume's state. A zfs-only setting on an LVM store, an unknown
- * {@code pillar.csi.io/} annotation or a value outside its grammar is INVALID_ARGUMENT.
+ * StorageClass's parameters, then the claim's annotations ({@code pillar.csi.io/<setting>}) of the
+ * settings the class lets claims override; the result is frozen on the volume's state. A zfs-only
+ * setting on an LVM store, any other {@code pillar.csi.io/} annotation (one the class does not let
+ * claims set, or no setting at all) or a value outside its grammar is INVALID_ARGUMENT naming it.
  *
  * @param backendOptions what the agent's CreateVolume gets (zfs: sparse, volblocksize, compression)
  * @param mkfsOptions    what the node's mkfs gets, through the volume context
@@ -22,7 +24,8 @@ import pillar.controller.crd.ZfsStore;
 record VolumeSettings(Map<String, String> backendOptions, Optional<String> mkfsOptions) {
     private static final String MKFS = "mkfsOptions";
 
-    static VolumeSettings resolve(PillarStoreSpec store, Map<String, String> classSettings, Map<String, String> claimAnnotations) {
+    static VolumeSettings resolve(PillarStoreSpec store, Map<String, String> classSettings, Set<String> overridable,
+                                  Map<String, String> claimAnnotations) {
         Map<String, String> settings = new TreeMap<>();
         ZfsStore zfs = store.getZfs();
         if (zfs != null) {
@@ -43,7 +46,13 @@ record VolumeSettings(Map<String, String> backendOptions, Optional<String> mkfsO
             String field = "claim annotation " + Grammars.printable(e.getKey());
             if (!StorageClassParameters.SETTINGS.contains(setting)) {
                 throw CsiException.invalid(field + ": not a volume setting; a claim may set " + StorageClassParameters.PREFIX
-                        + StorageClassParameters.SETTINGS);
+                        + StorageClassParameters.SETTINGS + " when its StorageClass lets it");
+            }
+            if (!overridable.contains(setting)) {
+                throw CsiException.invalid(field + ": the StorageClass does not let claims override " + setting
+                        + (overridable.isEmpty() ? " (it lets them override nothing)"
+                        : " (only " + StorageClassParameters.SETTINGS.stream().filter(overridable::contains).toList() + ")")
+                        + "; remove the annotation or ask the administrator to list it in the PillarStorageClass's overridable");
             }
             settings.put(setting, CreateParameters.checked(field, setting, e.getValue()));
         }

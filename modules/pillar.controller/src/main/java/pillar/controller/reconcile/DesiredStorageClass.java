@@ -3,6 +3,7 @@ package pillar.controller.reconcile;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -10,6 +11,7 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import pillar.api.server.Driver;
+import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.Pillar;
 import pillar.controller.crd.PillarStorageClass;
 import pillar.controller.crd.PillarStorageClassSpec;
@@ -22,12 +24,23 @@ final class DesiredStorageClass {
     static final String MANAGED_BY_VALUE = "pillar-controller";
     static final String DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class";
     static final String KIND = "PillarStorageClass";
+    static final String NODE_STAGE_SECRET_NAME = "csi.storage.k8s.io/node-stage-secret-name";
+    static final String NODE_STAGE_SECRET_NAMESPACE = "csi.storage.k8s.io/node-stage-secret-namespace";
 
     private DesiredStorageClass() {
     }
 
-    /** The StorageClass for a valid PillarStorageClass: same name, owned by it. */
+    /** The StorageClass for a valid PillarStorageClass whose protocol does not authenticate hosts. */
     static StorageClass of(PillarStorageClass psc) {
+        return of(psc, Optional.empty());
+    }
+
+    /**
+     * The StorageClass for a valid PillarStorageClass: same name, owned by it. When its protocol
+     * requires authentication, kubelet is told to pass the volume's stage Secret (in the
+     * controller's namespace, {@code authNamespace}) to NodeStageVolume.
+     */
+    static StorageClass of(PillarStorageClass psc, Optional<String> authNamespace) {
         PillarStorageClassSpec spec = psc.getSpec();
         Map<String, String> parameters = new TreeMap<>();
         parameters.put(StorageClassParameters.STORE, spec.getStore());
@@ -36,6 +49,15 @@ final class DesiredStorageClass {
         if (spec.getParameters() != null) {
             spec.getParameters().forEach((setting, value) -> parameters.put(StorageClassParameters.key(setting), value));
         }
+        List<String> overridable = StorageClassParameters.SETTINGS.stream()
+                .filter(s -> spec.getOverridable() != null && spec.getOverridable().contains(s)).toList();
+        if (!overridable.isEmpty()) {
+            parameters.put(StorageClassParameters.OVERRIDABLE, String.join(",", overridable));
+        }
+        authNamespace.ifPresent(namespace -> {
+            parameters.put(NODE_STAGE_SECRET_NAME, VolumeStageSecrets.PREFIX + "${pv.name}");
+            parameters.put(NODE_STAGE_SECRET_NAMESPACE, namespace);
+        });
         Map<String, String> annotations = new TreeMap<>();
         if (spec.getDefaultClass()) {
             annotations.put(DEFAULT_CLASS, "true");

@@ -56,6 +56,7 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
             next.setAgentVersion(capabilities.getAgentVersion());
             next.setBackends(capabilities.getBackendsList().stream().map(PillarAgentReconciler::toStatus).toList());
             next.setProtocols(List.copyOf(capabilities.getProtocolsList()));
+            next.setNvmeAuth(capabilities.getNvmeAuth());
             if (capabilities.hasProblem()) {
                 write(agent, next, false, Reasons.fromAgent(capabilities.getProblem().getReason()), problem(agent.getMetadata()
                         .getName(), capabilities));

@@ -71,15 +71,21 @@ public final class PillarControllers implements AutoCloseable {
                 new PillarProtocolReconciler(status, conditions), PillarProtocol::getSpec, settings.backoff(), scheduler);
         storageClasses = new ReconcileLoop<>("PillarStorageClass",
                 client.resources(PillarStorageClass.class).runnableInformer(resync),
-                new PillarStorageClassReconciler(client, name -> stores.get(name).isPresent(),
-                        name -> protocols.get(name).isPresent(), status, conditions, events),
+                new PillarStorageClassReconciler(client, stores::get, protocols::get, agents::get, namespace, status,
+                        conditions, events),
                 PillarStorageClass::getSpec, settings.backoff(), scheduler);
         generated = client.storage().v1().storageClasses()
                 .withLabel(DesiredStorageClass.MANAGED_BY, DesiredStorageClass.MANAGED_BY_VALUE).runnableInformer(resync);
 
         agents.informer().addEventHandler(onAnyChange(agent -> stores.list().stream()
                 .filter(s -> s.getSpec() != null && Objects.equals(s.getSpec().getAgent(), agent.getMetadata().getName()))
-                .forEach(s -> stores.enqueue(s.getMetadata().getName()))));
+                .forEach(s -> {
+                    stores.enqueue(s.getMetadata().getName());
+                    // whether the agent's kernel authenticates hosts decides the classes of its stores
+                    storageClasses.list().stream().filter(c -> c.getSpec() != null
+                                    && Objects.equals(c.getSpec().getStore(), s.getMetadata().getName()))
+                            .forEach(c -> storageClasses.enqueue(c.getMetadata().getName()));
+                })));
         stores.informer().addEventHandler(onAnyChange(store -> storageClasses.list().stream()
                 .filter(c -> c.getSpec() != null && Objects.equals(c.getSpec().getStore(), store.getMetadata().getName()))
                 .forEach(c -> storageClasses.enqueue(c.getMetadata().getName()))));

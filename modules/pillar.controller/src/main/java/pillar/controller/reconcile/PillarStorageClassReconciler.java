@@ -3,16 +3,21 @@ package pillar.controller.reconcile;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
+import java.util.Optional;
+import java.util.function.Function;
 
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import pillar.controller.crd.Condition;
+import pillar.controller.crd.PillarAgent;
+import pillar.controller.crd.PillarAgentStatus;
+import pillar.controller.crd.PillarProtocol;
 import pillar.controller.crd.PillarStorageClass;
 import pillar.controller.crd.PillarStorageClassStatus;
 import pillar.controller.crd.Reasons;
+import pillar.controller.crd.PillarStore;
 import pillar.controller.crd.SpecValidator;
 
 /**
@@ -21,21 +26,33 @@ import pillar.controller.crd.SpecValidator;
  * {@link pillar.controller.crd.StorageClassParameters}); replaces it (delete, create) when a field
  * Kubernetes keeps immutable changes; updates it in place otherwise; deletes it when the
  * PillarStorageClass goes (Kubernetes' garbage collector would too, through the owner reference).
- * A StorageClass of that name that is not ours is never touched: {@code NameConflict}.
+ * A StorageClass of that name that is not ours is never touched: {@code NameConflict}. A class whose
+ * protocol requires authentication gets its StorageClass only when the store's agent reported a
+ * kernel with nvmet authentication ({@code NvmeAuthUnsupported} otherwise).
  */
 public final class PillarStorageClassReconciler implements Reconciler<PillarStorageClass> {
     private final KubernetesClient client;
-    private final Predicate<String> storeExists;
-    private final Predicate<String> protocolExists;
+    private final Function<String, Optional<PillarStore>> stores;
+    private final Function<String, Optional<PillarProtocol>> protocols;
+    private final Function<String, Optional<PillarAgent>> agents;
+    private final String namespace;
     private final StatusWriter status;
     private final ConditionRecorder conditions;
     private final EventRecorder events;
 
-    public PillarStorageClassReconciler(KubernetesClient client, Predicate<String> storeExists, Predicate<String> protocolExists,
+    /**
+     * @param stores    the stores by name (the informers' caches), likewise the protocols and agents
+     * @param namespace the controller's, where the stage Secrets of authenticated volumes live
+     */
+    public PillarStorageClassReconciler(KubernetesClient client, Function<String, Optional<PillarStore>> stores,
+                                        Function<String, Optional<PillarProtocol>> protocols,
+                                        Function<String, Optional<PillarAgent>> agents, String namespace,
                                         StatusWriter status, ConditionRecorder conditions, EventRecorder events) {
         this.client = client;
-        this.storeExists = storeExists;
-        this.protocolExists = protocolExists;
+        this.stores = stores;
+        this.protocols = protocols;
+        this.agents = agents;
+        this.namespace = namespace;
         this.status = status;
         this.conditions = conditions;
         this.events = events;
@@ -48,15 +65,34 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
         if (!problems.isEmpty()) {
             return write(psc, false, Reasons.INVALID_SPEC, String.join("; ", problems), Result.done());
         }
-        if (!storeExists.test(psc.getSpec().getStore())) {
+        Optional<PillarStore> store = stores.apply(psc.getSpec().getStore());
+        Optional<PillarProtocol> protocol = protocols.apply(psc.getSpec().getProtocol());
+        if (store.isEmpty()) {
             return write(psc, false, Reasons.STORE_NOT_FOUND, "PillarStore " + psc.getSpec().getStore() + " does not exist",
                     Result.done());
         }
-        if (!protocolExists.test(psc.getSpec().getProtocol())) {
+        if (protocol.isEmpty()) {
             return write(psc, false, Reasons.PROTOCOL_NOT_FOUND, "PillarProtocol " + psc.getSpec().getProtocol()
                     + " does not exist", Result.done());
         }
-        StorageClass desired = DesiredStorageClass.of(psc);
+        boolean auth = protocol.get().getSpec() != null && protocol.get().getSpec().getNvmeofTcp() != null
+                && protocol.get().getSpec().getNvmeofTcp().authRequired();
+        if (auth) {
+            String agent = store.get().getSpec() == null ? null : store.get().getSpec().getAgent();
+            Optional<Boolean> capable = Optional.ofNullable(agent).flatMap(agents).map(PillarAgent::getStatus)
+                    .map(PillarAgentStatus::getNvmeAuth);
+            if (capable.isEmpty()) {
+                return write(psc, false, Reasons.NVME_AUTH_UNSUPPORTED, "PillarProtocol " + psc.getSpec().getProtocol()
+                        + " requires NVMe in-band authentication and agent " + agent + " has not reported yet whether its"
+                        + " kernel has it", Result.done());
+            }
+            if (!capable.get()) {
+                return write(psc, false, Reasons.NVME_AUTH_UNSUPPORTED, "PillarProtocol " + psc.getSpec().getProtocol()
+                        + " requires NVMe in-band authentication and agent " + agent + "'s kernel has no nvmet authentication"
+                        + " (CONFIG_NVME_TARGET_AUTH): run it on a kernel with it or use a protocol with auth: off", Result.done());
+            }
+        }
+        StorageClass desired = DesiredStorageClass.of(psc, auth ? Optional.of(namespace) : Optional.empty());
         try {
             Resource<StorageClass> resource = client.storage().v1().storageClasses().withName(name);
             StorageClass actual = resource.get();

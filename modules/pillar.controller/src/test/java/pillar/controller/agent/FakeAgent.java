@@ -12,6 +12,7 @@ import java.util.TreeSet;
 import pillar.api.agent.v1.Backend;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.agent.v1.ExportSpec;
+import pillar.api.agent.v1.HostAuth;
 import pillar.api.agent.v1.Problem;
 import pillar.api.fencing.FencingMark;
 
@@ -31,6 +32,9 @@ public final class FakeAgent {
     }
 
     private boolean up = true;
+    private boolean nvmeAuth;
+    /** The DH-HMAC-CHAP secrets each allowed host was given, by volume ID and host NQN. */
+    final Map<String, Map<String, HostAuth>> hostAuth = new TreeMap<>();
     private Problem problem;
     private String version = "0.1.0-test";
     final Map<String, Backend> backends = new LinkedHashMap<>();
@@ -51,6 +55,24 @@ public final class FakeAgent {
     public synchronized FakeAgent down() {
         up = false;
         return this;
+    }
+
+    /**
+     * Whether the kernel can authenticate hosts in-band (GetCapabilities' nvme_auth); off by default,
+     * as on Debian 12's 6.1: an export with auth_required is then FAILED_PRECONDITION NvmeAuthUnsupported.
+     */
+    public synchronized FakeAgent nvmeAuth(boolean supported) {
+        nvmeAuth = supported;
+        return this;
+    }
+
+    synchronized boolean nvmeAuth() {
+        return nvmeAuth;
+    }
+
+    /** The secrets a host was last given on a volume's export (AllowInitiator replaces them). */
+    public synchronized Optional<HostAuth> hostAuth(String volumeId, String hostNqn) {
+        return Optional.ofNullable(hostAuth.getOrDefault(volumeId, Map.of()).get(hostNqn));
     }
 
     public synchronized FakeAgent version(String version) {

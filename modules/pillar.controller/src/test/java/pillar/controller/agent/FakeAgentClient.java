@@ -25,6 +25,7 @@ import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapabilitiesResponse;
+import pillar.api.agent.v1.HostAuth;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
 import pillar.api.agent.v1.ListExportsRequest;
@@ -71,7 +72,7 @@ public final class FakeAgentClient implements AgentClient {
         FakeAgent agent = reach(target, "GetCapabilities", "");
         synchronized (agent) {
             GetCapabilitiesResponse.Builder capabilities = GetCapabilitiesResponse.newBuilder().setAgentVersion(agent.version())
-                    .addAllBackends(agent.backends.values()).addProtocols("nvmeof-tcp");
+                    .addAllBackends(agent.backends.values()).addProtocols("nvmeof-tcp").setNvmeAuth(agent.nvmeAuth());
             agent.problem().ifPresent(capabilities::setProblem);
             return capabilities.build();
         }
@@ -157,6 +158,10 @@ public final class FakeAgentClient implements AgentClient {
             backend(target, "ExportVolume", agent, r.getBackend());
             check(!r.getExport().getBindAddress().isEmpty() && r.getExport().getPort() > 0, "export: bind_address and port must be set");
         }, (agent, done) -> {
+            if (r.getExport().getAuthRequired() && !agent.nvmeAuth()) {
+                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, "ExportVolume", target,
+                        "FAILED_PRECONDITION: NvmeAuthUnsupported: this kernel has no nvmet authentication");
+            }
             existing(target, "ExportVolume", agent, r.getVolumeId());
             FakeAgent.Export existing = agent.exports.get(r.getVolumeId());
             ExportSpec wanted = r.getExport().toBuilder().clearAddressFamily().build();
@@ -176,6 +181,7 @@ public final class FakeAgentClient implements AgentClient {
     public UnexportVolumeResponse unexportVolume(AgentTarget target, UnexportVolumeRequest r) {
         return fenced(target, "UnexportVolume", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, (agent, done) -> {
             agent.exports.remove(r.getVolumeId());
+            agent.hostAuth.remove(r.getVolumeId());
             return UnexportVolumeResponse.getDefaultInstance();
         });
     }
@@ -188,6 +194,14 @@ public final class FakeAgentClient implements AgentClient {
             if (export == null) {
                 throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, "AllowInitiator", target,
                         "FAILED_PRECONDITION: volume " + r.getVolumeId() + " is not exported; export it first");
+            }
+            if (export.spec().getAuthRequired()) {
+                HostAuth auth = r.getAuth();
+                if (!r.hasAuth() || auth.getHostKey().isEmpty()) {
+                    throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, "AllowInitiator", target,
+                            "INVALID_ARGUMENT: volume " + r.getVolumeId() + " requires authentication: auth is required");
+                }
+                agent.hostAuth.computeIfAbsent(r.getVolumeId(), v -> new HashMap<>()).put(host.value(), auth);
             }
             if (export.spec().getAclEnabled()) {
                 export.allowedHosts().add(host.value());
@@ -204,6 +218,7 @@ public final class FakeAgentClient implements AgentClient {
             if (export != null) {
                 export.allowedHosts().remove(host.value());
             }
+            agent.hostAuth.getOrDefault(r.getVolumeId(), new HashMap<>()).remove(host.value());
             return DenyInitiatorResponse.getDefaultInstance();
         });
     }

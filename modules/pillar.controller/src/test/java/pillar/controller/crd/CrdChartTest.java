@@ -77,10 +77,15 @@ class CrdChartTest {
         assertThat(rules(spec("pillarstores").getProperties().get("lvm"))).singleElement().asString()
                 .contains("has(self.thinPool)");
         assertThat(rules(spec("pillarprotocols"))).contains("!has(self.iscsi)", "!has(self.nfs)");
-        assertThat(rules(spec("pillarprotocols").getProperties().get("nvmeofTcp"))).singleElement()
-                .asString().contains("self.ctrlLossTmo >= self.reconnectDelay").doesNotContain("-1");
+        assertThat(rules(spec("pillarprotocols").getProperties().get("nvmeofTcp"))).hasSize(2)
+                .anySatisfy(r -> assertThat(r).contains("self.ctrlLossTmo >= self.reconnectDelay").doesNotContain("-1"))
+                .anySatisfy(r -> assertThat(r).contains("self.auth != 'required'").contains("self.aclEnabled"));
+        assertThat(spec("pillarprotocols").getProperties().get("nvmeofTcp").getProperties().get("auth").getEnum())
+                .extracting(n -> n.asString()).containsExactlyInAnyOrder("required", "off");
         assertThat(rules(spec("pillarstorageclasses").getProperties().get("parameters"))).singleElement()
                 .asString().startsWith("self.all(k, k in [");
+        assertThat(rules(spec("pillarstorageclasses").getProperties().get("overridable"))).singleElement()
+                .asString().isEqualTo("self.all(s, s in ['sparse', 'volblocksize', 'compression', 'mkfsOptions'])");
     }
 
     @Test

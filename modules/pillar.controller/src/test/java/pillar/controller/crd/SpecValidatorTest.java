@@ -2,6 +2,7 @@ package pillar.controller.crd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -120,6 +121,31 @@ class SpecValidatorTest {
         assertThat(SpecValidator.problems(spec)).isEmpty();
         spec.getLvm().setThinPool(null);
         assertThat(SpecValidator.problems(spec)).containsExactly("spec.lvm: acceptNonZeroingThinPool applies to a thinPool only");
+    }
+
+    @Test
+    void authIsRequiredOrOffAndNeedsTheAcl() {
+        PillarProtocolSpec spec = Pillars.protocol("p", "192.0.2.1").getSpec();
+        assertThat(spec.getNvmeofTcp().getAuth()).isEqualTo(NvmeofTcp.Auth.OFF);
+        spec.getNvmeofTcp().setAuth(NvmeofTcp.Auth.REQUIRED);
+        assertThat(SpecValidator.problems(spec)).isEmpty();
+        spec.getNvmeofTcp().setAclEnabled(false);
+        assertThat(SpecValidator.problems(spec)).containsExactly(
+                "spec.nvmeofTcp.auth: required needs aclEnabled: true (a target that admits any host authenticates none)");
+        spec.getNvmeofTcp().setAuth(null);
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec.nvmeofTcp.auth: must be required or off");
+    }
+
+    @Test
+    void overridableListsKnownSettingsOnce() {
+        PillarStorageClassSpec spec = Pillars.storageClass("c", "tank", "tcp").getSpec();
+        assertThat(spec.getOverridable()).isEmpty();
+        spec.setOverridable(List.of("volblocksize", "mkfsOptions"));
+        assertThat(SpecValidator.problems(spec)).isEmpty();
+        spec.setOverridable(List.of("volblocksize", "store", "volblocksize"));
+        assertThat(SpecValidator.problems(spec)).containsExactly(
+                "spec.overridable[1]: may only be sparse, volblocksize, compression, mkfsOptions; 'store' is not a volume setting",
+                "spec.overridable[2]: volblocksize is listed twice");
     }
 
     @Test

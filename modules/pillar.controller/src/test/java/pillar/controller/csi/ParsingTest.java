@@ -7,6 +7,7 @@ import static pillar.controller.csi.SizesTest.assertCode;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import io.grpc.Status;
 import org.junit.jupiter.api.Test;
@@ -72,16 +73,33 @@ class ParsingTest {
         zfs.getZfs().setVolblocksize("16K");
         zfs.getZfs().setCompression(ZfsStore.Compression.ZSTD);
         VolumeSettings settings = VolumeSettings.resolve(zfs, Map.of("volblocksize", "32K", "sparse", "true"),
-                Map.of(StorageClassParameters.VOLBLOCKSIZE, "64K", "unrelated/annotation", "x"));
+                Set.of("volblocksize"), Map.of(StorageClassParameters.VOLBLOCKSIZE, "64K", "unrelated/annotation", "x"));
         assertThat(settings.backendOptions()).isEqualTo(Map.of("volblocksize", "64K", "sparse", "true", "compression", "zstd"));
         assertThat(settings.mkfsOptions()).isEqualTo(Optional.empty());
 
         PillarStoreSpec lvm = new PillarStoreSpec();
         lvm.setLvm(new LvmStore());
-        assertThat(VolumeSettings.resolve(lvm, Map.of("mkfsOptions", "-m 0"), Map.of()).backendOptions()).isEmpty();
-        assertCode(Status.Code.INVALID_ARGUMENT, () -> VolumeSettings.resolve(lvm, Map.of("sparse", "true"), Map.of()));
+        assertThat(VolumeSettings.resolve(lvm, Map.of("mkfsOptions", "-m 0"), Set.of(), Map.of()).backendOptions()).isEmpty();
+        assertCode(Status.Code.INVALID_ARGUMENT, () -> VolumeSettings.resolve(lvm, Map.of("sparse", "true"), Set.of(), Map.of()));
         assertCode(Status.Code.INVALID_ARGUMENT, () -> VolumeSettings.resolve(lvm, Map.of(),
-                Map.of(StorageClassParameters.STORE, "other")));
+                Set.copyOf(StorageClassParameters.SETTINGS), Map.of(StorageClassParameters.STORE, "other")));
+        // a setting the class does not let claims override is refused, by name, whatever its value
+        assertThatThrownBy(() -> VolumeSettings.resolve(zfs, Map.of(), Set.of("volblocksize"),
+                Map.of(StorageClassParameters.SPARSE, "true")))
+                .hasMessageContaining(StorageClassParameters.SPARSE).hasMessageContaining("only [volblocksize]");
+    }
+
+    @Test
+    void theOverridableParameterIsAListOfDistinctSettings() {
+        Map<String, String> base = Map.of(StorageClassParameters.STORE, "tank", StorageClassParameters.PROTOCOL, "tcp");
+        assertThat(CreateParameters.parse(base).overridable()).isEmpty();
+        Map<String, String> some = new java.util.HashMap<>(base);
+        some.put(StorageClassParameters.OVERRIDABLE, "volblocksize,mkfsOptions");
+        assertThat(CreateParameters.parse(some).overridable()).containsExactlyInAnyOrder("volblocksize", "mkfsOptions");
+        for (String bad : List.of("", "sparse,", "sparse,sparse", "Sparse", "store", "sparse volblocksize")) {
+            some.put(StorageClassParameters.OVERRIDABLE, bad);
+            assertCode(Status.Code.INVALID_ARGUMENT, () -> CreateParameters.parse(some));
+        }
     }
 
     @Test

@@ -38,6 +38,14 @@ class DesiredStorageClassTest {
     }
 
     @Test
+    void theOverridableSettingsAreOneParameterInAFixedOrderAndAbsentWhenNone() {
+        PillarStorageClass psc = psc();
+        assertThat(DesiredStorageClass.of(psc).getParameters()).doesNotContainKey("pillar.csi.io/overridable");
+        psc.getSpec().setOverridable(List.of("mkfsOptions", "volblocksize"));
+        assertThat(DesiredStorageClass.of(psc).getParameters()).containsEntry("pillar.csi.io/overridable", "volblocksize,mkfsOptions");
+    }
+
+    @Test
     void immutableFieldsNeedAReplacementOthersAnUpdate() {
         StorageClass desired = DesiredStorageClass.of(psc());
         StorageClass same = new StorageClassBuilder(desired).build();

@@ -27,7 +27,8 @@ import pillar.controller.reconcile.Pillars;
 
 /**
  * Settings resolve in layers, store, then StorageClass, then the claim's annotations (read through
- * the claim name and namespace that external-provisioner passes), and are frozen on the state: a
+ * the claim name and namespace that external-provisioner passes) of the settings the class lets
+ * claims override (none by default: any other is INVALID_ARGUMENT), and are frozen on the state: a
  * retried CreateVolume after the claim changed creates with what was frozen.
  */
 class SettingsLayersIT {
@@ -59,7 +60,7 @@ class SettingsLayersIT {
         claim(Map.of(StorageClassParameters.VOLBLOCKSIZE, "64K", StorageClassParameters.MKFS_OPTIONS, "-m 0"));
         Map<String, String> parameters = Requests.parameters(StorageClassParameters.STORE, "tank",
                 StorageClassParameters.VOLBLOCKSIZE, "32K", StorageClassParameters.SPARSE, "true",
-                "csi.storage.k8s.io/pvc/name", "data", "csi.storage.k8s.io/pvc/namespace", "apps",
+                StorageClassParameters.OVERRIDABLE, "volblocksize,mkfsOptions", "csi.storage.k8s.io/pvc/name", "data", "csi.storage.k8s.io/pvc/namespace", "apps",
                 "csi.storage.k8s.io/pv/name", "pvc-z1");
         Volume volume = harness.csi().createVolume(Requests.create("pvc-z1", GIB, Requests.rwo(), parameters)).getVolume();
 
@@ -75,6 +76,37 @@ class SettingsLayersIT {
         assertThat(harness.csi().createVolume(Requests.create("pvc-z1", GIB, Requests.rwo(), parameters)).getVolume())
                 .isEqualTo(volume);
         assertThat(harness.state("pvc-z1").orElseThrow().getSpec().getBackendOptions()).isEqualTo(frozen);
+    }
+
+    @Test
+    void byDefaultAClaimOverridesNothingAndEachAnnotationIsRefusedByNameWithNothingWritten() {
+        Map<String, String> thick = Map.of("sparse", "true", "volblocksize", "64K", "compression", "off",
+                "mkfsOptions", "-m 0");
+        for (Map.Entry<String, String> annotation : thick.entrySet()) {
+            String key = StorageClassParameters.key(annotation.getKey());
+            claim(Map.of(key, annotation.getValue()));
+            for (String overridable : new String[] {null, "compression".equals(annotation.getKey()) ? "sparse" : "compression"}) {
+                Map<String, String> parameters = new java.util.HashMap<>(Requests.parameters(StorageClassParameters.STORE, "tank",
+                        "csi.storage.k8s.io/pvc/name", "data", "csi.storage.k8s.io/pvc/namespace", "apps"));
+                if (overridable != null) {
+                    parameters.put(StorageClassParameters.OVERRIDABLE, overridable);
+                }
+                io.grpc.StatusRuntimeException refused = org.assertj.core.api.Assertions.catchThrowableOfType(
+                        io.grpc.StatusRuntimeException.class,
+                        () -> harness.csi().createVolume(Requests.create("pvc-z3", GIB, Requests.rwo(), parameters)));
+                assertThat(refused).as(key + " with overridable " + overridable).isNotNull();
+                assertThat(refused.getStatus().getCode()).isEqualTo(io.grpc.Status.Code.INVALID_ARGUMENT);
+                assertThat(refused.getStatus().getDescription()).contains(key).doesNotContain(annotation.getValue());
+                assertThat(harness.state("pvc-z3")).as("no record for " + key).isEmpty();
+                assertThat(harness.fakeAgent().volumes()).doesNotContainKey("pvc-z3");
+            }
+        }
+        // an annotation outside pillar.csi.io is none of pillar's business
+        claim(Map.of("example.com/team", "a"));
+        harness.csi().createVolume(Requests.create("pvc-z3", GIB, Requests.rwo(), Requests.parameters(
+                StorageClassParameters.STORE, "tank", "csi.storage.k8s.io/pvc/name", "data", "csi.storage.k8s.io/pvc/namespace", "apps")));
+        assertThat(harness.fakeAgent().volumes().get("pvc-z3").options())
+                .isEqualTo(Map.of("volblocksize", "16K", "sparse", "false", "compression", "lz4"));
     }
 
     @Test

@@ -50,6 +50,32 @@ class StorageClassLifecycleIT {
     }
 
     @Test
+    void aProtocolRequiringAuthNeedsAnAgentWithItAndNamesTheStageSecret() {
+        harness.agents.agent("192.0.2.10", 9500).nvmeAuth(false);
+        harness.create(Pillars.agentAt("storage-1", "192.0.2.10", 9500));
+        harness.create(Pillars.protocol("tcp-auth", "192.0.2.10")).getSpec();
+        harness.edit(pillar.controller.crd.PillarProtocol.class, "tcp-auth", p -> {
+            p.getSpec().getNvmeofTcp().setAuth(pillar.controller.crd.NvmeofTcp.Auth.REQUIRED);
+            return p;
+        });
+        harness.create(Pillars.storageClass("secure", "tank", "tcp-auth"));
+        Condition refused = awaitCondition("secure", Condition.FALSE, Reasons.NVME_AUTH_UNSUPPORTED);
+        assertThat(refused.getMessage()).contains("storage-1").contains("CONFIG_NVME_TARGET_AUTH");
+        assertThat(storageClass("secure")).isEmpty();
+
+        // the agent's kernel gains it (an upgrade): the class follows without being touched
+        harness.agents.agent("192.0.2.10", 9500).nvmeAuth(true);
+        awaitCondition("secure", Condition.TRUE, Reasons.CREATED);
+        assertThat(storageClass("secure").orElseThrow().getParameters())
+                .containsEntry("csi.storage.k8s.io/node-stage-secret-name", "pillar-auth-${pv.name}")
+                .containsEntry("csi.storage.k8s.io/node-stage-secret-namespace", ControllerHarness.NAMESPACE);
+        // a class whose protocol does not authenticate names no Secret
+        harness.create(Pillars.storageClass("plain", "tank", "tcp"));
+        awaitCondition("plain", Condition.TRUE, Reasons.CREATED);
+        assertThat(storageClass("plain").orElseThrow().getParameters()).doesNotContainKey("csi.storage.k8s.io/node-stage-secret-name");
+    }
+
+    @Test
     void appearsChangesAndDisappearsWithItsPillarStorageClass() {
         PillarStorageClass created = harness.create(Pillars.storageClass("fast-nvme", "tank", "tcp"));
 
