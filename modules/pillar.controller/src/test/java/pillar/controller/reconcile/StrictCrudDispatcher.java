@@ -3,6 +3,7 @@ package pillar.controller.reconcile;
 import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
@@ -18,12 +19,25 @@ import tools.jackson.databind.JsonNode;
  * {@code status} subresource with a stale {@code metadata.resourceVersion} is refused with 409
  * Conflict (fabric8 8.0.0 checks the resourceVersion of PUTs to the object but not of PUTs to its
  * status, which would let two writers both "win" a compare-and-swap). Writes are serialized, so the
- * check and the write are one step, as they are in the API server's storage.
+ * check and the write are one step, as they are in the API server's storage. A Secret whose data
+ * keys are outside the API server's grammar ({@code [-._a-zA-Z0-9]+}) is refused with 422, as the
+ * API server refuses it.
  */
 public final class StrictCrudDispatcher extends KubernetesCrudDispatcher {
+    private static final Pattern SECRET_KEY = Pattern.compile("[-._a-zA-Z0-9]+");
+
     @Override
     public synchronized MockResponse handleUpdate(RecordedRequest request) {
         String path = request.getPath();
+        if (path.contains("/secrets")) {
+            String body = request.getUtf8Body();
+            request = new RecordedRequest(request.getHttpVersion(), request.method(), path, request.getHeaders(),
+                    new Buffer(body.getBytes(StandardCharsets.UTF_8)));
+            MockResponse invalid = invalidSecretKey(path, body);
+            if (invalid != null) {
+                return invalid;
+            }
+        }
         if (path.endsWith("/status")) {
             String body = request.getUtf8Body(); // reading consumes the body: the request is made again below
             request = new RecordedRequest(request.getHttpVersion(), request.method(), path, request.getHeaders(),
@@ -40,7 +54,34 @@ public final class StrictCrudDispatcher extends KubernetesCrudDispatcher {
 
     @Override
     public synchronized MockResponse handleCreate(RecordedRequest request) {
+        String path = request.getPath();
+        if (path.contains("/secrets")) {
+            String body = request.getUtf8Body();
+            request = new RecordedRequest(request.getHttpVersion(), request.method(), path, request.getHeaders(),
+                    new Buffer(body.getBytes(StandardCharsets.UTF_8)));
+            MockResponse invalid = invalidSecretKey(path, body);
+            if (invalid != null) {
+                return invalid;
+            }
+        }
         return super.handleCreate(request);
+    }
+
+    /** 422 when a key of the Secret's data or stringData is outside the API server's grammar; null when all are valid. */
+    private static MockResponse invalidSecretKey(String path, String body) {
+        JsonNode secret = Serialization.jsonMapper().readTree(body);
+        for (String field : new String[] {"data", "stringData"}) {
+            for (String key : secret.path(field).propertyNames()) {
+                if (!SECRET_KEY.matcher(key).matches()) {
+                    return new MockResponse().setResponseCode(422).setBody(Serialization.asJson(new StatusBuilder()
+                            .withApiVersion("v1").withKind("Status").withStatus("Failure").withCode(422).withReason("Invalid")
+                            .withMessage(path + ": " + field + "[" + key + "]: Invalid value: a valid config key must consist of"
+                                    + " alphanumeric characters, '-', '_' or '.' (regex used for validation is '[-._a-zA-Z0-9]+')")
+                            .build()));
+                }
+            }
+        }
+        return null;
     }
 
     @Override
