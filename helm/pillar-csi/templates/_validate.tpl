@@ -1,5 +1,8 @@
 {{/* Checks across values that the schema cannot express; included by the node DaemonSet. */}}
 {{- define "pillar-csi.validate" -}}
+{{- if and (eq .Values.tls.mode "none") (not .Values.tls.acknowledgePlaintext) -}}
+{{- fail "tls.mode=none serves the agent API in plaintext: anything that reaches an agent's port can create, export and delete volumes. Set tls.acknowledgePlaintext=true to install it anyway, or leave tls.mode at generated (the default: the chart makes its own certificates), cert-manager or secrets" -}}
+{{- end -}}
 {{- $ports := dict -}}
 {{- range $key, $port := dict "agent.port" .Values.agent.port "agent.healthPort" .Values.agent.healthPort "node.healthPort" .Values.node.healthPort "node.registrar.healthPort" .Values.node.registrar.healthPort -}}
 {{- $p := toString (int $port) -}}

@@ -24,13 +24,27 @@ Backend keys are written as the agent reads them (parent-dataset, volume-group, 
 {{- $agent := dict
   "node-name" .nodeName
   "installation-id" ($root.Values.agent.installationId | default (printf "%s.%s" $root.Release.Namespace $root.Release.Name))
-  "listen" (dict "host" $root.Values.agent.listenHost "port" (int $root.Values.agent.port))
+  "listen" (include "pillar-csi.agentListen" $root | fromYaml)
   "state-dir" "/var/lib/pillar-csi/agent"
   "configfs-root" "/sys/kernel/config"
   "backends" $backends -}}
 {{- if include "pillar-csi.tlsEnabled" $root -}}
 {{- $dir := include "pillar-csi.tlsDir" $root -}}
-{{- $_ := set $agent "tls" (dict "cert" (printf "%s/tls.crt" $dir) "key" (printf "%s/tls.key" $dir) "ca" (printf "%s/ca.crt" $dir)) -}}
+{{- $_ := set $agent "tls" (dict "cert" (printf "%s/tls.crt" $dir) "key" (printf "%s/tls.key" $dir) "ca" (printf "%s/ca.crt" $dir)
+  "client-names" (list $root.Values.tls.controllerName)) -}}
 {{- end -}}
 {{- toYaml (dict "agent" $agent "health" (dict "host" "0.0.0.0" "port" (int $root.Values.agent.healthPort))) -}}
+{{- end -}}
+
+
+{{/*
+Where the agent API listens: agent.listenHost when set (0.0.0.0 only when written so), otherwise the
+node's address, which the DaemonSet puts in PILLAR_NODE_IP (downward API status.hostIP).
+*/}}
+{{- define "pillar-csi.agentListen" -}}
+{{- if .Values.agent.listenHost -}}
+{{- toYaml (dict "host" .Values.agent.listenHost "port" (int .Values.agent.port)) -}}
+{{- else -}}
+{{- toYaml (dict "host-env" "PILLAR_NODE_IP" "port" (int .Values.agent.port)) -}}
+{{- end -}}
 {{- end -}}

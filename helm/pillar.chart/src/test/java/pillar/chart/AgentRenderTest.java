@@ -35,9 +35,11 @@ class AgentRenderTest {
                 "agent", Map.of(
                         "node-name", "storage-1",
                         "installation-id", "storage-system.pillar",
-                        "listen", Map.of("host", "0.0.0.0", "port", 9500),
+                        "listen", Map.of("host-env", "PILLAR_NODE_IP", "port", 9500),
                         "state-dir", "/var/lib/pillar-csi/agent",
                         "configfs-root", "/sys/kernel/config",
+                        "tls", Map.of("cert", "/etc/pillar-csi/tls/tls.crt", "key", "/etc/pillar-csi/tls/tls.key",
+                                "ca", "/etc/pillar-csi/tls/ca.crt", "client-names", List.of("pillar-controller")),
                         "backends", List.of(
                                 Map.of("name", "tank", "type", "zfs", "pool", "tank", "parent-dataset", "k8s/volumes"))),
                 "health", Map.of("host", "0.0.0.0", "port", 9810)));
@@ -45,8 +47,7 @@ class AgentRenderTest {
                 .extractingByKey("agent").asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
                 .containsEntry("backends", List.of(
                         Map.of("name", "slow", "type", "lvm", "volume-group", "vg0"),
-                        Map.of("name", "fast", "type", "lvm-thin", "volume-group", "vg1", "thin-pool", "pool0")))
-                .doesNotContainKey("tls");
+                        Map.of("name", "fast", "type", "lvm-thin", "volume-group", "vg1", "thin-pool", "pool0")));
     }
 
     @Test
@@ -62,10 +63,9 @@ class AgentRenderTest {
                 });
         Container agent = Rendered.container(pod, "pillar-agent");
         assertThat(agent.getArgs()).containsExactly("--config", "/etc/pillar-csi/config/$(NODE_NAME).yaml");
-        assertThat(agent.getEnv()).singleElement().satisfies(e -> {
-            assertThat(e.getName()).isEqualTo("NODE_NAME");
-            assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
-        });
+        // the node's name picks the file; its address is where the agent API listens
+        assertThat(agent.getEnv()).extracting(e -> e.getName() + "=" + e.getValueFrom().getFieldRef().getFieldPath())
+                .containsExactly("NODE_NAME=spec.nodeName", "PILLAR_NODE_IP=status.hostIP");
         assertThat(pod.getNodeSelector()).isNullOrEmpty();
         assertThat(pod.getTolerations()).isNullOrEmpty();
     }
@@ -117,7 +117,7 @@ class AgentRenderTest {
     @Test
     void lvmRunsWithTheHostsLocksConfigurationUdevAndSemaphores() {
         Container agent = Rendered.container(pod, "pillar-agent");
-        assertThat(mounts(agent)).endsWith(
+        assertThat(mounts(agent)).containsSequence(
                 mount("lvm-config", "/etc/lvm", null),
                 mount("lvm-locks", "/run/lock/lvm", null),
                 mount("lvm-run", "/run/lvm", null),
@@ -135,7 +135,7 @@ class AgentRenderTest {
         PodSpec zfsOnly = HelmChart.render(Map.of("agent", Map.of("nodes", Map.of("storage-1", Map.of("backends",
                 List.of(Map.of("name", "tank", "type", "zfs", "pool", "tank"))))))).agent().getSpec().getTemplate().getSpec();
         assertThat(mounts(Rendered.container(zfsOnly, "pillar-agent"))).extracting(m -> m.getName())
-                .containsExactly("configfs", "dev", "state", "config");
+                .containsExactly("configfs", "dev", "state", "config", "tls");
         assertThat(zfsOnly.getHostIPC()).isNotEqualTo(Boolean.TRUE);
     }
 

@@ -61,8 +61,10 @@ class ControllerRenderTest {
         assertThat(controller.getPorts()).singleElement().satisfies(p -> assertThat(p.getContainerPort()).isEqualTo(9808));
         assertHealthProbes(controller, 9808);
         assertThat(mounts(controller)).containsExactly(
-                mount("socket-dir", "/csi", null), mount("config", "/etc/pillar-csi/config", true), mount("tmp", "/tmp", null));
-        assertThat(pod.getVolumes()).extracting(v -> v.getName()).containsExactly("socket-dir", "tmp", "config");
+                mount("socket-dir", "/csi", null), mount("config", "/etc/pillar-csi/config", true), mount("tmp", "/tmp", null),
+                mount("tls", "/etc/pillar-csi/tls", true));
+        assertThat(pod.getVolumes()).extracting(v -> v.getName()).containsExactly("socket-dir", "tmp", "config", "tls");
+        assertThat(pod.getVolumes().get(3).getSecret().getSecretName()).isEqualTo("pillar-pillar-csi-controller-tls");
         assertThat(pod.getVolumes().get(0).getEmptyDir()).isNotNull();
         assertThat(pod.getVolumes().get(1).getEmptyDir()).isNotNull();
         assertThat(pod.getVolumes().get(2).getConfigMap().getName()).isEqualTo("pillar-pillar-csi-controller");

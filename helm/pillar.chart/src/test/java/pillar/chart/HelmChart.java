@@ -36,7 +36,13 @@ final class HelmChart {
     }
 
     static Helm helm() {
-        return new Helm(dir());
+        return helm(dir());
+    }
+
+    /** Helm on a chart directory, its lookups answered by {@link FakeKubeApi}. */
+    static Helm helm(Path chart) {
+        FakeKubeApi.instance();
+        return new Helm(chart);
     }
 
     /** Renders the chart with these values (written to a values file, as a user would), kube version 1.24. */

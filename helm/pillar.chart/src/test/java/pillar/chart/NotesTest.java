@@ -13,7 +13,9 @@ class NotesTest {
 
     @Test
     void plaintextIsALoudWarning() {
-        String notes = notes(AgentRenderTest.TWO_NODES);
+        Map<String, Object> values = new HashMap<>(AgentRenderTest.TWO_NODES);
+        values.put("tls", TlsModesTest.PLAINTEXT);
+        String notes = notes(values);
         assertThat(notes).contains(WARNING)
                 .contains("Any host that reaches an agent's port 9500 can create, export and delete volumes.")
                 .contains("Agents run on the storage nodes storage-1, storage-2.rack-b, on port 9500.")
@@ -39,8 +41,18 @@ class NotesTest {
 
     @Test
     void withoutStorageNodesItSaysNoAgentWasInstalled() {
-        assertThat(notes(Map.of())).contains(WARNING)
+        assertThat(notes(Map.of())).doesNotContain("WITHOUT TLS")
                 .contains("No storage node is configured (agent.nodes is empty): no agent DaemonSet was installed.");
+    }
+
+    @Test
+    void byDefaultTheChartsOwnCertificatesAndHowToRotateThem() {
+        String notes = notes(AgentRenderTest.TWO_NODES);
+        assertThat(notes).doesNotContain("WITHOUT TLS")
+                .contains("secretName: pillar-pillar-csi-agent-tls")
+                .contains("The agent API is mutual TLS with certificates the chart made (Secrets pillar-pillar-csi-controller-tls and")
+                .contains("agents admit only the client named pillar-controller.")
+                .contains("Rotate: delete both Secrets, then helm upgrade (same values).");
     }
 
     private static String notes(Map<String, Object> values) {

@@ -11,20 +11,50 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import org.junit.jupiter.api.Test;
 
-/** Mutual TLS between controller and agents: off, issued by cert-manager, or from supplied Secrets. */
+/**
+ * Mutual TLS between controller and agents: the chart's own certificates (the default, see
+ * GeneratedTlsTest), issued by cert-manager, from supplied Secrets, or off when acknowledged; and
+ * where the agent API listens in each.
+ */
 class TlsModesTest {
+    /** Plaintext, acknowledged. */
+    static final Map<String, Object> PLAINTEXT = Map.of("mode", "none", "acknowledgePlaintext", true);
     private static final String PREFIX = "pillar-pillar-csi-";
     private static final Map<String, Object> TLS_FILES = Map.of(
             "cert", "/etc/pillar-csi/tls/tls.crt", "key", "/etc/pillar-csi/tls/tls.key", "ca", "/etc/pillar-csi/tls/ca.crt");
+    private static final Map<String, Object> NODE_ADDRESS = Map.of("host-env", "PILLAR_NODE_IP", "port", 9500);
 
     @Test
-    void offByDefaultNothingMountedNoCertificates() {
-        Rendered rendered = HelmChart.render(AgentRenderTest.TWO_NODES);
+    void plaintextWhenAcknowledgedNothingMountedNoCertificates() {
+        Rendered rendered = HelmChart.render(merge(Map.of("tls", PLAINTEXT)));
         assertThat(certManagerObjects(rendered)).isEmpty();
+        assertThat(rendered.all(io.fabric8.kubernetes.api.model.Secret.class)).isEmpty();
         assertThat(tlsVolume(controllerPod(rendered))).isNull();
         assertThat(tlsVolume(agentPod(rendered))).isNull();
         assertThat(section(rendered.configFile(PREFIX + "controller", "controller.yaml"), "agents")).doesNotContainKey("tls");
-        assertThat(section(rendered.configFile(PREFIX + "agent", "storage-1.yaml"), "agent")).doesNotContainKey("tls");
+        assertThat(section(rendered.configFile(PREFIX + "agent", "storage-1.yaml"), "agent")).doesNotContainKey("tls")
+                .containsEntry("listen", NODE_ADDRESS);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theAgentListensOnTheNodesAddressUnlessToldAndZeroOnlyWhenWritten() {
+        Rendered byDefault = HelmChart.render(AgentRenderTest.TWO_NODES);
+        assertThat(Rendered.container(agentPod(byDefault), "pillar-agent").getEnv())
+                .anySatisfy(env -> {
+                    assertThat(env.getName()).isEqualTo("PILLAR_NODE_IP");
+                    assertThat(env.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.hostIP");
+                });
+        for (String node : List.of("storage-1.yaml", "storage-2.rack-b.yaml")) {
+            assertThat(section(byDefault.configFile(PREFIX + "agent", node), "agent")).containsEntry("listen", NODE_ADDRESS);
+        }
+        for (String host : List.of("0.0.0.0", "192.168.10.5")) {
+            Map<String, Object> agent = new java.util.HashMap<>((Map<String, Object>) AgentRenderTest.TWO_NODES.get("agent"));
+            agent.put("listenHost", host);
+            Rendered told = HelmChart.render(Map.of("agent", agent));
+            assertThat(section(told.configFile(PREFIX + "agent", "storage-1.yaml"), "agent"))
+                    .containsEntry("listen", Map.of("host", host, "port", 9500));
+        }
     }
 
     @Test
@@ -40,6 +70,8 @@ class TlsModesTest {
 
         GenericKubernetesResource controller = certificate(rendered, "controller");
         assertThat((Object) controller.get("spec", "secretName")).isEqualTo(PREFIX + "controller-tls");
+        assertThat((Object) controller.get("spec", "commonName")).isEqualTo("pillar-controller");
+        assertThat((Object) controller.get("spec", "dnsNames")).isEqualTo(List.of("pillar-controller"));
         assertThat((Object) controller.get("spec", "usages")).isEqualTo(List.of("digital signature", "client auth"));
         assertThat((Object) controller.get("spec", "privateKey", "encoding")).isEqualTo("PKCS8");
         assertThat((Object) controller.get("spec", "issuerRef")).isEqualTo(Map.of("name", PREFIX + "ca", "kind", "Issuer",
@@ -57,9 +89,8 @@ class TlsModesTest {
     @Test
     void certManagerWithAClusterIssuerUsesItAndMakesNoCa() {
         Rendered rendered = HelmChart.render(merge(Map.of("tls", Map.of("mode", "cert-manager",
-                "agentServerName", "agents.storage.lan",
-                "certManager", Map.of("issuerRef", Map.of("name", "corp-ca", "kind", "ClusterIssuer"),
-                        "agentIpAddresses", List.of("10.0.0.11", "fd00::11"))))));
+                "agentServerName", "agents.storage.lan", "controllerName", "csi.prod", "agentIpAddresses", List.of("10.0.0.11", "fd00::11"),
+                "certManager", Map.of("issuerRef", Map.of("name", "corp-ca", "kind", "ClusterIssuer"))))));
         assertThat(certManagerObjects(rendered)).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
                 .containsExactlyInAnyOrder("Certificate/" + PREFIX + "controller", "Certificate/" + PREFIX + "agent");
         for (String name : List.of("controller", "agent")) {
@@ -69,7 +100,8 @@ class TlsModesTest {
         GenericKubernetesResource agent = certificate(rendered, "agent");
         assertThat((Object) agent.get("spec", "dnsNames")).isEqualTo(List.of("agents.storage.lan"));
         assertThat((Object) agent.get("spec", "ipAddresses")).isEqualTo(List.of("10.0.0.11", "fd00::11"));
-        assertMounted(rendered, PREFIX + "controller-tls", PREFIX + "agent-tls");
+        assertThat((Object) certificate(rendered, "controller").get("spec", "dnsNames")).isEqualTo(List.of("csi.prod"));
+        assertMounted(rendered, PREFIX + "controller-tls", PREFIX + "agent-tls", "csi.prod");
     }
 
     @Test
@@ -77,10 +109,17 @@ class TlsModesTest {
         Rendered rendered = HelmChart.render(merge(Map.of("tls", Map.of("mode", "secrets",
                 "secrets", Map.of("controller", "my-controller-cert", "agent", "my-agent-cert")))));
         assertThat(certManagerObjects(rendered)).isEmpty();
+        assertThat(rendered.all(io.fabric8.kubernetes.api.model.Secret.class)).isEmpty();
         assertMounted(rendered, "my-controller-cert", "my-agent-cert");
     }
 
-    private static void assertMounted(Rendered rendered, String controllerSecret, String agentSecret) {
+    static void assertMounted(Rendered rendered, String controllerSecret, String agentSecret) {
+        assertMounted(rendered, controllerSecret, agentSecret, "pillar-controller");
+    }
+
+    /** Both workloads mount their Secret; the agents admit the controller by name and listen on the node's address. */
+    @SuppressWarnings("unchecked")
+    static void assertMounted(Rendered rendered, String controllerSecret, String agentSecret, String controllerName) {
         assertThat(tlsVolume(controllerPod(rendered)).getSecret().getSecretName()).isEqualTo(controllerSecret);
         assertThat(tlsVolume(agentPod(rendered)).getSecret().getSecretName()).isEqualTo(agentSecret);
         assertThat(tlsMount(controllerPod(rendered), "pillar-controller").getReadOnly()).isTrue();
@@ -92,8 +131,11 @@ class TlsModesTest {
         }
         assertThat(section(rendered.configFile(PREFIX + "controller", "controller.yaml"), "agents"))
                 .containsEntry("tls", TLS_FILES);
+        Map<String, Object> agentTls = new java.util.HashMap<>(TLS_FILES);
+        agentTls.put("client-names", List.of(controllerName));
         for (String node : List.of("storage-1.yaml", "storage-2.rack-b.yaml")) {
-            assertThat(section(rendered.configFile(PREFIX + "agent", node), "agent")).containsEntry("tls", TLS_FILES);
+            assertThat(section(rendered.configFile(PREFIX + "agent", node), "agent")).containsEntry("tls", agentTls)
+                    .containsEntry("listen", NODE_ADDRESS);
         }
     }
 

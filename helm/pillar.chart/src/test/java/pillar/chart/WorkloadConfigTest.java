@@ -41,7 +41,8 @@ class WorkloadConfigTest {
     void controllerReadsEverySetting() throws IOException {
         Rendered rendered = HelmChart.render(Map.of("controller", Map.of("healthPort", 9818, "config", Map.of(
                 "pollInterval", "45s", "backoffInitial", "2s", "backoffMax", "5m", "resync", "15m",
-                "agentDeadline", "20s", "agentMutationDeadline", "150s", "agentReadAttempts", 5))));
+                "agentDeadline", "20s", "agentMutationDeadline", "150s", "agentReadAttempts", 5)),
+                "tls", TlsModesTest.PLAINTEXT));
         PodSpec pod = rendered.controller().getSpec().getTemplate().getSpec();
         Container controller = Rendered.container(pod, "pillar-controller");
         ControllerConfig config = ControllerConfig.from(WorkloadConfig.load(args(rendered, pod, controller, Map.of())));
@@ -88,6 +89,7 @@ class WorkloadConfigTest {
         Map<String, Object> agent = new HashMap<>(Map.of("listenHost", "10.0.0.5", "port", 9600, "healthPort", 9820));
         agent.put("nodes", ((Map<?, ?>) AgentRenderTest.TWO_NODES.get("agent")).get("nodes"));
         values.put("agent", agent);
+        values.put("tls", TlsModesTest.PLAINTEXT);
         Rendered rendered = HelmChart.render(values);
         PodSpec pod = rendered.agent().getSpec().getTemplate().getSpec();
         Container container = Rendered.container(pod, "pillar-agent");

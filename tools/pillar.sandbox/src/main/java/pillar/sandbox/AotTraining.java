@@ -40,10 +40,11 @@ final class AotTraining {
         for (String sub : List.of("nvmet/hosts", "nvmet/ports", "nvmet/subsystems")) {
             Files.createDirectories(configfs.resolve(sub));
         }
+        SandboxPki pki = SandboxPki.create(layout.tlsDir());
         List<Workload> workloads = List.of(
                 Workloads.agent(layout, List.of("{name: sandbox-thin, type: lvm-thin, volume-group: sandbox, thin-pool: pool0}"),
-                        configfs),
-                Workloads.node(layout), Workloads.controller(layout));
+                        configfs, pki),
+                Workloads.node(layout), Workloads.controller(layout, pki));
         List<Workload> stale = workloads.stream().filter(w -> !w.cacheFresh(project, layout.aotCaches())).toList();
         boolean self = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .anyMatch(a -> a.startsWith("-XX:AOTCacheOutput="));
@@ -60,7 +61,7 @@ final class AotTraining {
                 running.add(WorkloadProcess.start(w, project, layout.aotCaches(), layout.logs(), true));
             }
             Startup.await(running, DEADLINE, out);
-            exercise(kube, layout, out);
+            exercise(kube, layout, pki, out);
         } finally {
             running.forEach(WorkloadProcess::terminate);
             running.forEach(WorkloadProcess::close);
@@ -74,8 +75,9 @@ final class AotTraining {
     }
 
     /** The calls the sandbox makes, so that their classes are in the caches. */
-    private static void exercise(KubeApi kube, BedLayout layout, PrintStream out) throws InterruptedException {
-        List<GenericKubernetesResource> objects = SandboxObjects.load(layout.project().resolve("examples/quickstart.yaml"));
+    private static void exercise(KubeApi kube, BedLayout layout, SandboxPki pki, PrintStream out) throws InterruptedException {
+        List<GenericKubernetesResource> objects = SandboxObjects.withMutualTls(
+                SandboxObjects.load(layout.project().resolve("examples/quickstart.yaml")));
         for (GenericKubernetesResource o : objects) {
             if (o.getKind().equals("PillarAgent")) {
                 @SuppressWarnings("unchecked")
@@ -89,7 +91,7 @@ final class AotTraining {
             PrintStream quiet = new PrintStream(PrintStream.nullOutputStream());
             Probes.csi("controller", layout.controllerSocket().toString(), controller.channel(), quiet);
             Probes.csi("node", layout.nodeSocket().toString(), node.channel(), quiet);
-            Probes.agent("127.0.0.1", layout.ports().agent(), quiet);
+            Probes.agent("127.0.0.1", layout.ports().agent(), pki, quiet);
             node.stub().nodeGetCapabilities(NodeGetCapabilitiesRequest.getDefaultInstance());
             node.nodeId();
             controller.stub().controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance());

@@ -29,6 +29,7 @@ final class Bed implements AutoCloseable {
     private final List<WorkloadProcess> workloads = new ArrayList<>();
     private final List<AutoCloseable> clients = new ArrayList<>();
     private StoragePools pools;
+    private SandboxPki pki;
     private KubernetesClient kube;
     private Map<String, StorageClass> storageClasses = Map.of();
     private CsiController controller;
@@ -76,7 +77,11 @@ final class Bed implements AutoCloseable {
         out.println("  server in CRUD mode: stores and watches objects; no admission, no schema validation, no kubelet),");
         out.println("  serving the chart's CRDs (helm/pillar-csi/crds); pid " + emulator.pid() + ", log " + emulator.log());
         List<WorkloadProcess> others = new ArrayList<>();
-        others.add(WorkloadProcess.start(Workloads.agent(layout, pools.agentBackends(), Path.of("/sys/kernel/config")),
+        pki = SandboxPki.create(layout.tlsDir());
+        out.println("  the agent API is mTLS: a throw-away CA in " + layout.tlsDir() + " signed the agent's server certificate ("
+                + SandboxPki.AGENT_SERVER_NAME + ") and the controller's client certificate (" + SandboxPki.CONTROLLER_NAME
+                + ", the one name the agent admits)");
+        others.add(WorkloadProcess.start(Workloads.agent(layout, pools.agentBackends(), Path.of("/sys/kernel/config"), pki),
                 layout.project(), layout.aotCaches(), layout.logs(), true));
         others.add(WorkloadProcess.start(Workloads.node(layout), layout.project(), layout.aotCaches(), layout.logs(), true));
         for (Workload node : moreNodes) {
@@ -86,7 +91,7 @@ final class Bed implements AutoCloseable {
         others.forEach(w -> out.println("  started " + w.name() + " (pid " + w.pid() + "), log " + w.log()));
         workloads.addAll(others);
         // the controller needs the API: it starts once the emulator is up
-        Startup.await(workloads, emulator, () -> WorkloadProcess.start(Workloads.controller(layout), layout.project(),
+        Startup.await(workloads, emulator, () -> WorkloadProcess.start(Workloads.controller(layout, pki), layout.project(),
                 layout.aotCaches(), layout.logs(), true), START_DEADLINE, out);
         kube = KubeApi.client("http://127.0.0.1:" + layout.ports().kubeApi());
         timer.done();
@@ -95,8 +100,9 @@ final class Bed implements AutoCloseable {
         node = client(new KubeletNode(layout.nodeSocket(), layout.kubeletDir()));
 
         timer.stage("Pillar objects applied, waiting for the controller's conditions");
-        Quickstart.create(kube, objects, out);
-        storageClasses = Quickstart.awaitReconciled(kube, objects, RECONCILE_DEADLINE, out);
+        List<GenericKubernetesResource> applied = SandboxObjects.withMutualTls(objects);
+        Quickstart.create(kube, applied, out);
+        storageClasses = Quickstart.awaitReconciled(kube, applied, RECONCILE_DEADLINE, out);
         timer.done();
     }
 
@@ -107,6 +113,11 @@ final class Bed implements AutoCloseable {
 
     BedLayout layout() {
         return layout;
+    }
+
+    /** The certificates the agent and the controller use (mutual TLS). */
+    SandboxPki pki() {
+        return pki;
     }
 
     /** A client of the emulated API (the bed closes it). */

@@ -49,4 +49,9 @@ record BedLayout(Path project, Path work, Path logs, Path aotCaches, Path kubele
     Path agentConfig() {
         return work.resolve("agent.yaml");
     }
+
+    /** The bed's throw-away PKI ({@link SandboxPki}): agent/ and controller/, as their Secrets would be mounted. */
+    Path tlsDir() {
+        return work.resolve("tls");
+    }
 }

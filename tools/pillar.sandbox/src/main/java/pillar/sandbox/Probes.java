@@ -1,11 +1,14 @@
 package pillar.sandbox;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
+import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
+import io.grpc.TlsChannelCredentials;
 import io.grpc.ManagedChannel;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
@@ -35,14 +38,25 @@ final class Probes {
                 info.getVendorVersion(), capabilities.isEmpty() ? "none" : capabilities, ready);
     }
 
-    /** The agent's GetCapabilities over TCP (plaintext in the sandbox). */
-    static void agent(String host, int port, PrintStream out) throws InterruptedException {
-        ManagedChannel channel = Grpc.newChannelBuilderForAddress(host, port, InsecureChannelCredentials.create()).build();
+    /**
+     * The agent's GetCapabilities over TCP with mutual TLS, as the controller calls it: {@code pki}'s
+     * client certificate, the agent's certificate verified against its CA and server name.
+     */
+    static void agent(String host, int port, SandboxPki pki, PrintStream out) throws InterruptedException {
+        ChannelCredentials credentials;
+        try {
+            credentials = TlsChannelCredentials.newBuilder().keyManager(pki.controllerCert().toFile(), pki.controllerKey().toFile())
+                    .trustManager(pki.controllerCa().toFile()).build();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the sandbox's certificates in " + pki.controller(), e);
+        }
+        ManagedChannel channel = Grpc.newChannelBuilderForAddress(host, port, credentials)
+                .overrideAuthority(SandboxPki.AGENT_SERVER_NAME).build();
         try {
             GetCapabilitiesResponse caps = AgentServiceGrpc.newBlockingStub(channel)
                     .withDeadlineAfter(CsiController.CALL_DEADLINE_SECONDS, TimeUnit.SECONDS)
                     .getCapabilities(GetCapabilitiesRequest.getDefaultInstance());
-            out.printf("  %-10s tcp:%s:%d  version %s, protocols %s, backends %s%n", "agent", host, port,
+            out.printf("  %-10s tcp:%s:%d (mTLS)  version %s, protocols %s, backends %s%n", "agent", host, port,
                     caps.getAgentVersion(), caps.getProtocolsList(), caps.getBackendsList().stream()
                             .map(b -> b.getName() + " (" + b.getKind().name().replace("BACKEND_KIND_", "")
                                     .toLowerCase(Locale.ROOT) + " " + b.getPool()

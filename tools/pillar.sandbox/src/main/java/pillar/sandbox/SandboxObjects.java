@@ -73,6 +73,23 @@ final class SandboxObjects {
         return objects;
     }
 
+    /**
+     * Copies of {@code objects} in which every PillarAgent asks for mutual TLS as the chart's NOTES
+     * tell a default install to: spec.tls {mode: secret, secretName, serverName: the agent's certificate name}.
+     */
+    static List<GenericKubernetesResource> withMutualTls(List<GenericKubernetesResource> objects) {
+        List<GenericKubernetesResource> copies = new ArrayList<>();
+        for (GenericKubernetesResource object : objects) {
+            GenericKubernetesResource copy = new GenericKubernetesResourceBuilder(object).build();
+            if (copy.getKind().equals("PillarAgent")) {
+                spec(copy).put("tls", Map.of("mode", "secret", "secretName", SandboxPki.AGENT_SECRET,
+                        "serverName", SandboxPki.AGENT_SERVER_NAME));
+            }
+            copies.add(copy);
+        }
+        return copies;
+    }
+
     /** A PillarStore {@code store-<backend>} of the quickstart's agent on {@code backend}. */
     static GenericKubernetesResource store(String agent, Backend backend) {
         Map<String, Object> spec = new LinkedHashMap<>();

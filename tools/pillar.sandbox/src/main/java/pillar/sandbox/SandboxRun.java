@@ -55,7 +55,7 @@ final class SandboxRun {
             out.println("== the workloads answer, as the CO and the controller ask them");
             Probes.csi("controller", layout.controllerSocket().toString(), bed.controller().channel(), out);
             Probes.csi("node", layout.nodeSocket().toString(), bed.node().channel(), out);
-            Probes.agent("127.0.0.1", layout.ports().agent(), out);
+            Probes.agent("127.0.0.1", layout.ports().agent(), bed.pki(), out);
             out.println("  node ID (NodeGetInfo): " + bed.node().nodeId());
 
             out.println();

@@ -42,9 +42,12 @@ final class Workloads {
         return command;
     }
 
-    static Workload controller(BedLayout layout) {
+    /** The controller, calling the agent over mutual TLS with {@code pki}'s client certificate (agents.tls). */
+    static Workload controller(BedLayout layout, SandboxPki pki) {
         int health = layout.ports().controllerHealth();
         return new Workload("controller", "pillar.controller", "ControllerMain", health, List.of(
+                "--agents.tls.cert=" + pki.controllerCert(), "--agents.tls.key=" + pki.controllerKey(),
+                "--agents.tls.ca=" + pki.controllerCa(),
                 "--csi.socket=" + layout.controllerSocket(), "--health.host=127.0.0.1",
                 "--health.port=" + health, "--kubernetes.kubeconfig=" + layout.kubeconfig(),
                 "--controller.namespace=pillar-system", "--controller.poll-interval=5s",
@@ -56,16 +59,19 @@ final class Workloads {
 
     /**
      * The agent with {@code backends} (YAML flow maps, e.g. {@link StoragePools#agentBackends}) on
-     * {@code configfs}, configured through the layout's agent.yaml (written here).
+     * {@code configfs}, configured through the layout's agent.yaml (written here): mutual TLS with
+     * {@code pki}'s server certificate, admitting only the controller's name, as the chart configures it.
      */
-    static Workload agent(BedLayout layout, List<String> backends, Path configfs) throws IOException {
+    static Workload agent(BedLayout layout, List<String> backends, Path configfs, SandboxPki pki) throws IOException {
         StringBuilder config = new StringBuilder("""
                 agent:
                   listen: {host: 127.0.0.1, port: %d}
                   state-dir: %s
                   configfs-root: %s
+                  tls: {cert: %s, key: %s, ca: %s, client-names: [%s]}
                   backends:
-                """.formatted(layout.ports().agent(), layout.agentStateDir(), configfs));
+                """.formatted(layout.ports().agent(), layout.agentStateDir(), configfs, pki.agentCert(), pki.agentKey(),
+                pki.agentCa(), SandboxPki.CONTROLLER_NAME));
         backends.forEach(b -> config.append("    - ").append(b).append('\n'));
         config.append("health: {host: 127.0.0.1, port: %d}%n".formatted(layout.ports().agentHealth()));
         Files.createDirectories(layout.agentConfig().getParent());

@@ -52,6 +52,18 @@ class SandboxObjectsTest {
                 .containsEntry("protocol", "nvme-tcp").containsEntry("fsType", "xfs");
     }
 
+    @Test
+    void everyAgentIsCalledOverMutualTlsWithTheNameInItsCertificate() {
+        List<GenericKubernetesResource> quickstart = SandboxObjects.load(QUICKSTART);
+        List<GenericKubernetesResource> objects = SandboxObjects.withMutualTls(quickstart);
+        assertThat(spec(objects, "PillarAgent")).containsEntry("tls",
+                Map.of("mode", "secret", "secretName", "pillar-agent-tls", "serverName", "pillar-agent"));
+        for (String kind : List.of("PillarStore", "PillarProtocol", "PillarStorageClass")) {
+            assertThat(spec(objects, kind)).isEqualTo(spec(quickstart, kind));
+        }
+        assertThat(spec(quickstart, "PillarAgent")).doesNotContainKey("tls");
+    }
+
     @SuppressWarnings("unchecked")
     private static Map<String, Object> spec(List<GenericKubernetesResource> objects, String kind) {
         return (Map<String, Object>) objects.stream().filter(o -> o.getKind().equals(kind)).findFirst().orElseThrow()
