@@ -25,10 +25,12 @@ enum ZfsFailure {
     /** Anything else, including a timeout. */
     OTHER;
 
+    /** zfs's status for a refused operation: 1, and 255 from {@code zfs set} of zfs 2.2 and later (2.3 measured). */
     private static final int FAILED = 1;
+    private static final int SET_FAILED = 255;
 
     static ZfsFailure of(CommandFailedException e) {
-        if (e.timedOut() || e.exitCode() != FAILED) {
+        if (e.timedOut() || (e.exitCode() != FAILED && e.exitCode() != SET_FAILED)) {
             return OTHER;
         }
         for (String raw : e.stderr().split("\n")) {
