@@ -72,9 +72,12 @@ final class ConfigfsStateReader {
         for (String host : hosts) {
             Path entry = fs.nvmet().resolve("hosts").resolve(host);
             if (fs.exists(entry.resolve("dhchap_key"))) {
-                keys.put(host, new SubsystemState.HostKeys(fs.read(entry.resolve("dhchap_key")),
+                SubsystemState.HostKeys found = new SubsystemState.HostKeys(fs.read(entry.resolve("dhchap_key")),
                         fs.read(entry.resolve("dhchap_ctrl_key")), fs.read(entry.resolve("dhchap_hash")),
-                        fs.read(entry.resolve("dhchap_dhgroup"))));
+                        fs.read(entry.resolve("dhchap_dhgroup")));
+                if (!found.key().isEmpty() || !found.controllerKey().isEmpty()) {
+                    keys.put(host, found); // a host without keys is admitted by its NQN alone
+                }
             }
         }
         return Optional.of(new SubsystemState(nqn, allowAnyHost, namespaces, hosts, linkedPorts(nqn), keys));

@@ -16,8 +16,8 @@ import pillar.api.value.Nqn;
  * @param allowedHosts the host NQNs its {@code allowed_hosts/} links point at, sorted (names of
  *                     {@code hosts/} entries, which the kernel does not check against any grammar)
  * @param ports        the ports that link it, by port id
- * @param hostKeys     the DH-HMAC-CHAP attributes of each allowed host's entry, by host NQN (none on a
- *                     kernel without authentication)
+ * @param hostKeys     the DH-HMAC-CHAP attributes of each allowed host whose entry holds a key, by host
+ *                     NQN (none on a kernel without authentication)
  */
 public record SubsystemState(Nqn nqn, boolean allowAnyHost, List<Namespace> namespaces, List<String> allowedHosts,
                              List<LinkedPort> ports, Map<String, HostKeys> hostKeys) {
