@@ -19,38 +19,22 @@ import pillar.api.value.Nqn;
 class ConfigfsNvmetAuthFakeTest extends NvmetAuthContract {
     private static final Path DEVICE = Path.of("/dev/vg0/pvc-a");
 
-    private final FakeConfigfsTree fake = FakeConfigfsTree.createWithAuth().addBlockDevice(DEVICE);
-    private final ConfigfsNvmetTarget target = fake.target();
+    private final FakeConfigfsTree fake;
+    private final ConfigfsNvmetTarget target;
     private final Map<String, FakeNvmetControllers.Controller> controllers = new HashMap<>();
 
-    @Override
-    String refusedWithoutKey() {
-        return FakeNvmetAuth.NO_KEY;
+    ConfigfsNvmetAuthFakeTest() {
+        this(FakeConfigfsTree.createWithAuth().addBlockDevice(DEVICE));
     }
 
-    @Override
-    String refusedWrongKey() {
-        return FakeNvmetAuth.REJECTED;
+    private ConfigfsNvmetAuthFakeTest(FakeConfigfsTree fake) {
+        this(fake, fake.target());
     }
 
-    @Override
-    ConfigfsNvmetTarget target() {
-        return target;
-    }
-
-    @Override
-    ConfigfsTree tree() {
-        return fake;
-    }
-
-    @Override
-    Path configfs() {
-        return fake.root();
-    }
-
-    @Override
-    Path device() {
-        return DEVICE;
+    private ConfigfsNvmetAuthFakeTest(FakeConfigfsTree fake, ConfigfsNvmetTarget target) {
+        super(target, fake, fake.root(), DEVICE);
+        this.fake = fake;
+        this.target = target;
     }
 
     @Override

@@ -35,11 +35,31 @@ abstract class NvmetAuthContract {
     static final DhchapSecret CTRL_1 = secret(1, 0x33);
     static final DhchapSecret CTRL_2 = secret(1, 0x44);
 
-    /** The text the kernel's connect fails with when the target asks for a key the host has not. */
-    abstract String refusedWithoutKey();
+    private final ConfigfsNvmetTarget target;
+    private final ConfigfsTree tree;
+    private final Path configfs;
+    private final Path device;
 
-    /** The text the kernel's connect fails with when the exchange fails (a wrong secret). */
-    abstract String refusedWrongKey();
+    /**
+     * @param configfs where {@code tree} has configfs mounted; @param device a block device namespaces
+     *                 can be enabled on
+     */
+    NvmetAuthContract(ConfigfsNvmetTarget target, ConfigfsTree tree, Path configfs, Path device) {
+        this.target = target;
+        this.tree = tree;
+        this.configfs = configfs;
+        this.device = device;
+    }
+
+    /** The errno text of a connect without a secret to a target that asks for one: the fake's is the kernel's. */
+    static String refusedWithoutKey() {
+        return FakeNvmetAuth.NO_KEY;
+    }
+
+    /** The errno text of a connect whose exchange fails (a wrong secret): the fake's is the kernel's. */
+    static String refusedWrongKey() {
+        return FakeNvmetAuth.REJECTED;
+    }
 
     static DhchapSecret secret(int hh, int fill) {
         byte[] key = new byte[32];
@@ -47,13 +67,21 @@ abstract class NvmetAuthContract {
         return DhchapSecret.encode(hh, key);
     }
 
-    abstract ConfigfsNvmetTarget target();
+    ConfigfsNvmetTarget target() {
+        return target;
+    }
 
-    abstract ConfigfsTree tree();
+    ConfigfsTree tree() {
+        return tree;
+    }
 
-    abstract Path configfs();
+    Path configfs() {
+        return configfs;
+    }
 
-    abstract Path device();
+    Path device() {
+        return device;
+    }
 
     /**
      * The host connects presenting {@code hostSecret} as {@code dhchap_secret} and {@code ctrlSecret} as
