@@ -7,12 +7,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.logging.Logger;
 
-import io.helidon.common.configurable.Resource;
 import io.helidon.common.tls.Tls;
-import io.helidon.common.tls.TlsClientAuth;
 import io.helidon.logging.common.LogConfig;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.backend.Backends;
@@ -34,6 +33,8 @@ import pillar.agent.state.InstallationId;
 import pillar.agent.state.StateCheck;
 import pillar.agent.state.StateRecovery;
 import pillar.api.exec.SystemProcessRunner;
+import pillar.api.server.CertificateFiles;
+import pillar.api.server.MutualTls;
 import pillar.api.server.WorkloadConfig;
 import pillar.api.server.WorkloadServer;
 
@@ -100,7 +101,14 @@ public final class AgentMain {
         }
         StateCheck.Verdict state = checkState(config, target);
         Map<String, VolumeBackend> backends = backendsFor.apply(state.installation());
-        WorkloadServer server = start(config, backends, target, state);
+        WorkloadServer server;
+        try {
+            server = start(config, backends, target, state);
+        } catch (IllegalArgumentException e) {
+            // unusable certificate files (unreadable, not PEM, a key of another certificate)
+            err.println("pillar-agent: refusing to start: " + e.getMessage());
+            return 2;
+        }
         LOG.info(() -> (state instanceof StateCheck.Verdict.Missing ? "pillar-agent serving reads only (" + StateCheck.REASON + ")"
                 : "pillar-agent ready") + ": agent API on " + config.listenHost() + ":" + server.grpcPort()
                 + (config.tls().isPresent() ? " (mTLS)" : " (plaintext)") + ", health on port " + server.healthPort()
@@ -168,12 +176,12 @@ public final class AgentMain {
         }
     }
 
+    /**
+     * mTLS admitting only clients named in {@code agent.tls.client-names}; renewed files are read at
+     * the next handshake. Bad files at start throw IllegalArgumentException.
+     */
     private static Tls mutualTls(AgentConfig.TlsFiles files) {
-        return Tls.builder()
-                .privateKey(keys -> keys.pem(pem -> pem.key(Resource.create(files.key()))))
-                .privateKeyCertChain(keys -> keys.pem(pem -> pem.certChain(Resource.create(files.cert()))))
-                .trust(keys -> keys.pem(pem -> pem.certificates(Resource.create(files.ca()))))
-                .clientAuth(TlsClientAuth.REQUIRED)
-                .build();
+        return MutualTls.server(new CertificateFiles(files.cert(), files.key(), files.ca(), "agent.tls"),
+                Set.copyOf(files.clientNames()), "agent.tls.client-names");
     }
 }

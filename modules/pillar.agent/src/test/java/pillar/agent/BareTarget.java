@@ -7,7 +7,7 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * The configfs steps of an export done directly with java.nio, no agent in between: the "bare"
- * side of {@link AgentCallTimingKernelIT}. The same mkdirs, writes and links, in the same order, as
+ * side of {@link AgentCallTimingVmBench}. The same mkdirs, writes and links, in the same order, as
  * the agent makes for a fresh export on a port of its own, with nothing read first or back.
  */
 final class BareTarget {

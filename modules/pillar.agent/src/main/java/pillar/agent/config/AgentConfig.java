@@ -22,10 +22,12 @@ import pillar.api.agent.v1.BackendKind;
  * agent:
  *   node-name: storage-1          # default: the host name; kept in the state identity
  *   installation-id: prod.pillar  # default: generated at first start, kept in the state identity
- *   listen: {host: 0.0.0.0, port: 9500}
+ *   listen: {host: 192.0.2.10, port: 9500}   # or host-env: PILLAR_NODE_IP (a variable holding it);
+ *                                            # neither: the default route's interface ({@link ListenAddress})
  *   state-dir: /var/lib/pillar-csi/agent
  *   configfs-root: /sys/kernel/config
- *   tls: {cert: tls.crt, key: tls.key, ca: ca.crt}   # all three, or none (plaintext)
+ *   tls: {cert: tls.crt, key: tls.key, ca: ca.crt,   # all three, or none (plaintext)
+ *         client-names: [pillar-controller]}      # a client certificate's DNS name must be one of these
  *   backends:
  *     - {name: tank, type: zfs, pool: tank, parent-dataset: k8s}
  *     - {name: fast, type: lvm-thin, volume-group: vg0, thin-pool: pool0}
@@ -67,13 +69,19 @@ public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path
     }
 
     public static AgentConfig from(Config root) {
+        return from(root, ListenAddress.system());
+    }
+
+    /** Reads the configuration; an unwritten listen address is found with {@code listen}. */
+    public static AgentConfig from(Config root, ListenAddress listen) {
         Config agent = root.get("agent");
         List<BackendConfig> backends = new ArrayList<>();
         for (Config backend : agent.get("backends").asNodeList().orElse(List.of())) {
             backends.add(backend(backend));
         }
         return new AgentConfig(
-                agent.get("listen.host").asString().orElse("0.0.0.0"),
+                listen.resolve(agent.get("listen.host").asString().asOptional(),
+                        agent.get("listen.host-env").asString().asOptional()),
                 agent.get("listen.port").asInt().orElse(DEFAULT_PORT),
                 Path.of(agent.get("state-dir").asString().orElse("/var/lib/pillar-csi/agent")),
                 Path.of(agent.get("configfs-root").asString().orElse("/sys/kernel/config")),
@@ -123,7 +131,8 @@ public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path
         if (cert.isEmpty() || key.isEmpty() || ca.isEmpty()) {
             throw new IllegalArgumentException("agent.tls needs all of cert, key and ca (mTLS), or none of them (plaintext)");
         }
-        TlsFiles files = new TlsFiles(Path.of(cert.get()), Path.of(key.get()), Path.of(ca.get()));
+        List<String> clientNames = tls.get("client-names").asList(String.class).orElse(TlsFiles.DEFAULT_CLIENT_NAMES);
+        TlsFiles files = new TlsFiles(Path.of(cert.get()), Path.of(key.get()), Path.of(ca.get()), clientNames);
         for (Path file : List.of(files.cert(), files.key(), files.ca())) {
             if (!Files.isReadable(file)) {
                 throw new IllegalArgumentException("agent.tls: cannot read " + file);
@@ -138,7 +147,25 @@ public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path
         }
     }
 
-    /** PEM files for mTLS: this agent's certificate and key, and the CA that signs its clients. */
-    public record TlsFiles(Path cert, Path key, Path ca) {
+    /**
+     * PEM files for mTLS: this agent's certificate and key, the CA bundle that signs its clients,
+     * and the names a client certificate must carry one of (subjectAltName DNS).
+     */
+    public record TlsFiles(Path cert, Path key, Path ca, List<String> clientNames) {
+        /** The controller's name in the chart's default install ({@code tls.controllerName}). */
+        public static final List<String> DEFAULT_CLIENT_NAMES = List.of("pillar-controller");
+
+        public TlsFiles {
+            clientNames = List.copyOf(clientNames);
+            if (clientNames.isEmpty() || clientNames.stream().anyMatch(String::isBlank)) {
+                throw new IllegalArgumentException("agent.tls.client-names must list at least one non-empty name (the "
+                        + "DNS name in the controller's client certificate), is " + clientNames);
+            }
+        }
+
+        /** The files with {@link #DEFAULT_CLIENT_NAMES}. */
+        public TlsFiles(Path cert, Path key, Path ca) {
+            this(cert, key, ca, DEFAULT_CLIENT_NAMES);
+        }
     }
 }

@@ -3,18 +3,61 @@ package pillar.agent.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.InvalidValueException;
 
 class AgentConfigTest {
+    private static final Map<String, String> ENVIRONMENT = Map.of("PILLAR_NODE_IP", "10.20.0.5");
+    private static final Map<String, String> BACKEND = Map.of("agent.backends.0.name", "a", "agent.backends.0.type", "lvm",
+            "agent.backends.0.volume-group", "vg0");
+
+    @TempDir
+    static Path dir;
+
+    /** Reads the values on a host whose default route is eth1's ({@code route-defaults}) and with {@link #ENVIRONMENT}. */
     private static AgentConfig load(Map<String, String> values) {
-        return AgentConfig.from(Config.just(ConfigSources.create(values)));
+        ListenAddress listen = ListenAddressTest.listen(ListenAddressTest.copy(dir, "route-defaults"), ENVIRONMENT);
+        return AgentConfig.from(Config.just(ConfigSources.create(values)), listen);
+    }
+
+    private static Map<String, String> with(Map<String, String> values) {
+        Map<String, String> all = new HashMap<>(BACKEND);
+        all.putAll(values);
+        return all;
+    }
+
+    @Test
+    void listensOnTheDefaultRoutesAddressTheVariableOrTheWrittenHost() {
+        assertThat(load(BACKEND).listenHost()).isEqualTo("10.10.2.7");
+        assertThat(load(with(Map.of("agent.listen.host-env", "PILLAR_NODE_IP"))).listenHost()).isEqualTo("10.20.0.5");
+        assertThat(load(with(Map.of("agent.listen.host", "0.0.0.0"))).listenHost()).isEqualTo("0.0.0.0");
+        assertThatThrownBy(() -> load(with(Map.of("agent.listen.host-env", "NODE_ADDRESS"))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("NODE_ADDRESS").hasMessageContaining("not set");
+    }
+
+    @Test
+    void readsTheClientNamesWithTheControllersAsDefault() throws Exception {
+        Path file = Files.writeString(dir.resolve("readable.pem"), "checked when the agent starts");
+        Map<String, String> tls = Map.of("agent.tls.cert", file.toString(), "agent.tls.key", file.toString(),
+                "agent.tls.ca", file.toString());
+        assertThat(load(with(tls)).tls().orElseThrow().clientNames()).containsExactly("pillar-controller");
+        Map<String, String> named = new HashMap<>(tls);
+        named.putAll(Map.of("agent.tls.client-names.0", "ctl-a", "agent.tls.client-names.1", "ctl-b"));
+        assertThat(load(with(named)).tls().orElseThrow().clientNames()).containsExactly("ctl-a", "ctl-b");
+        Map<String, String> blank = new HashMap<>(tls);
+        blank.put("agent.tls.client-names.0", " ");
+        assertThatThrownBy(() -> load(with(blank))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("agent.tls.client-names");
     }
 
     @Test

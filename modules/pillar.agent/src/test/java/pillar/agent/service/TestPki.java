@@ -35,7 +35,8 @@ final class TestPki {
         this.dir = dir;
         this.name = name;
         this.caKeys = keyPair();
-        this.caCert = sign(new X500Name("CN=" + name + " CA"), caKeys, caKeys, new X500Name("CN=" + name + " CA"), true, false);
+        this.caCert = sign(new X500Name("CN=" + name + " CA"), caKeys, caKeys, new X500Name("CN=" + name + " CA"), true,
+                BigInteger.valueOf(SERIAL.getAndIncrement()), Instant.now().plus(Duration.ofDays(30)));
         write(dir.resolve(name + "-ca.crt"), "CERTIFICATE", caCert.getEncoded());
     }
 
@@ -45,14 +46,29 @@ final class TestPki {
 
     /** Issues a certificate for 127.0.0.1/localhost; returns {cert, key} files. */
     Path[] issue(String cn) throws Exception {
+        Issued issued = issue(cn, Instant.now().plus(Duration.ofDays(1)), "localhost");
+        return new Path[] {issued.cert(), issued.key()};
+    }
+
+    /**
+     * Issues a certificate for 127.0.0.1 and the DNS names, valid from an hour ago until {@code notAfter}
+     * (in the past for an expired one), as {@code <ca>-<cn>.crt} and {@code .key} (PKCS#8).
+     */
+    Issued issue(String cn, Instant notAfter, String... dnsNames) throws Exception {
         KeyPair keys = keyPair();
-        X509Certificate cert = sign(new X500Name("CN=" + cn), keys, caKeys, new X500Name("CN=" + name + " CA"), false, true);
+        BigInteger serial = BigInteger.valueOf(SERIAL.getAndIncrement());
+        X509Certificate cert = sign(new X500Name("CN=" + cn), keys, caKeys, new X500Name("CN=" + name + " CA"), false,
+                serial, notAfter, dnsNames);
         Path certFile = dir.resolve(name + "-" + cn + ".crt");
         Path keyFile = dir.resolve(name + "-" + cn + ".key");
         write(certFile, "CERTIFICATE", cert.getEncoded());
         // PKCS#8, the encoding the chart asks cert-manager for
         write(keyFile, "PRIVATE KEY", keys.getPrivate().getEncoded());
-        return new Path[] {certFile, keyFile};
+        return new Issued(certFile, keyFile, serial);
+    }
+
+    /** A certificate's files and its serial number. */
+    record Issued(Path cert, Path key, BigInteger serial) {
     }
 
     private static KeyPair keyPair() throws Exception {
@@ -62,19 +78,33 @@ final class TestPki {
     }
 
     private static X509Certificate sign(X500Name subject, KeyPair subjectKeys, KeyPair issuerKeys, X500Name issuer,
-                                        boolean ca, boolean san) throws Exception {
-        Instant now = Instant.now();
-        JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(issuer,
-                BigInteger.valueOf(SERIAL.getAndIncrement()), Date.from(now.minus(Duration.ofHours(1))),
-                Date.from(now.plus(Duration.ofDays(1))), subject, subjectKeys.getPublic());
+                                        boolean ca, BigInteger serial, Instant notAfter, String... dnsNames) throws Exception {
+        Instant anHourAgo = Instant.now().minus(Duration.ofHours(1));
+        Instant dayBeforeEnd = notAfter.minus(Duration.ofDays(1));
+        Instant notBefore = dayBeforeEnd.isBefore(anHourAgo) ? dayBeforeEnd : anHourAgo;
+        JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(issuer, serial, Date.from(notBefore),
+                Date.from(notAfter), subject, subjectKeys.getPublic());
         builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));
-        if (san) {
-            builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-                new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-                new GeneralName(GeneralName.dNSName, "localhost")}));
+        if (!ca) {
+            GeneralName[] names = new GeneralName[dnsNames.length + 1];
+            names[0] = new GeneralName(GeneralName.iPAddress, "127.0.0.1");
+            for (int i = 0; i < dnsNames.length; i++) {
+                names[i + 1] = new GeneralName(GeneralName.dNSName, dnsNames[i]);
+            }
+            builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names));
         }
         return new JcaX509CertificateConverter().getCertificate(
                 builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKeys.getPrivate())));
+    }
+
+    /** Writes the CA certificates of the PKIs into one bundle file, as during a CA rotation. */
+    static Path bundle(Path file, TestPki... pkis) throws IOException {
+        StringBuilder pem = new StringBuilder();
+        for (TestPki pki : pkis) {
+            pem.append(Files.readString(pki.caFile()));
+        }
+        Files.writeString(file, pem);
+        return file;
     }
 
     private static void write(Path file, String type, byte[] der) throws IOException {

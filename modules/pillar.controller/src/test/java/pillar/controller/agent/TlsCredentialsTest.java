@@ -1,26 +1,41 @@
 package pillar.controller.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Renewed certificate files (cert-manager rewrites the Secret) are read again; half-written ones are not used. */
+/**
+ * Renewed certificate files (cert-manager rewrites the Secret) are read again; half-written,
+ * missing or mismatched ones are not used.
+ */
 class TlsCredentialsTest {
     @TempDir
     Path dir;
 
+    TestPki pki;
+    AgentTlsFiles files;
+    TlsCredentials credentials;
+    TlsCredentials.Current first;
+
+    @BeforeEach
+    void credentials() throws Exception {
+        pki = new TestPki(dir, "ca");
+        files = pki.issueFiles("controller");
+        credentials = new TlsCredentials(files);
+        first = credentials.current();
+    }
+
     @Test
     void changedFilesAreReadAgain() throws Exception {
-        TestPki pki = new TestPki(dir, "ca");
-        AgentTlsFiles files = pki.issueFiles("controller");
-        TlsCredentials credentials = new TlsCredentials(files);
-        TlsCredentials.Current first = credentials.current();
         assertThat(credentials.current()).isSameAs(first);
 
         // a renewal in progress: the key is garbage for a moment; the working credentials stay
@@ -34,5 +49,21 @@ class TlsCredentialsTest {
         Files.setLastModifiedTime(files.key(), FileTime.from(Instant.now().plusSeconds(120)));
         assertThat(credentials.current().epoch()).isEqualTo(first.epoch() + 1);
         assertThat(Files.readString(files.key())).isNotEqualTo(key);
+    }
+
+    @Test
+    void aKeyOfAnotherCertificateKeepsTheWorkingCredentialsAndRefusesAtStart() throws Exception {
+        AgentTlsFiles other = pki.issueFiles("other");
+        Files.copy(other.key(), files.key(), StandardCopyOption.REPLACE_EXISTING);
+        assertThat(credentials.current()).as("the certificate with another's key").isSameAs(first);
+        assertThatThrownBy(() -> new TlsCredentials(files)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("agents.tls").hasMessageContaining("is not the private key of the certificate");
+
+        Files.copy(other.cert(), files.cert(), StandardCopyOption.REPLACE_EXISTING);
+        assertThat(credentials.current().epoch()).as("the pair complete again").isEqualTo(first.epoch() + 1);
+
+        Files.delete(files.ca());
+        TlsCredentials.Current renewed = credentials.current();
+        assertThat(renewed.epoch()).as("a CA file briefly missing").isEqualTo(first.epoch() + 1);
     }
 }

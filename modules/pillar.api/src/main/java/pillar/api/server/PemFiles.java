@@ -1,4 +1,4 @@
-package pillar.controller.agent;
+package pillar.api.server;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,6 +9,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyStore;
 import java.security.PrivateKey;
+import java.security.Signature;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.spec.PKCS8EncodedKeySpec;
@@ -24,10 +25,11 @@ import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * Reads PEM files into the JDK's key and trust managers, so that a bad file is found when the
- * controller starts, with a message naming it, rather than at the first connection.
+ * Reads PEM files into the JDK's key and trust managers, so that a bad file is found when it is
+ * read (at start-up or at a reload), with a message naming it, rather than at the first connection.
+ * A key that does not belong to its certificate is refused here too.
  */
-final class PemFiles {
+public final class PemFiles {
     private static final Pattern PKCS8 = Pattern.compile(
             "-----BEGIN PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END PRIVATE KEY-----");
     private static final char[] NO_PASSWORD = new char[0];
@@ -35,14 +37,18 @@ final class PemFiles {
     private PemFiles() {
     }
 
-    /** The controller's identity: its certificate chain and PKCS#8 private key. */
-    static KeyManager[] keyManagers(Path certFile, Path keyFile) {
+    /**
+     * A workload's identity: its certificate chain and PKCS#8 private key, which must be the key of
+     * the chain's first certificate.
+     */
+    public static KeyManager[] keyManagers(Path certFile, Path keyFile) {
         List<Certificate> chain = certificates(certFile);
         PrivateKey key = privateKey(keyFile);
+        checkPair(key, chain.getFirst(), keyFile, certFile);
         try {
             KeyStore store = KeyStore.getInstance("PKCS12");
             store.load(null, null);
-            store.setKeyEntry("controller", key, NO_PASSWORD, chain.toArray(Certificate[]::new));
+            store.setKeyEntry("identity", key, NO_PASSWORD, chain.toArray(Certificate[]::new));
             KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             factory.init(store, NO_PASSWORD);
             return factory.getKeyManagers();
@@ -51,8 +57,8 @@ final class PemFiles {
         }
     }
 
-    /** Trusts exactly the certificates of the CA file. */
-    static TrustManager[] trustManagers(Path caFile) {
+    /** Trusts exactly the certificates of the CA file (several during a CA rotation). */
+    public static TrustManager[] trustManagers(Path caFile) {
         List<Certificate> cas = certificates(caFile);
         try {
             KeyStore store = KeyStore.getInstance("PKCS12");
@@ -66,6 +72,31 @@ final class PemFiles {
         } catch (GeneralSecurityException | IOException e) {
             throw new IllegalArgumentException(caFile + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Signs a challenge with the key and verifies it with the certificate's public key. */
+    private static void checkPair(PrivateKey key, Certificate cert, Path keyFile, Path certFile) {
+        String algorithm = switch (key.getAlgorithm()) {
+            case "EC" -> "SHA256withECDSA";
+            case "RSA" -> "SHA256withRSA";
+            default -> key.getAlgorithm();
+        };
+        byte[] challenge = "pillar-csi key check".getBytes(StandardCharsets.US_ASCII);
+        try {
+            Signature signer = Signature.getInstance(algorithm);
+            signer.initSign(key);
+            signer.update(challenge);
+            byte[] signature = signer.sign();
+            Signature verifier = Signature.getInstance(algorithm);
+            verifier.initVerify(cert.getPublicKey());
+            verifier.update(challenge);
+            if (verifier.verify(signature)) {
+                return;
+            }
+        } catch (GeneralSecurityException e) {
+            // a key of another algorithm than the certificate's: not its key either
+        }
+        throw new IllegalArgumentException(keyFile + " is not the private key of the certificate " + certFile);
     }
 
     private static List<Certificate> certificates(Path file) {

@@ -37,8 +37,10 @@ import pillar.api.value.Nqn;
  * ({@link BareTarget}). Agent and bare runs alternate, {@value #DEFAULT_REPS} of each (or
  * {@code PILLAR_TIMING_REPS}); the table shows the medians and their ratio. It asserts that every call
  * did its job, never how long it took: the figures are for reading (TCG varies 2x with host load).
+ * A benchmark, not a test of the tier: {@code dev/bench --group 2} runs it in the VM
+ * ({@code dev/kernel-it --class AgentCallTimingVmBench}) and prints its table.
  */
-class AgentCallTimingKernelIT {
+class AgentCallTimingVmBench {
     private static final int DEFAULT_REPS = 3;
     private static final long MIB = 1L << 20;
     private static final String VG = "pillartimevg";
