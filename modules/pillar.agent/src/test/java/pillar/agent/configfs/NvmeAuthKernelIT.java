@@ -108,12 +108,11 @@ class NvmeAuthKernelIT extends NvmetAuthContract {
         }
         disconnect(controller);
 
-        assertThatThrownBy(() -> connect(HOST, KEY_2.value(), "")).hasMessageContaining(refusedWrongKey());
+        assertRejected(() -> connect(HOST, KEY_2.value(), ""), "a wrong secret");
         assertThatThrownBy(() -> connect(HOST, "", "")).hasMessageContaining(refusedWithoutKey());
 
         target().allowHost(A, HOST, Optional.of(HostAuth.oneWay(KEY_2)));
-        assertThatThrownBy(() -> connect(HOST, KEY_1.value(), "")).as("the old secret after a rotation")
-                .hasMessageContaining(refusedWrongKey());
+        assertRejected(() -> connect(HOST, KEY_1.value(), ""), "the old secret after a rotation");
         connect(HOST, KEY_2.value(), "");
         Path again = initiator.awaitHead(A, NSID, Duration.ofSeconds(10));
         ByteBuffer read = ByteBuffer.allocate(4096);
