@@ -24,17 +24,9 @@ class ConfigfsNvmetAuthFakeTest extends NvmetAuthContract {
     private final Map<String, FakeNvmetControllers.Controller> controllers = new HashMap<>();
 
     ConfigfsNvmetAuthFakeTest() {
-        this(FakeConfigfsTree.createWithAuth().addBlockDevice(DEVICE));
-    }
-
-    private ConfigfsNvmetAuthFakeTest(FakeConfigfsTree fake) {
-        this(fake, fake.target());
-    }
-
-    private ConfigfsNvmetAuthFakeTest(FakeConfigfsTree fake, ConfigfsNvmetTarget target) {
-        super(target, fake, fake.root(), DEVICE);
-        this.fake = fake;
-        this.target = target;
+        super(FakeConfigfsTree.createWithAuth().addBlockDevice(DEVICE), FakeConfigfsTree.DEFAULT_ROOT, DEVICE);
+        this.fake = (FakeConfigfsTree) tree();
+        this.target = target();
     }
 
     @Override

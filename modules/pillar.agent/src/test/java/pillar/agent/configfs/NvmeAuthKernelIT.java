@@ -44,7 +44,7 @@ class NvmeAuthKernelIT extends NvmetAuthContract {
     private final List<String> connected = new ArrayList<>();
 
     NvmeAuthKernelIT() {
-        super(new ConfigfsNvmetTarget(KernelBed.CONFIGFS), new KernelConfigfsTree(), KernelBed.CONFIGFS, loop);
+        super(new DeadlineConfigfsTree(new KernelConfigfsTree(), DeadlineConfigfsTree.DEFAULT_DEADLINE), KernelBed.CONFIGFS, loop);
     }
 
     @BeforeAll

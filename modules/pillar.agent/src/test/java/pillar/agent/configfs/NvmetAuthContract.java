@@ -45,8 +45,8 @@ abstract class NvmetAuthContract {
      * @param configfs where {@code tree} has configfs mounted; @param device a block device namespaces
      *                 can be enabled on
      */
-    NvmetAuthContract(ConfigfsNvmetTarget target, ConfigfsTree tree, Path configfs, Path device) {
-        this.target = target;
+    NvmetAuthContract(ConfigfsTree tree, Path configfs, Path device) {
+        this.target = new ConfigfsNvmetTarget(configfs, tree);
         this.tree = tree;
         this.configfs = configfs;
         this.device = device;
@@ -64,7 +64,7 @@ abstract class NvmetAuthContract {
      */
     static void assertRejected(ThrowingCallable connect, String what) {
         assertThatThrownBy(connect).as(what).isInstanceOf(IOException.class)
-                .satisfies(e -> assertThat(e.getMessage()).isIn(FakeNvmetAuth.REJECTED, FakeNvmetAuth.REJECTED_LATE));
+                .satisfies(e -> assertThat(e.getMessage()).containsAnyOf(FakeNvmetAuth.REJECTED, FakeNvmetAuth.REJECTED_LATE));
     }
 
     static DhchapSecret secret(int hh, int fill) {
