@@ -81,6 +81,26 @@ final class ConfigfsFiles {
         return true;
     }
 
+    /**
+     * {@link #ensure} for a secret ({@code dhchap_key}): neither an error nor the log ever shows the
+     * value, only whether it was written. {@code "\0"} clears the secret: it reads back as "".
+     */
+    boolean ensureSecret(Path file, String value, String hint) {
+        if (read(file).equals(value)) {
+            return false;
+        }
+        try {
+            tree.write(file, value);
+        } catch (IOException e) {
+            throw failure("write the secret to", file, e, hint);
+        }
+        if (!read(file).equals(value.equals("\0") ? "" : value)) {
+            throw new NvmetTargetException("wrote a secret to " + file + " but the kernel reads back another value", file);
+        }
+        LOG.log(Level.DEBUG, "{0}: secret written", file);
+        return true;
+    }
+
     /** Writes to an attribute that cannot be read back (write-only, such as {@code revalidate_size}). */
     void trigger(Path file, String value, String hint) {
         write(file, value, hint);

@@ -16,6 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import pillar.api.value.DhchapSecret;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
 
@@ -48,7 +49,16 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     /** The longest a call waits for the shared lock before it fails as timed out. */
     static final Duration SHARED_WAIT = Duration.ofSeconds(30);
 
+    /** The host entry the capability probe makes and removes at once; no initiator uses this NQN. */
+    static final String AUTH_PROBE_HOST = "nqn.2024-06.io.pillar-csi:probe-nvme-auth";
+    public static final String NO_AUTH_MESSAGE = "the kernel's nvmet has no DH-HMAC-CHAP authentication: it was built without"
+            + " CONFIG_NVME_TARGET_AUTH (Debian 12's 6.1 kernel is; bookworm-backports' 6.12 has it)";
+
+    /** What clears a {@code dhchap_*key}: the kernel reads it back as "". */
+    private static final String CLEAR_SECRET = "\0";
+
     private final ReentrantLock shared = new ReentrantLock();
+    private volatile Boolean authSupport; // null until probed with nvmet present
     private final ConfigfsFiles fs;
     private final ConfigfsStateReader reader;
     private final ConfigfsPrune prune;
@@ -166,27 +176,79 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     }
 
     @Override
-    public void allowHost(Nqn subsystem, Nqn host) {
-        withShared(() -> allowHostLocked(subsystem, host));
+    public void allowHost(Nqn subsystem, Nqn host, Optional<HostAuth> auth) {
+        withShared(() -> allowHostLocked(subsystem, host, auth));
     }
 
-    private void allowHostLocked(Nqn subsystem, Nqn host) {
+    /** The host entry first, with its keys when given (a new value replaces the old), then the link. */
+    private void allowHostLocked(Nqn subsystem, Nqn host, Optional<HostAuth> auth) {
         Path subsystemDir = subsystemDir(subsystem);
         fs.requireDirectory(subsystemDir, "subsystem " + subsystem);
         Path allowed = subsystemDir.resolve("allowed_hosts");
-        if (!fs.linksTo(allowed, host.value()).isEmpty()) {
+        boolean linked = !fs.linksTo(allowed, host.value()).isEmpty();
+        if (linked && auth.isEmpty()) {
             return;
         }
         Path anyHost = subsystemDir.resolve("attr_allow_any_host");
-        if (fs.read(anyHost).equals("1")) {
+        if (!linked && fs.read(anyHost).equals("1")) {
             throw new NvmetTargetException("subsystem " + subsystem + " allows any host (" + anyHost + " is 1)"
                     + " and the kernel refuses host entries then (EINVAL): ensure it with allowAnyHost false first",
                     anyHost);
         }
+        if (auth.isPresent() && !authSupported()) {
+            throw new NvmetTargetException(NO_AUTH_MESSAGE, hosts);
+        }
         Path hostDir = hostDir(host);
         fs.mkdirIfAbsent(hostDir, "");
-        fs.symlink(allowed.resolve(host.value()), hostDir,
-                "EINVAL here means the subsystem allows any host: the kernel refuses host entries then");
+        if (auth.isPresent()) {
+            writeAuth(hostDir, auth.get());
+        }
+        if (!linked) {
+            fs.symlink(allowed.resolve(host.value()), hostDir,
+                    "EINVAL here means the subsystem allows any host: the kernel refuses host entries then");
+        }
+    }
+
+    /** hash and group before the keys (the kernel checks a key's transform against nothing else); secrets never shown. */
+    private void writeAuth(Path hostDir, HostAuth auth) {
+        Path key = hostDir.resolve("dhchap_key");
+        if (!fs.exists(key)) {
+            throw new NvmetTargetException(NO_AUTH_MESSAGE + " (" + key + " does not exist)", key);
+        }
+        fs.ensure(hostDir.resolve("dhchap_hash"), auth.hash(), "EINVAL: not a hash nvmet knows; ENOTSUPP: its crypto module is missing");
+        fs.ensure(hostDir.resolve("dhchap_dhgroup"), auth.dhGroup(), "EINVAL here means the kernel lacks the group's crypto (dh)");
+        fs.ensureSecret(key, auth.hostKey().value(), "EINVAL here means the kernel refused the secret's form");
+        Path controllerKey = hostDir.resolve("dhchap_ctrl_key");
+        if (auth.controllerKey().isPresent()) {
+            fs.ensureSecret(controllerKey, auth.controllerKey().get().value(), "EINVAL here means the kernel refused the secret's form");
+        } else if (!fs.read(controllerKey).isEmpty()) {
+            // nvmet clears a key on a write whose text is empty (strlen 0); an empty write never reaches
+            // it (configfs calls no store for 0 bytes) and "\n" is not empty: one NUL byte is
+            fs.ensureSecret(controllerKey, CLEAR_SECRET, "");
+        }
+    }
+
+    @Override
+    public boolean authSupported() {
+        Boolean known = authSupport;
+        if (known != null) {
+            return known;
+        }
+        if (presence() == TargetPresence.NOT_MOUNTED || presence() == TargetPresence.NVMET_MISSING) {
+            return false; // not known yet: asked again once nvmet is there
+        }
+        boolean[] found = new boolean[1];
+        withShared(() -> {
+            Path probe = hosts.resolve(AUTH_PROBE_HOST);
+            fs.mkdirIfAbsent(probe, "");
+            try {
+                found[0] = fs.exists(probe.resolve("dhchap_key"));
+            } finally {
+                fs.rmdirIfPresent(probe, "");
+            }
+        });
+        authSupport = found[0];
+        return found[0];
     }
 
     @Override
@@ -284,7 +346,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
         ensureNamespace(nqn, wanted.nsid(), wanted.device());
         withShared(() -> {
             ensurePortLocked(port, wanted.address());
-            hosts.forEach(host -> allowHostLocked(nqn, host));
+            hosts.forEach(host -> allowHostLocked(nqn, host, Optional.ofNullable(wanted.auth().get(host))));
             linkPortLocked(port, nqn);
         });
     }

@@ -3,7 +3,9 @@ package pillar.agent.configfs;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -66,7 +68,19 @@ final class ConfigfsStateReader {
             hosts.add(fs.linkTarget(link));
         }
         hosts.sort(Comparator.naturalOrder());
-        return Optional.of(new SubsystemState(nqn, allowAnyHost, namespaces, hosts, linkedPorts(nqn)));
+        Map<String, SubsystemState.HostKeys> keys = new HashMap<>();
+        for (String host : hosts) {
+            Path entry = fs.nvmet().resolve("hosts").resolve(host);
+            if (fs.exists(entry.resolve("dhchap_key"))) {
+                SubsystemState.HostKeys found = new SubsystemState.HostKeys(fs.read(entry.resolve("dhchap_key")),
+                        fs.read(entry.resolve("dhchap_ctrl_key")), fs.read(entry.resolve("dhchap_hash")),
+                        fs.read(entry.resolve("dhchap_dhgroup")));
+                if (!found.key().isEmpty() || !found.controllerKey().isEmpty()) {
+                    keys.put(host, found); // a host without keys is admitted by its NQN alone
+                }
+            }
+        }
+        return Optional.of(new SubsystemState(nqn, allowAnyHost, namespaces, hosts, linkedPorts(nqn), keys));
     }
 
     private List<SubsystemState.LinkedPort> linkedPorts(Nqn nqn) {

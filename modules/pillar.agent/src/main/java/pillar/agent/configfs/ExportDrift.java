@@ -31,7 +31,8 @@ public final class ExportDrift {
      * What differs between {@code wanted} and {@code actual}, one sentence each; empty when the kernel
      * holds exactly the wanted export. Reports, in this order: the namespace (missing, device,
      * disabled) and namespaces not wanted, the host policy, each allowed host not wanted and each
-     * wanted host not allowed, the wanted port link, and links to ports at other addresses.
+     * wanted host not allowed, each authenticating host whose keys, hash or group differ (keys never
+     * shown), the wanted port link, and links to ports at other addresses.
      *
      * @throws IllegalArgumentException when {@code actual} is another subsystem
      */
@@ -89,6 +90,37 @@ public final class ExportDrift {
             if (!actual.allowedHosts().contains(host)) {
                 drift.add("host " + host + " not allowed but wanted");
             }
+        }
+        if (wanted.aclEnabled()) {
+            wanted.auth().forEach((host, auth) -> {
+                if (actual.allowedHosts().contains(host.value())) {
+                    keys(host.value(), auth, actual.hostKeys().get(host.value()), drift);
+                }
+            });
+        }
+    }
+
+    /** The keys are compared, never shown: the report says only which one differs. */
+    private static void keys(String host, HostAuth wanted, SubsystemState.HostKeys actual, List<String> drift) {
+        String name = "host " + host + ": ";
+        if (actual == null || actual.key().isEmpty()) {
+            drift.add(name + "no DH-HMAC-CHAP key, wanted one");
+            return;
+        }
+        if (!actual.key().equals(wanted.hostKey().value())) {
+            drift.add(name + "its DH-HMAC-CHAP key differs from the record");
+        }
+        String wantedController = wanted.controllerKey().map(k -> k.value()).orElse("");
+        if (wantedController.isEmpty() && !actual.controllerKey().isEmpty()) {
+            drift.add(name + "has a DH-HMAC-CHAP controller key, wanted one-way authentication");
+        } else if (!wantedController.equals(actual.controllerKey())) {
+            drift.add(name + "its DH-HMAC-CHAP controller key differs from the record");
+        }
+        if (!actual.hash().equals(wanted.hash())) {
+            drift.add(name + "dhchap_hash is " + actual.hash() + ", wanted " + wanted.hash());
+        }
+        if (!actual.dhGroup().equals(wanted.dhGroup())) {
+            drift.add(name + "dhchap_dhgroup is " + actual.dhGroup() + ", wanted " + wanted.dhGroup());
         }
     }
 

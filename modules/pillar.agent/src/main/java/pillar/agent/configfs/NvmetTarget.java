@@ -63,9 +63,27 @@ public interface NvmetTarget {
     /**
      * Ensures {@code host} may connect to the subsystem (an entry {@code hosts/<hostnqn>} and a link
      * from the subsystem's {@code allowed_hosts/}). The subsystem must exist and must not allow any
-     * host.
+     * host. Same as {@link #allowHost(Nqn, Nqn, Optional)} without keys.
      */
-    void allowHost(Nqn subsystem, Nqn host);
+    default void allowHost(Nqn subsystem, Nqn host) {
+        allowHost(subsystem, host, Optional.empty());
+    }
+
+    /**
+     * {@link #allowHost(Nqn, Nqn)}, and with {@code auth} the host must authenticate in-band: its keys,
+     * hash and group are written to {@code hosts/<hostnqn>/dhchap_*} before the link is made, and a new
+     * value replaces the old one also when the host is allowed already (rotation: connected controllers
+     * keep their session, every new connect needs the new keys). The entry is the host's, shared by every
+     * subsystem that admits it. Without {@code auth} the entry's keys are left as they are. Fails, changing
+     * nothing, when the kernel has no authentication ({@link #authSupported()} false).
+     */
+    void allowHost(Nqn subsystem, Nqn host, Optional<HostAuth> auth);
+
+    /**
+     * Whether the kernel's nvmet authenticates hosts in-band (a host entry has {@code dhchap_key}):
+     * probed once with a host entry made and removed at once, false while nvmet is not loaded.
+     */
+    boolean authSupported();
 
     /**
      * Revokes {@code host}: once this returns, no controller of it can do I/O on the subsystem and it
@@ -99,7 +117,8 @@ public interface NvmetTarget {
     /**
      * Ensures the subsystem is exactly {@code wanted}, exported on {@code port}: what
      * {@link #ensureSubsystem}, {@link #ensureNamespace}, {@link #ensurePort}, {@link #allowHost} and
-     * {@link #linkPort} reach together, after removing what {@code wanted} does not list (drift): links
+     * {@link #linkPort} reach together (each host with
+     * {@code wanted.auth()}'s keys when it has some), after removing what {@code wanted} does not list (drift): links
      * from other ports (a port left linking nothing is removed), allowed hosts (a host entry no subsystem
      * admits any more is removed), other namespaces, and the device of an enabled namespace that points
      * elsewhere (disabled, pointed at {@code wanted.device()}, enabled). Afterwards {@link ExportDrift}

@@ -16,14 +16,34 @@ import pillar.api.value.Nqn;
  * @param allowedHosts the host NQNs its {@code allowed_hosts/} links point at, sorted (names of
  *                     {@code hosts/} entries, which the kernel does not check against any grammar)
  * @param ports        the ports that link it, by port id
+ * @param hostKeys     the DH-HMAC-CHAP attributes of each allowed host whose entry holds a key, by host
+ *                     NQN (none on a kernel without authentication)
  */
 public record SubsystemState(Nqn nqn, boolean allowAnyHost, List<Namespace> namespaces, List<String> allowedHosts,
-                             List<LinkedPort> ports) {
+                             List<LinkedPort> ports, Map<String, HostKeys> hostKeys) {
 
     public SubsystemState {
         namespaces = List.copyOf(namespaces);
         allowedHosts = List.copyOf(allowedHosts);
         ports = List.copyOf(ports);
+        hostKeys = Map.copyOf(hostKeys);
+    }
+
+    /** The state of a subsystem whose hosts have no DH-HMAC-CHAP attributes. */
+    public SubsystemState(Nqn nqn, boolean allowAnyHost, List<Namespace> namespaces, List<String> allowedHosts,
+                          List<LinkedPort> ports) {
+        this(nqn, allowAnyHost, namespaces, allowedHosts, ports, Map.of());
+    }
+
+    /**
+     * A host entry's {@code dhchap_*} attributes verbatim ("" where unset); {@link #toString()} hides the keys.
+     */
+    public record HostKeys(String key, String controllerKey, String hash, String dhGroup) {
+        @Override
+        public String toString() {
+            return "HostKeys[key " + (key.isEmpty() ? "unset" : "set") + ", controller key "
+                    + (controllerKey.isEmpty() ? "unset" : "set") + ", " + hash + ", " + dhGroup + "]";
+        }
     }
 
     /** The namespace with this nsid, if the subsystem has it. */

@@ -17,7 +17,8 @@ import pillar.api.value.Nqn;
  * a restart it may have drifted. Each record's volume is looked up on its backend first: its block
  * device may have another name now (a zvol's {@code /dev/zdN} without udev is numbered afresh), and a
  * recorded path must never export whatever device now has that name; a record whose device changed is
- * rewritten. The drift found is logged per volume; each record is then applied exactly (extra hosts,
+ * rewritten. A host's DH-HMAC-CHAP keys are the newest any record holds (the kernel keeps one set per
+ * host). The drift found is logged per volume (never a key); each record is then applied exactly (extra hosts,
  * ports and namespaces removed), on its own (one that fails is reported and the others still go
  * through); last, pillar-csi subsystems with no durable record (left by a crash between the record's
  * removal and the kernel's) are removed.
@@ -39,6 +40,7 @@ public final class ExportReapply {
         List<String> failures = new ArrayList<>();
         long start = System.nanoTime();
         LOG.info(() -> "re-applying " + records.size() + " exports");
+        exporter.learn(records);
         for (ExportRecord recorded : records) {
             try {
                 ExportRecord record = withCurrentDevice(recorded, exports, backends);

@@ -4,12 +4,20 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import pillar.agent.configfs.HostAuth;
 import pillar.agent.configfs.PortAddress;
+import pillar.api.value.DhchapSecret;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 
@@ -24,9 +32,12 @@ import pillar.api.value.VolumeId;
  * @param address      where the port listens
  * @param aclEnabled   true: only {@code allowedHosts} may connect; false: any host
  * @param allowedHosts the host NQNs admitted when {@code aclEnabled}
+ * @param authRequired every allowed host must authenticate in-band (DH-HMAC-CHAP)
+ * @param auth         the keys of the allowed hosts that authenticate, a subset of {@code allowedHosts};
+ *                     secrets: the record is written readable by its owner only and never logged
  */
 public record ExportRecord(VolumeId volume, String backend, Path device, PortAddress address, boolean aclEnabled,
-                           Set<Nqn> allowedHosts) {
+                           Set<Nqn> allowedHosts, boolean authRequired, Map<Nqn, RecordedAuth> auth) {
     /** The NQN prefix of every subsystem pillar-csi creates; the rest of the NQN is the volume ID. */
     public static final String NQN_PREFIX = "nqn.2024-06.io.pillar-csi:";
 
@@ -35,6 +46,16 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
             throw new IllegalArgumentException("device must be an absolute path, is " + device);
         }
         allowedHosts = Set.copyOf(allowedHosts);
+        auth = Map.copyOf(auth);
+        if (!allowedHosts.containsAll(auth.keySet())) {
+            throw new IllegalArgumentException("keys recorded for a host that is not allowed");
+        }
+    }
+
+    /** An export without in-band authentication. */
+    public ExportRecord(VolumeId volume, String backend, Path device, PortAddress address, boolean aclEnabled,
+                        Set<Nqn> allowedHosts) {
+        this(volume, backend, device, address, aclEnabled, allowedHosts, false, Map.of());
     }
 
     /** The stable subsystem NQN of a volume, derived from its validated ID. */
@@ -47,25 +68,68 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
     }
 
     public ExportRecord withDevice(Path newDevice) {
-        return new ExportRecord(volume, backend, newDevice, address, aclEnabled, allowedHosts);
+        return new ExportRecord(volume, backend, newDevice, address, aclEnabled, allowedHosts, authRequired, auth);
     }
 
+    /** The record with exactly {@code hosts} allowed; the keys of hosts no longer allowed are dropped. */
     public ExportRecord withAllowedHosts(Set<Nqn> hosts) {
-        return new ExportRecord(volume, backend, device, address, aclEnabled, hosts);
+        Map<Nqn, RecordedAuth> kept = new HashMap<>(auth);
+        kept.keySet().retainAll(hosts);
+        return new ExportRecord(volume, backend, device, address, aclEnabled, hosts, authRequired, kept);
+    }
+
+    /** The record with {@code host} allowed and authenticating with {@code keys}. */
+    public ExportRecord withHostAuth(Nqn host, RecordedAuth keys) {
+        Set<Nqn> hosts = new HashSet<>(allowedHosts);
+        hosts.add(host);
+        Map<Nqn, RecordedAuth> all = new HashMap<>(auth);
+        all.put(host, keys);
+        return new ExportRecord(volume, backend, device, address, aclEnabled, hosts, authRequired, all);
+    }
+
+    /** The keys each authenticating host should have now: this record's, or a newer set {@code newest} holds. */
+    public Map<Nqn, HostAuth> keys(Map<Nqn, RecordedAuth> newest) {
+        Map<Nqn, HostAuth> keys = new HashMap<>();
+        auth.forEach((host, recorded) -> {
+            RecordedAuth other = newest.get(host);
+            keys.put(host, (other != null && other.since().isAfter(recorded.since()) ? other : recorded).auth());
+        });
+        return keys;
+    }
+
+    @Override
+    public String toString() {
+        return "ExportRecord[" + volume + " on " + backend + ", " + device + ", " + address + ", acl " + aclEnabled
+                + ", hosts " + allowedHosts + ", auth " + (authRequired ? "required" : "off") + ", keys for "
+                + auth.keySet() + "]";
     }
 
     String encode() {
-        return "version=1\n"
+        return "version=2\n"
                 + "volume=" + volume.value() + "\n"
                 + "backend=" + backend + "\n"
                 + "device=" + device + "\n"
                 + "traddr=" + address.traddr() + "\n"
                 + "trsvcid=" + address.trsvcid() + "\n"
                 + "acl=" + aclEnabled + "\n"
-                + "hosts=" + allowedHosts.stream().map(Nqn::value).sorted().collect(Collectors.joining(",")) + "\n";
+                + "hosts=" + allowedHosts.stream().map(Nqn::value).sorted().collect(Collectors.joining(",")) + "\n"
+                + "auth-required=" + authRequired + "\n"
+                + "auth=" + auth.entrySet().stream().sorted(Map.Entry.comparingByKey(Comparator.comparing(Nqn::value)))
+                        .map(e -> encode(e.getKey(), e.getValue())).collect(Collectors.joining(",")) + "\n";
     }
 
-    /** Parses {@link #encode()}; anything else (a damaged file) throws {@link IllegalArgumentException}. */
+    /** {@code <host> <since ms> <hash> <group> <host key> <controller key or ->}: no field holds ' ' or ','. */
+    private static String encode(Nqn host, RecordedAuth recorded) {
+        HostAuth a = recorded.auth();
+        return String.join(" ", host.value(), Long.toString(recorded.since().toEpochMilli()), a.hash(), a.dhGroup(),
+                a.hostKey().value(), a.controllerKey().map(DhchapSecret::value).orElse("-"));
+    }
+
+    /**
+     * Parses {@link #encode()} (version 2) or a version 1 record (written before authentication, read as
+     * without it); anything else (a damaged file) throws {@link IllegalArgumentException}, whose message
+     * never holds a secret.
+     */
     static ExportRecord parse(String text) {
         Properties p = new Properties();
         try {
@@ -73,13 +137,11 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        if (!"1".equals(p.getProperty("version")) || p.size() != 8) {
+        String version = p.getProperty("version");
+        if (!("1".equals(version) && p.size() == 8) && !("2".equals(version) && p.size() == 10)) {
             throw new IllegalArgumentException("export record: unknown version or missing fields");
         }
-        String acl = p.getProperty("acl");
-        if (!acl.equals("true") && !acl.equals("false")) {
-            throw new IllegalArgumentException("export record: acl must be true or false");
-        }
+        boolean acl = bool(p, "acl");
         String hosts = p.getProperty("hosts");
         Set<Nqn> allowed = hosts.isEmpty() ? Set.of()
                 : Arrays.stream(hosts.split(",")).map(Nqn::of).collect(Collectors.toSet());
@@ -89,8 +151,35 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("export record: trsvcid is not a number", e);
         }
+        boolean authRequired = version.equals("2") && bool(p, "auth-required");
+        Map<Nqn, RecordedAuth> auth = new HashMap<>();
+        String entries = p.getProperty("auth", "");
+        if (!entries.isEmpty()) {
+            for (String entry : entries.split(",")) {
+                String[] f = entry.split(" ");
+                if (f.length != 6) {
+                    throw new IllegalArgumentException("export record: an auth entry does not have 6 fields");
+                }
+                try {
+                    HostAuth keys = new HostAuth(DhchapSecret.of("host key", f[4]),
+                            f[5].equals("-") ? Optional.empty() : Optional.of(DhchapSecret.of("controller key", f[5])),
+                            f[2], f[3]);
+                    auth.put(Nqn.of(f[0]), new RecordedAuth(keys, Instant.ofEpochMilli(Long.parseLong(f[1]))));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("export record: an auth entry's time is not a number", e);
+                }
+            }
+        }
         return new ExportRecord(VolumeId.of(p.getProperty("volume")), p.getProperty("backend"),
-                Path.of(p.getProperty("device")), PortAddress.tcp(p.getProperty("traddr"), port),
-                Boolean.parseBoolean(acl), allowed);
+                Path.of(p.getProperty("device")), PortAddress.tcp(p.getProperty("traddr"), port), acl, allowed,
+                authRequired, auth);
+    }
+
+    private static boolean bool(Properties p, String key) {
+        String value = p.getProperty(key);
+        if (!"true".equals(value) && !"false".equals(value)) {
+            throw new IllegalArgumentException("export record: " + key + " must be true or false");
+        }
+        return Boolean.parseBoolean(value);
     }
 }

@@ -13,7 +13,10 @@ import java.util.stream.Stream;
 import pillar.api.durable.AtomicFiles;
 import pillar.api.value.VolumeId;
 
-/** The durable export records, one file per volume under {@code <state-dir>/exports/}, written atomically. */
+/**
+ * The durable export records, one file per volume under {@code <state-dir>/exports/}, written atomically
+ * and readable by the agent's user only (mode 0600: a record may hold DH-HMAC-CHAP secrets).
+ */
 public final class ExportStore {
     private final Path dir;
 
@@ -33,7 +36,7 @@ public final class ExportStore {
     }
 
     public void write(ExportRecord record) {
-        AtomicFiles.write(dir.resolve(record.volume().value()), record.encode().getBytes(StandardCharsets.UTF_8));
+        AtomicFiles.writePrivate(dir.resolve(record.volume().value()), record.encode().getBytes(StandardCharsets.UTF_8));
     }
 
     public void delete(VolumeId volume) {

@@ -1,11 +1,15 @@
 package pillar.agent.export;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 import java.util.zip.CRC32;
 
 import pillar.agent.configfs.ExportDrift;
+import pillar.agent.configfs.HostAuth;
 import pillar.agent.configfs.NamespaceId;
 import pillar.agent.configfs.NvmetTarget;
 import pillar.agent.configfs.PortAddress;
@@ -24,6 +28,7 @@ public final class Exporter {
     private static final Logger LOG = Logger.getLogger(Exporter.class.getName());
 
     private final NvmetTarget target;
+    private final Map<Nqn, RecordedAuth> newestKeys = new ConcurrentHashMap<>();
 
     public Exporter(NvmetTarget target) {
         this.target = target;
@@ -51,6 +56,7 @@ public final class Exporter {
      * while one volume's namespace waits on the kernel (see {@link NvmetTarget#ensureExport}).
      */
     public void apply(ExportRecord record) {
+        learn(List.of(record));
         target.ensureExport(portId(record.address()), wanted(record));
         // one line per export; each configfs step is logged at FINE (on a slow console, many lines cost)
         LOG.info(() -> "exported " + record.subsystem() + " (" + record.device() + ") on " + record.address()
@@ -63,9 +69,17 @@ public final class Exporter {
         LOG.fine(() -> "removed " + subsystem + " if it was there");
     }
 
+    /** Allows the host, with the newest keys it has when the record has keys for it (never logged). */
     public void allow(ExportRecord record, Nqn host) {
-        target.allowHost(record.subsystem(), host);
-        LOG.info(() -> "allowed " + host + " on " + record.subsystem());
+        learn(List.of(record));
+        Optional<HostAuth> auth = Optional.ofNullable(record.keys(newestKeys).get(host));
+        target.allowHost(record.subsystem(), host, auth);
+        LOG.info(() -> "allowed " + host + " on " + record.subsystem() + auth.map(a -> " with DH-HMAC-CHAP " + a).orElse(""));
+    }
+
+    /** Whether the kernel's nvmet authenticates hosts in-band; false when it cannot tell now (nvmet missing). */
+    public boolean authSupported() {
+        return target.authSupported();
     }
 
     public void disallow(ExportRecord record, Nqn host) {
@@ -78,9 +92,20 @@ public final class Exporter {
         LOG.info(() -> "revalidated the size of " + record.subsystem());
     }
 
-    private static WantedExport wanted(ExportRecord record) {
+    /**
+     * Remembers the hosts' keys the records hold, keeping per host the newest: the kernel keeps one set
+     * per host entry, so a record with older keys (a rotation that reached other volumes first) never
+     * puts them back. Called with every record at start-up, before the first apply.
+     */
+    public void learn(List<ExportRecord> records) {
+        for (ExportRecord record : records) {
+            record.auth().forEach((host, keys) -> newestKeys.merge(host, keys, (a, b) -> b.since().isAfter(a.since()) ? b : a));
+        }
+    }
+
+    private WantedExport wanted(ExportRecord record) {
         return new WantedExport(record.subsystem(), NSID, record.device(), record.address(), record.aclEnabled(),
-                record.aclEnabled() ? record.allowedHosts() : Set.of());
+                record.aclEnabled() ? record.allowedHosts() : Set.of(), record.aclEnabled() ? record.keys(newestKeys) : Map.of());
     }
 
     /**

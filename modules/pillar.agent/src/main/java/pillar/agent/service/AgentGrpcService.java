@@ -11,6 +11,7 @@ import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.config.BackendConfig;
+import pillar.agent.configfs.HostAuth;
 import pillar.agent.configfs.PortAddress;
 import pillar.agent.export.ExportRecord;
 import pillar.api.agent.v1.AddressFamily;
@@ -86,7 +87,8 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
         unary(response, () -> {
             GetCapabilitiesResponse.Builder out = GetCapabilitiesResponse.newBuilder()
                     .setAgentVersion(Driver.version())
-                    .addProtocols(NVMEOF_TCP);
+                    .addProtocols(NVMEOF_TCP)
+                    .setNvmeAuth(operations.authSupported());
             backends.forEach(backend -> out.addBackends(withProblem(backend)));
             gate.problem().ifPresent(out::setProblem);
             return out.build();
@@ -146,7 +148,8 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
             VolumeId id = VolumeId.of(request.getVolumeId());
             PortAddress address = address(request.getExport());
             ExportRecord record = operations.export(token(request.hasToken(), request.getToken()), id,
-                    request.getBackend(), address, request.getExport().getAclEnabled());
+                    request.getBackend(), address, request.getExport().getAclEnabled(),
+                    request.getExport().getAuthRequired());
             return ExportVolumeResponse.newBuilder().setSubsystemNqn(record.subsystem().value())
                     .setAddress(address.traddr()).setPort(address.trsvcid()).build();
         });
@@ -163,8 +166,11 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     @Override
     public void allowInitiator(AllowInitiatorRequest request, StreamObserver<AllowInitiatorResponse> response) {
         change(response, () -> {
+            Optional<HostAuth> auth = request.hasAuth() ? Optional.of(HostAuth.of(request.getAuth().getHostKey(),
+                    request.getAuth().getControllerKey(), request.getAuth().getHash(), request.getAuth().getDhGroup()))
+                    : Optional.empty();
             operations.allow(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
-                    Nqn.of(request.getHostNqn()));
+                    Nqn.of(request.getHostNqn()), auth);
             return AllowInitiatorResponse.getDefaultInstance();
         });
     }
@@ -198,7 +204,8 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
             Optional<AgentOperations.Desired> desired = request.hasDesired()
                     ? Optional.of(new AgentOperations.Desired(request.getDesired().getBackend(),
                             address(request.getDesired().getExport()), request.getDesired().getExport().getAclEnabled(),
-                            request.getDesired().getAllowedHostsList().stream().map(Nqn::of).collect(Collectors.toSet())))
+                            request.getDesired().getAllowedHostsList().stream().map(Nqn::of).collect(Collectors.toSet()),
+                            request.getDesired().getExport().getAuthRequired()))
                     : Optional.empty();
             List<String> changes = operations.reconcile(token(request.hasToken(), request.getToken()), id, desired);
             ReconcileResponse.Builder out = ReconcileResponse.newBuilder().addAllChanges(changes);
@@ -252,7 +259,8 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                         .setPort(record.address().trsvcid())
                         .setAddressFamily(record.address().family() == PortAddress.AddressFamily.IPV4
                                 ? AddressFamily.ADDRESS_FAMILY_IPV4 : AddressFamily.ADDRESS_FAMILY_IPV6)
-                        .setAclEnabled(record.aclEnabled()))
+                        .setAclEnabled(record.aclEnabled())
+                        .setAuthRequired(record.authRequired()))
                 .addAllAllowedHosts(record.allowedHosts().stream().map(Nqn::value).sorted().toList())
                 .build();
     }

@@ -1,5 +1,7 @@
 package pillar.agent.service;
 
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -11,10 +13,13 @@ import pillar.agent.backend.BackendException;
 import pillar.agent.backend.BackendProblem;
 import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.VolumeBackend;
+import pillar.agent.configfs.ConfigfsNvmetTarget;
+import pillar.agent.configfs.HostAuth;
 import pillar.agent.configfs.PortAddress;
 import pillar.agent.export.ExportRecord;
 import pillar.agent.export.ExportStore;
 import pillar.agent.export.Exporter;
+import pillar.agent.export.RecordedAuth;
 import pillar.agent.fencing.Fence;
 import pillar.api.fencing.Fencing.Intent;
 import pillar.api.fencing.FencingToken;
@@ -37,6 +42,8 @@ import pillar.api.value.VolumeId;
  */
 public final class AgentOperations {
     private static final Logger LOG = Logger.getLogger(AgentOperations.class.getName());
+    /** The reason (the start of a FAILED_PRECONDITION description) when the kernel cannot authenticate hosts. */
+    public static final String NVME_AUTH_UNSUPPORTED = "NvmeAuthUnsupported";
 
     private final Map<String, VolumeBackend> backends;
     private final Fence fence;
@@ -94,14 +101,26 @@ public final class AgentOperations {
         });
     }
 
+    /**
+     * Exports the volume. With {@code authRequired} every host must authenticate in-band: refused with
+     * {@link #NVME_AUTH_UNSUPPORTED} on a kernel without nvmet authentication, and only with an ACL.
+     */
     public ExportRecord export(Optional<FencingToken> token, VolumeId id, String backendName, PortAddress address,
-                               boolean aclEnabled) {
+                               boolean aclEnabled, boolean authRequired) {
         VolumeBackend backend = backend(backendName);
+        if (authRequired && !aclEnabled) {
+            throw new InvalidValueException("export.auth_required", "needs acl_enabled: the kernel authenticates only"
+                    + " the hosts a subsystem lists, never when it admits any host");
+        }
         return fence.run(id, token, Intent.CHANGE, done -> {
+            if (authRequired) {
+                requireAuth();
+            }
             BackendVolume volume = existingVolume(backend, backendName, id);
             Optional<ExportRecord> existing = exports.read(id);
             ExportRecord wanted = new ExportRecord(id, backendName, volume.device(), address, aclEnabled,
-                    existing.map(ExportRecord::allowedHosts).orElse(Set.of()));
+                    existing.map(ExportRecord::allowedHosts).orElse(Set.of()), authRequired,
+                    existing.map(ExportRecord::auth).orElse(Map.of()));
             if (existing.isPresent() && !sameExport(existing.get(), wanted)) {
                 throw new IllegalStateException("volume " + id + " is already exported as " + describe(existing.get())
                         + "; unexport it before exporting it as " + describe(wanted));
@@ -119,19 +138,67 @@ public final class AgentOperations {
         });
     }
 
-    public void allow(Optional<FencingToken> token, VolumeId id, Nqn host) {
+    /**
+     * Allows the host on the volume's export; with {@code auth} it must authenticate in-band with those
+     * keys (a new value replaces the old: rotation). An export with {@code auth_required} refuses a
+     * host without keys (INVALID_ARGUMENT); keys on a kernel without authentication are
+     * {@link #NVME_AUTH_UNSUPPORTED}. The record is written (with the keys) before the kernel.
+     */
+    public void allow(Optional<FencingToken> token, VolumeId id, Nqn host, Optional<HostAuth> auth) {
         fence.run(id, token, Intent.CHANGE, done -> {
             ExportRecord record = exported(id);
+            if (record.authRequired() && auth.isEmpty()) {
+                throw new InvalidValueException("auth", "volume " + id + " is exported with auth_required: every host"
+                        + " needs its DH-HMAC-CHAP keys");
+            }
             if (!record.aclEnabled()) {
+                if (auth.isPresent()) {
+                    throw new InvalidValueException("auth", "volume " + id + " is exported to any host, which the"
+                            + " kernel never authenticates; export it with acl_enabled");
+                }
                 return null; // any host may connect already
             }
-            Set<Nqn> hosts = new HashSet<>(record.allowedHosts());
-            if (hosts.add(host)) {
-                exports.write(record.withAllowedHosts(hosts));
+            if (auth.isPresent()) {
+                requireAuth();
             }
-            exporter.allow(record, host);
+            ExportRecord updated = withHost(record, host, auth);
+            if (!updated.equals(record)) {
+                exports.write(updated);
+            }
+            exporter.allow(updated, host);
             return null;
         });
+    }
+
+    /** The record with the host allowed; its keys keep their time when unchanged, so a retry is no rotation. */
+    private static ExportRecord withHost(ExportRecord record, Nqn host, Optional<HostAuth> auth) {
+        if (auth.isEmpty()) {
+            Set<Nqn> hosts = new HashSet<>(record.allowedHosts());
+            hosts.add(host);
+            return record.withAllowedHosts(hosts);
+        }
+        RecordedAuth before = record.auth().get(host);
+        if (before != null && before.auth().equals(auth.get())) {
+            return record;
+        }
+        return record.withHostAuth(host, new RecordedAuth(auth.get(), Instant.now()));
+    }
+
+    /** Whether the kernel's nvmet authenticates hosts in-band; false when it cannot tell (nvmet missing). */
+    public boolean authSupported() {
+        try {
+            return exporter.authSupported();
+        } catch (RuntimeException e) {
+            LOG.warning("cannot tell whether nvmet has DH-HMAC-CHAP: " + e.getMessage());
+            return false;
+        }
+    }
+
+    private void requireAuth() {
+        if (!exporter.authSupported()) {
+            throw new IllegalStateException(NVME_AUTH_UNSUPPORTED + ": " + ConfigfsNvmetTarget.NO_AUTH_MESSAGE
+                    + "; export without auth_required or run a kernel with it");
+        }
     }
 
     public void deny(Optional<FencingToken> token, VolumeId id, Nqn host) {
@@ -166,15 +233,36 @@ public final class AgentOperations {
                 return changes;
             }
             Desired want = desired.get();
+            if (want.authRequired() && !want.aclEnabled()) {
+                throw new InvalidValueException("desired.export.auth_required", "needs acl_enabled");
+            }
+            if (want.authRequired()) {
+                requireAuth();
+            }
             VolumeBackend backend = backend(want.backend());
             BackendVolume volume = existingVolume(backend, want.backend(), id);
             ExportRecord wanted = new ExportRecord(id, want.backend(), volume.device(), want.address(),
-                    want.aclEnabled(), want.aclEnabled() ? want.allowedHosts() : Set.of());
+                    want.aclEnabled(), want.aclEnabled() ? want.allowedHosts() : Set.of(), want.authRequired(), Map.of());
             if (existing.isPresent() && !sameExport(existing.get(), wanted)) {
                 unexportLocked(id);
                 changes.add("unexported " + describe(existing.get()));
                 existing = Optional.empty();
             }
+            // keys come only from AllowInitiator: kept for the hosts still wanted; with auth_required a
+            // host without keys is left out (admitting it by NQN alone would bypass authentication)
+            Map<Nqn, RecordedAuth> keys = new HashMap<>(existing.map(ExportRecord::auth).orElse(Map.of()));
+            keys.keySet().retainAll(wanted.allowedHosts());
+            Set<Nqn> admitted = new HashSet<>(wanted.allowedHosts());
+            if (want.authRequired()) {
+                for (Nqn host : wanted.allowedHosts()) {
+                    if (!keys.containsKey(host)) {
+                        admitted.remove(host);
+                        changes.add("left out " + host + ": no DH-HMAC-CHAP keys (AllowInitiator with auth adds it)");
+                    }
+                }
+            }
+            wanted = new ExportRecord(id, want.backend(), volume.device(), want.address(), want.aclEnabled(), admitted,
+                    want.authRequired(), keys);
             exports.write(wanted);
             exporter.apply(wanted);
             if (existing.isEmpty()) {
@@ -197,7 +285,12 @@ public final class AgentOperations {
     }
 
     /** A desired export, for {@link #reconcile}. */
-    public record Desired(String backend, PortAddress address, boolean aclEnabled, Set<Nqn> allowedHosts) {
+    public record Desired(String backend, PortAddress address, boolean aclEnabled, Set<Nqn> allowedHosts,
+                          boolean authRequired) {
+        /** Without in-band authentication. */
+        public Desired(String backend, PortAddress address, boolean aclEnabled, Set<Nqn> allowedHosts) {
+            this(backend, address, aclEnabled, allowedHosts, false);
+        }
     }
 
     public List<ExportRecord> listExports() {
@@ -227,11 +320,12 @@ public final class AgentOperations {
 
     private static boolean sameExport(ExportRecord a, ExportRecord b) {
         return a.backend().equals(b.backend()) && a.device().equals(b.device()) && a.address().equals(b.address())
-                && a.aclEnabled() == b.aclEnabled();
+                && a.aclEnabled() == b.aclEnabled() && a.authRequired() == b.authRequired();
     }
 
     private static String describe(ExportRecord record) {
-        return record.address() + (record.aclEnabled() ? " with ACL" : " open to any host") + " on " + record.device();
+        return record.address() + (record.aclEnabled() ? " with ACL" : " open to any host")
+                + (record.authRequired() ? " and DH-HMAC-CHAP" : "") + " on " + record.device();
     }
 
     private static String printable(String value) {

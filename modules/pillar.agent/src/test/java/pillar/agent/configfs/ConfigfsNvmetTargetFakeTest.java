@@ -42,6 +42,11 @@ class ConfigfsNvmetTargetFakeTest extends NvmetTargetContract {
     }
 
     @Override
+    boolean kernelHasAuth() {
+        return false;
+    }
+
+    @Override
     ConfigfsTree tree() {
         return fake;
     }

@@ -72,6 +72,11 @@ class ConfigfsNvmetTargetKernelIT extends NvmetTargetContract {
     }
 
     @Override
+    boolean kernelHasAuth() {
+        return KernelBed.hasNvmetAuth();
+    }
+
+    @Override
     ConfigfsTree tree() {
         return tree;
     }

@@ -83,8 +83,12 @@ public final class FakeConfigfsTree implements ConfigfsTree {
     private final List<String> journal = new ArrayList<>();
 
     private FakeConfigfsTree(Path root, boolean mounted, boolean nvmetLoaded) {
+        this(root, mounted, nvmetLoaded, false);
+    }
+
+    private FakeConfigfsTree(Path root, boolean mounted, boolean nvmetLoaded, boolean auth) {
         this.root = root.toAbsolutePath().normalize();
-        this.nvmet = new FakeNvmet(1);
+        this.nvmet = new FakeNvmet(1, auth);
         this.mount = mounted ? new Group("", null, true, new Item() {
         }) : null;
         if (mounted && nvmetLoaded) {
@@ -95,6 +99,11 @@ public final class FakeConfigfsTree implements ConfigfsTree {
     /** configfs mounted at {@link #DEFAULT_ROOT} with nvmet (and nvmet-tcp) loaded. */
     public static FakeConfigfsTree create() {
         return new FakeConfigfsTree(DEFAULT_ROOT, true, true);
+    }
+
+    /** {@link #create()} on a kernel with nvmet authentication (DH-HMAC-CHAP, as Debian's 6.12). */
+    public static FakeConfigfsTree createWithAuth() {
+        return new FakeConfigfsTree(DEFAULT_ROOT, true, true, true);
     }
 
     /** configfs mounted but the nvmet modules not loaded: no {@code nvmet/} directory. */
@@ -139,6 +148,12 @@ public final class FakeConfigfsTree implements ConfigfsTree {
      */
     synchronized FakeNvmetControllers.Controller connect(PortAddress address, Nqn subsystem, Nqn host)
             throws IOException {
+        return connect(address, subsystem, host, "", "");
+    }
+
+    /** {@link #connect(PortAddress, Nqn, Nqn)} presenting DH-HMAC-CHAP secrets ("" none). */
+    synchronized FakeNvmetControllers.Controller connect(PortAddress address, Nqn subsystem, Nqn host,
+                                                         String hostSecret, String controllerSecret) throws IOException {
         Object found;
         try {
             found = lookup(nvmet("subsystems").resolve(subsystem.value()), true);
@@ -154,7 +169,7 @@ public final class FakeConfigfsTree implements ConfigfsTree {
         } catch (KernelError e) {
             throw new IllegalArgumentException(address.toString(), e);
         }
-        return nvmet.controllers().connect(host.value(), target, ip, address.trsvcid());
+        return nvmet.controllers().connect(host.value(), target, ip, address.trsvcid(), hostSecret, controllerSecret);
     }
 
     /** The controller's state as its host sees it now: {@code live} or {@code connecting}. */
@@ -178,12 +193,13 @@ public final class FakeConfigfsTree implements ConfigfsTree {
      * {@code unlink ...}, {@code rmdir ...}; a refused call ends with its error, e.g. {@code : EEXIST}.
      */
     public synchronized List<String> journal() {
-        return List.copyOf(journal);
+        // the capability probe's host entry is made and removed at once: it changes nothing
+        return journal.stream().filter(line -> !line.contains("hosts/" + ConfigfsNvmetTarget.AUTH_PROBE_HOST)).toList();
     }
 
     /** The calls of {@link #journal()} that changed something (not refused). */
     public synchronized List<String> changes() {
-        return journal.stream().filter(line -> !line.contains(": E")).toList();
+        return journal().stream().filter(line -> !line.contains(": E")).toList();
     }
 
     /** The shown value of an attribute under {@code nvmet/}, without the newline; empty when absent. */

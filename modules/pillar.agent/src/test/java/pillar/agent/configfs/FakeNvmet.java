@@ -14,11 +14,12 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
+import pillar.agent.configfs.FakeNvmetHosts.Host;
 import pillar.agent.configfs.FakeNvmetPorts.Port;
 import pillar.agent.configfs.FakeNvmetSubsystems.Subsystem;
 
 /**
- * nvmet as kernel 6.1 defines it in configfs ({@code drivers/nvme/target/configfs.c}), for
+ * nvmet as kernel 6.1 (and, with authentication, 6.12) defines it in configfs ({@code drivers/nvme/target/configfs.c}), for
  * {@link FakeConfigfsTree}: what mkdir makes in each directory (attributes with their first values,
  * default groups), what each attribute accepts and shows, which links each directory accepts, and the
  * TCP listener a port starts on its first link. The subsystem side is in {@link FakeNvmetSubsystems},
@@ -32,13 +33,18 @@ final class FakeNvmet {
     static final String DISCOVERY_NQN = "nqn.2014-08.org.nvmexpress.discovery";
 
     private final Random random;
+    private final boolean auth;
     private final Set<Path> blockDevices = new HashSet<>();
     private final Set<InetAddress> localAddresses = new HashSet<>();
     private final List<Port> listening = new ArrayList<>();
     private final FakeNvmetControllers controllers = new FakeNvmetControllers(listening);
 
-    /** @param seed for the serial numbers and UUIDs, so that a test's tree is the same on every run */
-    FakeNvmet(long seed) {
+    /**
+     * @param seed for the serial numbers and UUIDs, so that a test's tree is the same on every run
+     * @param auth the kernel has DH-HMAC-CHAP (CONFIG_NVME_TARGET_AUTH, Debian's 6.12), see {@link FakeNvmetHosts}
+     */
+    FakeNvmet(long seed, boolean auth) {
+        this.auth = auth;
         this.random = new Random(seed);
         addLocalAddress("127.0.0.1");
         addLocalAddress("::1");
@@ -160,19 +166,10 @@ final class FakeNvmet {
         }
     }
 
-    private static final class HostsGroup extends Item {
+    private final class HostsGroup extends Item {
         @Override
         Item make(String name) {
-            return new Host(name);
-        }
-    }
-
-    /** {@code hosts/<hostnqn>}: an empty directory (kernel 6.1 as Debian builds it has no DH-HMAC-CHAP). */
-    static final class Host extends Item {
-        final String name;
-
-        Host(String name) {
-            this.name = name;
+            return new Host(name, auth);
         }
     }
 

@@ -16,7 +16,8 @@ import pillar.agent.configfs.FakeNvmetSubsystems.Subsystem;
  * subsystem drops that subsystem's controllers on that port; removing an {@code allowed_hosts} link
  * drops nothing. A dropped controller is the host's: it tries to reconnect (the kernel's host does every
  * {@code reconnect_delay}) each time it is looked at, and is live again, with a new controller id,
- * only when a connect would be accepted now. The host's {@code ctrl_loss_tmo} is not modelled: a
+ * only when a connect would be accepted now. A host entry with a DH-HMAC-CHAP key admits only a host
+ * that proves it ({@link FakeNvmetAuth}). The host's {@code ctrl_loss_tmo} is not modelled: a
  * refused controller stays {@code connecting}.
  */
 final class FakeNvmetControllers {
@@ -29,26 +30,36 @@ final class FakeNvmetControllers {
         this.listening = listening;
     }
 
-    /** One host's controller of one subsystem, reached at one address. */
+    /** One host's controller of one subsystem, reached at one address, with the secrets its host presents ("" none). */
     static final class Controller {
         final String host;
         final Subsystem subsystem;
         final InetAddress address;
         final long tcpPort;
+        final String hostSecret;
+        final String controllerSecret;
         Port port; // null while dropped
         int cntlid;
 
-        Controller(String host, Subsystem subsystem, InetAddress address, long tcpPort) {
+        Controller(String host, Subsystem subsystem, InetAddress address, long tcpPort, String hostSecret,
+                   String controllerSecret) {
             this.host = host;
             this.subsystem = subsystem;
             this.address = address;
             this.tcpPort = tcpPort;
+            this.hostSecret = hostSecret;
+            this.controllerSecret = controllerSecret;
         }
     }
 
-    /** The host's connect; refused as the kernel refuses it ("connect ... not allowed", no listener). */
-    Controller connect(String host, Subsystem subsystem, InetAddress address, long tcpPort) throws IOException {
-        Controller controller = new Controller(host, subsystem, address, tcpPort);
+    /**
+     * The host's connect with its {@code dhchap_secret} and {@code dhchap_ctrl_secret} ("" none); refused
+     * as the kernel refuses it ("connect ... not allowed", no listener, authentication failed). A reconnect
+     * authenticates again with the same secrets, so a rotation refuses a dropped controller's reconnect.
+     */
+    Controller connect(String host, Subsystem subsystem, InetAddress address, long tcpPort, String hostSecret,
+                       String controllerSecret) throws IOException {
+        Controller controller = new Controller(host, subsystem, address, tcpPort, hostSecret, controllerSecret);
         Optional<String> refusal = attach(controller);
         if (refusal.isPresent()) {
             throw new IOException("connect of " + host + " refused: " + refusal.get());
@@ -91,6 +102,12 @@ final class FakeNvmetControllers {
         }
         if (!controller.subsystem.admits(controller.host)) {
             return Optional.of("host " + controller.host + " not allowed");
+        }
+        Optional<String> refusal = controller.subsystem.allowAnyHost ? Optional.empty()
+                : controller.subsystem.hosts.stream().filter(h -> h.name.equals(controller.host)).findFirst()
+                        .flatMap(entry -> FakeNvmetAuth.refusal(entry, controller.hostSecret, controller.controllerSecret));
+        if (refusal.isPresent()) {
+            return refusal;
         }
         controller.port = port.get();
         controller.cntlid = ++lastCntlid;

@@ -21,7 +21,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 import pillar.agent.configfs.FakeNvmet.Attribute;
-import pillar.agent.configfs.FakeNvmet.Host;
+import pillar.agent.configfs.FakeNvmetHosts.Host;
 import pillar.agent.configfs.FakeNvmet.Item;
 
 /** The subsystem side of {@link FakeNvmet}: {@code subsystems/<nqn>/} with its allowed hosts and namespaces. */

@@ -33,6 +33,17 @@ final class KernelBed {
                 .isDirectory();
     }
 
+    /**
+     * Whether the VM's kernel was built with nvmet authentication (CONFIG_NVME_TARGET_AUTH), told by its
+     * release and never by probing nvmet: Debian 12's 6.1 has not, bookworm-backports' 6.12 has.
+     */
+    static boolean hasNvmetAuth() {
+        String[] release = System.getProperty("os.version").split("[.-]");
+        int major = Integer.parseInt(release[0]);
+        int minor = Integer.parseInt(release[1]);
+        return major > 6 || (major == 6 && minor >= 12);
+    }
+
     /** A loop device over a new sparse file of {@code bytes} in {@code dir}. */
     static Path loopDevice(Path dir, String name, long bytes) throws IOException {
         Path image = dir.resolve(name + ".img");

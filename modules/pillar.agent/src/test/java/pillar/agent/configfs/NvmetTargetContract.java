@@ -37,6 +37,9 @@ abstract class NvmetTargetContract {
 
     abstract ConfigfsNvmetTarget target();
 
+    /** Whether this kernel's nvmet has DH-HMAC-CHAP: Debian's 6.1 has not (the auth cases are {@link NvmetAuthContract}). */
+    abstract boolean kernelHasAuth();
+
     abstract ConfigfsTree tree();
 
     abstract Path configfs();
@@ -422,5 +425,26 @@ abstract class NvmetTargetContract {
         assertThat(target().subsystems()).contains(A)
                 .noneMatch(n -> n.value().contains("not-an-nqn"));
         assertThat(target().inspect(B)).isEmpty();
+    }
+
+    @Test
+    void theAuthProbeSaysWhatTheKernelHasAndLeavesNoHostEntry() throws IOException {
+        assertThat(target().authSupported()).isEqualTo(kernelHasAuth());
+        assertThat(tree().list(nvmet("hosts"))).noneMatch(h -> h.getFileName().toString()
+                .equals(ConfigfsNvmetTarget.AUTH_PROBE_HOST));
+    }
+
+    @Test
+    void keysOnAKernelWithoutAuthAreRefusedAndChangeNothing() throws IOException {
+        if (kernelHasAuth()) {
+            return; // NvmetAuthContract covers a kernel with authentication
+        }
+        export(A, device(), PORT, ADDRESS);
+        target().ensureSubsystem(A, false);
+        String before = ours();
+        HostAuth auth = HostAuth.oneWay(NvmetAuthContract.KEY_1);
+        assertThatThrownBy(() -> target().allowHost(A, HOST, Optional.of(auth)))
+                .isInstanceOf(NvmetTargetException.class).hasMessageContaining("CONFIG_NVME_TARGET_AUTH");
+        assertThat(ours()).isEqualTo(before);
     }
 }

@@ -5,11 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import pillar.agent.configfs.HostAuth;
 import pillar.agent.configfs.PortAddress;
+import pillar.api.value.DhchapSecret;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 
@@ -53,5 +58,32 @@ class ExportStoreTest {
         assertThat(Exporter.portId(address)).isEqualTo(Exporter.portId(PortAddress.tcp("10.0.0.5", 4420)));
         assertThat(Exporter.portId(address)).isNotEqualTo(Exporter.portId(PortAddress.tcp("10.0.0.5", 4421)));
         assertThat(Exporter.portId(address).value()).isBetween(1, 65_535);
+    }
+
+    @Test
+    void keysRoundTripAVersion1RecordReadsWithoutAuthAndTheNewestKeysWin() throws Exception {
+        Nqn host = Nqn.of("nqn.2014-08.org.nvmexpress:uuid:0f9c2a6e-7c1b-4b8e-9a57-3e2d1c0b9a88");
+        HostAuth older = HostAuth.oneWay(DhchapSecret.encode(1, new byte[32]));
+        HostAuth newer = new HostAuth(DhchapSecret.encode(0, new byte[48]), Optional.of(DhchapSecret.encode(3, new byte[64])),
+                "hmac(sha384)", "ffdhe3072");
+        ExportRecord a = new ExportRecord(VolumeId.of("pvc-a"), "fast", Path.of("/dev/vg0/pvc-a"),
+                PortAddress.tcp("10.0.0.5", 4420), true, Set.of(host), true,
+                Map.of(host, new RecordedAuth(older, Instant.ofEpochMilli(1_000))));
+        ExportRecord b = record("pvc-b", Set.of()).withHostAuth(host, new RecordedAuth(newer, Instant.ofEpochMilli(2_000)));
+        ExportStore store = new ExportStore(state);
+        store.write(a);
+        store.write(b);
+        assertThat(new ExportStore(state).list()).containsExactly(a, b);
+        assertThat(a.toString()).doesNotContain(older.hostKey().value().substring(10, 30));
+
+        Path file = state.resolve("exports/pvc-c");
+        Files.writeString(file, "version=1\nvolume=pvc-c\nbackend=fast\ndevice=/dev/vg0/pvc-c\ntraddr=10.0.0.5\n"
+                + "trsvcid=4420\nacl=true\nhosts=" + host + "\n");
+        assertThat(store.read(VolumeId.of("pvc-c"))).contains(record("pvc-c", Set.of(host)));
+
+        Map<Nqn, RecordedAuth> newest = Map.of(host, b.auth().get(host));
+        assertThat(a.keys(newest)).containsExactly(Map.entry(host, newer));
+        assertThat(b.keys(Map.of(host, a.auth().get(host)))).as("older keys never win").containsExactly(Map.entry(host, newer));
+        assertThat(b.withAllowedHosts(Set.of()).auth()).as("a denied host's keys go").isEmpty();
     }
 }

@@ -11,7 +11,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -26,11 +29,27 @@ public final class AtomicFiles {
     }
 
     public static void write(Path target, byte[] content) {
+        write(target, content, false);
+    }
+
+    /**
+     * {@link #write(Path, byte[])} for content only the owner may read (secrets): the file is created
+     * with mode 0600 before any byte is written, so no reader ever sees it more open.
+     */
+    public static void writePrivate(Path target, byte[] content) {
+        write(target, content, true);
+    }
+
+    private static void write(Path target, byte[] content, boolean ownerOnly) {
         Path dir = target.toAbsolutePath().getParent();
         Path temp = dir.resolve(TEMP_PREFIX + target.getFileName() + "-" + UUID.randomUUID());
         try {
             Files.createDirectories(dir);
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            Set<StandardOpenOption> options = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            FileAttribute<?>[] attributes = ownerOnly
+                    ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
+                    : new FileAttribute<?>[0];
+            try (FileChannel channel = FileChannel.open(temp, options, attributes)) {
                 ByteBuffer buffer = ByteBuffer.wrap(content);
                 while (buffer.hasRemaining()) {
                     channel.write(buffer);

@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,5 +58,16 @@ class AtomicFilesTest {
         Path directory = Files.createDirectories(dir.resolve("not-a-file"));
         assertThatThrownBy(() -> AtomicFiles.read(directory, "the record")).isInstanceOf(UncheckedIOException.class)
                 .hasMessage("cannot read the record " + directory);
+    }
+
+    @Test
+    void aPrivateFileIsReadableByItsOwnerOnlyAndStaysSoWhenRewritten() throws IOException {
+        Path target = dir.resolve("secret");
+        AtomicFiles.write(target, "open".getBytes(StandardCharsets.UTF_8));
+        AtomicFiles.writePrivate(target, "one".getBytes(StandardCharsets.UTF_8));
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target))).isEqualTo("rw-------");
+        AtomicFiles.writePrivate(target, "two".getBytes(StandardCharsets.UTF_8));
+        assertThat(Files.readString(target)).isEqualTo("two");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target))).isEqualTo("rw-------");
     }
 }

@@ -1,5 +1,7 @@
 package pillar.node.nvme;
 
+import java.util.Optional;
+
 import pillar.node.sys.KernelWait;
 
 /**
@@ -18,8 +20,8 @@ public final class DeadlineInitiator implements Initiator {
     }
 
     @Override
-    public Controller connect(FabricsTarget target) {
-        return wait.call("subsystem " + target.nqn(), "the connect to " + target.describe(), () -> kernel.connect(target));
+    public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth) {
+        return wait.call("subsystem " + target.nqn(), "the connect to " + target.describe(), () -> kernel.connect(target, auth));
     }
 
     @Override

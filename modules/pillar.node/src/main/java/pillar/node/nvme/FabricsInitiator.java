@@ -35,14 +35,14 @@ public final class FabricsInitiator implements Initiator {
     }
 
     @Override
-    public Controller connect(FabricsTarget target) {
+    public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth) {
         Optional<SysfsNvme.ControllerInfo> existing = sysfs.controllerFor(target, host);
         if (existing.isPresent()) {
             LOG.fine(() -> "reusing " + existing.get().controller() + " (" + existing.get().state() + ") for "
                     + target.describe());
             return existing.get().controller();
         }
-        String options = FabricsOptions.connect(target, host);
+        String options = FabricsOptions.connect(target, host, auth); // holds the secrets: never logged
         int fd;
         try {
             fd = Syscalls.openReadWrite(fabricsDevice);
@@ -112,6 +112,13 @@ public final class FabricsInitiator implements Initiator {
     static String hint(Errno errno) {
         if (errno.equals(Errno.ECONNREFUSED)) {
             return "nothing listens at that address and port: is the volume exported?";
+        }
+        if (errno.equals(Errno.EKEYREJECTED)) {
+            return "the target refused this host's DH-HMAC-CHAP secret (or this host refused the target's):"
+                    + " are the node-stage Secret's keys the ones the controller last gave the agent?";
+        }
+        if (errno.equals(Errno.ENOKEY)) {
+            return "the target requires DH-HMAC-CHAP and this host connected without a secret";
         }
         if (errno.equals(Errno.EINVAL)) {
             return "the kernel refused the options or the target refused the connect: is this host allowed "

@@ -1,8 +1,10 @@
 package pillar.node.nvme;
 
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import pillar.api.value.DhchapSecret;
 import pillar.api.value.Nqn;
 
 /**
@@ -20,6 +22,15 @@ public final class FabricsOptions {
      * so none can carry a comma or an '=' that would add an option.
      */
     public static String connect(FabricsTarget target, Nqn host) {
+        return connect(target, host, Optional.empty());
+    }
+
+    /**
+     * {@link #connect(FabricsTarget, Nqn)} with DH-HMAC-CHAP secrets ({@link DhchapSecret} admits
+     * neither ',' nor '='-separated extra options: its base64 part ends in '=' padding only). The
+     * result holds secrets: it goes to the kernel only, never to a message or a log.
+     */
+    public static String connect(FabricsTarget target, Nqn host, Optional<FabricsAuth> auth) {
         StringBuilder options = new StringBuilder()
                 .append("nqn=").append(target.nqn().value())
                 .append(",transport=").append(target.transport())
@@ -31,6 +42,10 @@ public final class FabricsOptions {
         if (target.nrIoQueues() > 0) {
             options.append(",nr_io_queues=").append(target.nrIoQueues());
         }
+        auth.ifPresent(a -> {
+            options.append(",dhchap_secret=").append(a.hostSecret().value());
+            a.controllerSecret().ifPresent(c -> options.append(",dhchap_ctrl_secret=").append(c.value()));
+        });
         return options.toString();
     }
 

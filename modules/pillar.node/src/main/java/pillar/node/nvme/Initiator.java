@@ -1,5 +1,7 @@
 package pillar.node.nvme;
 
+import java.util.Optional;
+
 /**
  * The host's NVMe-oF initiator: connect to a subsystem, disconnect, rescan. {@link FabricsInitiator}
  * is the real one (the kernel's {@code /dev/nvme-fabrics}, no nvme-cli). What the kernel then shows
@@ -14,7 +16,16 @@ public interface Initiator {
      * transport address and host NQN (reused, never duplicated), else a new connection. Idempotent.
      * Returns once the kernel has created the controller; its namespaces appear asynchronously.
      */
-    Controller connect(FabricsTarget target);
+    default Controller connect(FabricsTarget target) {
+        return connect(target, Optional.empty());
+    }
+
+    /**
+     * {@link #connect(FabricsTarget)}, authenticating in-band with {@code auth} when the new connection
+     * needs it (a live controller is reused: it authenticated already). A target that refuses the
+     * secret fails the connect as the kernel does (EKEYREJECTED; ENOKEY when the host has none).
+     */
+    Controller connect(FabricsTarget target, Optional<FabricsAuth> auth);
 
     /** Deletes the controller. Idempotent: a controller that no longer exists is success. */
     void disconnect(Controller controller);

@@ -60,7 +60,7 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
 
     public NodeGrpcService(NodePorts ports, VolumeLocks locks) {
         this.ports = ports;
-        this.requests = new Requests(ports.paths());
+        this.requests = new Requests(ports.paths(), ports.nodeId().value());
         this.locks = locks;
         this.stager = new Stager(ports, new SubsystemLocks());
         this.publisher = new Publisher(ports);

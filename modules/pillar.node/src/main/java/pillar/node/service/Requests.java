@@ -14,6 +14,7 @@ import pillar.api.csi.v1.NodeUnstageVolumeRequest;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
 import pillar.node.fs.MkfsOptions;
+import pillar.node.nvme.FabricsAuth;
 import pillar.node.nvme.FabricsTarget;
 
 /**
@@ -24,12 +25,17 @@ import pillar.node.nvme.FabricsTarget;
  */
 final class Requests {
     private final KubeletPaths paths;
+    private final String nodeId;
 
-    Requests(KubeletPaths paths) {
+    /** @param nodeId this node's CSI node ID (its Kubernetes node name): the prefix of its keys in the stage secrets */
+    Requests(KubeletPaths paths, String nodeId) {
         this.paths = paths;
+        this.nodeId = nodeId;
     }
 
-    record Stage(VolumeId volume, Path stagingPath, Capability capability, FabricsTarget target, MkfsOptions mkfs) {
+    /** @param auth the DH-HMAC-CHAP secrets to connect with (never recorded, never shown) */
+    record Stage(VolumeId volume, Path stagingPath, Capability capability, FabricsTarget target, MkfsOptions mkfs,
+                 Optional<FabricsAuth> auth) {
     }
 
     record Unstage(VolumeId volume, Path stagingPath) {
@@ -71,9 +77,12 @@ final class Requests {
             MkfsOptions mkfs = capability.fsType()
                     .map(t -> MkfsOptions.parse(r.getVolumeContextOrDefault(VolumeContext.MKFS_OPTIONS, ""), t))
                     .orElse(MkfsOptions.NONE);
-            return new Stage(volume, staging, capability, target, mkfs);
+            Optional<FabricsAuth> auth = FabricsAuth.fromStage(r.getPublishContextMap(), r.getSecretsMap(), nodeId);
+            return new Stage(volume, staging, capability, target, mkfs, auth);
         } catch (InvalidValueException e) {
             throw CsiError.invalid(e.getMessage());
+        } catch (FabricsAuth.MissingSecretException e) {
+            throw CsiError.precondition(e.getMessage());
         }
     }
 

@@ -80,7 +80,7 @@ final class Stager {
         StageRecord intent = record;
         Controller controller = subsystems.with(call.target().nqn(), () -> {
             ports.records().write(intent);
-            return ports.initiator().connect(call.target());
+            return ports.initiator().connect(call.target(), call.auth());
         });
         record = record.withController(controller);
         ports.records().write(record);

@@ -29,6 +29,8 @@ public record Errno(int code) {
     public static final Errno EHOSTUNREACH = new Errno(113);
     public static final Errno EALREADY = new Errno(114);
     public static final Errno ESTALE = new Errno(116);
+    public static final Errno ENOKEY = new Errno(126);
+    public static final Errno EKEYREJECTED = new Errno(129);
 
     private static final Map<Integer, String> NAMES = Map.ofEntries(
             Map.entry(1, "EPERM"), Map.entry(2, "ENOENT"), Map.entry(5, "EIO"), Map.entry(11, "EAGAIN"),
@@ -37,7 +39,7 @@ public record Errno(int code) {
             Map.entry(30, "EROFS"), Map.entry(95, "EOPNOTSUPP"), Map.entry(99, "EADDRNOTAVAIL"),
             Map.entry(101, "ENETUNREACH"), Map.entry(107, "ENOTCONN"), Map.entry(110, "ETIMEDOUT"),
             Map.entry(111, "ECONNREFUSED"), Map.entry(113, "EHOSTUNREACH"), Map.entry(114, "EALREADY"),
-            Map.entry(116, "ESTALE"));
+            Map.entry(116, "ESTALE"), Map.entry(126, "ENOKEY"), Map.entry(129, "EKEYREJECTED"));
 
     /** The symbolic name, e.g. {@code ENOTCONN}, or {@code errno 42} for one this class does not name. */
     public String symbol() {

@@ -29,6 +29,8 @@ import pillar.node.sys.Hangs;
  *       sectors, {@code nsid}) and a hidden per-path {@code block/nvme<s>c<c>n1/}; the node
  *       {@code dev/nvme<s>n1}, a symbolic link to the export's backing file or device. The head is
  *       numbered by the subsystem, the controller separately, as the kernel does.</li>
+ *   <li>a subsystem that {@linkplain #requireAuth requires authentication} refuses a host without a
+ *       secret (ENOKEY) or with another one (EKEYREJECTED), as the kernel's connect fails;</li>
  *   <li>a second connect to the same subsystem, address and host reuses the controller;</li>
  *   <li>connecting to something not {@link #export exported} fails as the kernel does;</li>
  *   <li>disconnect removes the controller, and the namespace when no controller is left;</li>
@@ -44,6 +46,7 @@ public final class FakeInitiator implements Initiator {
     private final Nqn host;
     private final SysfsNvme sysfs;
     private final Map<String, Export> exports = new HashMap<>();
+    private final Map<String, String[]> authKeys = new HashMap<>();
     private final Map<String, Integer> subsystemInstances = new HashMap<>();
     private final List<String> calls = new ArrayList<>();
     private final Hangs hangs = new Hangs();
@@ -94,17 +97,25 @@ public final class FakeInitiator implements Initiator {
         return hangs.on(subsystem);
     }
 
+    /**
+     * The target side: from now on {@code subsystem} admits only a host proving {@code hostKey} (and,
+     * when the host asks, proving {@code controllerKey}, "" for none), as a target with DH-HMAC-CHAP does.
+     */
+    public synchronized void requireAuth(Nqn subsystem, String hostKey, String controllerKey) {
+        authKeys.put(subsystem.value(), new String[] {hostKey, controllerKey});
+    }
+
     @Override
-    public Controller connect(FabricsTarget target) {
+    public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth) {
         fabricsDevice.lock();
         try {
-            return connectHoldingTheDevice(target);
+            return connectHoldingTheDevice(target, auth);
         } finally {
             fabricsDevice.unlock();
         }
     }
 
-    private Controller connectHoldingTheDevice(FabricsTarget target) {
+    private Controller connectHoldingTheDevice(FabricsTarget target, Optional<FabricsAuth> auth) {
         CountDownLatch g;
         synchronized (this) {
             calls.add("connect " + target.describe());
@@ -127,6 +138,17 @@ public final class FakeInitiator implements Initiator {
             if (export == null || !export.traddr().equals(target.traddr()) || export.trsvcid() != target.trsvcid()) {
                 throw new InitiatorException("connecting to " + target.describe() + " failed: ECONNREFUSED ("
                         + FabricsInitiator.hint(pillar.node.sys.Errno.ECONNREFUSED) + ")");
+            }
+            String[] keys = authKeys.get(target.nqn().value());
+            if (keys != null) {
+                pillar.node.sys.Errno refused = auth.isEmpty() ? pillar.node.sys.Errno.ENOKEY
+                        : !auth.get().hostSecret().value().equals(keys[0])
+                                || auth.get().controllerSecret().filter(c -> !c.value().equals(keys[1])).isPresent()
+                                ? pillar.node.sys.Errno.EKEYREJECTED : null;
+                if (refused != null) {
+                    throw new InitiatorException("connecting to " + target.describe() + " failed: " + refused + " ("
+                            + FabricsInitiator.hint(refused) + "; the kernel log says more)");
+                }
             }
             return create(target, export);
         }

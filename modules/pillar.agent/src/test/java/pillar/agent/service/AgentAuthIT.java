@@ -1,0 +1,240 @@
+package pillar.agent.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import pillar.agent.AgentMain;
+import pillar.agent.backend.Backends;
+import pillar.agent.backend.FakeLvm;
+import pillar.agent.config.AgentConfig;
+import pillar.agent.config.BackendConfig;
+import pillar.agent.configfs.FakeConfigfsTree;
+import pillar.api.agent.v1.AgentServiceGrpc;
+import pillar.api.agent.v1.AllowInitiatorRequest;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.agent.v1.CreateVolumeRequest;
+import pillar.api.agent.v1.ExportSpec;
+import pillar.api.agent.v1.ExportVolumeRequest;
+import pillar.api.agent.v1.GetCapabilitiesRequest;
+import pillar.api.agent.v1.HostAuth;
+import pillar.api.agent.v1.ListExportsRequest;
+import pillar.api.fencing.FencingToken;
+import pillar.api.server.WorkloadServer;
+import pillar.api.value.DhchapSecret;
+import pillar.api.value.LifecycleUid;
+
+/**
+ * NVMe in-band authentication through the agent's gRPC API, on the kernel-like fake with and without
+ * nvmet authentication: the capability, the refusals with their exact codes (changing nothing), keys in
+ * the host entry and in the 0600 record but in no log line, drift, rotation and the re-apply after a
+ * "reboot".
+ */
+class AgentAuthIT {
+    private static final String HOST = "nqn.2014-08.org.nvmexpress:uuid:0f9c2a6e-7c1b-4b8e-9a57-3e2d1c0b9a88";
+    private static final String NQN = "nqn.2024-06.io.pillar-csi:pvc-auth";
+    private static final long MIB = 1L << 20;
+    private static final String KEY_1 = DhchapSecret.encode(1, filled(0x51)).value();
+    private static final String KEY_2 = DhchapSecret.encode(1, filled(0x52)).value();
+    private static final String CTRL = DhchapSecret.encode(1, filled(0x53)).value();
+
+    @TempDir
+    Path dir;
+
+    private final LifecycleUid lifecycle = LifecycleUid.random();
+    private final List<String> logged = new ArrayList<>();
+    private final Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+            synchronized (logged) {
+                logged.add(String.valueOf(record.getMessage()) + " " + (record.getThrown() == null ? "" : record.getThrown()));
+            }
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+    private FakeLvm lvm;
+    private FakeConfigfsTree configfs;
+    private WorkloadServer agent;
+    private ManagedChannel channel;
+    private AgentServiceGrpc.AgentServiceBlockingStub stub;
+
+    private static byte[] filled(int b) {
+        byte[] key = new byte[32];
+        java.util.Arrays.fill(key, (byte) b);
+        return key;
+    }
+
+    @BeforeEach
+    void bed() {
+        Logger.getLogger("").addHandler(capture);
+        lvm = new FakeLvm("vg0", 1024 * MIB, dir.resolve("dev")).withThinPool("pool0", 512 * MIB);
+    }
+
+    private void startAgent(FakeConfigfsTree tree) {
+        configfs = tree;
+        List<BackendConfig> backends = List.of(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"));
+        AgentConfig config = new AgentConfig("127.0.0.1", 0, dir.resolve("state"), configfs.root(), Optional.empty(),
+                backends, "127.0.0.1", 0);
+        agent = AgentMain.start(config, Backends.create(backends, lvm, lvm.host()), configfs.target());
+        channel = Grpc.newChannelBuilderForAddress("127.0.0.1", agent.grpcPort(), InsecureChannelCredentials.create())
+                .build();
+        stub = AgentServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        Logger.getLogger("").removeHandler(capture);
+        if (channel != null) {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            agent.close();
+            channel = null;
+        }
+    }
+
+    private pillar.api.agent.v1.FencingToken token() {
+        return FencingToken.of(lifecycle, 0).toProto();
+    }
+
+    private ExportVolumeRequest export(boolean authRequired) {
+        return ExportVolumeRequest.newBuilder().setToken(token()).setVolumeId("pvc-auth").setBackend("fast")
+                .setExport(ExportSpec.newBuilder().setBindAddress("127.0.0.1").setPort(4420).setAclEnabled(true)
+                        .setAuthRequired(authRequired)).build();
+    }
+
+    private void create() {
+        var volume = stub.createVolume(CreateVolumeRequest.newBuilder().setToken(token()).setVolumeId("pvc-auth")
+                .setBackend("fast").setSizeBytes(64 * MIB).build()).getVolume();
+        configfs.addBlockDevice(Path.of(volume.getDevicePath()));
+    }
+
+    private AllowInitiatorRequest allow(HostAuth.Builder auth) {
+        AllowInitiatorRequest.Builder request = AllowInitiatorRequest.newBuilder().setToken(token()).setVolumeId("pvc-auth")
+                .setHostNqn(HOST);
+        if (auth != null) {
+            request.setAuth(auth);
+        }
+        return request.build();
+    }
+
+    private static HostAuth.Builder keys(String hostKey) {
+        return HostAuth.newBuilder().setHostKey(hostKey);
+    }
+
+    private Optional<String> hostKey() {
+        return configfs.value("hosts/" + HOST + "/dhchap_key");
+    }
+
+    private static void assertRefused(Status.Code code, String message, Runnable call) {
+        assertThatThrownBy(call::run).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+            assertThat(e.getStatus().getCode()).as(e.getStatus().toString()).isEqualTo(code);
+            assertThat(e.getStatus().getDescription()).contains(message);
+        });
+    }
+
+    @Test
+    void withoutNvmetAuthTheCapabilityIsFalseAndAnAuthExportIsRefusedChangingNothing() {
+        startAgent(FakeConfigfsTree.create());
+        assertThat(stub.getCapabilities(GetCapabilitiesRequest.getDefaultInstance()).getNvmeAuth()).isFalse();
+        create();
+        assertRefused(Status.Code.FAILED_PRECONDITION, "NvmeAuthUnsupported: ", () -> stub.exportVolume(export(true)));
+        assertThat(configfs.entries("subsystems")).isEmpty();
+        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExportsList()).isEmpty();
+
+        stub.exportVolume(export(false));
+        assertRefused(Status.Code.FAILED_PRECONDITION, "NvmeAuthUnsupported: ", () -> stub.allowInitiator(allow(keys(KEY_1))));
+        assertThat(configfs.entries("hosts")).isEmpty();
+    }
+
+    @Test
+    void keysReachTheHostEntryAndThe0600RecordButNoLogAndRotate() throws IOException {
+        startAgent(FakeConfigfsTree.createWithAuth());
+        assertThat(stub.getCapabilities(GetCapabilitiesRequest.getDefaultInstance()).getNvmeAuth()).isTrue();
+        create();
+        stub.exportVolume(export(true));
+        assertRefused(Status.Code.INVALID_ARGUMENT, "auth_required", () -> stub.allowInitiator(allow(null)));
+        String damaged = KEY_1.substring(0, 12) + (KEY_1.charAt(12) == 'A' ? 'B' : 'A') + KEY_1.substring(13);
+        assertRefused(Status.Code.INVALID_ARGUMENT, "auth.host_key: its CRC-32 does not match",
+                () -> stub.allowInitiator(allow(keys(damaged))));
+        assertRefused(Status.Code.INVALID_ARGUMENT, "auth.hash", () -> stub.allowInitiator(allow(keys(KEY_1).setHash("md5"))));
+        assertThat(configfs.entries("hosts")).as("nothing changed").isEmpty();
+
+        stub.allowInitiator(allow(keys(KEY_1).setControllerKey(CTRL).setDhGroup("ffdhe2048")));
+        assertThat(hostKey()).contains(KEY_1);
+        assertThat(configfs.value("hosts/" + HOST + "/dhchap_ctrl_key")).contains(CTRL);
+        assertThat(configfs.entries("subsystems/" + NQN + "/allowed_hosts")).containsExactly(HOST);
+        Path record = dir.resolve("state/exports/pvc-auth");
+        assertThat(Files.readString(record)).contains(KEY_1);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(record))).isEqualTo("rw-------");
+        var listed = stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0);
+        assertThat(listed.getExport().getAuthRequired()).isTrue();
+        assertThat(listed.getDriftList()).isEmpty();
+        assertThat(listed.toString()).doesNotContain(KEY_1).doesNotContain(CTRL);
+
+        // someone else writes another key: drift names the host, never a key
+        configfs.target().allowHost(pillar.api.value.Nqn.of(NQN), pillar.api.value.Nqn.of(HOST),
+                Optional.of(pillar.agent.configfs.HostAuth.oneWay(DhchapSecret.of("k", KEY_2))));
+        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList())
+                .contains("host " + HOST + ": its DH-HMAC-CHAP key differs from the record")
+                .allSatisfy(line -> assertThat(line).doesNotContain(KEY_1).doesNotContain(KEY_2));
+
+        // rotation through the API
+        stub.allowInitiator(allow(keys(KEY_2)));
+        assertThat(hostKey()).contains(KEY_2);
+        assertThat(configfs.value("hosts/" + HOST + "/dhchap_ctrl_key")).as("one-way now").contains("");
+        assertThat(Files.readString(record)).contains(KEY_2).doesNotContain(KEY_1);
+        synchronized (logged) {
+            assertThat(logged).isNotEmpty().allSatisfy(line -> assertThat(line).doesNotContain(KEY_1)
+                    .doesNotContain(KEY_2).doesNotContain(CTRL).doesNotContain(damaged));
+        }
+    }
+
+    @Test
+    void aRebootReappliesTheKeysFromTheRecord() throws InterruptedException {
+        startAgent(FakeConfigfsTree.createWithAuth());
+        create();
+        stub.exportVolume(export(true));
+        stub.allowInitiator(allow(keys(KEY_1)));
+        stop();
+        startAgent(FakeConfigfsTree.createWithAuth().addBlockDevice(dir.resolve("dev/vg0/pvc-auth")));
+        assertThat(configfs.entries("subsystems/" + NQN + "/allowed_hosts")).containsExactly(HOST);
+        assertThat(hostKey()).contains(KEY_1);
+        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList()).isEmpty();
+    }
+
+    @Test
+    void anAuthExportNeedsAnAcl() {
+        startAgent(FakeConfigfsTree.createWithAuth());
+        create();
+        ExportVolumeRequest open = export(true).toBuilder().setExport(export(true).getExport().toBuilder().setAclEnabled(false)).build();
+        assertRefused(Status.Code.INVALID_ARGUMENT, "export.auth_required: needs acl_enabled", () -> stub.exportVolume(open));
+        assertThat(configfs.entries("subsystems")).isEmpty();
+    }
+}

@@ -1,0 +1,139 @@
+package pillar.node.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import pillar.api.csi.v1.NodeStageVolumeRequest;
+import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import pillar.api.context.PublishContext;
+import pillar.api.context.StageSecrets;
+import pillar.api.value.DhchapSecret;
+import pillar.node.fs.FakeProcessRunner;
+import pillar.node.mount.FakeMounter;
+
+/**
+ * NodeStageVolume of a volume whose target requires DH-HMAC-CHAP ({@code auth=dhchap} in the publish
+ * context), over a real socket with the fake initiator checking secrets as the kernel does: the node's
+ * own secrets from the request's secrets reach the connect, a missing one is FAILED_PRECONDITION naming
+ * the key, a malformed one INVALID_ARGUMENT, a wrong one the kernel's refusal; no secret reaches a
+ * message, a log line or the stage record.
+ */
+class NodeStageAuthFakeIT {
+    private static final long GIB = 1L << 30;
+    private static final String NODE = "worker-1";
+    private static final String KEY = DhchapSecret.encode(1, filled(0x61)).value();
+    private static final String OTHER_KEY = DhchapSecret.encode(1, filled(0x62)).value();
+    private static final String CTRL = DhchapSecret.encode(1, filled(0x63)).value();
+
+    @TempDir
+    Path root;
+    NodeFixture node;
+    private final List<String> logged = new java.util.ArrayList<>();
+    private final Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+            synchronized (logged) {
+                logged.add(record.getMessage() + " " + record.getThrown());
+            }
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    private static byte[] filled(int b) {
+        byte[] key = new byte[32];
+        Arrays.fill(key, (byte) b);
+        return key;
+    }
+
+    @BeforeEach
+    void start() {
+        Logger.getLogger("").addHandler(capture);
+        node = new NodeFixture(root, new FakeMounter(), new FakeProcessRunner(), NodeFixture.sparseFiles(root.resolve("backing")),
+                Duration.ofSeconds(5));
+    }
+
+    @AfterEach
+    void stop() {
+        Logger.getLogger("").removeHandler(capture);
+        node.close();
+    }
+
+    private NodeStageVolumeRequest stage(String volume, Map<String, String> secrets) {
+        Map<String, String> context = new HashMap<>(node.export(volume, GIB));
+        context.put(PublishContext.AUTH, PublishContext.AUTH_DHCHAP);
+        node.initiator.requireAuth(NodeFixture.nqn(volume), KEY, CTRL);
+        return Csi.stage(volume, node.staging(volume), Csi.block(Mode.SINGLE_NODE_WRITER), context, Map.of()).toBuilder()
+                .putAllSecrets(secrets).build();
+    }
+
+    private void assertRefused(Status.Code code, String message, NodeStageVolumeRequest request) {
+        assertThatThrownBy(() -> node.node.nodeStageVolume(request)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+            assertThat(e.getStatus().getCode()).as(e.getStatus().toString()).isEqualTo(code);
+            assertThat(e.getStatus().getDescription()).contains(message).doesNotContain(KEY).doesNotContain(OTHER_KEY);
+        });
+    }
+
+    @Test
+    void theNodesSecretsReachTheConnectAndNeitherTheRecordNorALog() throws Exception {
+        node.node.nodeStageVolume(stage("pvc-1", Map.of(StageSecrets.hostKey(NODE), KEY, StageSecrets.controllerKey(NODE), CTRL,
+                StageSecrets.hostKey("worker-2"), OTHER_KEY)));
+        assertThat(node.initiator.count("connect")).isEqualTo(1);
+        assertThat(Files.readString(node.recordFile("pvc-1"))).contains("phase=staged").doesNotContain(KEY).doesNotContain(CTRL);
+        synchronized (logged) {
+            assertThat(logged).allSatisfy(line -> assertThat(line).doesNotContain(KEY).doesNotContain(CTRL));
+        }
+    }
+
+    @Test
+    void aMissingSecretIsAPreconditionNamingTheKeyAndTouchesNothing() {
+        assertRefused(Status.Code.FAILED_PRECONDITION, "'" + StageSecrets.hostKey(NODE) + "'",
+                stage("pvc-2", Map.of(StageSecrets.hostKey("worker-2"), KEY)));
+        assertThat(node.initiator.count("connect")).isZero();
+        assertThat(node.recordFile("pvc-2")).doesNotExist();
+    }
+
+    @Test
+    void aMalformedSecretIsInvalidAndAWrongOneIsRefusedAsTheKernelRefusesIt() {
+        String damaged = KEY.substring(0, 12) + (KEY.charAt(12) == 'A' ? 'B' : 'A') + KEY.substring(13);
+        assertRefused(Status.Code.INVALID_ARGUMENT, "secrets." + StageSecrets.hostKey(NODE) + ": its CRC-32",
+                stage("pvc-3", Map.of(StageSecrets.hostKey(NODE), damaged)));
+        assertThat(node.initiator.count("connect")).isZero();
+
+        assertRefused(Status.Code.UNAVAILABLE, "EKEYREJECTED", stage("pvc-3", Map.of(StageSecrets.hostKey(NODE), OTHER_KEY)));
+        assertRefused(Status.Code.UNAVAILABLE, "EKEYREJECTED", stage("pvc-3",
+                Map.of(StageSecrets.hostKey(NODE), KEY, StageSecrets.controllerKey(NODE), OTHER_KEY)));
+        node.node.nodeStageVolume(stage("pvc-3", Map.of(StageSecrets.hostKey(NODE), KEY)));
+    }
+
+    @Test
+    void anUnknownAuthIsInvalid() {
+        NodeStageVolumeRequest request = stage("pvc-4", Map.of(StageSecrets.hostKey(NODE), KEY));
+        assertRefused(Status.Code.INVALID_ARGUMENT, "publish_context.auth",
+                request.toBuilder().putPublishContext(PublishContext.AUTH, "kerberos").build());
+    }
+}
