@@ -85,8 +85,20 @@ public final class ControllerHarness implements AutoCloseable {
     }
 
     /** Changes an object's spec (or anything else) with a fresh read, as kubectl edit would. */
+    /**
+     * Reads, changes and writes the object, again from a fresh read when a reconciler wrote it in between
+     * (409 Conflict), as kubectl edit would have the user do.
+     */
     public <T extends HasMetadata> T edit(Class<T> type, String name, java.util.function.UnaryOperator<T> change) {
-        return client.resources(type).withName(name).edit(change);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return client.resources(type).withName(name).edit(change);
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != java.net.HttpURLConnection.HTTP_CONFLICT || attempt == 5) {
+                    throw e;
+                }
+            }
+        }
     }
 
     public <T extends HasMetadata> void delete(Class<T> type, String name) {
