@@ -5,12 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -18,15 +14,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import pillar.agent.AgentMain;
-import pillar.agent.backend.Backends;
 import pillar.agent.backend.FakeLvm;
-import pillar.agent.config.AgentConfig;
-import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
-import pillar.api.agent.v1.BackendKind;
 import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.DeleteVolumeRequest;
 import pillar.api.agent.v1.ExpandVolumeRequest;
@@ -68,13 +59,10 @@ class AgentServiceIT {
     }
 
     private void startAgent() {
-        List<BackendConfig> backends = List.of(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"));
-        AgentConfig config = new AgentConfig("127.0.0.1", 0, dir.resolve("state"), configfs.root(), Optional.empty(),
-                backends, "127.0.0.1", 0);
-        agent = AgentMain.start(config, Backends.create(backends, lvm, lvm.host()), configfs.target());
-        channel = Grpc.newChannelBuilderForAddress("127.0.0.1", agent.grpcPort(), InsecureChannelCredentials.create())
-                .build();
-        stub = AgentServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
+        FakeThinAgent bed = FakeThinAgent.start(dir.resolve("state"), configfs, lvm);
+        agent = bed.agent();
+        channel = bed.channel();
+        stub = bed.stub();
     }
 
     @AfterEach

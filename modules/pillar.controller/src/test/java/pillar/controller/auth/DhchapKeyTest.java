@@ -50,7 +50,7 @@ class DhchapKeyTest {
         assertThat(DhchapKey.isWellFormed(good)).isTrue();
         assertThat(DhchapKey.isWellFormed(DhchapKey.format(new byte[64]))).isTrue();
         String flipped = "DHHC-1:00:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAACtVQoa:";
-        for (String bad : new String[] {null, "", good.replace("DHHC-1:00:", "DHHC-1:01:"), good.substring(0, good.length() - 1),
+        for (String bad : new String[] {null, "", good.replace("DHHC-1:00:", "DHHC-1:04:"), good.substring(0, good.length() - 1),
                 flipped, "DHHC-1:00:" + Base64.getEncoder().encodeToString(new byte[20]) + ":", "DHHC-1:00:!!!!:"}) {
             assertThat(DhchapKey.isWellFormed(bad)).as(String.valueOf(bad)).isFalse();
         }

@@ -29,42 +29,35 @@ public final class StrictCrudDispatcher extends KubernetesCrudDispatcher {
     @Override
     public synchronized MockResponse handleUpdate(RecordedRequest request) {
         String path = request.getPath();
-        if (path.contains("/secrets")) {
-            String body = request.getUtf8Body();
-            request = new RecordedRequest(request.getHttpVersion(), request.method(), path, request.getHeaders(),
-                    new Buffer(body.getBytes(StandardCharsets.UTF_8)));
-            MockResponse invalid = invalidSecretKey(path, body);
-            if (invalid != null) {
-                return invalid;
-            }
+        if (!path.contains("/secrets") && !path.endsWith("/status")) {
+            return super.handleUpdate(request);
         }
-        if (path.endsWith("/status")) {
-            String body = request.getUtf8Body(); // reading consumes the body: the request is made again below
-            request = new RecordedRequest(request.getHttpVersion(), request.method(), path, request.getHeaders(),
-                    new Buffer(body.getBytes(StandardCharsets.UTF_8)));
-            String sent = resourceVersion(body);
-            AttributeSet key = getKey(path);
-            Map.Entry<AttributeSet, String> current = findResource(key);
-            if (sent != null && current != null && !sent.equals(resourceVersion(current.getValue()))) {
-                return conflict(path);
-            }
-        }
-        return super.handleUpdate(request);
+        String body = request.getUtf8Body(); // reading consumes the body: the request is made again below
+        MockResponse refused = path.endsWith("/status") ? staleStatus(path, body) : invalidSecretKey(path, body);
+        return refused != null ? refused : super.handleUpdate(again(request, body));
     }
 
     @Override
     public synchronized MockResponse handleCreate(RecordedRequest request) {
-        String path = request.getPath();
-        if (path.contains("/secrets")) {
-            String body = request.getUtf8Body();
-            request = new RecordedRequest(request.getHttpVersion(), request.method(), path, request.getHeaders(),
-                    new Buffer(body.getBytes(StandardCharsets.UTF_8)));
-            MockResponse invalid = invalidSecretKey(path, body);
-            if (invalid != null) {
-                return invalid;
-            }
+        if (!request.getPath().contains("/secrets")) {
+            return super.handleCreate(request);
         }
-        return super.handleCreate(request);
+        String body = request.getUtf8Body();
+        MockResponse refused = invalidSecretKey(request.getPath(), body);
+        return refused != null ? refused : super.handleCreate(again(request, body));
+    }
+
+    private static RecordedRequest again(RecordedRequest request, String body) {
+        return new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(), request.getHeaders(),
+                new Buffer(body.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** 409 when a status write names a resourceVersion other than the stored one; null otherwise. */
+    private MockResponse staleStatus(String path, String body) {
+        String sent = resourceVersion(body);
+        AttributeSet key = getKey(path);
+        Map.Entry<AttributeSet, String> current = findResource(key);
+        return sent != null && current != null && !sent.equals(resourceVersion(current.getValue())) ? conflict(path) : null;
     }
 
     /** 422 when a key of the Secret's data or stringData is outside the API server's grammar; null when all are valid. */
