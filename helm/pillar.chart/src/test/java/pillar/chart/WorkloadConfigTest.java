@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
+import pillar.agent.config.ListenAddress;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.server.CsiEndpoint;
 import pillar.api.server.WorkloadConfig;
@@ -130,7 +132,10 @@ class WorkloadConfigTest {
         Container agent = Rendered.container(agentPod, "pillar-agent");
         String agentTls = mountPath(agent, "tls");
         String[] agentArgs = args(rendered, agentPod, agent, Map.of("spec.nodeName", "storage-1"));
-        assertThatThrownBy(() -> AgentConfig.from(WorkloadConfig.load(agentArgs)))
+        // the address comes from PILLAR_NODE_IP, which the kubelet sets from status.hostIP
+        ListenAddress nodeIp = new ListenAddress(Path.of("/nonexistent"),
+                name -> name.equals("PILLAR_NODE_IP") ? Optional.of("10.0.0.7") : Optional.empty(), iface -> List.of());
+        assertThatThrownBy(() -> AgentConfig.from(WorkloadConfig.load(agentArgs), nodeIp))
                 .hasMessage("agent.tls: cannot read " + agentTls + "/tls.crt");
     }
 

@@ -61,7 +61,9 @@ class SandboxObjectsTest {
         for (String kind : List.of("PillarStore", "PillarProtocol", "PillarStorageClass")) {
             assertThat(spec(objects, kind)).isEqualTo(spec(quickstart, kind));
         }
-        assertThat(spec(quickstart, "PillarAgent")).doesNotContainKey("tls");
+        // the quickstart itself dials as a default install serves: mTLS, the chart's Secret and name
+        assertThat(spec(quickstart, "PillarAgent")).containsEntry("tls",
+                Map.of("mode", "secret", "secretName", "pillar-csi-agent-tls", "serverName", "pillar-agent"));
     }
 
     @SuppressWarnings("unchecked")

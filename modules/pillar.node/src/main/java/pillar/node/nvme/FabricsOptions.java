@@ -1,6 +1,8 @@
 package pillar.node.nvme;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -12,6 +14,7 @@ import pillar.api.value.Nqn;
  * one line read back on the same open file ({@code instance=<n>,cntlid=<m>}).
  */
 public final class FabricsOptions {
+    private static final Pattern UUID_NQN = Pattern.compile("nqn\\.2014-08\\.org\\.nvmexpress:uuid:([0-9a-fA-F-]{36})");
     private static final Pattern REPLY = Pattern.compile("instance=(\\d{1,6}),cntlid=(\\d{1,5})\\s*");
 
     private FabricsOptions() {
@@ -37,6 +40,7 @@ public final class FabricsOptions {
                 .append(",traddr=").append(target.traddr())
                 .append(",trsvcid=").append(target.trsvcid())
                 .append(",hostnqn=").append(host.value())
+                .append(",hostid=").append(hostId(host))
                 .append(",ctrl_loss_tmo=").append(target.ctrlLossTmo())
                 .append(",reconnect_delay=").append(target.reconnectDelay());
         if (target.nrIoQueues() > 0) {
@@ -47,6 +51,25 @@ public final class FabricsOptions {
             a.controllerSecret().ifPresent(c -> options.append(",dhchap_ctrl_secret=").append(c.value()));
         });
         return options.toString();
+    }
+
+    /**
+     * The host ID sent with {@code host}: the UUID of a {@code nqn.2014-08.org.nvmexpress:uuid:<uuid>}
+     * NQN (nvme-cli's convention), else a name-based UUID of the NQN; the same for one NQN every time,
+     * another for another NQN. Kernels since 6.x refuse (EINVAL, "found same hostid ... but different
+     * hostnqn") a connect whose host ID the kernel already knows with another NQN, and without the option
+     * every connect carries the kernel's one default host ID.
+     */
+    static UUID hostId(Nqn host) {
+        Matcher uuid = UUID_NQN.matcher(host.value());
+        if (uuid.matches()) {
+            try {
+                return UUID.fromString(uuid.group(1));
+            } catch (IllegalArgumentException e) {
+                // not a UUID after all: named below
+            }
+        }
+        return UUID.nameUUIDFromBytes(host.value().getBytes(StandardCharsets.UTF_8));
     }
 
     /** The controller a connect created, from the kernel's answer. */

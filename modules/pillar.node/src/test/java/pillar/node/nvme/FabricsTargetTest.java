@@ -47,9 +47,19 @@ class FabricsTargetTest {
         assertThat(FabricsOptions.connect(FabricsTarget.fromPublishContext(c), host)).isEqualTo(
                 "nqn=nqn.2024-01.io.pillar-csi:pvc-1,transport=tcp,traddr=10.0.0.5,trsvcid=4420,"
                         + "hostnqn=nqn.2014-08.org.nvmexpress:uuid:3f0c2a7e-1111-2222-3333-444455556666,"
+                        + "hostid=3f0c2a7e-1111-2222-3333-444455556666,"
                         + "ctrl_loss_tmo=3600,reconnect_delay=5,nr_io_queues=4");
         assertThat(FabricsOptions.connect(FabricsTarget.fromPublishContext(context()), host))
                 .doesNotContain("nr_io_queues");
+    }
+
+    @Test
+    void eachHostNqnHasItsOwnHostIdEveryTime() {
+        Nqn named = Nqn.of("nqn.2024-01.io.example:node-a");
+        assertThat(FabricsOptions.hostId(named)).isEqualTo(FabricsOptions.hostId(Nqn.of("nqn.2024-01.io.example:node-a")))
+                .isNotEqualTo(FabricsOptions.hostId(Nqn.of("nqn.2024-01.io.example:node-b")));
+        assertThat(FabricsOptions.connect(FabricsTarget.fromPublishContext(context()), named))
+                .contains(",hostid=" + FabricsOptions.hostId(named) + ",");
     }
 
     @ParameterizedTest

@@ -5,8 +5,10 @@ import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 
 import pillar.node.nvme.Controller;
+import pillar.node.nvme.FabricsAuth;
 import pillar.node.nvme.FabricsTarget;
 import pillar.node.nvme.FakeInitiator;
 import pillar.node.nvme.Initiator;
@@ -29,7 +31,7 @@ final class OfferingInitiator implements Initiator {
     }
 
     @Override
-    public Controller connect(FabricsTarget target) {
+    public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth) {
         Path backing = backings.resolve(target.nqn().value().replace(':', '_') + ".img");
         synchronized (this) {
             if (!Files.exists(backing)) {
@@ -41,7 +43,7 @@ final class OfferingInitiator implements Initiator {
                 fake.export(new FakeInitiator.Export(target.nqn(), target.traddr(), target.trsvcid(), backing, () -> volumeBytes));
             }
         }
-        return fake.connect(target);
+        return fake.connect(target, auth);
     }
 
     @Override
