@@ -79,7 +79,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         this.leading = leading;
         AgentLocator locator = new AgentLocator(client, targets);
         Steps steps = new Steps(states, leading);
-        HostAuthentication auth = new HostAuthentication(client, agents, locator, locks,
+        HostAuthentication auth = new HostAuthentication(client, states, agents, locator, locks,
                 new NodeSecrets(client, namespace, new SecureRandom()), new VolumeStageSecrets(client, namespace));
         this.provisioner = new Provisioner(states, steps, agents, locator, new Planner(client, locator, auth), auth);
         this.publisher = new Publisher(states, steps, agents, locator, nqns, events, auth);

@@ -42,10 +42,10 @@ final class HostAuthentication {
     private final NodeSecrets nodes;
     private final VolumeStageSecrets stage;
 
-    HostAuthentication(KubernetesClient client, AgentClient agents, AgentLocator locator, VolumeLocks locks, NodeSecrets nodes,
-                       VolumeStageSecrets stage) {
+    HostAuthentication(KubernetesClient client, VolumeStates states, AgentClient agents, AgentLocator locator, VolumeLocks locks,
+                       NodeSecrets nodes, VolumeStageSecrets stage) {
         this.client = client;
-        this.states = new VolumeStates(client);
+        this.states = states;
         this.agents = agents;
         this.locator = locator;
         this.locks = locks;
