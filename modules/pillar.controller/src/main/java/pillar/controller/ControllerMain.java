@@ -1,6 +1,5 @@
 package pillar.controller;
 
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -8,7 +7,6 @@ import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.helidon.logging.common.LogConfig;
-import pillar.api.csi.v1.PluginCapability;
 import pillar.api.server.CsiServices;
 import pillar.api.server.IdentityService;
 import pillar.api.server.WorkloadConfig;
@@ -84,8 +82,7 @@ public final class ControllerMain {
         // on every replica, so that a new leader's cache of the nodes' NQNs is already warm
         HostNqns nqns = HostNqns.start(client, new EventRecorder(client, namespace));
         try {
-            IdentityService identity = new IdentityService(List.of(PluginCapability.Service.Type.CONTROLLER_SERVICE,
-                    PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS), true, ready);
+            IdentityService identity = new IdentityService(ready);
             WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", ready);
             ControllerService service = new ControllerService(client, agents, new AgentTargets(client, config.agentTls().isPresent()),
                     locks, now, nqns, new EventRecorder(client, namespace), namespace);

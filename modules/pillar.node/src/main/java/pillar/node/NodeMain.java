@@ -1,12 +1,10 @@
 package pillar.node;
 
 import java.nio.file.Files;
-import java.util.List;
 import java.util.logging.Logger;
 
 import io.helidon.config.Config;
 import io.helidon.logging.common.LogConfig;
-import pillar.api.csi.v1.PluginCapability;
 import pillar.api.exec.SystemProcessRunner;
 import pillar.api.server.CsiEndpoint;
 import pillar.api.server.CsiServices;
@@ -75,7 +73,7 @@ public final class NodeMain {
 
     /** Starts the node's server over {@code ports}; the caller owns it. */
     public static WorkloadServer start(CsiEndpoint endpoint, NodePorts ports) {
-        IdentityService identity = new IdentityService(List.of(PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS), () -> Files.isWritable(ports.records().dir()));
+        IdentityService identity = new IdentityService(() -> Files.isWritable(ports.records().dir()));
         WorkloadServer.Builder builder = endpoint.serverBuilder()
                 .readiness("node-state-dir", () -> Files.isWritable(ports.records().dir()));
         CsiServices.node(identity, new NodeGrpcService(ports, new VolumeLocks())).forEach(builder::service);

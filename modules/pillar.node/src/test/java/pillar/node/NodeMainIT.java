@@ -60,9 +60,13 @@ class NodeMainIT {
                 // pillar-csi's one topology segment, which kubelet turns into the node's label
                 assertThat(node.nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()).getAccessibleTopology().getSegmentsMap())
                         .containsExactly(Map.entry("topology.pillar.csi.io/fabric", "nvme-tcp"));
+                // the plugin as a whole, as on the controller's socket: a client reading the node's learns of publish
                 assertThat(identity.getPluginCapabilities(GetPluginCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
                         .extracting(c -> c.getService().getType())
-                        .containsExactly(PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS);
+                        .contains(PluginCapability.Service.Type.CONTROLLER_SERVICE,
+                                PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS);
+                assertThat(identity.getPluginCapabilities(GetPluginCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
+                        .extracting(c -> c.getVolumeExpansion().getType()).contains(PluginCapability.VolumeExpansion.Type.ONLINE);
                 assertThat(node.nodeGetCapabilities(NodeGetCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
                         .extracting(c -> c.getRpc().getType())
                         .contains(NodeServiceCapability.RPC.Type.STAGE_UNSTAGE_VOLUME,

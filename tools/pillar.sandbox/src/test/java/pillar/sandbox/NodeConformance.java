@@ -13,30 +13,27 @@ import java.util.function.Supplier;
 
 import io.grpc.Status.Code;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.function.Executable;
 import pillar.api.csi.v1.CapacityRange;
-import pillar.api.csi.v1.GetPluginCapabilitiesRequest;
-import pillar.api.csi.v1.GetPluginInfoRequest;
-import pillar.api.csi.v1.IdentityGrpc;
 import pillar.api.csi.v1.NodeExpandVolumeRequest;
 import pillar.api.csi.v1.NodeGetCapabilitiesRequest;
 import pillar.api.csi.v1.NodeGetInfoRequest;
+import pillar.api.csi.v1.NodeGetInfoResponse;
 import pillar.api.csi.v1.NodeGetVolumeStatsRequest;
 import pillar.api.csi.v1.NodePublishVolumeRequest;
 import pillar.api.csi.v1.NodeServiceCapability.RPC.Type;
 import pillar.api.csi.v1.NodeStageVolumeRequest;
 import pillar.api.csi.v1.NodeUnpublishVolumeRequest;
 import pillar.api.csi.v1.NodeUnstageVolumeRequest;
-import pillar.api.csi.v1.PluginCapability;
-import pillar.api.csi.v1.ProbeRequest;
 import pillar.api.csi.v1.Volume;
 import pillar.api.csi.v1.VolumeCapability;
-import pillar.api.server.Driver;
 import pillar.api.server.Fabric;
 
 /**
- * The node's half of {@link CsiConformance} (and the Identity service, on the node's socket): each
- * call's required arguments, idempotency, NOT_FOUND for a path that is not a volume, and what the
- * calls leave in the kernel (one mount, one controller, nothing after unstage).
+ * The node's half of {@link CsiConformance}, on the node's own socket: each check names the
+ * csi-sanity case it mirrors (kubernetes-csi/csi-test pkg/sanity/node.go, "Node Service ..."),
+ * and asserts what the calls leave in the kernel (one mount, one controller, nothing after unstage).
+ * Sanity's made-up IDs are its default generator's ({@link CsiConformance#fakeVolumeId()}).
  */
 final class NodeConformance {
     private final KubeletNode node;
@@ -56,80 +53,123 @@ final class NodeConformance {
         this.capability = capability;
     }
 
-    /** Identity, NodeGetCapabilities, NodeGetInfo, NodeStage, NodePublish and NodeGetVolumeStats. */
+    /** NodeGetCapabilities, NodeGetInfo, the argument checks, NodeStage, NodePublish and NodeGetVolumeStats. */
     List<DynamicTest> stageAndPublish() {
         return List.of(
-                DynamicTest.dynamicTest("Identity on the node's socket: its name and version, ready, topology but no controller", () -> {
-                    IdentityGrpc.IdentityBlockingStub identity = IdentityGrpc.newBlockingStub(node.channel());
-                    assertThat(identity.getPluginInfo(GetPluginInfoRequest.getDefaultInstance()).getName()).isEqualTo(Driver.NAME);
-                    assertThat(identity.probe(ProbeRequest.getDefaultInstance()).getReady().getValue()).isTrue();
-                    assertThat(identity.getPluginCapabilities(GetPluginCapabilitiesRequest.getDefaultInstance())
-                            .getCapabilitiesList()).extracting(c -> c.getService().getType())
-                            .containsExactly(PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS);
+                sanity("NodeGetCapabilities should return appropriate capabilities", "stage, stats, expand, condition", () ->
+                        assertThat(node.stub().nodeGetCapabilities(NodeGetCapabilitiesRequest.getDefaultInstance())
+                                .getCapabilitiesList()).extracting(c -> c.getRpc().getType())
+                                .doesNotContain(Type.UNRECOGNIZED)
+                                .contains(Type.STAGE_UNSTAGE_VOLUME, Type.GET_VOLUME_STATS, Type.EXPAND_VOLUME, Type.VOLUME_CONDITION)),
+                sanity("NodeGetInfo should return appropriate values", "the host NQN, pillar-csi's topology segment", () -> {
+                    NodeGetInfoResponse info = node.stub().nodeGetInfo(NodeGetInfoRequest.getDefaultInstance());
+                    assertThat(info.getNodeId()).isEqualTo(Files.readString(hostNqnFile).strip());
+                    assertThat(info.getMaxVolumesPerNode()).isNotNegative();
+                    assertThat(info.getAccessibleTopology()).isEqualTo(Fabric.segment());
                 }),
-                DynamicTest.dynamicTest("NodeGetCapabilities and NodeGetInfo: stage, stats, expand, condition; the host NQN", () -> {
-                    assertThat(node.stub().nodeGetCapabilities(NodeGetCapabilitiesRequest.getDefaultInstance())
-                            .getCapabilitiesList()).extracting(c -> c.getRpc().getType()).contains(Type.STAGE_UNSTAGE_VOLUME,
-                            Type.GET_VOLUME_STATS, Type.EXPAND_VOLUME, Type.VOLUME_CONDITION);
-                    assertThat(node.nodeId()).isEqualTo(Files.readString(hostNqnFile).strip());
-                    assertThat(node.stub().nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()).getAccessibleTopology())
-                            .isEqualTo(Fabric.segment());
+                sanity("NodePublishVolume should fail when no volume id / no target path / no volume capability is provided",
+                        "INVALID_ARGUMENT", () -> {
+                    target = node.targetPath(UUID.randomUUID().toString(), volume.get().getVolumeId(), false);
+                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodePublishVolume(NodePublishVolumeRequest.getDefaultInstance()));
+                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodePublishVolume(NodePublishVolumeRequest.newBuilder()
+                            .setVolumeId(CsiConformance.fakeVolumeId()).build()));
+                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodePublishVolume(NodePublishVolumeRequest.newBuilder()
+                            .setVolumeId(CsiConformance.fakeVolumeId()).setTargetPath(target.toString()).build()));
                 }),
-                DynamicTest.dynamicTest("NodeStageVolume: arguments required; twice OK with one mount", () -> {
+                sanity("NodeUnpublishVolume should fail when no volume id / no target path is provided", "INVALID_ARGUMENT", () -> {
+                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeUnpublishVolume(NodeUnpublishVolumeRequest.getDefaultInstance()));
+                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder()
+                            .setVolumeId(CsiConformance.fakeVolumeId()).build()));
+                }),
+                sanity("NodeStageVolume should fail when no volume id / no staging target path / no volume capability is provided",
+                        "INVALID_ARGUMENT, nothing staged", () -> {
                     staging = node.stagingPath(volume.get().getVolumeId(), volume.get().getVolumeId(), false);
                     assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeStageVolume(stage().clearVolumeId().build()));
-                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeStageVolume(stage().clearStagingTargetPath().build()));
+                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeStageVolume(stage()
+                            .setVolumeId(CsiConformance.fakeVolumeId()).clearStagingTargetPath().build()));
                     assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeStageVolume(stage().clearVolumeCapability().build()));
+                    assertThat(KernelObjects.read(List.of(node.kubeletDir())).keysStartingWith("mount " + staging)).isEmpty();
+                }),
+                sanity("NodeUnstageVolume should fail when no volume id / no staging target path is provided", "INVALID_ARGUMENT", () -> {
+                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder()
+                            .setStagingTargetPath(staging.toString()).build()));
+                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder()
+                            .setVolumeId(CsiConformance.fakeVolumeId()).build()));
+                }),
+                sanity("should work / should be idempotent: NodeStageVolume", "twice OK with one mount", () -> {
                     node.stub().nodeStageVolume(stage().build());
                     node.stub().nodeStageVolume(stage().build());
                     assertThat(KernelObjects.read(List.of(node.kubeletDir())).keysStartingWith("mount " + staging)).hasSize(1);
                 }),
-                DynamicTest.dynamicTest("NodePublishVolume: arguments required, no staging path FAILED_PRECONDITION; twice OK", () -> {
-                    target = node.targetPath(UUID.randomUUID().toString(), volume.get().getVolumeId(), false);
-                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodePublishVolume(publish().clearVolumeId().build()));
-                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodePublishVolume(publish().clearTargetPath().build()));
-                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodePublishVolume(publish().clearVolumeCapability().build()));
+                DynamicTest.dynamicTest("NodePublishVolume without a staging path: FAILED_PRECONDITION (the spec's"
+                        + " \"staging target path not set\"); the target is not made", () -> {
                     assertCode(Code.FAILED_PRECONDITION, () -> node.stub().nodePublishVolume(publish().clearStagingTargetPath().build()));
+                    assertThat(target).doesNotExist();
+                }),
+                sanity("should work / should be idempotent: NodePublishVolume", "twice OK with one mount", () -> {
                     node.stub().nodePublishVolume(publish().build());
                     node.stub().nodePublishVolume(publish().build());
                     assertThat(KernelObjects.read(List.of(node.kubeletDir())).keysStartingWith("mount " + target)).hasSize(1);
                 }),
-                DynamicTest.dynamicTest("NodeGetVolumeStats: arguments required, a path that is no volume NOT_FOUND, the volume's usage", () -> {
-                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeGetVolumeStats(stats().clearVolumeId().build()));
-                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeGetVolumeStats(stats().clearVolumePath().build()));
+                sanity("NodeGetVolumeStats should fail when no volume id / no volume path is provided", "INVALID_ARGUMENT", () -> {
+                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeGetVolumeStats(NodeGetVolumeStatsRequest.newBuilder()
+                            .setVolumePath("some/path").build()));
+                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeGetVolumeStats(NodeGetVolumeStatsRequest.newBuilder()
+                            .setVolumeId(CsiConformance.fakeVolumeId()).build()));
+                }),
+                sanity("NodeGetVolumeStats should fail when volume is not found", "NOT_FOUND before the path's shape", () ->
+                        assertCode(Code.NOT_FOUND, () -> node.stub().nodeGetVolumeStats(NodeGetVolumeStatsRequest.newBuilder()
+                                .setVolumeId(CsiConformance.fakeVolumeId()).setVolumePath("some/path").build()))),
+                sanity("NodeGetVolumeStats should fail when volume does not exist on the specified path", "NOT_FOUND", () -> {
+                    assertCode(Code.NOT_FOUND, () -> node.stub().nodeGetVolumeStats(stats().setVolumePath("some/path").build()));
                     assertCode(Code.NOT_FOUND, () -> node.stub().nodeGetVolumeStats(stats()
                             .setVolumePath(node.kubeletDir().resolve("pods/" + UUID.randomUUID() + "/no-such-volume").toString()).build()));
+                }),
+                sanity("should work: NodeGetVolumeStats", "bytes and inodes at the target, a healthy condition", () -> {
                     var usage = node.stub().nodeGetVolumeStats(stats().build());
                     assertThat(usage.getUsageList()).hasSize(2).allSatisfy(u -> assertThat(u.getTotal()).isPositive());
                     assertThat(usage.getVolumeCondition().getAbnormal()).isFalse();
                 }));
     }
 
-    /** NodeExpandVolume, NodeUnpublishVolume and NodeUnstageVolume. */
+    /** NodeExpandVolume (after ControllerExpandVolume), NodeUnpublishVolume and NodeUnstageVolume. */
     List<DynamicTest> expandAndUndo() {
         return List.of(
-                DynamicTest.dynamicTest("NodeExpandVolume: arguments required; twice to one size OK", () -> {
+                sanity("NodeExpandVolume should fail when no volume id / no volume path is provided", "INVALID_ARGUMENT", () -> {
                     assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeExpandVolume(expand().clearVolumeId().build()));
                     assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeExpandVolume(expand().clearVolumePath().build()));
+                }),
+                sanity("NodeExpandVolume should fail when volume is not found", "NOT_FOUND before the path's shape", () ->
+                        assertCode(Code.NOT_FOUND, () -> node.stub().nodeExpandVolume(NodeExpandVolumeRequest.newBuilder()
+                                .setVolumeId(CsiConformance.fakeVolumeId()).setVolumePath("some/path").build()))),
+                sanity("NodeExpandVolume should work if node-expand is called after node-publish", "twice to one size OK", () -> {
                     assertThat(node.stub().nodeExpandVolume(expand().build()).getCapacityBytes()).isGreaterThanOrEqualTo(448 * MIB);
                     assertThat(node.stub().nodeExpandVolume(expand().build()).getCapacityBytes()).isGreaterThanOrEqualTo(448 * MIB);
                 }),
-                DynamicTest.dynamicTest("NodeUnpublishVolume: arguments required; twice OK, the mount and the target gone", () -> {
-                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeUnpublishVolume(unpublish().clearVolumeId().build()));
-                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeUnpublishVolume(unpublish().clearTargetPath().build()));
+                sanity("NodeUnpublishVolume should remove target path", "twice OK, the mount and the target gone", () -> {
                     node.stub().nodeUnpublishVolume(unpublish().build());
                     node.stub().nodeUnpublishVolume(unpublish().build());
                     assertThat(target).doesNotExist();
+                    assertThat(KernelObjects.read(List.of(node.kubeletDir())).keysStartingWith("mount " + target)).isEmpty();
                 }),
-                DynamicTest.dynamicTest("NodeUnstageVolume: arguments required; twice OK, unmounted and disconnected", () -> {
-                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeUnstageVolume(unstage().clearVolumeId().build()));
-                    assertCode(Code.INVALID_ARGUMENT, () -> node.stub().nodeUnstageVolume(unstage().clearStagingTargetPath().build()));
+                sanity("should work / should be idempotent: NodeUnstageVolume", "twice OK, unmounted and disconnected; an unknown"
+                        + " volume OK", () -> {
                     node.stub().nodeUnstageVolume(unstage().build());
                     node.stub().nodeUnstageVolume(unstage().build());
+                    String unknown = CsiConformance.fakeVolumeId();
+                    node.stub().nodeUnstageVolume(unstage().setVolumeId(unknown)
+                            .setStagingTargetPath(node.stagingPath(unknown, unknown, false).toString()).build());
+                    node.stub().nodeUnpublishVolume(unpublish().setVolumeId(unknown)
+                            .setTargetPath(node.targetPath(UUID.randomUUID().toString(), unknown, false).toString()).build());
                     KernelObjects now = KernelObjects.read(List.of(node.kubeletDir()));
                     assertThat(now.keysStartingWith("mount ")).isEmpty();
                     assertThat(now.keysStartingWith("nvme controller ")).isEmpty();
                 }));
+    }
+
+    /** A check named after its upstream case in csi-sanity's "Node Service", then what pillar-csi adds. */
+    private static DynamicTest sanity(String upstream, String pillar, Executable body) {
+        return DynamicTest.dynamicTest("sanity: \"Node Service " + upstream + "\": " + pillar, body);
     }
 
     private NodeStageVolumeRequest.Builder stage() {
@@ -146,14 +186,12 @@ final class NodeConformance {
     }
 
     private NodeGetVolumeStatsRequest.Builder stats() {
-        return NodeGetVolumeStatsRequest.newBuilder().setVolumeId(volume.get().getVolumeId()).setVolumePath(target.toString())
-                .setStagingTargetPath(staging.toString());
+        return NodeGetVolumeStatsRequest.newBuilder().setVolumeId(volume.get().getVolumeId()).setVolumePath(target.toString());
     }
 
     private NodeExpandVolumeRequest.Builder expand() {
         return NodeExpandVolumeRequest.newBuilder().setVolumeId(volume.get().getVolumeId()).setVolumePath(target.toString())
-                .setStagingTargetPath(staging.toString()).setVolumeCapability(capability)
-                .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(448 * MIB));
+                .setVolumeCapability(capability).setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(448 * MIB));
     }
 
     private NodeUnpublishVolumeRequest.Builder unpublish() {

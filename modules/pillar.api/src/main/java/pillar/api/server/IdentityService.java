@@ -1,6 +1,5 @@
 package pillar.api.server;
 
-import java.util.List;
 import java.util.function.BooleanSupplier;
 
 import io.grpc.stub.StreamObserver;
@@ -9,30 +8,18 @@ import pillar.api.csi.v1.GetPluginCapabilitiesResponse;
 import pillar.api.csi.v1.GetPluginInfoRequest;
 import pillar.api.csi.v1.GetPluginInfoResponse;
 import pillar.api.csi.v1.IdentityGrpc;
-import pillar.api.csi.v1.PluginCapability;
 import pillar.api.csi.v1.ProbeRequest;
 import pillar.api.csi.v1.ProbeResponse;
 
 /**
  * CSI Identity, served by every workload on its socket. {@code Probe} reports the workload's own
- * readiness (for the controller: its informers synced; for the node: its state directory usable).
+ * readiness (for the controller: its informers synced; for the node: its state directory usable);
+ * {@code GetPluginCapabilities} is {@link Driver#pluginCapabilities()} on every socket.
  */
 public final class IdentityService extends IdentityGrpc.IdentityImplBase {
-    private final List<PluginCapability.Service.Type> capabilities;
-    private final boolean onlineExpansion;
     private final BooleanSupplier ready;
 
-    public IdentityService(List<PluginCapability.Service.Type> capabilities, BooleanSupplier ready) {
-        this(capabilities, false, ready);
-    }
-
-    /**
-     * @param onlineExpansion whether volumes grow while published (VolumeExpansion ONLINE), which
-     *                        external-resizer reads before expanding a volume in use
-     */
-    public IdentityService(List<PluginCapability.Service.Type> capabilities, boolean onlineExpansion, BooleanSupplier ready) {
-        this.capabilities = List.copyOf(capabilities);
-        this.onlineExpansion = onlineExpansion;
+    public IdentityService(BooleanSupplier ready) {
         this.ready = ready;
     }
 
@@ -48,15 +35,8 @@ public final class IdentityService extends IdentityGrpc.IdentityImplBase {
     @Override
     public void getPluginCapabilities(GetPluginCapabilitiesRequest request,
                                       StreamObserver<GetPluginCapabilitiesResponse> response) {
-        GetPluginCapabilitiesResponse.Builder out = GetPluginCapabilitiesResponse.newBuilder();
-        for (PluginCapability.Service.Type type : capabilities) {
-            out.addCapabilities(PluginCapability.newBuilder()
-                    .setService(PluginCapability.Service.newBuilder().setType(type)));
-        }
-        if (onlineExpansion) {
-            out.addCapabilities(PluginCapability.newBuilder().setVolumeExpansion(PluginCapability.VolumeExpansion.newBuilder()
-                    .setType(PluginCapability.VolumeExpansion.Type.ONLINE)));
-        }
+        GetPluginCapabilitiesResponse.Builder out = GetPluginCapabilitiesResponse.newBuilder()
+                .addAllCapabilities(Driver.pluginCapabilities());
         response.onNext(out.build());
         response.onCompleted();
     }

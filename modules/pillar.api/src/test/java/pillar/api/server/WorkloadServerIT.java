@@ -7,7 +7,6 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -86,8 +85,7 @@ class WorkloadServerIT {
             }
         };
         Logger.getLogger("pillar.test.node").addHandler(capture);
-        IdentityService identity = new IdentityService(List.of(PluginCapability.Service.Type.CONTROLLER_SERVICE),
-                ready::get);
+        IdentityService identity = new IdentityService(ready::get);
         WorkloadServer.Builder builder = WorkloadServer.builder()
                 .unixSocket(dir.resolve("csi/csi.sock"))
                 .health("127.0.0.1", 0)
@@ -110,8 +108,7 @@ class WorkloadServerIT {
         assertThat(info.getName()).isEqualTo("pillar.csi.io");
         assertThat(info.getVendorVersion()).isEqualTo(Driver.version()).isNotBlank().doesNotContain("${");
         assertThat(identity.getPluginCapabilities(GetPluginCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
-                .extracting(c -> c.getService().getType())
-                .containsExactly(PluginCapability.Service.Type.CONTROLLER_SERVICE);
+                .isEqualTo(Driver.pluginCapabilities());
         assertThat(identity.probe(ProbeRequest.getDefaultInstance()).getReady().getValue()).isTrue();
         ready.set(false);
         assertThat(identity.probe(ProbeRequest.getDefaultInstance()).getReady().getValue()).isFalse();
@@ -147,7 +144,7 @@ class WorkloadServerIT {
 
     @Test
     void overTcpEveryReplyIsSentAtOnceNotHeldForTheCallersAck() throws Exception {
-        IdentityService identity = new IdentityService(List.of(), () -> true);
+        IdentityService identity = new IdentityService(() -> true);
         WorkloadServer.Builder builder = WorkloadServer.builder().tcp("127.0.0.1", 0).health("127.0.0.1", 0);
         CsiServices.node(identity, new CsiServices.UnimplementedNode()).forEach(builder::service);
         try (WorkloadServer tcp = builder.start()) {
@@ -164,7 +161,7 @@ class WorkloadServerIT {
     void aStaleSocketFromACrashedRunIsReplacedAndRemovedOnClose() throws Exception {
         Path socket = dir.resolve("other.sock");
         Files.writeString(socket, "stale");
-        IdentityService identity = new IdentityService(List.of(), () -> true);
+        IdentityService identity = new IdentityService(() -> true);
         WorkloadServer.Builder builder = WorkloadServer.builder().unixSocket(socket).health("127.0.0.1", 0);
         CsiServices.node(identity, new CsiServices.UnimplementedNode()).forEach(builder::service);
         try (WorkloadServer second = builder.start()) {

@@ -41,7 +41,8 @@ import pillar.controller.reconcile.EventRecorder;
 
 /**
  * The CSI Controller service. Each call is checked completely before anything is read or written
- * (INVALID_ARGUMENT, OUT_OF_RANGE), holds its volume (a second call on it meanwhile is ABORTED),
+ * (INVALID_ARGUMENT, OUT_OF_RANGE; then NOT_FOUND for a volume or node ID that cannot name one, in
+ * the spec's order: missing and unsupported arguments first), holds its volume (a second call on it meanwhile is ABORTED),
  * and, when it changes a volume, runs only on the leading replica (others answer UNAVAILABLE).
  * The work is done by {@link Provisioner}, {@link Publisher}, {@link Expander} and
  * {@link CapacityReader} on the volume's {@link PillarVolumeState}.
@@ -117,7 +118,11 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     @Override
     public void deleteVolume(DeleteVolumeRequest r, StreamObserver<DeleteVolumeResponse> response) {
         unary("DeleteVolume", response, () -> {
-            VolumeId id = VolumeId.of(r.getVolumeId());
+            Optional<VolumeId> named = VolumeIds.ifAny(r.getVolumeId());
+            if (named.isEmpty()) {
+                return DeleteVolumeResponse.getDefaultInstance(); // names no volume: deleted already
+            }
+            VolumeId id = named.get();
             return locks.run(id, () -> {
                 leading.require();
                 provisioner.delete(id);
@@ -129,15 +134,17 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     @Override
     public void controllerPublishVolume(ControllerPublishVolumeRequest r, StreamObserver<ControllerPublishVolumeResponse> response) {
         unary("ControllerPublishVolume", response, () -> {
-            VolumeId id = VolumeId.of(r.getVolumeId());
+            // the spec's order: every required argument, then what exists (the volume, the node)
+            VolumeIds.require(r.getVolumeId());
             if (r.getNodeId().isEmpty()) {
                 throw CsiException.invalid("node_id is required");
             }
-            Nqn node = nodeNqn(r.getNodeId());
             if (!r.hasVolumeCapability()) {
                 throw CsiException.invalid("volume_capability is required");
             }
             Capabilities.check(r.getVolumeCapability());
+            VolumeId id = VolumeIds.existing(r.getVolumeId());
+            Nqn node = nodeNqn(r.getNodeId());
             return locks.run(id, () -> {
                 leading.require();
                 return publisher.publish(id, node, r.getVolumeCapability(), r.getReadonly());
@@ -149,7 +156,11 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     public void controllerUnpublishVolume(ControllerUnpublishVolumeRequest r,
                                           StreamObserver<ControllerUnpublishVolumeResponse> response) {
         unary("ControllerUnpublishVolume", response, () -> {
-            VolumeId id = VolumeId.of(r.getVolumeId());
+            Optional<VolumeId> named = VolumeIds.ifAny(r.getVolumeId());
+            if (named.isEmpty()) {
+                return ControllerUnpublishVolumeResponse.getDefaultInstance(); // names no volume: unpublished already
+            }
+            VolumeId id = named.get();
             Optional<Nqn> node = Optional.empty();
             if (!r.getNodeId().isEmpty()) {
                 try {
@@ -172,13 +183,14 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     @Override
     public void controllerExpandVolume(ControllerExpandVolumeRequest r, StreamObserver<ControllerExpandVolumeResponse> response) {
         unary("ControllerExpandVolume", response, () -> {
-            VolumeId id = VolumeId.of(r.getVolumeId());
+            VolumeIds.require(r.getVolumeId());
             if (!r.hasCapacityRange()) {
                 throw CsiException.invalid("capacity_range is required");
             }
             if (r.hasVolumeCapability()) {
                 Capabilities.check(r.getVolumeCapability());
             }
+            VolumeId id = VolumeIds.existing(r.getVolumeId());
             return locks.run(id, () -> {
                 leading.require();
                 return expander.expand(id, r.getCapacityRange());
@@ -190,10 +202,11 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     public void validateVolumeCapabilities(ValidateVolumeCapabilitiesRequest r,
                                            StreamObserver<ValidateVolumeCapabilitiesResponse> response) {
         unary("ValidateVolumeCapabilities", response, () -> {
-            VolumeId id = VolumeId.of(r.getVolumeId());
+            VolumeIds.require(r.getVolumeId());
             if (r.getVolumeCapabilitiesCount() == 0) {
                 throw CsiException.invalid("volume_capabilities: at least one is required");
             }
+            VolumeId id = VolumeIds.existing(r.getVolumeId());
             PillarVolumeState state = states.get(id).orElseThrow(() -> CsiException.notFound("volume " + id + " does not exist"));
             for (VolumeCapability capability : r.getVolumeCapabilitiesList()) {
                 try {
@@ -230,12 +243,16 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         });
     }
 
-    /** The CSI node ID is the node's NVMe host NQN (what pillar-node's NodeGetInfo reports). */
+    /**
+     * The CSI node ID is the node's NVMe host NQN (what pillar-node's NodeGetInfo reports); any other
+     * value names no node, which is NOT_FOUND (the spec's "node does not exist").
+     */
     private static Nqn nodeNqn(String nodeId) {
         try {
             return Nqn.of(nodeId);
         } catch (InvalidValueException e) {
-            throw CsiException.invalid("node_id must be the node's NVMe host NQN, as pillar-node reports it: " + e.getMessage());
+            throw CsiException.notFound("node " + nodeId + " does not exist: a pillar-csi node ID is the node's NVMe host NQN,"
+                    + " as pillar-node reports it (" + e.getMessage() + ")");
         }
     }
 

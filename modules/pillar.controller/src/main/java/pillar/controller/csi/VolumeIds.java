@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Optional;
 
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
@@ -14,7 +15,9 @@ import pillar.api.value.VolumeName;
  * state by a single read. external-provisioner's names ({@code pvc-<uid>}) are valid volume IDs
  * and are kept as they are, so an operator sees the PV's name on the storage node; any other name
  * becomes {@code pv-} and 60 hex digits of its SHA-256. The state records the name, so the rare ID
- * that two names could share is found and refused rather than mixed up.
+ * that two names could share is found and refused rather than mixed up. The other way, a call's
+ * volume_id: missing is INVALID_ARGUMENT; a value that is no pillar-csi volume ID names no volume,
+ * so it is NOT_FOUND where the volume must exist and nothing to do where a missing one is success.
  */
 final class VolumeIds {
     static final String HASHED_PREFIX = "pv-";
@@ -36,6 +39,39 @@ final class VolumeIds {
             return VolumeId.of(HASHED_PREFIX + HexFormat.of().formatHex(digest).substring(0, VolumeId.MAX_LENGTH - 3));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
+    }
+
+    /** Fails with INVALID_ARGUMENT when a call's volume_id is missing. */
+    static void require(String volumeId) {
+        if (volumeId.isEmpty()) {
+            throw CsiException.invalid("volume_id is required");
+        }
+    }
+
+    /**
+     * The volume_id of a call on a volume that must exist, checked after every required field:
+     * INVALID_ARGUMENT when missing, NOT_FOUND when it cannot be a pillar-csi volume ID.
+     */
+    static VolumeId existing(String volumeId) {
+        require(volumeId);
+        try {
+            return VolumeId.of(volumeId);
+        } catch (InvalidValueException malformed) {
+            throw CsiException.notFound("volume " + volumeId + " does not exist: " + malformed.getMessage());
+        }
+    }
+
+    /**
+     * The volume_id of a call that succeeds on a missing volume (DeleteVolume, ControllerUnpublishVolume):
+     * INVALID_ARGUMENT when missing, empty when it cannot be a pillar-csi volume ID (nothing to do).
+     */
+    static Optional<VolumeId> ifAny(String volumeId) {
+        require(volumeId);
+        try {
+            return Optional.of(VolumeId.of(volumeId));
+        } catch (InvalidValueException malformed) {
+            return Optional.empty();
         }
     }
 }

@@ -26,7 +26,7 @@ final class Expander {
     }
 
     long expand(Requests.Expand call) {
-        StageRecord r = VolumeStatsReader.recordAt(ports, call.volume(), call.volumePath());
+        StageRecord r = VolumeStatsReader.locate(ports, call.volume(), call.volumePath()).record();
         call.capability().ifPresent(c -> {
             if (!c.fsType().equals(r.fsType())) {
                 throw CsiError.invalid("volume_capability does not match the staged volume ("

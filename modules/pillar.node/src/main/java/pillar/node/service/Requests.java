@@ -51,10 +51,12 @@ final class Requests {
     record Unpublish(VolumeId volume, Path targetPath) {
     }
 
-    record Stats(VolumeId volume, Path volumePath) {
+    /** @param volumePath as given: where it points is decided against the volume's record ({@link VolumeStatsReader#locate}) */
+    record Stats(VolumeId volume, String volumePath) {
     }
 
-    record Expand(VolumeId volume, Path volumePath, long requiredBytes, Optional<Capability> capability) {
+    /** @param volumePath as given, like {@link Stats}'s */
+    record Expand(VolumeId volume, String volumePath, long requiredBytes, Optional<Capability> capability) {
     }
 
     static VolumeId volumeId(String value) {
@@ -65,6 +67,18 @@ final class Requests {
             return VolumeId.of(value);
         } catch (InvalidValueException e) {
             throw CsiError.invalid(e.getMessage());
+        }
+    }
+
+    /**
+     * The volume_id of a call on a volume this node must know (stats, expand): a value that is not a
+     * pillar-csi volume ID names no volume here, which is NOT_FOUND (checked after the required fields).
+     */
+    static VolumeId knownVolumeId(String value) {
+        try {
+            return volumeId(value);
+        } catch (CsiError malformed) {
+            throw CsiError.notFound("volume " + value + " is not staged on this node: " + malformed.getMessage());
         }
     }
 
@@ -109,21 +123,19 @@ final class Requests {
         return new Unpublish(volumeId(r.getVolumeId()), paths.check("target_path", r.getTargetPath()));
     }
 
+    /**
+     * The spec's order: the required fields (INVALID_ARGUMENT), then whether this node knows the
+     * volume at that path (NOT_FOUND, by {@link VolumeStatsReader#locate}, whatever the path's shape).
+     * The optional staging_target_path is not used: the volume's record has it.
+     */
     Stats stats(NodeGetVolumeStatsRequest r) {
-        VolumeId volume = volumeId(r.getVolumeId());
-        Path path = paths.check("volume_path", r.getVolumePath());
-        if (!r.getStagingTargetPath().isEmpty()) {
-            paths.check("staging_target_path", r.getStagingTargetPath());
-        }
-        return new Stats(volume, path);
+        requirePresent(r.getVolumeId(), r.getVolumePath());
+        return new Stats(knownVolumeId(r.getVolumeId()), r.getVolumePath());
     }
 
+    /** Checked in {@link #stats}'s order; the capacity and the capability are arguments, checked first. */
     Expand expand(NodeExpandVolumeRequest r) {
-        VolumeId volume = volumeId(r.getVolumeId());
-        Path path = paths.check("volume_path", r.getVolumePath());
-        if (!r.getStagingTargetPath().isEmpty()) {
-            paths.check("staging_target_path", r.getStagingTargetPath());
-        }
+        requirePresent(r.getVolumeId(), r.getVolumePath());
         long required = r.getCapacityRange().getRequiredBytes();
         long limit = r.getCapacityRange().getLimitBytes();
         if (required < 0 || limit < 0) {
@@ -142,6 +154,15 @@ final class Requests {
                 throw CsiError.invalid(e.getMessage());
             }
         }
-        return new Expand(volume, path, required, capability);
+        return new Expand(knownVolumeId(r.getVolumeId()), r.getVolumePath(), required, capability);
+    }
+
+    private static void requirePresent(String volumeId, String volumePath) {
+        if (volumeId.isEmpty()) {
+            throw CsiError.invalid("volume_id is required");
+        }
+        if (volumePath.isEmpty()) {
+            throw CsiError.invalid("volume_path is required");
+        }
     }
 }

@@ -7,6 +7,7 @@ import java.util.Optional;
 import pillar.api.csi.v1.NodeGetVolumeStatsResponse;
 import pillar.api.csi.v1.VolumeCondition;
 import pillar.api.csi.v1.VolumeUsage;
+import pillar.api.value.VolumeId;
 import pillar.node.mount.MountState;
 import pillar.node.stage.Phase;
 import pillar.node.stage.StageRecord;
@@ -27,7 +28,9 @@ final class VolumeStatsReader {
     }
 
     NodeGetVolumeStatsResponse stats(Requests.Stats call) {
-        StageRecord r = recordAt(ports, call.volume(), call.volumePath());
+        Located at = locate(ports, call.volume(), call.volumePath());
+        StageRecord r = at.record();
+        Path path = at.path();
         NodeGetVolumeStatsResponse.Builder out = NodeGetVolumeStatsResponse.newBuilder();
         Optional<String> problem = controllerProblem(r);
         if (r.block()) {
@@ -39,15 +42,15 @@ final class VolumeStatsReader {
                 problem = problem.or(() -> Optional.of("the block device " + device + " is gone"));
             }
         } else {
-            MountState state = ports.mounter().probe(call.volumePath());
+            MountState state = ports.mounter().probe(path);
             if (state == MountState.CORRUPTED) {
-                problem = Optional.of("the mount at " + call.volumePath() + " is corrupted (it answers EIO, ENOTCONN, "
+                problem = Optional.of("the mount at " + path + " is corrupted (it answers EIO, ENOTCONN, "
                         + "ESTALE or EACCES)" + problem.map(p -> "; " + p).orElse(""));
             } else if (state == MountState.NOT_MOUNTED) {
-                problem = Optional.of(call.volumePath() + " is not mounted" + problem.map(p -> "; " + p).orElse(""));
+                problem = Optional.of(path + " is not mounted" + problem.map(p -> "; " + p).orElse(""));
             } else {
                 try {
-                    FsStats fs = ports.mounter().statfs(call.volumePath());
+                    FsStats fs = ports.mounter().statfs(path);
                     out.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.BYTES).setTotal(fs.totalBytes())
                             .setAvailable(fs.availableBytes()).setUsed(fs.usedBytes()));
                     out.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.INODES).setTotal(fs.totalInodes())
@@ -63,17 +66,30 @@ final class VolumeStatsReader {
         return out.build();
     }
 
+    /** A volume's record and the path of the call, one of the record's own paths. */
+    record Located(StageRecord record, Path path) {
+    }
+
     /**
-     * The record of a volume that is staged or published at {@code path}; NOT_FOUND otherwise (the
-     * spec's code for "volume does not exist on the volume path").
+     * The record of a volume that is staged or published at {@code volumePath}; NOT_FOUND otherwise
+     * (the spec's code for "volume does not exist on the volume path"), also for a path that breaks
+     * the kubelet path rule: no volume is ever staged or published at one. Only a recorded path is
+     * returned, so nothing reaches the filesystem through any other.
      */
-    static StageRecord recordAt(NodePorts ports, pillar.api.value.VolumeId volume, Path path) {
+    static Located locate(NodePorts ports, VolumeId volume, String volumePath) {
         StageRecord r = ports.records().read(volume).filter(s -> s.phase() == Phase.STAGED)
                 .orElseThrow(() -> CsiError.notFound("volume " + volume + " is not staged on this node"));
+        Path path;
+        try {
+            path = ports.paths().check("volume_path", volumePath);
+        } catch (CsiError notAKubeletPath) {
+            throw CsiError.notFound("volume " + volume + " is neither staged nor published at " + volumePath + " ("
+                    + notAKubeletPath.getMessage() + ")");
+        }
         if (!r.stagingPath().equals(path) && r.publicationAt(path).isEmpty()) {
             throw CsiError.notFound("volume " + volume + " is neither staged nor published at " + path);
         }
-        return r;
+        return new Located(r, path);
     }
 
     private Optional<String> controllerProblem(StageRecord r) {

@@ -141,8 +141,9 @@ class NodeBadInputFakeIT {
         assertRefused(Status.Code.INVALID_ARGUMENT, () -> node.node.nodeUnpublishVolume(
                 Csi.unpublish("pvc-1", Path.of(node.kubelet + "/pods/../../../etc"))));
         assertRefused(Status.Code.INVALID_ARGUMENT, () -> node.node.nodeUnpublishVolume(Csi.unpublish("", target)));
-        assertRefused(Status.Code.INVALID_ARGUMENT, () -> node.node.nodeGetVolumeStats(Csi.stats("pvc-1", Path.of("/"))));
-        assertRefused(Status.Code.INVALID_ARGUMENT, () -> node.node.nodeExpandVolume(
+        // no volume is ever staged at a path that breaks the rule: NOT_FOUND (the spec's code), nothing touched
+        assertRefused(Status.Code.NOT_FOUND, () -> node.node.nodeGetVolumeStats(Csi.stats("pvc-1", Path.of("/"))));
+        assertRefused(Status.Code.NOT_FOUND, () -> node.node.nodeExpandVolume(
                 Csi.expand("pvc-1", Path.of("relative"), 1)));
         assertRefused(Status.Code.INVALID_ARGUMENT, () -> node.node.nodeExpandVolume(Csi.expand("pvc-1", staging, -1)));
     }

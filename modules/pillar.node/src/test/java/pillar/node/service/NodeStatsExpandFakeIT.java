@@ -107,6 +107,37 @@ class NodeStatsExpandFakeIT {
     }
 
     @Test
+    void aVolumeThisNodeDoesNotKnowIsNotFoundWhateverThePathsShapeOnlyMissingFieldsComeFirst() {
+        Path staging = stage("pvc-1", Csi.ext4());
+        // sanity: "Node Service NodeGetVolumeStats should fail when volume is not found" (path "some/path")
+        assertThat(code(() -> node.node.nodeGetVolumeStats(Csi.stats("pvc-none", Path.of("some/path")))))
+                .isEqualTo(Status.Code.NOT_FOUND);
+        // sanity: "Node Service NodeGetVolumeStats should fail when volume does not exist on the specified path"
+        assertThat(code(() -> node.node.nodeGetVolumeStats(Csi.stats("pvc-1", Path.of("some/path")))))
+                .isEqualTo(Status.Code.NOT_FOUND);
+        assertThat(code(() -> node.node.nodeGetVolumeStats(Csi.stats("pvc-1", Path.of("/")))))
+                .isEqualTo(Status.Code.NOT_FOUND);
+        // a value that is no pillar-csi volume ID names no volume of this node
+        assertThat(code(() -> node.node.nodeGetVolumeStats(Csi.stats("Fake_Vol", staging)))).isEqualTo(Status.Code.NOT_FOUND);
+        // sanity: "Node Service NodeExpandVolume should fail when volume is not found"
+        assertThat(code(() -> node.node.nodeExpandVolume(Csi.expand("pvc-none", Path.of("some/path"), 0))))
+                .isEqualTo(Status.Code.NOT_FOUND);
+        assertThat(code(() -> node.node.nodeExpandVolume(Csi.expand("pvc-1", Path.of("some/path"), 0))))
+                .isEqualTo(Status.Code.NOT_FOUND);
+        // sanity: "... should fail when no volume id is provided" / "... when no volume path is provided"
+        assertThat(code(() -> node.node.nodeGetVolumeStats(Csi.stats("", Path.of("some/path")))))
+                .isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(code(() -> node.node.nodeGetVolumeStats(Csi.stats("Fake_Vol", staging).toBuilder().clearVolumePath().build())))
+                .isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(code(() -> node.node.nodeExpandVolume(Csi.expand("", Path.of("some/path"), 0))))
+                .isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(code(() -> node.node.nodeExpandVolume(Csi.expand("pvc-1", staging, 0).toBuilder().clearVolumePath().build())))
+                .isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(mounter.calls()).as("no path but the recorded ones reaches the mounter").allSatisfy(call ->
+                assertThat(call).doesNotContain("some/path"));
+    }
+
+    @Test
     void expandRescansAndGrowsTheFilesystem() throws Exception {
         Path staging = stage("pvc-1", Csi.ext4());
         try (RandomAccessFile f = new RandomAccessFile(root.resolve("backing/pvc-1.img").toFile(), "rw")) {

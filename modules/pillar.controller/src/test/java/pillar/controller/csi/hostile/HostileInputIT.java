@@ -20,6 +20,7 @@ import pillar.api.csi.v1.CapacityRange;
 import pillar.api.csi.v1.ControllerExpandVolumeRequest;
 import pillar.api.csi.v1.ControllerPublishVolumeRequest;
 import pillar.api.csi.v1.CreateVolumeRequest;
+import pillar.api.csi.v1.ValidateVolumeCapabilitiesRequest;
 import pillar.api.csi.v1.VolumeCapability;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.api.csi.v1.VolumeContentSource;
@@ -55,17 +56,40 @@ class HostileInputIT {
         for (String name : List.of("", "../etc", "a/b", "-rf", "x".repeat(129), "a\u0000b", "pvc 1", "pvc\n1", "p\u00fcc", "$(reboot)")) {
             assertCode(Status.Code.INVALID_ARGUMENT, () -> harness.csi().createVolume(Requests.create(name, GIB)));
         }
-        for (String id : List.of("", "../x", "PVC-1", "a/b", "x".repeat(64), "-a")) {
-            assertCode(Status.Code.INVALID_ARGUMENT, () -> harness.csi().deleteVolume(Requests.delete(id)));
-            assertCode(Status.Code.INVALID_ARGUMENT, () -> harness.csi().controllerPublishVolume(
-                    Requests.publish(id, NODE_A, Requests.rwo(), false)));
-        }
-        for (String node : List.of("", "worker-1", "nqn.2014-08.org/../x", "nqn.2014-08.org.x:" + "a".repeat(220), "nqn.x y")) {
-            assertCode(Status.Code.INVALID_ARGUMENT, () -> harness.csi().controllerPublishVolume(
-                    Requests.publish("pvc-1", node, Requests.rwo(), false)));
-        }
+        assertCode(Status.Code.INVALID_ARGUMENT, () -> harness.csi().deleteVolume(Requests.delete("")));
+        assertCode(Status.Code.INVALID_ARGUMENT, () -> harness.csi().controllerPublishVolume(
+                Requests.publish("", NODE_A, Requests.rwo(), false)));
+        assertCode(Status.Code.INVALID_ARGUMENT, () -> harness.csi().controllerPublishVolume(
+                Requests.publish("pvc-1", "", Requests.rwo(), false)));
         assertCode(Status.Code.INVALID_ARGUMENT, () -> harness.csi().controllerPublishVolume(
                 ControllerPublishVolumeRequest.newBuilder().setVolumeId("pvc-1").setNodeId(NODE_A).build()));
+        assertNothingCreated();
+    }
+
+    @Test
+    void anIdThatCannotNameAVolumeOrANodeNamesNoneNotFoundOrAlreadyGone() {
+        for (String id : List.of("../x", "PVC-1", "a/b", "x".repeat(64), "-a")) {
+            // deleting or unpublishing what does not exist succeeds (the spec); publishing it is NOT_FOUND
+            harness.csi().deleteVolume(Requests.delete(id));
+            harness.csi().controllerUnpublishVolume(Requests.unpublish(id, NODE_A));
+            assertCode(Status.Code.NOT_FOUND, () -> harness.csi().controllerPublishVolume(
+                    Requests.publish(id, NODE_A, Requests.rwo(), false)));
+            assertCode(Status.Code.NOT_FOUND, () -> harness.csi().validateVolumeCapabilities(
+                    ValidateVolumeCapabilitiesRequest.newBuilder().setVolumeId(id).addVolumeCapabilities(Requests.rwo()).build()));
+            assertCode(Status.Code.NOT_FOUND, () -> harness.csi().controllerExpandVolume(ControllerExpandVolumeRequest
+                    .newBuilder().setVolumeId(id).setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(GIB)).build()));
+        }
+        // sanity: "ControllerPublishVolume should fail when the node does not exist" (its IDs are "fake-node-id-...")
+        for (String node : List.of("some-fake-node-id", "worker-1", "nqn.2014-08.org/../x", "nqn.2014-08.org.x:"
+                + "a".repeat(220), "nqn.x y")) {
+            assertCode(Status.Code.NOT_FOUND, () -> harness.csi().controllerPublishVolume(
+                    Requests.publish("pvc-1", node, Requests.rwo(), false)));
+        }
+        // sanity: "... should fail when no volume capability is provided": a missing argument comes before NOT_FOUND
+        assertCode(Status.Code.INVALID_ARGUMENT, () -> harness.csi().controllerPublishVolume(ControllerPublishVolumeRequest
+                .newBuilder().setVolumeId("fake-vol-id-1234").setNodeId("fake-node-id-1234").build()));
+        assertCode(Status.Code.INVALID_ARGUMENT, () -> harness.csi().validateVolumeCapabilities(
+                ValidateVolumeCapabilitiesRequest.newBuilder().setVolumeId("Fake_Vol").build()));
         assertNothingCreated();
     }
 
