@@ -40,6 +40,26 @@ public final class ConditionRecorder {
         return Conditions.with(current, type, status, reason, message, generation(about), clock.instant());
     }
 
+    /**
+     * Sets a condition that is true while something is wrong (e.g. {@code OrphanVolumes}): a Warning
+     * event when it turns true, a Normal one when it turns false.
+     */
+    public List<Condition> setProblem(HasMetadata about, List<Condition> current, String type, boolean present, String reason,
+                                      String message) {
+        if (Conditions.transitions(current, type, present, reason)) {
+            String line = about.getKind() + " " + about.getMetadata().getName() + ": " + type + "=" + present + " " + reason
+                    + ": " + message;
+            if (present) {
+                LOG.warning(line);
+                events.warning(about, reason, message);
+            } else {
+                LOG.info(line);
+                events.normal(about, reason, message);
+            }
+        }
+        return Conditions.with(current, type, present, reason, message, generation(about), clock.instant());
+    }
+
     /** The object's metadata.generation, 0 when the server sets none. */
     static long generation(HasMetadata about) {
         Long generation = about.getMetadata().getGeneration();
