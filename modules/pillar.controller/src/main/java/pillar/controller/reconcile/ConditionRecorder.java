@@ -26,18 +26,7 @@ public final class ConditionRecorder {
     /** The conditions with {@code type} set; {@code current} is not changed. */
     public List<Condition> set(HasMetadata about, List<Condition> current, String type, boolean status, String reason,
                                String message) {
-        if (Conditions.transitions(current, type, status, reason)) {
-            String line = about.getKind() + " " + about.getMetadata().getName() + ": " + type + "=" + status + " " + reason
-                    + ": " + message;
-            if (status) {
-                LOG.info(line);
-                events.normal(about, reason, message);
-            } else {
-                LOG.warning(line);
-                events.warning(about, reason, message);
-            }
-        }
-        return Conditions.with(current, type, status, reason, message, generation(about), clock.instant());
+        return set(about, current, type, status, reason, message, status);
     }
 
     /**
@@ -46,18 +35,23 @@ public final class ConditionRecorder {
      */
     public List<Condition> setProblem(HasMetadata about, List<Condition> current, String type, boolean present, String reason,
                                       String message) {
-        if (Conditions.transitions(current, type, present, reason)) {
-            String line = about.getKind() + " " + about.getMetadata().getName() + ": " + type + "=" + present + " " + reason
+        return set(about, current, type, present, reason, message, !present);
+    }
+
+    private List<Condition> set(HasMetadata about, List<Condition> current, String type, boolean status, String reason,
+                                String message, boolean good) {
+        if (Conditions.transitions(current, type, status, reason)) {
+            String line = about.getKind() + " " + about.getMetadata().getName() + ": " + type + "=" + status + " " + reason
                     + ": " + message;
-            if (present) {
-                LOG.warning(line);
-                events.warning(about, reason, message);
-            } else {
+            if (good) {
                 LOG.info(line);
                 events.normal(about, reason, message);
+            } else {
+                LOG.warning(line);
+                events.warning(about, reason, message);
             }
         }
-        return Conditions.with(current, type, present, reason, message, generation(about), clock.instant());
+        return Conditions.with(current, type, status, reason, message, generation(about), clock.instant());
     }
 
     /** The object's metadata.generation, 0 when the server sets none. */
