@@ -43,7 +43,7 @@ class WorkloadConfigTest {
     void controllerReadsEverySetting() throws IOException {
         Rendered rendered = HelmChart.render(Map.of("controller", Map.of("healthPort", 9818, "config", Map.of(
                 "pollInterval", "45s", "backoffInitial", "2s", "backoffMax", "5m", "resync", "15m",
-                "agentDeadline", "20s", "agentMutationDeadline", "150s", "agentReadAttempts", 5)),
+                "abandonedCreateGrace", "20m", "agentDeadline", "20s", "agentMutationDeadline", "150s", "agentReadAttempts", 5)),
                 "tls", TlsModesTest.PLAINTEXT));
         PodSpec pod = rendered.controller().getSpec().getTemplate().getSpec();
         Container controller = Rendered.container(pod, "pillar-controller");
@@ -52,6 +52,7 @@ class WorkloadConfigTest {
         assertThat(config.reconcile().backoff().initial()).isEqualTo(Duration.ofSeconds(2));
         assertThat(config.reconcile().backoff().max()).isEqualTo(Duration.ofMinutes(5));
         assertThat(config.reconcile().resync()).isEqualTo(Duration.ofMinutes(15));
+        assertThat(config.abandonedCreateGrace()).isEqualTo(Duration.ofMinutes(20));
         assertThat(config.agentSettings().deadline()).isEqualTo(Duration.ofSeconds(20));
         assertThat(config.agentSettings().mutationDeadline()).isEqualTo(Duration.ofSeconds(150));
         assertThat(config.agentSettings().readAttempts()).isEqualTo(5);

@@ -29,6 +29,9 @@ import pillar.controller.reconcile.ReconcileSettings;
  *   <tr><td>{@code controller.poll-interval}</td><td>how often agents and pools are asked again (30s)</td></tr>
  *   <tr><td>{@code controller.backoff-initial}, {@code controller.backoff-max}</td><td>retry delays after failures (1s, 2m)</td></tr>
  *   <tr><td>{@code controller.resync}</td><td>every object is reconciled at least this often (10m)</td></tr>
+ *   <tr><td>{@code controller.abandoned-create-grace}</td><td>how old a create that never completed, whose claim is gone,
+ *       must be before the controller removes it with its volume and export (10m: longer than the provisioner's longest
+ *       retry interval, 5m, plus its call timeout, so that a create the provisioner still drives is never raced)</td></tr>
  *   <tr><td>{@code agents.tls.cert}, {@code agents.tls.key}, {@code agents.tls.ca}</td><td>PEM files for mutual TLS with
  *       agents: all three or none</td></tr>
  *   <tr><td>{@code agents.deadline}</td><td>the deadline of each attempt of an agent read (10s)</td></tr>
@@ -47,9 +50,12 @@ import pillar.controller.reconcile.ReconcileSettings;
  */
 public record ControllerConfig(CsiEndpoint endpoint, Optional<Path> kubeconfig, Optional<String> context,
                                Optional<String> namespace, ReconcileSettings reconcile, Optional<AgentTlsFiles> agentTls,
-                               GrpcAgentClient.Settings agentSettings, LeaderElectionSettings leaderElection) {
+                               GrpcAgentClient.Settings agentSettings, LeaderElectionSettings leaderElection,
+                               Duration abandonedCreateGrace) {
     /** Health port (the controller runs in its own network namespace). */
     public static final int DEFAULT_HEALTH_PORT = 9808;
+    /** See {@code controller.abandoned-create-grace}. */
+    public static final Duration DEFAULT_ABANDONED_CREATE_GRACE = Duration.ofMinutes(10);
     private static final Pattern SHORT_DURATION = Pattern.compile("^([0-9]{1,9})(ms|s|m|h)$");
 
     public ControllerConfig {
@@ -64,6 +70,9 @@ public record ControllerConfig(CsiEndpoint endpoint, Optional<Path> kubeconfig, 
                         + Grammars.printable(ns));
             }
         });
+        if (!abandonedCreateGrace.isPositive()) {
+            throw new IllegalArgumentException("controller.abandoned-create-grace must be positive, is " + abandonedCreateGrace);
+        }
     }
 
     /** Reads and checks every key; a bad value is an {@link IllegalArgumentException} naming it. */
@@ -100,7 +109,8 @@ public record ControllerConfig(CsiEndpoint endpoint, Optional<Path> kubeconfig, 
                         duration(root, "controller.resync", defaults.resync())),
                 agentTls,
                 agentSettings(root, agentDefaults, attempts),
-                leaderElection(root.get("controller.leader-election")));
+                leaderElection(root.get("controller.leader-election")),
+                duration(root, "controller.abandoned-create-grace", DEFAULT_ABANDONED_CREATE_GRACE));
     }
 
     private static GrpcAgentClient.Settings agentSettings(Config root, GrpcAgentClient.Settings defaults, int attempts) {

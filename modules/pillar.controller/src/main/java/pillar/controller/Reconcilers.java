@@ -70,7 +70,7 @@ final class Reconcilers {
         ReconcileLoop<PillarVolumeState> states = new ReconcileLoop<>("PillarVolumeState",
                 client.resources(PillarVolumeState.class).runnableInformer(config.reconcile().resync().toMillis()),
                 new VolumeStateReconciler(client, agents, new AgentTargets(client, config.agentTls().isPresent()), locks, leading,
-                        new EventRecorder(client, namespace), Clock.systemUTC()),
+                        new EventRecorder(client, namespace), Clock.systemUTC(), namespace, config.abandonedCreateGrace()),
                 PillarVolumeState::getSpec, config.reconcile().backoff(), scheduler);
         states.start().whenComplete((ok, failure) -> {
             if (failure == null) {

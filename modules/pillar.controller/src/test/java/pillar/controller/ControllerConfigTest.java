@@ -28,6 +28,15 @@ class ControllerConfigTest {
     }
 
     @Test
+    void theGracePeriodOfAbandonedCreatesIsTenMinutesUnlessSetAndPositive() {
+        assertThat(ControllerConfig.from(WorkloadConfig.load()).abandonedCreateGrace()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(ControllerConfig.from(WorkloadConfig.load("--controller.abandoned-create-grace=1h")).abandonedCreateGrace())
+                .isEqualTo(Duration.ofHours(1));
+        assertThatThrownBy(() -> ControllerConfig.from(WorkloadConfig.load("--controller.abandoned-create-grace=0s")))
+                .hasMessageContaining("controller.abandoned-create-grace must be positive");
+    }
+
+    @Test
     void leaderElectionKeys() {
         ControllerConfig config = ControllerConfig.from(WorkloadConfig.load("--controller.leader-election.enabled=false",
                 "--controller.leader-election.identity=pod-1", "--controller.leader-election.lease=ctl",

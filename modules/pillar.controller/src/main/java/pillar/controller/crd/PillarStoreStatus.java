@@ -15,7 +15,7 @@ public class PillarStoreStatus {
     private String backendKind;
     @JsonPropertyDescription("The pool's capacity as the agent last reported it.")
     private StoreCapacity capacity;
-    @JsonPropertyDescription("PoolDiscovered.")
+    @JsonPropertyDescription("PoolDiscovered, OrphanVolumes.")
     private List<Condition> conditions = new ArrayList<>();
 
     public Long getObservedGeneration() {

@@ -46,6 +46,10 @@ public final class Reasons {
 
     /** Valid true. */
     public static final String VALID = "Valid";
+    /** OrphanVolumes: the agent has volumes or exports of the store's backend that no PillarVolumeState claims. */
+    public static final String ORPHANS_FOUND = "OrphansFound";
+    /** OrphanVolumes false: every volume and export is claimed. */
+    public static final String NO_ORPHANS = "NoOrphans";
 
     /** StorageClassCreated true: the StorageClass exists as the spec says. */
     public static final String CREATED = "Created";

@@ -82,7 +82,8 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         Steps steps = new Steps(states, leading);
         HostAuthentication auth = new HostAuthentication(client, states, agents, locator, locks,
                 new NodeSecrets(client, namespace, new SecureRandom()), new VolumeStageSecrets(client, namespace));
-        this.provisioner = new Provisioner(states, steps, agents, locator, new Planner(client, locator, auth), auth);
+        this.provisioner = new Provisioner(states, steps, agents, locator, new Planner(client, locator, auth), auth,
+                new LifecycleEnd(states, steps, agents, auth));
         this.publisher = new Publisher(states, steps, agents, locator, nqns, events, auth);
         this.expander = new Expander(states, steps, agents, locator);
         this.capacity = new CapacityReader(client, agents, locator);

@@ -5,7 +5,6 @@ import java.util.Map;
 import java.util.logging.Logger;
 
 import pillar.api.agent.v1.CreateVolumeRequest;
-import pillar.api.agent.v1.DeleteVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.Volume;
@@ -29,7 +28,7 @@ import pillar.controller.crd.VolumePhase;
  * a retry resumes at the recorded phase, and every agent step is idempotent, so a crash anywhere
  * leaves neither a duplicate zvol or LV nor an orphan export. Every agent CreateVolume carries the
  * store's acceptance of a non-zeroing thin pool as its spec says at that moment. Delete ends the
- * lifecycle on the agent (unexport, destroy, tombstone) and only then removes the state.
+ * lifecycle by {@link LifecycleEnd}: on the agent (unexport, destroy, tombstone), then the state.
  */
 final class Provisioner {
     private static final Logger LOG = Logger.getLogger(Provisioner.class.getName());
@@ -41,15 +40,17 @@ final class Provisioner {
     private final AgentLocator locator;
     private final Planner planner;
     private final HostAuthentication auth;
+    private final LifecycleEnd end;
 
     Provisioner(VolumeStates states, Steps steps, AgentClient agents, AgentLocator locator, Planner planner,
-                HostAuthentication auth) {
+                HostAuthentication auth, LifecycleEnd end) {
         this.states = states;
         this.steps = steps;
         this.agents = agents;
         this.locator = locator;
         this.planner = planner;
         this.auth = auth;
+        this.end = end;
     }
 
     /** The volume of that name, created or found, with its agent steps completed. */
@@ -126,29 +127,8 @@ final class Provisioner {
                 throw CsiException.precondition("volume " + id + " is still published to " + Records.publications(state)
                         + "; unpublish it first");
             }
-            end(state, locator.target(state.getSpec().getAgent()));
+            end.end(state, locator.target(state.getSpec().getAgent()), EnumSet.allOf(VolumePhase.class));
         });
-    }
-
-    /** Ends the lifecycle: on the agent (unless it was never asked for anything), then the state. */
-    private void end(PillarVolumeState state, AgentTarget target) {
-        VolumeId id = VolumeId.of(state.getMetadata().getName());
-        if (Records.phase(state) != VolumePhase.Pending) {
-            state = steps.advance(state, EnumSet.allOf(VolumePhase.class), VolumePhase.Deleting, s -> {
-                if (!s.getPublications().isEmpty()) {
-                    throw CsiException.precondition("volume " + id + " was published meanwhile to " + s.getPublications());
-                }
-            });
-            agents.deleteVolume(target, DeleteVolumeRequest.newBuilder().setToken(Records.token(state).toProto())
-                    .setVolumeId(id.value()).setBackend(state.getSpec().getBackend()).build());
-        }
-        if (state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth()) {
-            auth.deleted(state);
-        }
-        EnumSet<VolumePhase> deletable = EnumSet.of(VolumePhase.Pending, VolumePhase.Deleting);
-        states.delete(state, s -> Records.publications(s).isEmpty() && deletable.contains(Records.phase(s)));
-        String lifecycle = state.getMetadata().getUid();
-        LOG.info(() -> "volume " + id + " deleted; lifecycle " + lifecycle + " ended");
     }
 
     /** The agent refused before making anything: a retry with the same frozen settings cannot succeed. */
@@ -162,7 +142,7 @@ final class Provisioner {
     /** Ends the lifecycle that could not be created, so that the next CreateVolume starts afresh. */
     private void rollBack(PillarVolumeState state, AgentTarget target, AgentException cause) {
         try {
-            end(state, target);
+            end.end(state, target, EnumSet.allOf(VolumePhase.class));
             LOG.info(() -> "volume " + state.getMetadata().getName() + ": the agent refused to create it (" + cause.kind()
                     + "); its state was removed so that a retry starts afresh");
         } catch (RuntimeException e) {

@@ -1,5 +1,6 @@
 package pillar.controller.csi;
 
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -15,6 +16,8 @@ import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentException;
+import pillar.controller.auth.NodeSecrets;
+import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.Conditions;
 import pillar.controller.crd.PillarVolumeState;
@@ -33,7 +36,8 @@ import pillar.controller.reconcile.Result;
  * it is checked (grammar, then the agent: exporting the volume so is accepted only when it is not
  * exported otherwise), written into the spec, and publishing works from then on. A state deleted by
  * hand (held by its finalizer) is reported with a Warning event
- * {@value PillarVolumeState#DELETION_HELD} each time it is reconciled.
+ * {@value PillarVolumeState#DELETION_HELD} each time it is reconciled. A create that never
+ * completed and whose claim is gone is removed after a grace period ({@link AbandonedCreates}).
  */
 public final class VolumeStateReconciler implements Reconciler<PillarVolumeState> {
     /** The reasons of the condition. */
@@ -52,9 +56,14 @@ public final class VolumeStateReconciler implements Reconciler<PillarVolumeState
     private final VolumeLocks locks;
     private final EventRecorder events;
     private final Clock clock;
+    private final AbandonedCreates abandoned;
 
+    /**
+     * @param namespace      the controller's own (where the stage Secrets of volumes are kept)
+     * @param abandonedGrace how old an incomplete create whose claim is gone must be before it is removed
+     */
     public VolumeStateReconciler(KubernetesClient client, AgentClient agents, AgentTargets targets, VolumeLocks locks,
-                                 Leading leading, EventRecorder events, Clock clock) {
+                                 Leading leading, EventRecorder events, Clock clock, String namespace, Duration abandonedGrace) {
         this.states = new VolumeStates(client);
         this.steps = new Steps(states, leading);
         this.agents = agents;
@@ -62,6 +71,10 @@ public final class VolumeStateReconciler implements Reconciler<PillarVolumeState
         this.locks = locks;
         this.events = events;
         this.clock = clock;
+        HostAuthentication auth = new HostAuthentication(client, states, agents, locator, locks,
+                new NodeSecrets(client, namespace, new SecureRandom()), new VolumeStageSecrets(client, namespace));
+        this.abandoned = new AbandonedCreates(client, states, new LifecycleEnd(states, steps, agents, auth), locator, locks,
+                events, clock, abandonedGrace);
     }
 
     @Override
@@ -84,6 +97,16 @@ public final class VolumeStateReconciler implements Reconciler<PillarVolumeState
             LOG.warning("PillarVolumeState " + id + " " + message);
             events.warning(state, PillarVolumeState.DELETION_HELD, message);
         }
+        AbandonedCreates.Outcome outcome = abandoned.look(state);
+        if (!(outcome instanceof AbandonedCreates.Outcome.Kept kept)) {
+            return Result.done();
+        }
+        Result exportSpec = exportSpec(id, state);
+        return exportSpec.next() == Result.Next.DONE ? kept.next() : exportSpec;
+    }
+
+    /** Condition ExportSpecMissing, and the operator's recorded decision. */
+    private Result exportSpec(VolumeId id, PillarVolumeState state) {
         VolumeExport export = state.getSpec().getExport();
         String problem = export == null ? "it has none" : ExportSpecs.problem(export);
         if (problem == null) {

@@ -26,10 +26,24 @@ public final class ConditionRecorder {
     /** The conditions with {@code type} set; {@code current} is not changed. */
     public List<Condition> set(HasMetadata about, List<Condition> current, String type, boolean status, String reason,
                                String message) {
+        return set(about, current, type, status, reason, message, status);
+    }
+
+    /**
+     * Sets a condition that is true while something is wrong (e.g. {@code OrphanVolumes}): a Warning
+     * event when it turns true, a Normal one when it turns false.
+     */
+    public List<Condition> setProblem(HasMetadata about, List<Condition> current, String type, boolean present, String reason,
+                                      String message) {
+        return set(about, current, type, present, reason, message, !present);
+    }
+
+    private List<Condition> set(HasMetadata about, List<Condition> current, String type, boolean status, String reason,
+                                String message, boolean good) {
         if (Conditions.transitions(current, type, status, reason)) {
             String line = about.getKind() + " " + about.getMetadata().getName() + ": " + type + "=" + status + " " + reason
                     + ": " + message;
-            if (status) {
+            if (good) {
                 LOG.info(line);
                 events.normal(about, reason, message);
             } else {

@@ -24,6 +24,7 @@ import pillar.controller.crd.PillarAgent;
 import pillar.controller.crd.PillarProtocol;
 import pillar.controller.crd.PillarStorageClass;
 import pillar.controller.crd.PillarStore;
+import pillar.controller.crd.PillarVolumeState;
 
 /**
  * The four reconcile loops of the Pillar resources, and the watches between them: a PillarAgent's
@@ -65,7 +66,8 @@ public final class PillarControllers implements AutoCloseable {
                 new PillarAgentReconciler(targets, agentClient, status, conditions, settings), PillarAgent::getSpec,
                 settings.backoff(), scheduler);
         stores = new ReconcileLoop<>("PillarStore", client.resources(PillarStore.class).runnableInformer(resync),
-                new PillarStoreReconciler(agents::get, targets, agentClient, status, conditions, settings), PillarStore::getSpec,
+                new PillarStoreReconciler(agents::get, targets, agentClient, status, conditions, settings,
+                        () -> client.resources(PillarVolumeState.class).list().getItems()), PillarStore::getSpec,
                 settings.backoff(), scheduler);
         protocols = new ReconcileLoop<>("PillarProtocol", client.resources(PillarProtocol.class).runnableInformer(resync),
                 new PillarProtocolReconciler(status, conditions), PillarProtocol::getSpec, settings.backoff(), scheduler);

@@ -3,12 +3,16 @@ package pillar.controller.reconcile;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
 
 import pillar.api.agent.v1.Backend;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapabilitiesResponse;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
+import pillar.api.agent.v1.ListExportsRequest;
+import pillar.api.agent.v1.ListVolumesRequest;
 import pillar.api.agent.v1.Problem;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentException;
@@ -18,6 +22,7 @@ import pillar.controller.crd.PillarAgent;
 import pillar.controller.crd.PillarStore;
 import pillar.controller.crd.PillarStoreSpec;
 import pillar.controller.crd.PillarStoreStatus;
+import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.Reasons;
 import pillar.controller.crd.SpecValidator;
 import pillar.controller.crd.StoreCapacity;
@@ -32,23 +37,31 @@ import pillar.controller.crd.StoreCapacity;
  * backend (e.g. {@code ThinPoolNotZeroing}). The one exception: a thin pool that does not zero new
  * chunks, which a store may accept explicitly ({@code lvm.acceptNonZeroingThinPool}); it is then
  * discovered, and its message says it is accepted.
+ *
+ * <p>While the pool is discovered, condition {@code OrphanVolumes} reports the volumes and exports
+ * of the backend that no PillarVolumeState claims ({@link OrphanVolumes}); they are never deleted.
  */
 public final class PillarStoreReconciler implements Reconciler<PillarStore> {
+    private static final Logger LOG = Logger.getLogger(PillarStoreReconciler.class.getName());
     private final Function<String, Optional<PillarAgent>> agentsByName;
     private final AgentTargets targets;
     private final AgentClient agents;
     private final StatusWriter status;
     private final ConditionRecorder conditions;
     private final ReconcileSettings settings;
+    private final Supplier<List<PillarVolumeState>> volumeStates;
 
+    /** @param volumeStates every PillarVolumeState, read from the API server when called (not a cache) */
     public PillarStoreReconciler(Function<String, Optional<PillarAgent>> agentsByName, AgentTargets targets, AgentClient agents,
-                                 StatusWriter status, ConditionRecorder conditions, ReconcileSettings settings) {
+                                 StatusWriter status, ConditionRecorder conditions, ReconcileSettings settings,
+                                 Supplier<List<PillarVolumeState>> volumeStates) {
         this.agentsByName = agentsByName;
         this.targets = targets;
         this.agents = agents;
         this.status = status;
         this.conditions = conditions;
         this.settings = settings;
+        this.volumeStates = volumeStates;
     }
 
     @Override
@@ -102,7 +115,7 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
             GetCapacityResponse capacity = agents.getCapacity(target,
                     GetCapacityRequest.newBuilder().setBackend(backendName).build());
             next.setCapacity(StoreCapacity.of(capacity.getTotalBytes(), capacity.getAvailableBytes()));
-            write(store, next, true, Reasons.DISCOVERED, "backend " + backendName + " on agent " + spec.getAgent() + ": "
+            write(store, next, orphans(store, target, backendName), true, Reasons.DISCOVERED, "backend " + backendName + " on agent " + spec.getAgent() + ": "
                     + next.getCapacity().getAvailable() + " of " + next.getCapacity().getTotal() + " available" + accepted);
             return Result.requeueAfter(settings.pollInterval());
         } catch (AgentTargets.Unresolved e) {
@@ -115,6 +128,26 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
             write(store, next, false, reason, e.getMessage());
             return Result.retry();
         }
+    }
+
+    /**
+     * Condition {@value PillarStore#ORPHAN_VOLUMES} from the agent's lists and the states; kept as it was
+     * when the agent cannot list them now. Written with the discovery's status.
+     */
+    private List<Condition> orphans(PillarStore store, AgentTarget target, String backendName) {
+        List<Condition> current = store.getStatus() == null ? List.of() : store.getStatus().getConditions();
+        String agent = store.getSpec().getAgent();
+        OrphanVolumes orphans;
+        try {
+            var volumes = agents.listVolumes(target, ListVolumesRequest.newBuilder().setBackend(backendName).build());
+            var exports = agents.listExports(target, ListExportsRequest.getDefaultInstance());
+            orphans = OrphanVolumes.of(agent, backendName, volumes.getVolumesList(), exports.getExportsList(), volumeStates.get());
+        } catch (AgentException | AgentTargets.Unresolved | io.fabric8.kubernetes.client.KubernetesClientException e) {
+            LOG.warning(() -> "PillarStore " + store.getMetadata().getName() + ": orphans not checked now: " + e.getMessage());
+            return current;
+        }
+        return conditions.setProblem(store, current, PillarStore.ORPHAN_VOLUMES, orphans.any(),
+                orphans.any() ? Reasons.ORPHANS_FOUND : Reasons.NO_ORPHANS, orphans.message(agent, backendName));
     }
 
     /** Whether the backend's problem is a non-zeroing thin pool that the store accepts. */
@@ -130,7 +163,11 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
     }
 
     private void write(PillarStore store, PillarStoreStatus next, boolean discovered, String reason, String message) {
-        List<Condition> current = store.getStatus() == null ? List.of() : store.getStatus().getConditions();
+        write(store, next, store.getStatus() == null ? List.of() : store.getStatus().getConditions(), discovered, reason, message);
+    }
+
+    private void write(PillarStore store, PillarStoreStatus next, List<Condition> current, boolean discovered, String reason,
+                       String message) {
         next.setConditions(conditions.set(store, current, PillarStore.POOL_DISCOVERED, discovered, reason, message));
         status.write(store, next);
     }

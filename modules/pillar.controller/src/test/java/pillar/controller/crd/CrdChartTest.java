@@ -70,6 +70,14 @@ class CrdChartTest {
     }
 
     @Test
+    void theStoreShowsWhetherItsAgentHasOrphanedVolumes() throws IOException {
+        assertThat(crd("pillarstores").getSpec().getVersions().getFirst().getAdditionalPrinterColumns())
+                .filteredOn(c -> c.getName().equals("Orphans"))
+                .singleElement().satisfies(c -> assertThat(c.getJsonPath())
+                        .isEqualTo(".status.conditions[?(@.type==\"" + PillarStore.ORPHAN_VOLUMES + "\")].status"));
+    }
+
+    @Test
     void fieldsThatDependOnOthersHaveCelRules() throws IOException {
         assertThat(rules(spec("pillaragents"))).contains("has(self.nodeName) != has(self.address)");
         assertThat(rules(spec("pillaragents").getProperties().get("tls"))).contains("self.mode != 'secret' || has(self.secretName)");

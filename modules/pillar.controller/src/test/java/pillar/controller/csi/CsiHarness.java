@@ -193,6 +193,14 @@ public final class CsiHarness implements AutoCloseable {
         return Optional.ofNullable(client.resources(PillarVolumeState.class).withName(volumeId).get());
     }
 
+    /** The events recorded about the PillarVolumeState of that name, oldest first. */
+    public List<io.fabric8.kubernetes.api.model.Event> events(String volumeId) {
+        return client.v1().events().inNamespace(ControllerHarness.NAMESPACE).list().getItems().stream()
+                .filter(e -> "PillarVolumeState".equals(e.getInvolvedObject().getKind())
+                        && volumeId.equals(e.getInvolvedObject().getName()))
+                .toList();
+    }
+
     public List<PillarVolumeState> states() {
         return client.resources(PillarVolumeState.class).list().getItems();
     }
