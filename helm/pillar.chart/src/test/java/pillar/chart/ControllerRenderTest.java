@@ -21,12 +21,13 @@ class ControllerRenderTest {
     private final PodSpec pod = deployment.getSpec().getTemplate().getSpec();
 
     @Test
-    void oneReplicaRecreatedOfOnePodWithTheControllerAndThreeSidecars() {
+    void oneReplicaRecreatedOfOnePodWithTheControllerAndFourSidecars() {
         assertThat(deployment.getMetadata().getNamespace()).isEqualTo(HelmChart.NAMESPACE);
         assertThat(deployment.getSpec().getReplicas()).isEqualTo(1);
         assertThat(deployment.getSpec().getStrategy().getType()).isEqualTo("Recreate");
         assertThat(pod.getContainers()).extracting(Container::getName)
-                .containsExactly("pillar-controller", "csi-provisioner", "csi-attacher", "csi-resizer");
+                .containsExactly("pillar-controller", "csi-provisioner", "csi-attacher", "csi-resizer",
+                        "csi-external-health-monitor-controller");
         assertThat(pod.getInitContainers()).isEmpty();
         assertThat(pod.getHostNetwork()).isNull();
         assertThat(pod.getPriorityClassName()).isEqualTo("system-cluster-critical");

@@ -24,6 +24,7 @@ class ImagesTest {
                 "mirror.lan:5000/sig-storage/csi-provisioner:v5.2.0",
                 "mirror.lan:5000/sig-storage/csi-attacher:v4.8.0",
                 "mirror.lan:5000/sig-storage/csi-resizer:v1.13.0",
+                "mirror.lan:5000/sig-storage/csi-external-health-monitor-controller:v0.14.0",
                 "mirror.lan:5000/pillar-csi/node:0.1.0",
                 "mirror.lan:5000/pillar-csi/node:0.1.0",
                 "mirror.lan:5000/sig-storage/csi-node-driver-registrar:v2.13.0",
@@ -39,7 +40,7 @@ class ImagesTest {
         assertThat(images(pods)).filteredOn(i -> i.startsWith("pillar-csi/")).allMatch(i -> i.endsWith(":0.1.0")).hasSize(5);
         assertThat(images(pods)).filteredOn(i -> !i.startsWith("pillar-csi/"))
                 .allMatch(i -> i.startsWith("registry.k8s.io/sig-storage/"))
-                .hasSize(4);
+                .hasSize(5);
         assertThat(pods).allSatisfy(pod -> assertThat(pod.getImagePullSecrets()).isNullOrEmpty());
     }
 

@@ -98,7 +98,7 @@ class RbacTest {
         List<PolicyRule> rules = Stream.concat(
                 withAgents.all(ClusterRole.class).stream().flatMap(r -> r.getRules().stream()),
                 withAgents.all(Role.class).stream().flatMap(r -> r.getRules().stream())).toList();
-        assertThat(rules).hasSize(33).filteredOn(rule -> !secrets.contains(rule)).hasSize(32).allSatisfy(rule -> {
+        assertThat(rules).hasSize(37).filteredOn(rule -> !secrets.contains(rule)).hasSize(36).allSatisfy(rule -> {
             assertThat(rule.getVerbs()).doesNotContain("*");
             assertThat(rule.getResources()).doesNotContain("*", "secrets");
             assertThat(rule.getApiGroups()).doesNotContain("*");
@@ -109,15 +109,16 @@ class RbacTest {
     @Test
     void everyRoleIsBoundToTheControllerServiceAccountInTheReleaseNamespaceOnly() {
         Rendered withAgents = HelmChart.render(AGENT_NODES);
-        List<String> components = List.of("controller", "external-provisioner", "external-attacher", "external-resizer");
+        List<String> components = List.of("controller", "external-provisioner", "external-attacher", "external-resizer",
+                "external-health-monitor");
         assertThat(withAgents.all(ClusterRole.class)).extracting(r -> r.getMetadata().getName())
                 .containsExactlyInAnyOrderElementsOf(components.stream().map(c -> PREFIX + c).toList());
-        assertThat(withAgents.all(ClusterRoleBinding.class)).hasSize(4).allSatisfy(binding -> {
+        assertThat(withAgents.all(ClusterRoleBinding.class)).hasSize(5).allSatisfy(binding -> {
             assertThat(binding.getRoleRef().getKind()).isEqualTo("ClusterRole");
             assertThat(binding.getRoleRef().getName()).isEqualTo(binding.getMetadata().getName());
             assertControllerOnly(binding.getSubjects());
         });
-        assertThat(withAgents.all(RoleBinding.class)).hasSize(4).allSatisfy(binding -> {
+        assertThat(withAgents.all(RoleBinding.class)).hasSize(5).allSatisfy(binding -> {
             assertThat(binding.getMetadata().getNamespace()).isEqualTo(HelmChart.NAMESPACE);
             assertThat(binding.getRoleRef().getKind()).isEqualTo("Role");
             assertThat(binding.getRoleRef().getName()).isEqualTo(binding.getMetadata().getName());

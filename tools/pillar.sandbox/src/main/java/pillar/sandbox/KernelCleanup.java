@@ -74,6 +74,20 @@ final class KernelCleanup {
         return removed;
     }
 
+    /**
+     * Removes one subsystem from the target behind the agent's back (its port links, namespaces and
+     * allowed hosts first, as the kernel requires), and every port left linking nothing, as a wiped
+     * target would be without it. The agent's record is kept.
+     */
+    static void wipeSubsystem(String nqn) throws IOException {
+        removeSubsystem(NVMET.resolve("subsystems").resolve(nqn), nqn);
+        for (Path port : list(NVMET.resolve("ports"))) {
+            if (list(port.resolve("subsystems")).isEmpty()) {
+                Files.delete(port);
+            }
+        }
+    }
+
     private static void removeSubsystem(Path subsystem, String nqn) throws IOException {
         for (Path port : list(NVMET.resolve("ports"))) {
             Files.deleteIfExists(port.resolve("subsystems").resolve(nqn));

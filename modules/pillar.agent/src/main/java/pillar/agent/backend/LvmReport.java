@@ -25,6 +25,8 @@ final class LvmReport {
     static final String VG_FIELDS = "vg_name,vg_size,vg_free,vg_extent_size";
     /** Fields of {@link ThinPool}. */
     static final String POOL_FIELDS = "lv_name,lv_size,data_percent,lv_attr,zero";
+    /** Fields of {@link #thinUsage}. */
+    static final String USAGE_FIELDS = "lv_name,lv_attr,data_percent,metadata_percent";
 
     private LvmReport() {
     }
@@ -77,6 +79,17 @@ final class LvmReport {
         return rows(json, "lv").stream()
                 .map(row -> new ThinPool(text(row, "lv_name"), number(row, "lv_size"), percent(row, "data_percent"), text(row, "lv_attr"),
                         flag(row, "zero")))
+                .toList();
+    }
+
+    /** A thin pool's usage: data and metadata in percent (an inactive pool reports none: 0). */
+    record Usage(String name, String attr, BigDecimal dataPercent, BigDecimal metadataPercent) {
+    }
+
+    static List<Usage> thinUsage(String json) {
+        return rows(json, "lv").stream()
+                .map(row -> new Usage(text(row, "lv_name"), text(row, "lv_attr"), percent(row, "data_percent"),
+                        percent(row, "metadata_percent")))
                 .toList();
     }
 

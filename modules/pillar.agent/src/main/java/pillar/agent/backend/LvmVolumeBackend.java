@@ -188,6 +188,34 @@ public final class LvmVolumeBackend implements VolumeBackend {
     }
 
     @Override
+    public boolean exists(VolumeId id) {
+        return lookup(id).filter(this::owns).isPresent();
+    }
+
+    /** A thin backend: its pool's data and metadata usage ({@code lvs -o data_percent,metadata_percent}); linear: nothing. */
+    @Override
+    public PoolHealth health() {
+        if (!thin) {
+            return PoolHealth.NONE;
+        }
+        String pool = config.pool() + "/" + config.parent();
+        List<LvmReport.Usage> usage;
+        try {
+            usage = LvmReport.thinUsage(run(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o",
+                    LvmReport.USAGE_FIELDS, pool)));
+        } catch (CommandFailedException e) {
+            throw switch (LvmFailure.of(e)) {
+                case LV_NOT_FOUND, VG_NOT_FOUND -> unavailable(e);
+                default -> failed("lvs of thin pool " + pool + " failed", e);
+            };
+        }
+        LvmReport.Usage found = usage.stream().findFirst()
+                .orElseThrow(() -> new BackendException(Kind.UNAVAILABLE, "thin pool " + pool + " does not exist"));
+        return PoolHealth.thin(new PoolHealth.ThinUsage(pool, found.dataPercent().doubleValue(),
+                found.metadataPercent().doubleValue()));
+    }
+
+    @Override
     public Optional<InstallationId> owner(VolumeId id) {
         return lookup(id).filter(this::ofThisBackend).flatMap(lv -> lv.tags().stream().filter(t -> t.startsWith(INSTALLATION_TAG))
                 .map(t -> t.substring(INSTALLATION_TAG.length())).findFirst()).flatMap(LvmVolumeBackend::installation);

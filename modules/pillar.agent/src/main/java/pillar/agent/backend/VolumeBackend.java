@@ -45,6 +45,22 @@ public interface VolumeBackend {
     Optional<BackendVolume> find(VolumeId id);
 
     /**
+     * Whether this backend's own volume of this ID exists; reads only (unlike {@link #find}, never
+     * activates it nor waits for its device).
+     */
+    default boolean exists(VolumeId id) {
+        return find(id).isPresent();
+    }
+
+    /**
+     * The health of the pool this backend carves from; reads only, one command with its deadline.
+     * The pool's absence or a failed command is a {@link BackendException} (UNAVAILABLE, FAILED).
+     */
+    default PoolHealth health() {
+        return PoolHealth.NONE;
+    }
+
+    /**
      * The installation a pillar-csi volume of this backend with this ID belongs to, whichever it is
      * (its ownership mark, set on the volume itself), so that a lost state identity can be recovered
      * from the volumes; empty when there is no such volume or it carries no valid mark. Reads only.

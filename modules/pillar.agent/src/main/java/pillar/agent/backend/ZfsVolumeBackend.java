@@ -148,6 +148,27 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     }
 
     @Override
+    public boolean exists(VolumeId id) {
+        return lookup(dataset(id)).filter(this::owns).isPresent();
+    }
+
+    /** The pool's health as {@code zpool list -H -o health POOL} prints it (ONLINE, DEGRADED, ...). */
+    @Override
+    public PoolHealth health() {
+        String pool = parent.split("/", 2)[0];
+        try {
+            String state = runner.run(new Command(List.of("zpool", "list", "-H", "-o", "health", pool), commandTimeout)).stdout().strip();
+            if (!state.matches("[A-Z]{1,16}")) {
+                throw new BackendException(Kind.FAILED, "zpool list printed '" + Texts.oneLine(state) + "' as the health of " + pool);
+            }
+            return PoolHealth.zpool(state);
+        } catch (CommandFailedException e) {
+            throw e.stderr().contains(": no such pool") ? new BackendException(Kind.UNAVAILABLE, "pool " + pool
+                    + " is not imported: " + Texts.oneLine(e.stderr()), e) : failed("zpool list of " + pool + " failed", e);
+        }
+    }
+
+    @Override
     public Optional<InstallationId> owner(VolumeId id) {
         return lookup(dataset(id)).filter(zvol -> zvol.volsize() > 0).flatMap(zvol -> {
             try {

@@ -34,6 +34,8 @@ import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapabilitiesResponse;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
+import pillar.api.agent.v1.GetVolumeHealthRequest;
+import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
@@ -195,6 +197,15 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
         unary(response, () -> ListExportsResponse.newBuilder()
                 .addAllExports(operations.listExports().stream()
                         .map(r -> toProto(r).toBuilder().addAllDrift(operations.drift(r)).build()).toList()).build());
+    }
+
+    /** A read: served whatever the gate says, so a restarting agent still tells what it has. */
+    @Override
+    public void getVolumeHealth(GetVolumeHealthRequest request, StreamObserver<GetVolumeHealthResponse> response) {
+        unary(response, () -> {
+            VolumeId id = VolumeId.of(request.getVolumeId());
+            return VolumeHealth.read(operations, id, operations.backend(request.getBackend()));
+        });
     }
 
     @Override

@@ -297,6 +297,11 @@ public final class AgentOperations {
         return exports.list();
     }
 
+    /** The volume's durable export record; empty when it is not exported. Reads only. */
+    public Optional<ExportRecord> exportRecord(VolumeId id) {
+        return exports.read(id);
+    }
+
     /** The differences between a durable export and the kernel, in words. */
     public List<String> drift(ExportRecord record) {
         return exporter.drift(record);

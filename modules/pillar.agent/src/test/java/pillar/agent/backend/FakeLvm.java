@@ -55,6 +55,7 @@ public final class FakeLvm implements ProcessRunner {
         boolean active = true;
         boolean zeroing = true; // thin pools: zero new chunks
         long dataUsed; // thin pools: bytes of data written
+        double metadataPercent = 10.25; // thin pools: as lvs -o metadata_percent shows it
 
         Lv(String name, long size, List<String> tags, String pool, boolean thinPool) {
             this.name = name;
@@ -144,6 +145,23 @@ public final class FakeLvm implements ProcessRunner {
     /** Held for a moment (udev's probe, the kernel's release): the next {@code removals} removals are refused. */
     synchronized void markBusy(String name, int removals) {
         busy.hold(name, removals);
+    }
+
+    /** A thin pool filled to these percentages of its data and metadata areas (lvs data_percent, metadata_percent). */
+    public synchronized FakeLvm setUsage(String pool, double dataPercent, double metadataPercent) {
+        Lv lv = lvs.get(pool);
+        lv.dataUsed = Math.round(lv.size * dataPercent / 100);
+        lv.metadataPercent = metadataPercent;
+        return this;
+    }
+
+    /** As an operator's {@code lvremove -f VG/LV} behind the agent's back: the LV and its node are gone. */
+    public synchronized void removeBehindTheAgent(String name) {
+        Lv lv = lvs.remove(name);
+        if (lv != null && lv.pool.isEmpty() && !lv.thinPool) {
+            space.release(name);
+        }
+        deleteNode(name);
     }
 
     synchronized void writeToThinPool(String pool, long bytes) {
@@ -397,6 +415,7 @@ public final class FakeLvm implements ProcessRunner {
         f.put("zero", lv.thinPool ? (lv.zeroing ? "zero" : "") : "unknown");
         f.put("data_percent", lv.thinPool ? String.format(Locale.ROOT, "%.2f", 100.0 * lv.dataUsed / lv.size)
                 : lv.pool.isEmpty() ? "" : "0.00");
+        f.put("metadata_percent", lv.thinPool ? String.format(Locale.ROOT, "%.2f", lv.metadataPercent) : "");
         return f;
     }
 

@@ -50,6 +50,7 @@ public final class FakeZfs implements ProcessRunner {
     private final Holds busy = new Holds();
     private final List<Command> commands = new ArrayList<>();
     private Duration deviceDelay = Duration.ZERO;
+    private String health = "ONLINE";
 
     private static final class Dataset {
         final boolean volume;
@@ -96,6 +97,12 @@ public final class FakeZfs implements ProcessRunner {
      */
     public synchronized FakeZfs withProperty(String dataset, String property, String value) {
         datasets.get(dataset).properties.put(property, value);
+        return this;
+    }
+
+    /** The pool's health from now on, as {@code zpool list -H -o health} prints it (DEGRADED after a device failed). */
+    public synchronized FakeZfs setHealth(String state) {
+        health = state;
         return this;
     }
 
@@ -154,6 +161,9 @@ public final class FakeZfs implements ProcessRunner {
         if (a.get(0).equals(zvolId)) {
             return zvolId(command, a);
         }
+        if (a.get(0).equals("zpool")) {
+            return zpoolHealth(command, a);
+        }
         expect(a, a.get(0).equals("zfs") && a.size() > 2);
         return switch (a.get(1)) {
             case "create" -> create(command, a);
@@ -163,6 +173,15 @@ public final class FakeZfs implements ProcessRunner {
             case "destroy" -> destroy(command, a);
             default -> throw notUnderstood(a);
         };
+    }
+
+    /** {@code zpool list -H -o health POOL}: one line; a pool not imported is "cannot open 'P': no such pool", status 1. */
+    private CommandResult zpoolHealth(Command command, List<String> a) {
+        expect(a, a.size() == 6 && a.subList(1, 5).equals(List.of("list", "-H", "-o", "health")));
+        if (!a.get(5).equals(pool)) {
+            throw failure(command, "cannot open '" + a.get(5) + "': no such pool");
+        }
+        return new CommandResult(health + "\n", "");
     }
 
     private CommandResult create(Command command, List<String> a) {

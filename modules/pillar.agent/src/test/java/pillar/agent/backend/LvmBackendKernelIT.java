@@ -217,6 +217,38 @@ class LvmBackendKernelIT {
         return result;
     }
 
+    /**
+     * The same readings as LvmHealthTest on the fake: the thin pool's data and metadata usage from real
+     * lvs (data grows with what a thin volume holds), and a volume's presence read without activating
+     * it, false once an operator's lvremove took it.
+     */
+    @Test
+    void theThinPoolsUsageAndAVolumesPresenceAreRead() throws Exception {
+        PoolHealth.ThinUsage empty = thin.health().thin().orElseThrow();
+        assertThat(empty.name()).isEqualTo(vg + "/pool0");
+        assertThat(empty.dataPercent()).isBetween(0.0, 1.0);
+        assertThat(empty.metadataPercent()).isGreaterThan(0.0).isLessThan(90.0);
+        assertThat(linear.health()).isEqualTo(PoolHealth.NONE);
+
+        VolumeId id = VolumeId.of("pvc-usage");
+        BackendVolume volume = thin.create(id, ByteSize.ofMiB(64), Map.of());
+        try (FileChannel device = FileChannel.open(volume.device(), StandardOpenOption.WRITE)) {
+            ByteBuffer ones = ByteBuffer.allocate(1 << 20);
+            java.util.Arrays.fill(ones.array(), (byte) 1);
+            for (int i = 0; i < 32; i++) {
+                device.write(ones.clear(), (long) i << 20);
+            }
+            device.force(true);
+        }
+        PoolHealth.ThinUsage used = timed("health", thin::health).thin().orElseThrow();
+        assertThat(used.dataPercent()).as("32 MiB of a 128 MiB pool").isBetween(24.0, 27.0);
+        sh("lvchange", "-an", vg + "/pvc-usage");
+        assertThat(thin.exists(id)).isTrue();
+        assertThat(Path.of("/dev", vg, "pvc-usage")).as("exists() does not activate").doesNotExist();
+        sh("lvremove", "-f", vg + "/pvc-usage");
+        assertThat(thin.exists(id)).isFalse();
+    }
+
     private void bare(String what, String... argv) {
         timed(what, () -> sh(argv));
     }

@@ -233,6 +233,33 @@ class ZfsBackendKernelIT {
                 .map(line -> line.replace('\t', '=')).toList());
     }
 
+    /** The same reading as ZfsHealthTest on the fake: ONLINE, DEGRADED once a mirror's device is offline, not imported. */
+    @Test
+    void thePoolsHealthIsReadFromZpool() throws Exception {
+        assertThat(zfs.health()).isEqualTo(PoolHealth.zpool("ONLINE"));
+        assertFails(backend("kitnone", "k8s")::health, Kind.UNAVAILABLE, "pool kitnone is not imported");
+
+        String mirror = pool + "m";
+        List<String> loops = new ArrayList<>();
+        try {
+            for (String name : List.of("m1.img", "m2.img")) {
+                try (RandomAccessFile file = new RandomAccessFile(work.resolve(name).toFile(), "rw")) {
+                    file.setLength(128 * MIB);
+                }
+                loops.add(sh("losetup", "-f", "--show", work.resolve(name).toString()).strip());
+            }
+            sh("zpool", "create", "-f", "-m", "none", "-o", "cachefile=none", mirror, "mirror", loops.get(0), loops.get(1));
+            sh("zfs", "create", "-o", "mountpoint=none", mirror + "/k8s");
+            ZfsVolumeBackend mirrored = backend(mirror, "k8s");
+            assertThat(mirrored.health()).isEqualTo(PoolHealth.zpool("ONLINE"));
+            sh("zpool", "offline", mirror, loops.get(1));
+            assertThat(timed("health", mirrored::health)).isEqualTo(PoolHealth.zpool("DEGRADED"));
+        } finally {
+            quietly("zpool", "destroy", "-f", mirror);
+            loops.forEach(loop -> quietly("losetup", "-d", loop));
+        }
+    }
+
     private static void writeMarker(Path device, String marker) throws Exception {
         try (RandomAccessFile raw = new RandomAccessFile(device.toFile(), "rw")) {
             raw.write(marker.getBytes(java.nio.charset.StandardCharsets.US_ASCII));

@@ -16,6 +16,8 @@ import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapabilitiesResponse;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
+import pillar.api.agent.v1.GetVolumeHealthRequest;
+import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
@@ -77,4 +79,11 @@ public interface AgentClient {
 
     /** The exports the agent holds, with their drift. A read. */
     ListExportsResponse listExports(AgentTarget agent, ListExportsRequest request);
+
+    /**
+     * One volume's health (its zvol or LV, its export in the kernel, its pool). A read, tried once:
+     * its caller (ControllerGetVolume, polled by the health monitor) reports an unreachable agent
+     * as the answer rather than waiting through retries.
+     */
+    GetVolumeHealthResponse getVolumeHealth(AgentTarget agent, GetVolumeHealthRequest request);
 }

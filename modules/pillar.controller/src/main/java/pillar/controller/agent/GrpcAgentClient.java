@@ -35,6 +35,8 @@ import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapabilitiesResponse;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
+import pillar.api.agent.v1.GetVolumeHealthRequest;
+import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
@@ -166,6 +168,11 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
     @Override
     public ListExportsResponse listExports(AgentTarget agent, ListExportsRequest request) {
         return read(agent, "ListExports", stub -> stub.listExports(request));
+    }
+
+    @Override
+    public GetVolumeHealthResponse getVolumeHealth(AgentTarget agent, GetVolumeHealthRequest request) {
+        return once(agent, "GetVolumeHealth", settings.deadline(), stub -> stub.getVolumeHealth(request));
     }
 
     /** The number of channels held, one per agent target called. */

@@ -12,6 +12,8 @@ import pillar.api.csi.v1.ControllerExpandVolumeRequest;
 import pillar.api.csi.v1.ControllerExpandVolumeResponse;
 import pillar.api.csi.v1.ControllerGetCapabilitiesRequest;
 import pillar.api.csi.v1.ControllerGetCapabilitiesResponse;
+import pillar.api.csi.v1.ControllerGetVolumeRequest;
+import pillar.api.csi.v1.ControllerGetVolumeResponse;
 import pillar.api.csi.v1.ControllerGrpc;
 import pillar.api.csi.v1.ControllerPublishVolumeRequest;
 import pillar.api.csi.v1.ControllerPublishVolumeResponse;
@@ -35,6 +37,7 @@ import pillar.api.value.VolumeName;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.auth.NodeSecrets;
 import pillar.controller.auth.VolumeStageSecrets;
+import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.EventRecorder;
@@ -56,7 +59,10 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
             ControllerServiceCapability.RPC.Type.GET_CAPACITY,
             ControllerServiceCapability.RPC.Type.PUBLISH_READONLY,
             // lets Kubernetes send SINGLE_NODE_SINGLE_WRITER for ReadWriteOncePod (the node says the same)
-            ControllerServiceCapability.RPC.Type.SINGLE_NODE_MULTI_WRITER);
+            ControllerServiceCapability.RPC.Type.SINGLE_NODE_MULTI_WRITER,
+            // ControllerGetVolume with a VolumeCondition from the volume's agent (the health monitor polls it)
+            ControllerServiceCapability.RPC.Type.GET_VOLUME,
+            ControllerServiceCapability.RPC.Type.VOLUME_CONDITION);
 
     private final VolumeStates states;
     private final VolumeLocks locks;
@@ -65,6 +71,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     private final Publisher publisher;
     private final Expander expander;
     private final CapacityReader capacity;
+    private final VolumeHealthReader health;
 
     /**
      * @param locks   shared with whatever else acts on volumes in this process (the state reconciler)
@@ -87,6 +94,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         this.publisher = new Publisher(states, steps, agents, locator, nqns, events, auth);
         this.expander = new Expander(states, steps, agents, locator);
         this.capacity = new CapacityReader(client, agents, locator);
+        this.health = new VolumeHealthReader(agents, locator);
     }
 
     @Override
@@ -231,6 +239,37 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         unary("GetCapacity", response, () -> r.hasAccessibleTopology() && !Fabric.includes(r.getAccessibleTopology())
                 ? GetCapacityResponse.newBuilder().setAvailableCapacity(0).build()
                 : capacity.capacity(r.getVolumeCapabilitiesList(), r.getParametersMap()));
+    }
+
+    /**
+     * The volume as CreateVolume returned it, the nodes it is published to, and its condition from one
+     * GetVolumeHealth call to its agent (an agent that cannot be asked is an abnormal condition, never
+     * an error: the health monitor turns only answers into PVC events). A read: neither held nor led.
+     * No volume_id: INVALID_ARGUMENT; no volume of that ID (a malformed one included): NOT_FOUND.
+     */
+    @Override
+    public void controllerGetVolume(ControllerGetVolumeRequest r, StreamObserver<ControllerGetVolumeResponse> response) {
+        unary("ControllerGetVolume", response, () -> {
+            if (r.getVolumeId().isEmpty()) {
+                throw CsiException.invalid("volume_id is required");
+            }
+            PillarVolumeState state = knownVolumeId(r.getVolumeId()).flatMap(states::get)
+                    .orElseThrow(() -> CsiException.notFound("volume " + Grammars.printable(r.getVolumeId()) + " does not exist"));
+            return ControllerGetVolumeResponse.newBuilder().setVolume(CsiVolumes.of(state))
+                    .setStatus(ControllerGetVolumeResponse.VolumeStatus.newBuilder()
+                            .addAllPublishedNodeIds(Records.publications(state).stream().map(p -> p.getNode()).toList())
+                            .setVolumeCondition(health.condition(state)))
+                    .build();
+        });
+    }
+
+    /** A volume ID this controller could have given, or empty (no volume can have a malformed one). */
+    private static Optional<VolumeId> knownVolumeId(String value) {
+        try {
+            return Optional.of(VolumeId.of(value));
+        } catch (InvalidValueException e) {
+            return Optional.empty();
+        }
     }
 
     @Override

@@ -31,6 +31,13 @@ public final class FakeAgent {
     public record Export(String backend, ExportSpec spec, Set<String> allowedHosts) {
     }
 
+    /** A backend's pool as GetVolumeHealth reports it: zpool health, or a thin pool's usage. */
+    public record PoolState(String health, Optional<pillar.api.agent.v1.ThinPoolUsage> thin) {
+    }
+
+    /** The drift GetVolumeHealth reports for an exported volume, by volume ID (as the agent finds it in the kernel). */
+    final Map<String, List<String>> drift = new HashMap<>();
+    final Map<String, PoolState> pools = new HashMap<>();
     private boolean up = true;
     private boolean nvmeAuth;
     /** The DH-HMAC-CHAP secrets each allowed host was given, by volume ID and host NQN. */
@@ -121,6 +128,37 @@ public final class FakeAgent {
     /** The backend's size and the bytes free before any volume this fake creates. */
     public synchronized FakeAgent capacity(String backend, long total, long available) {
         capacity.put(backend, new long[] {total, available});
+        return this;
+    }
+
+    /** The kernel's export of the volume differs from the agent's record thus (empty: in sync again). */
+    public synchronized FakeAgent drift(String volumeId, String... lines) {
+        drift.put(volumeId, List.of(lines));
+        return this;
+    }
+
+    /** The zvol or LV is gone behind the agent (an operator's lvremove or zfs destroy); its export record stays. */
+    public synchronized FakeAgent loseVolume(String volumeId) {
+        volumes.remove(volumeId);
+        return this;
+    }
+
+    /** The agent lost the volume's export record (its state directory wiped): it holds no export of it. */
+    public synchronized FakeAgent loseExport(String volumeId) {
+        exports.remove(volumeId);
+        return this;
+    }
+
+    /** The ZFS pool under a backend reports this health (ONLINE, DEGRADED, ...). */
+    public synchronized FakeAgent poolHealth(String backend, String health) {
+        pools.put(backend, new PoolState(health, Optional.empty()));
+        return this;
+    }
+
+    /** The thin pool under a backend is this full, in percent of its data and metadata. */
+    public synchronized FakeAgent thinUsage(String backend, String name, double data, double metadata) {
+        pools.put(backend, new PoolState("", Optional.of(pillar.api.agent.v1.ThinPoolUsage.newBuilder().setName(name)
+                .setDataPercent(data).setMetadataPercent(metadata).build())));
         return this;
     }
 

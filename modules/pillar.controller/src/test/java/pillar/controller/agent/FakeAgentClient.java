@@ -28,6 +28,8 @@ import pillar.api.agent.v1.GetCapabilitiesResponse;
 import pillar.api.agent.v1.HostAuth;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
+import pillar.api.agent.v1.GetVolumeHealthRequest;
+import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
@@ -246,6 +248,28 @@ public final class FakeAgentClient implements AgentClient {
             agent.exports.forEach((id, e) -> out.addExports(pillar.api.agent.v1.Export.newBuilder().setVolumeId(id)
                     .setBackend(e.backend()).setSubsystemNqn(NQN_PREFIX + id).setExport(e.spec())
                     .addAllAllowedHosts(e.allowedHosts())));
+            return out.build();
+        }
+    }
+
+    /** The volume's health from the fake's state, with the faults the test set on its agent (drift, pool health, usage). */
+    @Override
+    public GetVolumeHealthResponse getVolumeHealth(AgentTarget target, GetVolumeHealthRequest request) {
+        FakeAgent agent = reach(target, "GetVolumeHealth", request.getVolumeId());
+        synchronized (agent) {
+            invalidAsAgent(target, "GetVolumeHealth", () -> VolumeId.of(request.getVolumeId()));
+            backend(target, "GetVolumeHealth", agent, request.getBackend());
+            GetVolumeHealthResponse.Builder out = GetVolumeHealthResponse.newBuilder()
+                    .setVolumePresent(agent.volumes.containsKey(request.getVolumeId()))
+                    .setExportRecorded(agent.exports.containsKey(request.getVolumeId()));
+            if (agent.exports.containsKey(request.getVolumeId())) {
+                out.addAllExportDrift(agent.drift.getOrDefault(request.getVolumeId(), List.of()));
+            }
+            FakeAgent.PoolState pool = agent.pools.get(request.getBackend());
+            if (pool != null) {
+                out.setPoolHealth(pool.health());
+                pool.thin().ifPresent(out::setThinPool);
+            }
             return out.build();
         }
     }

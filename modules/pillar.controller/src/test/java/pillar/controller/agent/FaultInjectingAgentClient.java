@@ -24,6 +24,8 @@ import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapabilitiesResponse;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
+import pillar.api.agent.v1.GetVolumeHealthRequest;
+import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
@@ -166,5 +168,10 @@ public final class FaultInjectingAgentClient implements AgentClient {
     @Override
     public ListExportsResponse listExports(AgentTarget target, ListExportsRequest request) {
         return call(target, "ListExports", () -> agent.listExports(target, request));
+    }
+
+    @Override
+    public GetVolumeHealthResponse getVolumeHealth(AgentTarget target, GetVolumeHealthRequest request) {
+        return call(target, "GetVolumeHealth", () -> agent.getVolumeHealth(target, request));
     }
 }

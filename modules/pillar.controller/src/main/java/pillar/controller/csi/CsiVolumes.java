@@ -1,0 +1,27 @@
+package pillar.controller.csi;
+
+import pillar.api.context.VolumeContext;
+import pillar.api.csi.v1.Volume;
+import pillar.api.server.Fabric;
+import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.crd.PillarVolumeStateSpec;
+
+/** A volume as the CSI Controller describes it (CreateVolume, ControllerGetVolume): from its state only. A pure function. */
+final class CsiVolumes {
+    private CsiVolumes() {
+    }
+
+    /** ID, capacity now, the fabric's topology segment and the volume context the node needs. */
+    static Volume of(PillarVolumeState state) {
+        PillarVolumeStateSpec spec = state.getSpec();
+        Volume.Builder volume = Volume.newBuilder()
+                .setVolumeId(state.getMetadata().getName())
+                .setCapacityBytes(Records.capacity(state))
+                .addAccessibleTopology(Fabric.segment())
+                .putVolumeContext(VolumeContext.BACKEND, spec.getBackendKind());
+        if (spec.getMkfsOptions() != null) {
+            volume.putVolumeContext(VolumeContext.MKFS_OPTIONS, spec.getMkfsOptions());
+        }
+        return volume.build();
+    }
+}
