@@ -24,6 +24,8 @@ import pillar.api.csi.v1.DeleteVolumeRequest;
 import pillar.api.csi.v1.DeleteVolumeResponse;
 import pillar.api.csi.v1.GetCapacityRequest;
 import pillar.api.csi.v1.GetCapacityResponse;
+import pillar.api.csi.v1.ListVolumesRequest;
+import pillar.api.csi.v1.ListVolumesResponse;
 import pillar.api.csi.v1.ValidateVolumeCapabilitiesRequest;
 import pillar.api.csi.v1.ValidateVolumeCapabilitiesResponse;
 import pillar.api.csi.v1.VolumeCapability;
@@ -55,7 +57,9 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
             ControllerServiceCapability.RPC.Type.GET_CAPACITY,
             ControllerServiceCapability.RPC.Type.PUBLISH_READONLY,
             // lets Kubernetes send SINGLE_NODE_SINGLE_WRITER for ReadWriteOncePod (the node says the same)
-            ControllerServiceCapability.RPC.Type.SINGLE_NODE_MULTI_WRITER);
+            ControllerServiceCapability.RPC.Type.SINGLE_NODE_MULTI_WRITER,
+            ControllerServiceCapability.RPC.Type.LIST_VOLUMES,
+            ControllerServiceCapability.RPC.Type.LIST_VOLUMES_PUBLISHED_NODES);
 
     private final VolumeStates states;
     private final VolumeLocks locks;
@@ -64,6 +68,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     private final Publisher publisher;
     private final Expander expander;
     private final CapacityReader capacity;
+    private final VolumeCatalog catalog;
 
     /**
      * @param locks   shared with whatever else acts on volumes in this process (the state reconciler)
@@ -71,10 +76,12 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
      * @param nqns    the nodes' host NQNs (a duplicate one is never published to)
      * @param events    where the refusals of a publication are recorded
      * @param namespace the controller's own, where the DH-HMAC-CHAP Secrets are kept
+     * @param catalog   the volumes ListVolumes lists; told of every write this service makes
      */
     public ControllerService(KubernetesClient client, AgentClient agents, AgentTargets targets, VolumeLocks locks,
-                             Leading leading, HostNqns nqns, EventRecorder events, String namespace) {
-        this.states = new VolumeStates(client);
+                             Leading leading, HostNqns nqns, EventRecorder events, String namespace, VolumeCatalog catalog) {
+        this.states = new VolumeStates(client, catalog);
+        this.catalog = catalog;
         this.locks = locks;
         this.leading = leading;
         AgentLocator locator = new AgentLocator(client, targets);
@@ -217,6 +224,17 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         unary("GetCapacity", response, () -> r.hasAccessibleTopology() && !Fabric.includes(r.getAccessibleTopology())
                 ? GetCapacityResponse.newBuilder().setAvailableCapacity(0).build()
                 : capacity.capacity(r.getVolumeCapabilitiesList(), r.getParametersMap()));
+    }
+
+    /** A page of the volumes whose create completed, on any replica; see {@link ListTokens} for the tokens. */
+    @Override
+    public void listVolumes(ListVolumesRequest r, StreamObserver<ListVolumesResponse> response) {
+        unary("ListVolumes", response, () -> {
+            if (r.getMaxEntries() < 0) {
+                throw CsiException.invalid("max_entries must not be negative, is " + r.getMaxEntries());
+            }
+            return catalog.page(ListTokens.position(r.getStartingToken()), r.getMaxEntries());
+        });
     }
 
     @Override

@@ -9,9 +9,7 @@ import pillar.api.agent.v1.DeleteVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.Volume;
-import pillar.api.context.VolumeContext;
 import pillar.api.csi.v1.CreateVolumeResponse;
-import pillar.api.server.Fabric;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;
@@ -59,16 +57,7 @@ final class Provisioner {
                 .orElseGet(() -> states.create(planner.plan(name, id, capabilities, size, parameters, raw)));
         Idempotency.requireSame(state, name, capabilities, range, raw);
         state = complete(state);
-        PillarVolumeStateSpec spec = state.getSpec();
-        pillar.api.csi.v1.Volume.Builder volume = pillar.api.csi.v1.Volume.newBuilder()
-                .setVolumeId(id.value())
-                .setCapacityBytes(Records.capacity(state))
-                .addAccessibleTopology(Fabric.segment())
-                .putVolumeContext(VolumeContext.BACKEND, spec.getBackendKind());
-        if (spec.getMkfsOptions() != null) {
-            volume.putVolumeContext(VolumeContext.MKFS_OPTIONS, spec.getMkfsOptions());
-        }
-        return CreateVolumeResponse.newBuilder().setVolume(volume).build();
+        return CreateVolumeResponse.newBuilder().setVolume(CsiVolumes.of(state)).build();
     }
 
     /** Runs the agent steps the state has not completed: create, then export. */
