@@ -197,7 +197,8 @@ class VolumeLifecycleIT {
                 .getCapabilitiesList()).extracting(c -> c.getRpc().getType()).containsExactlyInAnyOrder(
                 ControllerServiceCapability.RPC.Type.CREATE_DELETE_VOLUME, ControllerServiceCapability.RPC.Type.PUBLISH_UNPUBLISH_VOLUME,
                 ControllerServiceCapability.RPC.Type.EXPAND_VOLUME, ControllerServiceCapability.RPC.Type.GET_CAPACITY,
-                ControllerServiceCapability.RPC.Type.PUBLISH_READONLY, ControllerServiceCapability.RPC.Type.SINGLE_NODE_MULTI_WRITER);
+                ControllerServiceCapability.RPC.Type.PUBLISH_READONLY, ControllerServiceCapability.RPC.Type.SINGLE_NODE_MULTI_WRITER,
+                ControllerServiceCapability.RPC.Type.LIST_VOLUMES, ControllerServiceCapability.RPC.Type.LIST_VOLUMES_PUBLISHED_NODES);
 
         harness.csi().createVolume(Requests.create("pvc-7", GIB));
         assertThat(harness.csi().validateVolumeCapabilities(ValidateVolumeCapabilitiesRequest.newBuilder().setVolumeId("pvc-7")
