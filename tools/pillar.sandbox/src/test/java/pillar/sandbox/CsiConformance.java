@@ -26,7 +26,6 @@ import pillar.api.csi.v1.GetPluginCapabilitiesRequest;
 import pillar.api.csi.v1.GetPluginInfoRequest;
 import pillar.api.csi.v1.GetPluginInfoResponse;
 import pillar.api.csi.v1.IdentityGrpc;
-import pillar.api.csi.v1.ListVolumesRequest;
 import pillar.api.csi.v1.PluginCapability;
 import pillar.api.csi.v1.ProbeRequest;
 import pillar.api.csi.v1.ValidateVolumeCapabilitiesRequest;
@@ -86,8 +85,6 @@ final class CsiConformance {
                         ControllerServiceCapability.RPC.Type.CREATE_DELETE_VOLUME,
                         ControllerServiceCapability.RPC.Type.PUBLISH_UNPUBLISH_VOLUME,
                         ControllerServiceCapability.RPC.Type.EXPAND_VOLUME, ControllerServiceCapability.RPC.Type.GET_CAPACITY));
-        check("ListVolumes, not offered: UNIMPLEMENTED", () ->
-                assertCode(Code.UNIMPLEMENTED, () -> controller.stub().listVolumes(ListVolumesRequest.getDefaultInstance())));
         check("GetCapacity of the StorageClass's parameters: more than 0 bytes", () ->
                 assertThat(controller.stub().getCapacity(GetCapacityRequest.newBuilder().putAllParameters(parameters)
                         .addVolumeCapabilities(rwo).build()).getAvailableCapacity()).isPositive());

@@ -89,6 +89,12 @@ class EndToEndKernelIT {
     }
 
     @Order(5)
+    @TestFactory
+    List<DynamicTest> listVolumesConformance() {
+        return new ListVolumesConformance(suite).checks();
+    }
+
+    @Order(6)
     @Test
     void theAgentKilledAndTheTargetWipedInTheMiddleOfALifecycle() throws Exception {
         new AgentRecoveryScenario(suite).run(Backend.ZFS, VolumeMode.XFS);
