@@ -16,6 +16,7 @@ import pillar.controller.agent.GrpcAgentClient;
 import pillar.controller.csi.ControllerService;
 import pillar.controller.csi.HostNqns;
 import pillar.controller.csi.Leading;
+import pillar.controller.csi.VolumeCatalog;
 import pillar.controller.csi.VolumeLocks;
 import pillar.controller.leader.LeaderElection;
 import pillar.controller.leader.LeaderElectionSettings;
@@ -81,11 +82,13 @@ public final class ControllerMain {
         BooleanSupplier ready = () -> !now.now() || reconcilers.ready();
         // on every replica, so that a new leader's cache of the nodes' NQNs is already warm
         HostNqns nqns = HostNqns.start(client, new EventRecorder(client, namespace));
+        // on every replica too: ListVolumes is a read, served wherever the sidecar calls it
+        VolumeCatalog catalog = VolumeCatalog.start(client);
         try {
             IdentityService identity = new IdentityService(ready);
             WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", ready);
             ControllerService service = new ControllerService(client, agents, new AgentTargets(client, config.agentTls().isPresent()),
-                    locks, now, nqns, new EventRecorder(client, namespace), namespace);
+                    locks, now, nqns, new EventRecorder(client, namespace), namespace, catalog);
             CsiServices.controller(identity, service).forEach(builder::service);
             WorkloadServer server = builder.start();
             if (elected.isPresent()) {
@@ -96,11 +99,12 @@ public final class ControllerMain {
                 LOG.warning("leader election is off: this replica acts alone; never run two of it");
                 reconcilers.start();
             }
-            return new ControllerWorkload(server, reconcilers, elected, now, nqns);
+            return new ControllerWorkload(server, reconcilers, elected, now, nqns, catalog);
         } catch (RuntimeException e) {
             elected.ifPresent(LeaderElection::close);
             reconcilers.stop();
             nqns.close();
+            catalog.close();
             throw e;
         }
     }

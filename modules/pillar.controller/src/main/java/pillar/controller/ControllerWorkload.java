@@ -5,12 +5,13 @@ import java.util.Optional;
 import pillar.api.server.WorkloadServer;
 import pillar.controller.csi.HostNqns;
 import pillar.controller.csi.Leading;
+import pillar.controller.csi.VolumeCatalog;
 import pillar.controller.leader.LeaderElection;
 
 /**
  * The running controller: its CSI and health server, its part in the leader election, its cache of
- * the nodes' host NQNs, and (while it leads) its reconcile loops. Closing it stops them all and
- * releases the lease; the Kubernetes and agent clients belong to whoever started it.
+ * the nodes' host NQNs and of the volumes it lists, and (while it leads) its reconcile loops. Closing
+ * it stops them all and releases the lease; the Kubernetes and agent clients belong to whoever started it.
  */
 public final class ControllerWorkload implements AutoCloseable {
     private final WorkloadServer server;
@@ -18,10 +19,12 @@ public final class ControllerWorkload implements AutoCloseable {
     private final Optional<LeaderElection> election;
     private final Leading leading;
     private final HostNqns nqns;
+    private final VolumeCatalog catalog;
 
     ControllerWorkload(WorkloadServer server, Reconcilers reconcilers, Optional<LeaderElection> election, Leading leading,
-                       HostNqns nqns) {
+                       HostNqns nqns, VolumeCatalog catalog) {
         this.nqns = nqns;
+        this.catalog = catalog;
         this.server = server;
         this.reconcilers = reconcilers;
         this.election = election;
@@ -59,6 +62,7 @@ public final class ControllerWorkload implements AutoCloseable {
         } finally {
             election.ifPresent(LeaderElection::close);
             nqns.close();
+            catalog.close();
         }
     }
 }

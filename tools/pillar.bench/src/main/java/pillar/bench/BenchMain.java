@@ -12,6 +12,7 @@ import java.util.stream.Stream;
 import pillar.bench.control.Cluster;
 import pillar.bench.control.ControlPlaneBench;
 import pillar.bench.control.FootprintBench;
+import pillar.bench.control.ListBench;
 import pillar.bench.control.ScaleBench;
 import pillar.bench.control.TuneBench;
 import pillar.bench.proc.JvmFlags;
@@ -20,11 +21,11 @@ import pillar.bench.proc.Layout;
 
 /**
  * The host groups of dev/bench (a developer tool on the class path, never shipped): 1 control-plane
- * cost, 3 footprint, 4 scale. Each workload runs in its own JVM; this one plays the API server's
+ * cost, 3 footprint, 4 scale, 5 ListVolumes at 10,000 volumes. Each workload runs in its own JVM; this one plays the API server's
  * clients (kubelet, the CSI sidecars) and measures.
  *
  * <pre>
- * BenchMain --root=CHECKOUT --out=FILE [--groups=1,3,4 | --tune] [--quick] [--jvm-flags="..."] [--images=DIR] [--reproduce=CMD]
+ * BenchMain --root=CHECKOUT --out=FILE [--groups=1,3,4,5 | --tune] [--quick] [--jvm-flags="..."] [--images=DIR] [--reproduce=CMD]
  * </pre>
  * Writes the groups' Markdown to FILE and prints it as it goes. State and sockets go to a directory
  * in /dev/shm (tmpfs), removed at the end; the workloads' logs to CHECKOUT/target/bench/logs.
@@ -85,6 +86,12 @@ public final class BenchMain {
                         report.heading("4. Scale (`" + reproduce + " --group 4`)");
                         ScaleBench.run(cluster, attached, work.resolve("g4"), quick, report);
                     }
+                }
+            }
+            if (!args.flag("tune") && groups.contains("5")) {
+                report.heading("5. ListVolumes at scale (`" + reproduce + " --group 5`)");
+                try (Cluster cluster = new Cluster(launches, work.resolve("g5"), logs.resolve("g5"))) {
+                    ListBench.run(cluster, quick ? 2_000 : 10_000, quick ? 2 : 5, report);
                 }
             }
             delete(work);

@@ -95,6 +95,12 @@ class EndToEndKernelIT {
     }
 
     @Order(6)
+    @TestFactory
+    List<DynamicTest> listVolumesConformance() {
+        return new ListVolumesConformance(suite).checks();
+    }
+
+    @Order(7)
     @Test
     void theAgentKilledAndTheTargetWipedInTheMiddleOfALifecycle() throws Exception {
         new AgentRecoveryScenario(suite).run(Backend.ZFS, VolumeMode.XFS);

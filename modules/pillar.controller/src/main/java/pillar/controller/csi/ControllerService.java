@@ -26,6 +26,8 @@ import pillar.api.csi.v1.DeleteVolumeRequest;
 import pillar.api.csi.v1.DeleteVolumeResponse;
 import pillar.api.csi.v1.GetCapacityRequest;
 import pillar.api.csi.v1.GetCapacityResponse;
+import pillar.api.csi.v1.ListVolumesRequest;
+import pillar.api.csi.v1.ListVolumesResponse;
 import pillar.api.csi.v1.ValidateVolumeCapabilitiesRequest;
 import pillar.api.csi.v1.ValidateVolumeCapabilitiesResponse;
 import pillar.api.csi.v1.VolumeCapability;
@@ -62,7 +64,9 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
             ControllerServiceCapability.RPC.Type.SINGLE_NODE_MULTI_WRITER,
             // ControllerGetVolume with a VolumeCondition from the volume's agent (the health monitor polls it)
             ControllerServiceCapability.RPC.Type.GET_VOLUME,
-            ControllerServiceCapability.RPC.Type.VOLUME_CONDITION);
+            ControllerServiceCapability.RPC.Type.VOLUME_CONDITION,
+            ControllerServiceCapability.RPC.Type.LIST_VOLUMES,
+            ControllerServiceCapability.RPC.Type.LIST_VOLUMES_PUBLISHED_NODES);
 
     private final VolumeStates states;
     private final VolumeLocks locks;
@@ -72,6 +76,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     private final Expander expander;
     private final CapacityReader capacity;
     private final VolumeHealthReader health;
+    private final VolumeCatalog catalog;
 
     /**
      * @param locks   shared with whatever else acts on volumes in this process (the state reconciler)
@@ -79,10 +84,12 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
      * @param nqns    the nodes' host NQNs (a duplicate one is never published to)
      * @param events    where the refusals of a publication are recorded
      * @param namespace the controller's own, where the DH-HMAC-CHAP Secrets are kept
+     * @param catalog   the volumes ListVolumes lists; told of every write this service makes
      */
     public ControllerService(KubernetesClient client, AgentClient agents, AgentTargets targets, VolumeLocks locks,
-                             Leading leading, HostNqns nqns, EventRecorder events, String namespace) {
-        this.states = new VolumeStates(client);
+                             Leading leading, HostNqns nqns, EventRecorder events, String namespace, VolumeCatalog catalog) {
+        this.states = new VolumeStates(client, catalog);
+        this.catalog = catalog;
         this.locks = locks;
         this.leading = leading;
         AgentLocator locator = new AgentLocator(client, targets);
@@ -270,6 +277,20 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         } catch (InvalidValueException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * A page of the volumes whose create completed, on any replica, each with its condition as
+     * ControllerGetVolume reads it (the health monitor lists when it can); see {@link ListTokens} for the tokens.
+     */
+    @Override
+    public void listVolumes(ListVolumesRequest r, StreamObserver<ListVolumesResponse> response) {
+        unary("ListVolumes", response, () -> {
+            if (r.getMaxEntries() < 0) {
+                throw CsiException.invalid("max_entries must not be negative, is " + r.getMaxEntries());
+            }
+            return catalog.page(ListTokens.position(r.getStartingToken()), r.getMaxEntries(), health::condition);
+        });
     }
 
     @Override

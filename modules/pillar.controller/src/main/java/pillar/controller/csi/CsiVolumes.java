@@ -6,12 +6,14 @@ import pillar.api.server.Fabric;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 
-/** A volume as the CSI Controller describes it (CreateVolume, ControllerGetVolume): from its state only. A pure function. */
+/**
+ * The CSI Volume of a PillarVolumeState, as CreateVolume returns it, ControllerGetVolume reads it and ListVolumes lists it: its ID,
+ * its size now, the volume context the node needs and the fabric topology segment. A pure function.
+ */
 final class CsiVolumes {
     private CsiVolumes() {
     }
 
-    /** ID, capacity now, the fabric's topology segment and the volume context the node needs. */
     static Volume of(PillarVolumeState state) {
         PillarVolumeStateSpec spec = state.getSpec();
         Volume.Builder volume = Volume.newBuilder()

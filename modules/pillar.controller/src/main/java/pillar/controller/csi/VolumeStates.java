@@ -26,10 +26,35 @@ public final class VolumeStates {
     /** Conflicts in a row before giving up with ABORTED (the CO retries). */
     private static final int ATTEMPTS = 16;
 
+    /** Told of every write, as the API server answered it (ListVolumes awaits them: {@link VolumeCatalog}). */
+    public interface Writes {
+        Writes NONE = new Writes() {
+            @Override
+            public void wrote(PillarVolumeState state) {
+            }
+
+            @Override
+            public void deleted(String name) {
+            }
+        };
+
+        /** The state as written (null when the API server answered without it). */
+        void wrote(PillarVolumeState state);
+
+        /** The state of that name was deleted (or goes, its last finalizer removed). */
+        void deleted(String name);
+    }
+
     private final KubernetesClient client;
+    private final Writes writes;
 
     public VolumeStates(KubernetesClient client) {
+        this(client, Writes.NONE);
+    }
+
+    public VolumeStates(KubernetesClient client, Writes writes) {
         this.client = client;
+        this.writes = writes;
     }
 
     public Optional<PillarVolumeState> get(VolumeId id) {
@@ -39,7 +64,9 @@ public final class VolumeStates {
     /** Writes a new state; when one of that name appeared meanwhile, that one is returned instead. */
     PillarVolumeState create(PillarVolumeState state) {
         try {
-            return resources().resource(state).create();
+            PillarVolumeState created = resources().resource(state).create();
+            writes.wrote(created);
+            return created;
         } catch (KubernetesClientException e) {
             if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
                 return get(VolumeId.of(state.getMetadata().getName())).orElseThrow(() -> e);
@@ -90,12 +117,14 @@ public final class VolumeStates {
                 if (held.getMetadata().getFinalizers().contains(PillarVolumeState.FINALIZER)) {
                     state = release(held);
                     if (held.getMetadata().getDeletionTimestamp() != null) {
+                        writes.deleted(held.getMetadata().getName());
                         return; // deleted by hand before: its deletion waited only for the finalizer
                     }
                 }
                 if (state != null) {
                     resources().withName(state.getMetadata().getName()).lockResourceVersion(state.getMetadata().getResourceVersion())
                             .delete();
+                    writes.deleted(state.getMetadata().getName());
                     return;
                 }
                 state = held; // the API server answered the release without the object: read it again
@@ -121,7 +150,9 @@ public final class VolumeStates {
     private PillarVolumeState release(PillarVolumeState state) {
         PillarVolumeState next = copy(state);
         next.getMetadata().getFinalizers().remove(PillarVolumeState.FINALIZER);
-        return resources().resource(next).update();
+        PillarVolumeState written = resources().resource(next).update();
+        writes.wrote(written);
+        return written;
     }
 
     /** A copy of the state's status to change (a fresh, empty one when it has none yet). */
@@ -143,7 +174,9 @@ public final class VolumeStates {
                 throw CsiException.notFound("volume " + state.getMetadata().getName() + " is being removed");
             }
             try {
-                return write.apply(state).orElse(state);
+                Optional<PillarVolumeState> written = write.apply(state);
+                written.ifPresent(writes::wrote);
+                return written.orElse(state);
             } catch (KubernetesClientException e) {
                 if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
                     throw e;

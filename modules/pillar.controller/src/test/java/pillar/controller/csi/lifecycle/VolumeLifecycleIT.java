@@ -198,7 +198,8 @@ class VolumeLifecycleIT {
                 ControllerServiceCapability.RPC.Type.CREATE_DELETE_VOLUME, ControllerServiceCapability.RPC.Type.PUBLISH_UNPUBLISH_VOLUME,
                 ControllerServiceCapability.RPC.Type.EXPAND_VOLUME, ControllerServiceCapability.RPC.Type.GET_CAPACITY,
                 ControllerServiceCapability.RPC.Type.PUBLISH_READONLY, ControllerServiceCapability.RPC.Type.SINGLE_NODE_MULTI_WRITER,
-                ControllerServiceCapability.RPC.Type.GET_VOLUME, ControllerServiceCapability.RPC.Type.VOLUME_CONDITION);
+                ControllerServiceCapability.RPC.Type.GET_VOLUME, ControllerServiceCapability.RPC.Type.VOLUME_CONDITION,
+                ControllerServiceCapability.RPC.Type.LIST_VOLUMES, ControllerServiceCapability.RPC.Type.LIST_VOLUMES_PUBLISHED_NODES);
 
         harness.csi().createVolume(Requests.create("pvc-7", GIB));
         assertThat(harness.csi().validateVolumeCapabilities(ValidateVolumeCapabilitiesRequest.newBuilder().setVolumeId("pvc-7")
