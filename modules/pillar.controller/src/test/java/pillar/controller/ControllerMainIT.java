@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 import pillar.api.csi.v1.ControllerGetCapabilitiesRequest;
 import pillar.api.csi.v1.ControllerGrpc;
 import pillar.api.csi.v1.ControllerServiceCapability;
-import pillar.api.csi.v1.ListVolumesRequest;
+import pillar.api.csi.v1.CreateSnapshotRequest;
 import pillar.api.csi.v1.GetPluginCapabilitiesRequest;
 import pillar.api.csi.v1.IdentityGrpc;
 import pillar.api.csi.v1.NodeGetInfoRequest;
@@ -93,8 +93,8 @@ class ControllerMainIT {
                 assertThat(ControllerGrpc.newBlockingStub(channel)
                         .controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
                         .extracting(c -> c.getRpc().getType()).contains(ControllerServiceCapability.RPC.Type.CREATE_DELETE_VOLUME);
-                // what the controller does not offer (listing, snapshots) answers UNIMPLEMENTED, as does the Node service
-                assertUnimplemented(() -> ControllerGrpc.newBlockingStub(channel).listVolumes(ListVolumesRequest.getDefaultInstance()));
+                // what the controller does not offer (snapshots) answers UNIMPLEMENTED, as does the Node service
+                assertUnimplemented(() -> ControllerGrpc.newBlockingStub(channel).createSnapshot(CreateSnapshotRequest.getDefaultInstance()));
                 assertUnimplemented(() -> NodeGrpc.newBlockingStub(channel).nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()));
             } finally {
                 channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);

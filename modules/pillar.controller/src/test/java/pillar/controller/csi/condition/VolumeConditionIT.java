@@ -16,6 +16,7 @@ import pillar.api.csi.v1.ControllerGetCapabilitiesRequest;
 import pillar.api.csi.v1.ControllerGetVolumeRequest;
 import pillar.api.csi.v1.ControllerGetVolumeResponse;
 import pillar.api.csi.v1.ControllerServiceCapability.RPC.Type;
+import pillar.api.csi.v1.ListVolumesRequest;
 import pillar.api.csi.v1.Volume;
 import pillar.api.csi.v1.VolumeCondition;
 import pillar.controller.agent.FaultInjectingAgentClient.Fault;
@@ -51,10 +52,19 @@ class VolumeConditionIT {
     }
 
     @Test
-    void getVolumeAndVolumeConditionAreReportedAndNothingElseIsAdded() {
+    void getVolumeAndVolumeConditionAreReported() {
         assertThat(harness.csi().controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance())
-                .getCapabilitiesList()).extracting(c -> c.getRpc().getType()).contains(Type.GET_VOLUME, Type.VOLUME_CONDITION)
-                .doesNotContain(Type.LIST_VOLUMES);
+                .getCapabilitiesList()).extracting(c -> c.getRpc().getType()).contains(Type.GET_VOLUME, Type.VOLUME_CONDITION);
+    }
+
+    @Test
+    void listVolumesReportsTheConditionControllerGetVolumeReports() {
+        harness.fakeAgent().loseVolume("pvc-1");
+
+        VolumeCondition listed = harness.csi().listVolumes(ListVolumesRequest.getDefaultInstance()).getEntriesList().stream()
+                .filter(e -> e.getVolume().getVolumeId().equals("pvc-1")).findFirst().orElseThrow().getStatus().getVolumeCondition();
+        assertThat(listed.getAbnormal()).isTrue();
+        assertThat(listed).isEqualTo(get().getStatus().getVolumeCondition());
     }
 
     @Test

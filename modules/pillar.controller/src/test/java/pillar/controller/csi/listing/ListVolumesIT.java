@@ -19,6 +19,7 @@ import pillar.api.csi.v1.ControllerGrpc;
 import pillar.api.csi.v1.ListVolumesRequest;
 import pillar.api.csi.v1.ListVolumesResponse;
 import pillar.api.csi.v1.Volume;
+import pillar.api.csi.v1.VolumeCondition;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.controller.agent.FaultInjectingAgentClient.Fault;
 import pillar.controller.crd.VolumePhase;
@@ -54,7 +55,8 @@ class ListVolumesIT {
         ListVolumesResponse.Entry entry = list(0, "").getEntries(0);
         assertThat(entry.getVolume()).isEqualTo(created);
         assertThat(entry.getStatus().getPublishedNodeIdsList()).isEmpty();
-        assertThat(entry.getStatus().hasVolumeCondition()).isFalse();
+        assertThat(entry.getStatus().getVolumeCondition()).as("the condition, required with VOLUME_CONDITION")
+                .isEqualTo(VolumeCondition.newBuilder().setAbnormal(false).build());
 
         harness.csi().createVolume(Requests.create("pvc-ro", GIB, Requests.mount(Mode.MULTI_NODE_READER_ONLY, "ext4"),
                 Requests.parameters()));
