@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -23,11 +24,20 @@ import pillar.api.value.Nqn;
  * {@code nvme<subsystem>n<ns>}, which has a {@code /dev} node, and hidden per-path nodes
  * {@code nvme<s>c<controller>n<ns>}, which have none; only heads are used. The head is numbered by
  * the subsystem instance, not the controller's. Its {@code device/subsysnqn} names the subsystem.
+ *
+ * <p>The one thing written here is a queue limit: {@link #capTransferSize} keeps every write command
+ * to a namespace within what a Linux nvmet target accepts.
  */
 public final class SysfsNvme {
     /** Head namespaces only: a name with 'c' in it is a per-path node. */
     private static final Pattern HEAD = Pattern.compile("nvme(0|[1-9][0-9]{0,5})n([1-9][0-9]{0,9})");
     private static final long SECTOR = 512;
+    /**
+     * The largest transfer, in KiB, that a Linux 6.12 nvmet-tcp target accepts in one command (8 MiB
+     * is refused with "Data SGL Length Invalid"), while it advertises no MDTS; the 6.1 host's default
+     * (1280) is below it.
+     */
+    public static final long MAX_TRANSFER_KIB = 4096;
     private static final Duration POLL = Duration.ofMillis(100);
 
     private final Path sys;
@@ -112,6 +122,49 @@ public final class SysfsNvme {
             }
             Thread.sleep(POLL);
         }
+    }
+
+    /**
+     * Lowers {@code queue/max_sectors_kb} of the head {@code device} and of each of its per-path nodes
+     * to {@link #MAX_TRANSFER_KIB} where it is higher, and returns the names it lowered. A 6.12 host
+     * derives the limit from the namespace's optimal write size (a zvol reports 32 MiB), so without
+     * this a large write to a zvol fails with EIO. The kernel keeps a written limit across rescans and
+     * reconnects. Idempotent.
+     *
+     * @throws InitiatorException when a limit cannot be read or written
+     */
+    public List<String> capTransferSize(Path device) {
+        String head = device.getFileName().toString();
+        Matcher m = HEAD.matcher(head);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not an NVMe head namespace name: " + head);
+        }
+        Pattern path = Pattern.compile("nvme" + m.group(1) + "c(0|[1-9][0-9]{0,5})n" + m.group(2));
+        List<String> lowered = new ArrayList<>();
+        for (Path block : list(sys.resolve("block"))) {
+            String name = block.getFileName().toString();
+            if (!name.equals(head) && !path.matcher(name).matches()) {
+                continue;
+            }
+            Path limit = block.resolve("queue/max_sectors_kb");
+            String text = readOptional(limit).orElseThrow(() -> new InitiatorException("cannot read " + limit));
+            long kib;
+            try {
+                kib = Long.parseLong(text);
+            } catch (NumberFormatException e) {
+                throw new InitiatorException(limit + " holds '" + text + "', not a size in KiB", e);
+            }
+            if (kib > MAX_TRANSFER_KIB) {
+                try {
+                    Files.writeString(limit, String.valueOf(MAX_TRANSFER_KIB));
+                } catch (IOException e) {
+                    throw new InitiatorException("cannot lower " + limit + " from " + kib + " to " + MAX_TRANSFER_KIB
+                            + ": " + e.getMessage(), e);
+                }
+                lowered.add(name);
+            }
+        }
+        return lowered;
     }
 
     /** The size in bytes the kernel currently sees for a block device of ours ({@code /sys/block/<name>/size}). */

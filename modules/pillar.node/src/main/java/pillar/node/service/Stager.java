@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.logging.Logger;
 
@@ -15,6 +16,7 @@ import pillar.node.mount.MountEntry;
 import pillar.node.mount.MountOptions;
 import pillar.node.mount.MountState;
 import pillar.node.nvme.Controller;
+import pillar.node.nvme.SysfsNvme;
 import pillar.node.stage.Phase;
 import pillar.node.stage.StageRecord;
 
@@ -86,6 +88,11 @@ final class Stager {
         ports.records().write(record);
 
         Path device = awaitDevice(call, controller);
+        List<String> lowered = ports.sysfs().capTransferSize(device);
+        if (!lowered.isEmpty()) {
+            LOG.info(() -> "limited write commands to " + SysfsNvme.MAX_TRANSFER_KIB + " KiB on " + lowered
+                    + " (the target accepts no larger ones)");
+        }
         if (call.capability().fsType().isPresent()) {
             mountFilesystem(call, device, call.capability().fsType().get());
         } else if (call.capability().readerOnly()) {

@@ -35,6 +35,9 @@ import pillar.node.sys.Hangs;
  *   <li>connecting to something not {@link #export exported} fails as the kernel does;</li>
  *   <li>disconnect removes the controller, and the namespace when no controller is left;</li>
  *   <li>the size the kernel shows changes only on {@link #rescan} (a missed change notification);</li>
+ *   <li>each head and path has {@code queue/max_sectors_kb} as a 6.12 host sets it: 1280, or the
+ *       namespace's {@linkplain #optimalWriteSize optimal write size} when larger (at most 32 MiB, the
+ *       16-bit NOWS field), a limit a write keeps;</li>
  *   <li>connects are serialized, as the kernel serializes every write to {@code /dev/nvme-fabrics} under
  *       one mutex: a connect to a {@linkplain #hangConnectsTo hung} subsystem stays inside the call and
  *       holds up every other connect (disconnect and rescan are not held up), until released.</li>
@@ -48,6 +51,7 @@ public final class FakeInitiator implements Initiator {
     private final Map<String, Export> exports = new HashMap<>();
     private final Map<String, String[]> authKeys = new HashMap<>();
     private final Map<String, Integer> subsystemInstances = new HashMap<>();
+    private final Map<String, Long> optimalWriteSizes = new HashMap<>();
     private final List<String> calls = new ArrayList<>();
     private final Hangs hangs = new Hangs();
     /** The kernel's nvmf_dev_mutex: one connect at a time, uninterruptibly. */
@@ -71,6 +75,20 @@ public final class FakeInitiator implements Initiator {
     /** The target side: offer a subsystem at an address. */
     public synchronized void export(Export export) {
         exports.put(export.nqn().value(), export);
+    }
+
+    /**
+     * The target side: {@code subsystem}'s namespace reports {@code bytes} as its optimal write size
+     * (NOWS), as nvmet does from its backing device's {@code optimal_io_size} (a zvol: 32 MiB).
+     */
+    public synchronized void optimalWriteSize(Nqn subsystem, long bytes) {
+        optimalWriteSizes.put(subsystem.value(), bytes);
+    }
+
+    /** A 6.12 host's default {@code max_sectors_kb}: the optimal write size above 1280 KiB, else 1280. */
+    private long hostMaxSectorsKib(Nqn subsystem) {
+        long optimalKib = Math.min(optimalWriteSizes.getOrDefault(subsystem.value(), 0L), 32L << 20) >> 10;
+        return Math.max(1280, optimalKib);
     }
 
     /** Namespaces of later connects never show up (a target whose namespace is disabled). */
@@ -230,11 +248,13 @@ public final class FakeInitiator implements Initiator {
         if (!Files.exists(head)) {
             write(head.resolve("size"), sectors);
             write(head.resolve("nsid"), "1");
+            write(head.resolve("queue/max_sectors_kb"), String.valueOf(hostMaxSectorsKib(target.nqn())));
             link(head.resolve("device"), subsystem);
             link(dev.resolve("nvme" + s + "n1"), export.backing());
         }
         Path path = sys.resolve("block/nvme" + s + "c" + controller.instance() + "n1");
         write(path.resolve("size"), sectors);
+        write(path.resolve("queue/max_sectors_kb"), String.valueOf(hostMaxSectorsKib(target.nqn())));
         link(path.resolve("device"), ctrl);
         return controller;
     }

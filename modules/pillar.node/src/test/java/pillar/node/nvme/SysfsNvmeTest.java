@@ -71,6 +71,38 @@ class SysfsNvmeTest {
         return new FabricsTarget(nqn, "tcp", traddr, port, 600, 10, 0);
     }
 
+    private Path limit(String block, String kib) throws IOException {
+        Path file = sys.resolve("block").resolve(block).resolve("queue/max_sectors_kb");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, kib + "\n");
+        return file;
+    }
+
+    @Test
+    void transferSizeIsCappedOnTheHeadAndItsPathsOnly() throws Exception {
+        Path head = limit("nvme1n1", "32768");
+        Path path = limit("nvme1c3n1", "32768");
+        Path otherHead = limit("nvme0n1", "32768");
+        Path lookAlike = limit("nvme11c3n1", "32768");
+
+        assertThat(sysfs.capTransferSize(dev.resolve("nvme1n1"))).containsExactly("nvme1c3n1", "nvme1n1");
+        assertThat(Files.readString(head)).isEqualTo("4096");
+        assertThat(Files.readString(path)).isEqualTo("4096");
+        assertThat(Files.readString(otherHead).strip()).isEqualTo("32768");
+        assertThat(Files.readString(lookAlike).strip()).isEqualTo("32768");
+        assertThat(sysfs.capTransferSize(dev.resolve("nvme1n1"))).as("idempotent").isEmpty();
+    }
+
+    @Test
+    void aLowerLimitIsLeftAndAnUnreadableOneFails() throws Exception {
+        Path head = limit("nvme1n1", "1280");
+        limit("nvme1c3n1", "max");
+        assertThatThrownBy(() -> sysfs.capTransferSize(dev.resolve("nvme1n1")))
+                .isInstanceOf(InitiatorException.class).hasMessageContaining("nvme1c3n1/queue/max_sectors_kb holds 'max'");
+        assertThat(Files.readString(head).strip()).isEqualTo("1280");
+        assertThatThrownBy(() -> sysfs.capTransferSize(dev.resolve("nvme1c3n1"))).isInstanceOf(IllegalArgumentException.class);
+    }
+
     @Test
     void findsTheHeadBySubsystemNotThePerPathNode() throws Exception {
         assertThat(sysfs.findHead(SUBSYS)).contains(dev.resolve("nvme1n1"));

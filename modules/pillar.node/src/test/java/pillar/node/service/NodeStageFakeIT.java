@@ -72,6 +72,22 @@ class NodeStageFakeIT {
     }
 
     @Test
+    void writeCommandsToANamespaceStayWithinWhatTheTargetAccepts() throws Exception {
+        Map<String, String> zvol = node.export("pvc-z", GIB);
+        node.initiator.optimalWriteSize(NodeFixture.nqn("pvc-z"), 32L << 20); // what nvmet reports for a zvol
+        Map<String, String> lv = node.export("pvc-l", GIB);
+        node.node.nodeStageVolume(Csi.stage("pvc-z", node.staging("pvc-z"), Csi.block(Mode.SINGLE_NODE_WRITER), zvol, Map.of()));
+        node.node.nodeStageVolume(Csi.stage("pvc-l", node.staging("pvc-l"), Csi.block(Mode.SINGLE_NODE_WRITER), lv, Map.of()));
+
+        Path blocks = root.resolve("sys/block");
+        assertThat(Files.readString(blocks.resolve("nvme0n1/queue/max_sectors_kb")).strip()).isEqualTo("4096");
+        assertThat(Files.readString(blocks.resolve("nvme0c0n1/queue/max_sectors_kb")).strip()).isEqualTo("4096");
+        assertThat(Files.readString(blocks.resolve("nvme1n1/queue/max_sectors_kb")).strip())
+                .as("a lower limit is left as the kernel set it").isEqualTo("1280");
+        assertThat(Files.readString(blocks.resolve("nvme1c1n1/queue/max_sectors_kb")).strip()).isEqualTo("1280");
+    }
+
+    @Test
     void aFormattedDeviceIsMountedAsItIsAndAForeignOneIsRefused() {
         node.node.nodeStageVolume(Csi.stage("pvc-1", node.staging("pvc-1"), Csi.ext4(), node.export("pvc-1", GIB), Map.of()));
         node.node.nodeUnstageVolume(Csi.unstage("pvc-1", node.staging("pvc-1")));
