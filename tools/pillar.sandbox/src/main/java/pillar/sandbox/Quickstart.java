@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
@@ -14,11 +15,15 @@ import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 
 /**
  * Applies Pillar objects and waits, as an operator watching {@code kubectl describe} would, until
- * the controller has set every condition of every object to True and generated the StorageClass of
- * every PillarStorageClass. Prints the conditions at the end, and the ones still pending every
- * 15 s while it waits; fails after the deadline with the conditions that never turned True.
+ * the controller has set every condition of every object to its healthy value (True; False for the
+ * conditions that report a problem, {@link #PROBLEMS}) and generated the StorageClass of every
+ * PillarStorageClass. Prints the conditions at the end, and the ones still pending every 15 s while
+ * it waits; fails after the deadline with the conditions that never turned healthy.
  */
 final class Quickstart {
+    /** Conditions whose True means something is wrong (PillarStore's OrphanVolumes). */
+    static final Set<String> PROBLEMS = Set.of("OrphanVolumes");
+
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(15);
 
     private Quickstart() {
@@ -32,7 +37,7 @@ final class Quickstart {
         }
     }
 
-    /** Waits for every condition True and every generated StorageClass; returns the classes by name. */
+    /** Waits for every condition healthy and every generated StorageClass; returns the classes by name. */
     static Map<String, StorageClass> awaitReconciled(KubernetesClient client, List<GenericKubernetesResource> objects,
                                                      Duration deadline, PrintStream out) throws InterruptedException {
         long start = System.nanoTime();
@@ -52,7 +57,8 @@ final class Quickstart {
                 }
                 for (Map<String, Object> c : conditions) {
                     report.add("      " + c.get("type") + "=" + c.get("status") + "  " + c.get("reason") + ": " + c.get("message"));
-                    if (!"True".equals(c.get("status"))) {
+                    String healthy = PROBLEMS.contains(String.valueOf(c.get("type"))) ? "False" : "True";
+                    if (!healthy.equals(c.get("status"))) {
                         pending.add(name + " " + c.get("type") + "=" + c.get("status") + " (" + c.get("reason") + ")");
                     }
                 }
@@ -69,7 +75,7 @@ final class Quickstart {
             if (pending.isEmpty() || now - start > deadline.toNanos()) {
                 report.forEach(out::println);
                 if (!pending.isEmpty()) {
-                    throw new IllegalStateException("after " + deadline.toSeconds() + " s these are still not True: " + pending);
+                    throw new IllegalStateException("after " + deadline.toSeconds() + " s these are still not healthy: " + pending);
                 }
                 return classes;
             }
