@@ -257,26 +257,14 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     @Override
     public void controllerGetVolume(ControllerGetVolumeRequest r, StreamObserver<ControllerGetVolumeResponse> response) {
         unary("ControllerGetVolume", response, () -> {
-            if (r.getVolumeId().isEmpty()) {
-                throw CsiException.invalid("volume_id is required");
-            }
-            PillarVolumeState state = knownVolumeId(r.getVolumeId()).flatMap(states::get)
+            PillarVolumeState state = VolumeIds.ifAny(r.getVolumeId()).flatMap(states::get)
                     .orElseThrow(() -> CsiException.notFound("volume " + Grammars.printable(r.getVolumeId()) + " does not exist"));
             return ControllerGetVolumeResponse.newBuilder().setVolume(CsiVolumes.of(state))
                     .setStatus(ControllerGetVolumeResponse.VolumeStatus.newBuilder()
-                            .addAllPublishedNodeIds(Records.publications(state).stream().map(p -> p.getNode()).toList())
+                            .addAllPublishedNodeIds(Records.publishedNodes(state))
                             .setVolumeCondition(health.condition(state)))
                     .build();
         });
-    }
-
-    /** A volume ID this controller could have given, or empty (no volume can have a malformed one). */
-    private static Optional<VolumeId> knownVolumeId(String value) {
-        try {
-            return Optional.of(VolumeId.of(value));
-        } catch (InvalidValueException e) {
-            return Optional.empty();
-        }
     }
 
     /**

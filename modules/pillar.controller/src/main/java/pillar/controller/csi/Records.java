@@ -34,6 +34,11 @@ final class Records {
         return status(state).map(s -> s.getPublications()).orElse(List.of());
     }
 
+    /** The distinct nodes the volume is published to, in publication order (CSI's published_node_ids). */
+    static List<String> publishedNodes(PillarVolumeState state) {
+        return publications(state).stream().map(Publication::getNode).distinct().toList();
+    }
+
     /** The size now: as last reported by the agent, else as created. */
     static long capacity(PillarVolumeState state) {
         return status(state).map(s -> s.getCapacityBytes()).orElse(state.getSpec().getCapacityBytes());

@@ -27,7 +27,6 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import pillar.api.csi.v1.ListVolumesResponse;
 import pillar.api.csi.v1.VolumeCondition;
 import pillar.controller.crd.PillarVolumeState;
-import pillar.controller.crd.Publication;
 import pillar.controller.crd.VolumePhase;
 
 /**
@@ -263,14 +262,8 @@ public final class VolumeCatalog implements VolumeStates.Writes, AutoCloseable {
 
     /** The state's ListVolumes entry: the volume as CreateVolume returned it and the nodes it is published to. */
     static ListVolumesResponse.Entry entry(PillarVolumeState state) {
-        List<String> nodes = new ArrayList<>();
-        for (Publication publication : Records.publications(state)) {
-            if (!nodes.contains(publication.getNode())) {
-                nodes.add(publication.getNode());
-            }
-        }
         return ListVolumesResponse.Entry.newBuilder().setVolume(CsiVolumes.of(state))
-                .setStatus(ListVolumesResponse.VolumeStatus.newBuilder().addAllPublishedNodeIds(nodes)).build();
+                .setStatus(ListVolumesResponse.VolumeStatus.newBuilder().addAllPublishedNodeIds(Records.publishedNodes(state))).build();
     }
 
     @Override
