@@ -3,23 +3,24 @@ package pillar.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.HttpURLConnection;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
+import pillar.launch.HealthProbe;
+import pillar.launch.WorkloadCommand;
 
 /**
- * The agent as a real process (the *KernelIT tests in the VM): started from its packaged module path
- * as deployed, reached over real gRPC on TCP, killed with SIGKILL. Its output goes to
+ * The agent as a real process (the *KernelIT tests in the VM): started as deployed and as the sandbox
+ * starts it ({@link WorkloadCommand}: its packaged module path, with the AOT cache recorded on the host
+ * when fresh), reached over real gRPC on TCP, killed with SIGKILL. Its output goes to
  * {@code <dir>/agent.log} (rewritten at each start).
  */
 final class AgentProcess implements AutoCloseable {
@@ -40,10 +41,9 @@ final class AgentProcess implements AutoCloseable {
     Duration start(Path config) throws Exception {
         long start = System.nanoTime();
         launch(config);
-        URI ready = URI.create("http://127.0.0.1:" + healthPort + "/observe/health/ready");
         // generous: under TCG on a loaded host a JVM and Helidon take minutes to start (not a timing check)
         long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
-        while (status(ready) != 200) {
+        while (!HealthProbe.isReady(healthPort)) {
             if (!process.isAlive() || System.nanoTime() > deadline) {
                 throw new IllegalStateException("the agent did not become ready; its log:\n" + log());
             }
@@ -108,31 +108,8 @@ final class AgentProcess implements AutoCloseable {
     }
 
     private void launch(Path config) throws IOException {
-        Path module = Path.of("modules/pillar.agent/target").toAbsolutePath();
-        Path jar;
-        try (Stream<Path> jars = Files.list(module)) {
-            jar = jars.filter(p -> p.getFileName().toString().matches("pillar\\.agent-[^-].*(?<!-sources)\\.jar")).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("no pillar.agent jar in " + module
-                            + ": package the project first (dev/kernel-it does)"));
-        }
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        process = new ProcessBuilder(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "--enable-native-access=io.grpc.netty.shaded", "-p", module.resolve("modules") + ":" + jar,
-                "--add-modules", "ALL-MODULE-PATH", "-m", "pillar.agent/pillar.agent.AgentMain", "--config", config.toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile()).start();
-    }
-
-    private static int status(URI uri) {
-        try {
-            HttpURLConnection connection = (HttpURLConnection) uri.toURL().openConnection();
-            connection.setConnectTimeout(1000);
-            try {
-                return connection.getResponseCode();
-            } finally {
-                connection.disconnect();
-            }
-        } catch (IOException e) {
-            return -1;
-        }
+        List<String> command = new WorkloadCommand("pillar.agent", "AgentMain", List.of("--config", config.toString()))
+                .toList(Path.of("").toAbsolutePath());
+        process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile()).start();
     }
 }

@@ -2,14 +2,13 @@ package pillar.sandbox;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.HttpURLConnection;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+
+import pillar.launch.HealthProbe;
 
 /**
  * A running workload (or the emulated API): its process, its log file, and whether it is ready (its
@@ -42,9 +41,8 @@ final class WorkloadProcess implements AutoCloseable {
      */
     static WorkloadProcess start(Workload workload, Path root, Path aotDir, Path logDir, boolean mayTrain) {
         Path aot = aotDir.resolve(workload.module() + ".aot");
-        URI health = URI.create("http://127.0.0.1:" + workload.healthPort() + "/observe/health/ready");
         WorkloadProcess started = new WorkloadProcess(workload.name(), workload.module(),
-                workload.command(root, aot, mayTrain), logDir.resolve(workload.name() + ".log"), () -> status(health) == 200);
+                workload.command(root, aot, mayTrain), logDir.resolve(workload.name() + ".log"), () -> HealthProbe.isReady(workload.healthPort()));
         started.launch();
         return started;
     }
@@ -158,21 +156,6 @@ final class WorkloadProcess implements AutoCloseable {
                 process.destroyForcibly();
                 Thread.currentThread().interrupt();
             }
-        }
-    }
-
-    static int status(URI uri) {
-        try {
-            HttpURLConnection connection = (HttpURLConnection) uri.toURL().openConnection();
-            connection.setConnectTimeout(2000);
-            connection.setReadTimeout((int) Duration.ofSeconds(10).toMillis());
-            try {
-                return connection.getResponseCode();
-            } finally {
-                connection.disconnect();
-            }
-        } catch (IOException e) {
-            return -1;
         }
     }
 }

@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import pillar.launch.WorkloadCommand;
+
 /** The three workloads' command lines for a bed, as their Deployment and DaemonSets would pass them. */
 final class Workloads {
     /** The node ID of the sandbox's worker (node.id; NodeGetInfo reports what the node decides). */
@@ -29,12 +31,12 @@ final class Workloads {
      */
     static List<String> emulator(BedLayout layout) {
         Path target = layout.project().resolve("tools/pillar.sandbox/target");
-        Path jar = Workload.jar(target, "pillar.sandbox");
+        Path jar = WorkloadCommand.jar(target, "pillar.sandbox");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.addAll(SANDBOX_JVM_FLAGS);
         command.addAll(List.of("-cp", jar + ":" + target.resolve("modules") + "/*"));
         Path aot = layout.aotCaches().resolve("pillar.sandbox.aot");
-        if (Workload.fresh(aot, target.resolve("modules"), jar)) {
+        if (WorkloadCommand.fresh(aot, target.resolve("modules"), jar)) {
             command.add("-XX:AOTCache=" + aot);
         }
         command.addAll(List.of(SandboxMain.class.getName(), "kube-api", Integer.toString(layout.ports().kubeApi()),

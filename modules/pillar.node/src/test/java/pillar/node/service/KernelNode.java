@@ -3,12 +3,9 @@ package pillar.node.service;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -21,6 +18,7 @@ import pillar.api.server.CsiEndpoint;
 import pillar.api.server.WorkloadServer;
 import pillar.api.value.NodeId;
 import pillar.api.value.Nqn;
+import pillar.launch.WorkloadCommand;
 import pillar.node.NodeMain;
 import pillar.node.fs.FilesystemTools;
 import pillar.node.fs.RecordingRunner;
@@ -82,14 +80,13 @@ final class KernelNode {
         return new Served(server, null, Channels.unix(socket));
     }
 
-    /** A node in its own JVM, started from this test's class path, ready (it answered NodeGetInfo). */
+    /** A node in its own JVM, started as deployed ({@link WorkloadCommand}: its module path, its AOT cache when fresh), ready (it answered NodeGetInfo). */
     Served startProcess(String name, Duration attachTimeout) throws Exception {
         Path socket = work.resolve(name + "/csi.sock");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classPath(), "pillar.node.NodeMain",
+        List<String> command = new WorkloadCommand("pillar.node", "NodeMain", List.of(
                 "--csi.socket=" + socket, "--health.host=127.0.0.1", "--health.port=0", "--node.id=vm-worker",
                 "--node.state-dir=" + state, "--node.kubelet-dir=" + kubelet, "--node.hostnqn-file=" + hostNqnFile,
-                "--node.attach-timeout=" + attachTimeout.toSeconds()));
+                "--node.attach-timeout=" + attachTimeout.toSeconds())).toList(Path.of("").toAbsolutePath());
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(work.resolve(name + ".log").toFile()).start();
         ManagedChannel channel = null;
@@ -117,20 +114,6 @@ final class KernelNode {
             }
             Thread.sleep(200);
         }
-    }
-
-    /** The class path the test runs with: the launcher's class loader's entries, else java.class.path. */
-    private static String classPath() {
-        List<String> entries = new ArrayList<>();
-        for (ClassLoader cl = KernelNode.class.getClassLoader(); cl != null; cl = cl.getParent()) {
-            if (cl instanceof URLClassLoader urls) {
-                for (URL url : urls.getURLs()) {
-                    entries.add(Path.of(java.net.URI.create(url.toString())).toString());
-                }
-            }
-        }
-        entries.add(System.getProperty("java.class.path"));
-        return String.join(java.io.File.pathSeparator, entries);
     }
 
     /** A sparse file of {@code bytes} behind a new loop device. */

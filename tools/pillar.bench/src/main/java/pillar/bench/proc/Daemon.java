@@ -2,8 +2,6 @@ package pillar.bench.proc;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.HttpURLConnection;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,6 +9,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import pillar.launch.HealthProbe;
 
 /**
  * One workload JVM started by the benchmarks, its output in a log file: when it was launched, when
@@ -61,9 +61,8 @@ public final class Daemon implements AutoCloseable {
 
     /** Waits until {@code GET http://127.0.0.1:PORT/observe/health/ready} answers 200; returns the time since launch. */
     public Duration awaitReady(int healthPort, Duration patience) {
-        URI ready = URI.create("http://127.0.0.1:" + healthPort + "/observe/health/ready");
         long deadline = System.nanoTime() + patience.toNanos();
-        while (status(ready) != 200) {
+        while (!HealthProbe.isReady(healthPort)) {
             if (!process.isAlive()) {
                 throw new IllegalStateException(name + " ended (exit " + process.exitValue() + ") before it was ready; see " + log
                         + ":\n" + tail());
@@ -191,21 +190,6 @@ public final class Daemon implements AutoCloseable {
     private String tail() {
         List<String> lines = logLines();
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-    }
-
-    private static int status(URI uri) {
-        try {
-            HttpURLConnection connection = (HttpURLConnection) uri.toURL().openConnection();
-            connection.setConnectTimeout(1000);
-            connection.setReadTimeout(5000);
-            try {
-                return connection.getResponseCode();
-            } finally {
-                connection.disconnect();
-            }
-        } catch (IOException e) {
-            return -1;
-        }
     }
 
     static void pause(long millis) {

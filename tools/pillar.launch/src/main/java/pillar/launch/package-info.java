@@ -1,0 +1,6 @@
+/**
+ * How the developer tools and the tests start a pillar-csi workload as its own JVM: one command line
+ * ({@link pillar.launch.WorkloadCommand}: packaged module path, flags, AOT cache) and one readiness
+ * probe ({@link pillar.launch.HealthProbe}). Never shipped.
+ */
+package pillar.launch;
