@@ -25,7 +25,7 @@ import pillar.agent.export.ExportStore;
 import pillar.agent.export.Exporter;
 import pillar.agent.fencing.Fence;
 import pillar.agent.fencing.MarkStore;
-import pillar.agent.fencing.VolumeLocks;
+import pillar.agent.fencing.WaitingVolumeLocks;
 import pillar.agent.service.AdmissionGate;
 import pillar.agent.service.AgentGrpcService;
 import pillar.agent.service.AgentOperations;
@@ -140,7 +140,7 @@ public final class AgentMain {
         ExportStore exports = new ExportStore(config.stateDir());
         Exporter exporter = new Exporter(target);
         AgentOperations operations = new AgentOperations(backends,
-                new Fence(new MarkStore(config.stateDir()), new VolumeLocks()), exports, exporter);
+                new Fence(new MarkStore(config.stateDir()), new WaitingVolumeLocks()), exports, exporter);
         List<ExportRecord> records = state instanceof StateCheck.Verdict.Ready ? exports.list() : List.of();
         AdmissionGate gate = switch (state) {
             case StateCheck.Verdict.Missing missing -> AdmissionGate.refusing(StateCheck.REASON, missing.message());

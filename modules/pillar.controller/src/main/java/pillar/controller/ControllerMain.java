@@ -17,7 +17,7 @@ import pillar.controller.csi.ControllerService;
 import pillar.controller.csi.HostNqns;
 import pillar.controller.csi.Leading;
 import pillar.controller.csi.VolumeCatalog;
-import pillar.controller.csi.VolumeLocks;
+import pillar.api.server.VolumeLocks;
 import pillar.controller.leader.LeaderElection;
 import pillar.controller.leader.LeaderElectionSettings;
 import pillar.controller.reconcile.AgentTargets;

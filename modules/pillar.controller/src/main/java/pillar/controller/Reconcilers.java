@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.csi.Leading;
-import pillar.controller.csi.VolumeLocks;
+import pillar.api.server.VolumeLocks;
 import pillar.controller.csi.VolumeStateReconciler;
 import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.EventRecorder;

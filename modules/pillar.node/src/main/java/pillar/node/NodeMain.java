@@ -23,7 +23,7 @@ import pillar.node.nvme.SysfsNvme;
 import pillar.node.service.KubeletPaths;
 import pillar.node.service.NodeGrpcService;
 import pillar.node.service.NodePorts;
-import pillar.node.service.VolumeLocks;
+import pillar.api.server.VolumeLocks;
 import pillar.node.stage.StageRecords;
 import pillar.node.sys.KernelWait;
 

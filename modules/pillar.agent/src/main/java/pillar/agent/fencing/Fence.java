@@ -17,9 +17,9 @@ import pillar.api.value.VolumeId;
  */
 public final class Fence {
     private final MarkStore marks;
-    private final VolumeLocks locks;
+    private final WaitingVolumeLocks locks;
 
-    public Fence(MarkStore marks, VolumeLocks locks) {
+    public Fence(MarkStore marks, WaitingVolumeLocks locks) {
         this.marks = marks;
         this.locks = locks;
     }

@@ -47,6 +47,7 @@ import pillar.api.agent.v1.UnexportVolumeRequest;
 import pillar.api.agent.v1.UnexportVolumeResponse;
 import pillar.api.agent.v1.Volume;
 import pillar.api.exec.CallBudget;
+import pillar.api.server.UnaryCall;
 import pillar.api.fencing.FencingToken;
 import pillar.api.server.Driver;
 import pillar.api.value.ByteSize;
@@ -86,7 +87,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void getCapabilities(GetCapabilitiesRequest request, StreamObserver<GetCapabilitiesResponse> response) {
-        unary(response, () -> {
+        unary("GetCapabilities", response, () -> {
             GetCapabilitiesResponse.Builder out = GetCapabilitiesResponse.newBuilder()
                     .setAgentVersion(Driver.version())
                     .addProtocols(NVMEOF_TCP)
@@ -107,7 +108,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void getCapacity(GetCapacityRequest request, StreamObserver<GetCapacityResponse> response) {
-        unary(response, () -> {
+        unary("GetCapacity", response, () -> {
             VolumeBackend.Capacity capacity = operations.backend(request.getBackend()).capacity();
             return GetCapacityResponse.newBuilder().setTotalBytes(capacity.total().bytes())
                     .setAvailableBytes(capacity.available().bytes()).build();
@@ -116,7 +117,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void createVolume(CreateVolumeRequest request, StreamObserver<CreateVolumeResponse> response) {
-        change(response, () -> {
+        change("CreateVolume", response, () -> {
             VolumeId id = VolumeId.of(request.getVolumeId());
             BackendVolume volume = operations.create(token(request.hasToken(), request.getToken()), id,
                     request.getBackend(), size("size_bytes", request.getSizeBytes()), request.getOptionsMap(),
@@ -127,7 +128,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void deleteVolume(DeleteVolumeRequest request, StreamObserver<DeleteVolumeResponse> response) {
-        change(response, () -> {
+        change("DeleteVolume", response, () -> {
             operations.delete(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
                     request.getBackend());
             return DeleteVolumeResponse.getDefaultInstance();
@@ -136,7 +137,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void expandVolume(ExpandVolumeRequest request, StreamObserver<ExpandVolumeResponse> response) {
-        change(response, () -> {
+        change("ExpandVolume", response, () -> {
             ByteSize size = operations.expand(token(request.hasToken(), request.getToken()),
                     VolumeId.of(request.getVolumeId()), request.getBackend(),
                     size("required_bytes", request.getRequiredBytes()));
@@ -146,7 +147,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void exportVolume(ExportVolumeRequest request, StreamObserver<ExportVolumeResponse> response) {
-        change(response, () -> {
+        change("ExportVolume", response, () -> {
             VolumeId id = VolumeId.of(request.getVolumeId());
             PortAddress address = address(request.getExport());
             ExportRecord record = operations.export(token(request.hasToken(), request.getToken()), id,
@@ -159,7 +160,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void unexportVolume(UnexportVolumeRequest request, StreamObserver<UnexportVolumeResponse> response) {
-        change(response, () -> {
+        change("UnexportVolume", response, () -> {
             operations.unexport(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()));
             return UnexportVolumeResponse.getDefaultInstance();
         });
@@ -167,7 +168,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void allowInitiator(AllowInitiatorRequest request, StreamObserver<AllowInitiatorResponse> response) {
-        change(response, () -> {
+        change("AllowInitiator", response, () -> {
             Optional<HostAuth> auth = request.hasAuth() ? Optional.of(HostAuth.of(request.getAuth().getHostKey(),
                     request.getAuth().getControllerKey(), request.getAuth().getHash(), request.getAuth().getDhGroup()))
                     : Optional.empty();
@@ -179,7 +180,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void denyInitiator(DenyInitiatorRequest request, StreamObserver<DenyInitiatorResponse> response) {
-        change(response, () -> {
+        change("DenyInitiator", response, () -> {
             operations.deny(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
                     Nqn.of(request.getHostNqn()));
             return DenyInitiatorResponse.getDefaultInstance();
@@ -188,13 +189,13 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void listVolumes(ListVolumesRequest request, StreamObserver<ListVolumesResponse> response) {
-        unary(response, () -> ListVolumesResponse.newBuilder().addAllVolumes(operations.backend(request.getBackend())
+        unary("ListVolumes", response, () -> ListVolumesResponse.newBuilder().addAllVolumes(operations.backend(request.getBackend())
                 .list().stream().map(v -> toProto(v, request.getBackend())).toList()).build());
     }
 
     @Override
     public void listExports(ListExportsRequest request, StreamObserver<ListExportsResponse> response) {
-        unary(response, () -> ListExportsResponse.newBuilder()
+        unary("ListExports", response, () -> ListExportsResponse.newBuilder()
                 .addAllExports(operations.listExports().stream()
                         .map(r -> toProto(r).toBuilder().addAllDrift(operations.drift(r)).build()).toList()).build());
     }
@@ -202,7 +203,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     /** A read: served whatever the gate says, so a restarting agent still tells what it has. */
     @Override
     public void getVolumeHealth(GetVolumeHealthRequest request, StreamObserver<GetVolumeHealthResponse> response) {
-        unary(response, () -> {
+        unary("GetVolumeHealth", response, () -> {
             VolumeId id = VolumeId.of(request.getVolumeId());
             return VolumeHealth.read(operations, id, operations.backend(request.getBackend()));
         });
@@ -210,7 +211,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
 
     @Override
     public void reconcile(ReconcileRequest request, StreamObserver<ReconcileResponse> response) {
-        change(response, () -> {
+        change("Reconcile", response, () -> {
             VolumeId id = VolumeId.of(request.getVolumeId());
             Optional<AgentOperations.Desired> desired = request.hasDesired()
                     ? Optional.of(new AgentOperations.Desired(request.getDesired().getBackend(),
@@ -277,22 +278,14 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     }
 
     /** A call that changes state: refused (nothing read or changed) unless the gate admits it. */
-    private <T> void change(StreamObserver<T> response, Supplier<T> call) {
-        unary(response, () -> {
+    private <T> void change(String rpc, StreamObserver<T> response, Supplier<T> call) {
+        unary(rpc, response, () -> {
             gate.admitChange();
             return call.get();
         });
     }
 
-    private static <T> void unary(StreamObserver<T> response, Supplier<T> call) {
-        T result;
-        try {
-            result = CallBudget.within(CALL_BUDGET, call);
-        } catch (RuntimeException e) {
-            response.onError(GrpcErrors.toStatus(e));
-            return;
-        }
-        response.onNext(result);
-        response.onCompleted();
+    private static <T> void unary(String rpc, StreamObserver<T> response, Supplier<T> call) {
+        UnaryCall.answer(rpc, response, GrpcErrors.MAPPING, () -> CallBudget.within(CALL_BUDGET, call));
     }
 }

@@ -1,42 +1,30 @@
 package pillar.agent.service;
 
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.util.Optional;
 
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import pillar.agent.backend.BackendException;
 import pillar.agent.configfs.NvmetTargetException;
-import pillar.api.exec.CommandFailedException;
 import pillar.api.fencing.FencingViolation;
-import pillar.api.value.InvalidValueException;
+import pillar.api.server.ErrorMapping;
 
-/** Maps what the agent throws to the gRPC status the controller acts on. */
+/** The agent's own failures as the gRPC status the controller acts on. */
 final class GrpcErrors {
-    private static final Logger LOG = Logger.getLogger(GrpcErrors.class.getName());
+    /**
+     * For {@link pillar.api.server.UnaryCall}: a fencing violation and a state the call cannot change
+     * are FAILED_PRECONDITION, a backend's refusal keeps its kind, nvmet that does not answer in time
+     * is DEADLINE_EXCEEDED.
+     */
+    static final ErrorMapping MAPPING = e -> Optional.ofNullable(switch (e) {
+        case FencingViolation f -> Status.FAILED_PRECONDITION.withDescription("fencing: " + f.getMessage());
+        case BackendException b -> backendStatus(b.kind()).withDescription(b.getMessage());
+        case NvmetTargetException t -> (t.timedOut() ? Status.DEADLINE_EXCEEDED : Status.INTERNAL)
+                .withDescription("nvmet: " + t.getMessage());
+        case IllegalStateException s -> Status.FAILED_PRECONDITION.withDescription(s.getMessage());
+        default -> null;
+    });
 
     private GrpcErrors() {
-    }
-
-    static StatusRuntimeException toStatus(RuntimeException e) {
-        Status status = switch (e) {
-            case StatusRuntimeException s -> s.getStatus();
-            case InvalidValueException v -> Status.INVALID_ARGUMENT.withDescription(v.getMessage());
-            case FencingViolation f -> Status.FAILED_PRECONDITION.withDescription("fencing: " + f.getMessage());
-            case BackendException b -> backendStatus(b.kind()).withDescription(b.getMessage());
-            case NvmetTargetException t -> (t.timedOut() ? Status.DEADLINE_EXCEEDED : Status.INTERNAL)
-                    .withDescription("nvmet: " + t.getMessage());
-            case CommandFailedException c -> (c.timedOut() ? Status.DEADLINE_EXCEEDED : Status.INTERNAL)
-                    .withDescription(c.getMessage());
-            case IllegalStateException s -> Status.FAILED_PRECONDITION.withDescription(s.getMessage());
-            default -> Status.INTERNAL.withDescription(e.toString());
-        };
-        if (status.getCode() == Status.Code.INTERNAL) {
-            LOG.log(Level.WARNING, "internal error: " + e.getMessage(), e);
-        } else {
-            LOG.info(() -> status.getCode() + ": " + status.getDescription());
-        }
-        return status.asRuntimeException();
     }
 
     private static Status backendStatus(BackendException.Kind kind) {

@@ -29,7 +29,7 @@ class FenceTest {
     private final LifecycleUid a = LifecycleUid.of("0f9c2a6e-7c1b-4b8e-9a57-3e2d1c0b9a88");
 
     private Fence fence() {
-        return new Fence(new MarkStore(state), new VolumeLocks());
+        return new Fence(new MarkStore(state), new WaitingVolumeLocks());
     }
 
     @Test

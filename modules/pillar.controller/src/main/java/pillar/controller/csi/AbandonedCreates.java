@@ -17,6 +17,8 @@ import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.VolumePhase;
 import pillar.controller.reconcile.EventRecorder;
 import pillar.controller.reconcile.Result;
+import pillar.api.server.CsiException;
+import pillar.api.server.VolumeLocks;
 
 /**
  * Removes the creates that nobody will finish: a state whose create never completed (Pending,
@@ -114,7 +116,7 @@ final class AbandonedCreates {
         VolumeId id = VolumeId.of(seen.getMetadata().getName());
         String uid = seen.getMetadata().getUid();
         try {
-            return locks.run(id, () -> {
+            return locks.run(id, "removing an abandoned create", () -> {
                 Optional<PillarVolumeState> now = states.get(id).filter(s -> uid.equals(s.getMetadata().getUid()));
                 if (now.isEmpty() || !INCOMPLETE.contains(Records.phase(now.get()))) {
                     return new Outcome.Kept(Result.done());

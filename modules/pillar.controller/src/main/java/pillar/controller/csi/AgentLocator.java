@@ -5,6 +5,7 @@ import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarAgent;
 import pillar.controller.crd.Reasons;
 import pillar.controller.reconcile.AgentTargets;
+import pillar.api.server.CsiException;
 
 /**
  * Where to dial a volume's agent, read from the Kubernetes API at each call (never cached: the

@@ -9,6 +9,7 @@ import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.PillarVolumeStateSpec.VolumeMode;
+import pillar.api.server.CsiException;
 
 /**
  * The volume capabilities pillar-csi serves: Block, or Filesystem with ext4 or xfs; access modes

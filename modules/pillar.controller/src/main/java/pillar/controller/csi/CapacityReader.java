@@ -11,6 +11,7 @@ import pillar.controller.agent.AgentClient;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarStore;
 import pillar.controller.crd.StorageClassParameters;
+import pillar.api.server.CsiException;
 
 /**
  * GetCapacity, per store, from its agent: what external-provisioner's storage capacity tracking

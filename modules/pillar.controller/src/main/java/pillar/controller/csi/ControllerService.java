@@ -43,6 +43,9 @@ import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.EventRecorder;
+import pillar.api.server.CsiException;
+import pillar.api.server.UnaryCall;
+import pillar.api.server.VolumeLocks;
 
 /**
  * The CSI Controller service. Each call is checked completely before anything is read or written
@@ -124,7 +127,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
                         + Fabric.KEY + "=" + Fabric.VALUE + " (nodes running pillar-node), which no requisite segment includes");
             }
             VolumeId id = VolumeIds.of(name);
-            return locks.run(id, () -> {
+            return locks.run(id, "CreateVolume", () -> {
                 leading.require();
                 return provisioner.create(name, id, capabilities, size, r.getCapacityRange(), parameters, r.getParametersMap());
             });
@@ -139,7 +142,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
                 return DeleteVolumeResponse.getDefaultInstance(); // names no volume: deleted already
             }
             VolumeId id = named.get();
-            return locks.run(id, () -> {
+            return locks.run(id, "DeleteVolume", () -> {
                 leading.require();
                 provisioner.delete(id);
                 return DeleteVolumeResponse.getDefaultInstance();
@@ -161,7 +164,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
             Capabilities.check(r.getVolumeCapability());
             VolumeId id = VolumeIds.existing(r.getVolumeId());
             Nqn node = nodeNqn(r.getNodeId());
-            return locks.run(id, () -> {
+            return locks.run(id, "ControllerPublishVolume", () -> {
                 leading.require();
                 return publisher.publish(id, node, r.getVolumeCapability(), r.getReadonly());
             });
@@ -188,7 +191,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
                 }
             }
             Optional<Nqn> host = node;
-            return locks.run(id, () -> {
+            return locks.run(id, "ControllerUnpublishVolume", () -> {
                 leading.require();
                 publisher.unpublish(id, host);
                 return ControllerUnpublishVolumeResponse.getDefaultInstance();
@@ -207,7 +210,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
                 Capabilities.check(r.getVolumeCapability());
             }
             VolumeId id = VolumeIds.existing(r.getVolumeId());
-            return locks.run(id, () -> {
+            return locks.run(id, "ControllerExpandVolume", () -> {
                 leading.require();
                 return expander.expand(id, r.getCapacityRange());
             });
@@ -306,14 +309,6 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     }
 
     private static <T> void unary(String rpc, StreamObserver<T> response, Supplier<T> call) {
-        T result;
-        try {
-            result = call.get();
-        } catch (RuntimeException e) {
-            response.onError(CsiErrors.toStatus(rpc, e));
-            return;
-        }
-        response.onNext(result);
-        response.onCompleted();
+        UnaryCall.answer(rpc, response, CsiErrors.MAPPING, call);
     }
 }

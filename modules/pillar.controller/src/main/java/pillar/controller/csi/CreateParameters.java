@@ -9,6 +9,7 @@ import java.util.TreeMap;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.SpecValidator;
 import pillar.controller.crd.StorageClassParameters;
+import pillar.api.server.CsiException;
 
 /**
  * CreateVolume's parameters, checked: the StorageClass's (store, protocol, filesystem, volume

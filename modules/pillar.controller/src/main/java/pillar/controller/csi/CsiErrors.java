@@ -1,39 +1,26 @@
 package pillar.controller.csi;
 
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.util.Optional;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
-import pillar.api.value.InvalidValueException;
+import pillar.api.server.ErrorMapping;
 import pillar.controller.agent.AgentException;
 
-/** What a CSI call failed with, as the gRPC status the CSI spec asks for. */
+/** The controller's own failures as the gRPC status the CSI spec asks for: the agent's outcome and the Kubernetes API's. */
 final class CsiErrors {
-    private static final Logger LOG = Logger.getLogger(CsiErrors.class.getName());
+    /** For {@link pillar.api.server.UnaryCall}: an agent's outcome, a Kubernetes API failure. */
+    static final ErrorMapping MAPPING = e -> switch (e) {
+        case AgentException a -> Optional.of(agentStatus(a).withDescription(a.getMessage()));
+        case KubernetesClientException k -> Optional.of(kubernetesStatus(k).withDescription("Kubernetes API: " + k.getMessage()));
+        default -> Optional.empty();
+    };
 
     private CsiErrors() {
     }
 
-    static StatusRuntimeException toStatus(String rpc, RuntimeException e) {
-        Status status = switch (e) {
-            case CsiException c -> Status.fromCode(c.code()).withDescription(c.getMessage());
-            case InvalidValueException v -> Status.INVALID_ARGUMENT.withDescription(v.getMessage());
-            case AgentException a -> agentStatus(a).withDescription(a.getMessage());
-            case KubernetesClientException k -> kubernetesStatus(k).withDescription("Kubernetes API: " + k.getMessage());
-            default -> Status.INTERNAL.withDescription(e.toString());
-        };
-        if (status.getCode() == Status.Code.INTERNAL) {
-            LOG.log(Level.WARNING, rpc + ": internal error: " + e, e);
-        } else {
-            LOG.info(() -> rpc + ": " + status.getCode() + ": " + status.getDescription());
-        }
-        return status.asRuntimeException();
-    }
-
     /** The agent's outcome, seen from the CO: most keep their meaning, transport trouble is UNAVAILABLE. */
-    static Status agentStatus(AgentException e) {
+    private static Status agentStatus(AgentException e) {
         return switch (e.kind()) {
             case UNREACHABLE -> Status.UNAVAILABLE;
             case TIMED_OUT -> Status.DEADLINE_EXCEEDED;

@@ -11,6 +11,7 @@ import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.VolumePhase;
+import pillar.api.server.CsiException;
 
 /**
  * ControllerExpandVolume: the agent grows the zvol or LV (and tells the target), with a new

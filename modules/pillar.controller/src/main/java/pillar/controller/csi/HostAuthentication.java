@@ -17,6 +17,8 @@ import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.Publication;
 import pillar.controller.crd.Reasons;
+import pillar.api.server.CsiException;
+import pillar.api.server.VolumeLocks;
 
 /**
  * DH-HMAC-CHAP for the volumes whose export requires it: the agent's kernel must support it
@@ -96,7 +98,7 @@ final class HostAuthentication {
                 continue;
             }
             try {
-                locks.run(id, () -> {
+                locks.run(id, "bringing its host secrets up to date", () -> {
                     PillarVolumeState other = states.get(id).orElse(null);
                     if (other == null || !behind(other, node, current)) {
                         return null;

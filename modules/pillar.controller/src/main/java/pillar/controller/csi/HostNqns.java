@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import pillar.api.server.Driver;
 import pillar.controller.reconcile.EventRecorder;
+import pillar.api.server.CsiException;
 
 /**
  * Which nodes report a host NQN: the {@code pillar.csi.io} node IDs that kubelet records on the

@@ -8,6 +8,7 @@ import pillar.api.csi.v1.CapacityRange;
 import pillar.api.value.VolumeName;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
+import pillar.api.server.CsiException;
 
 /**
  * Name idempotency of CreateVolume: a repeated request for an existing volume gets that volume

@@ -1,5 +1,7 @@
 package pillar.controller.csi;
 
+import pillar.api.server.CsiException;
+
 /**
  * Whether this controller replica leads now. Only the leader changes volumes; the others answer
  * UNAVAILABLE so that the sidecars retry (and reach the leader). A leader that lost its lease

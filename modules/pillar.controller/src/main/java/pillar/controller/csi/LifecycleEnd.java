@@ -10,6 +10,7 @@ import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.VolumePhase;
+import pillar.api.server.CsiException;
 
 /**
  * The one way a volume's lifecycle ends (DeleteVolume, the roll-back of a refused create, the

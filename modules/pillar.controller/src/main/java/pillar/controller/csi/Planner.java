@@ -24,6 +24,7 @@ import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.SpecValidator;
 import pillar.controller.crd.VolumeConnect;
 import pillar.controller.crd.VolumeExport;
+import pillar.api.server.CsiException;
 
 /**
  * The state of a new volume, with every setting resolved and checked before anything is written:

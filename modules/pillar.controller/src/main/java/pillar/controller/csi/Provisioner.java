@@ -19,6 +19,7 @@ import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.VolumeExport;
 import pillar.controller.crd.VolumePhase;
+import pillar.api.server.CsiException;
 
 /**
  * CreateVolume and DeleteVolume, after their requests were checked. Create writes the state

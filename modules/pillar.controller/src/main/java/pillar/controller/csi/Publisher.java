@@ -24,6 +24,7 @@ import pillar.controller.crd.VolumeConnect;
 import pillar.controller.crd.VolumeExport;
 import pillar.controller.crd.VolumePhase;
 import pillar.controller.reconcile.EventRecorder;
+import pillar.api.server.CsiException;
 
 /**
  * ControllerPublishVolume and ControllerUnpublishVolume. A publication is recorded on the state,

@@ -2,6 +2,7 @@ package pillar.controller.csi;
 
 import pillar.api.csi.v1.CapacityRange;
 import pillar.api.value.ByteSize;
+import pillar.api.server.CsiException;
 
 /**
  * Volume sizes from a CSI capacity range: multiples of 4 MiB (the LVM extent, and a multiple of

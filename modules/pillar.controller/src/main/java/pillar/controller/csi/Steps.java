@@ -7,6 +7,7 @@ import java.util.function.Consumer;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateStatus;
 import pillar.controller.crd.VolumePhase;
+import pillar.api.server.CsiException;
 
 /**
  * Records the progress of a volume's agent steps by compare-and-swap. The rule that makes fencing

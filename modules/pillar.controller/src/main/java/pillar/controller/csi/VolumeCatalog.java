@@ -28,6 +28,7 @@ import pillar.api.csi.v1.ListVolumesResponse;
 import pillar.api.csi.v1.VolumeCondition;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.VolumePhase;
+import pillar.api.server.CsiException;
 
 /**
  * The volumes ListVolumes lists, from a watch of the PillarVolumeStates (an informer, on every

@@ -8,6 +8,7 @@ import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentException;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarVolumeState;
+import pillar.api.server.CsiException;
 
 /**
  * The condition of one volume, asked of its agent in one GetVolumeHealth call (one attempt with the

@@ -10,6 +10,7 @@ import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarStoreSpec;
 import pillar.controller.crd.StorageClassParameters;
 import pillar.controller.crd.ZfsStore;
+import pillar.api.server.CsiException;
 
 /**
  * The settings a volume is created with, resolved in layers: the store's defaults, then the

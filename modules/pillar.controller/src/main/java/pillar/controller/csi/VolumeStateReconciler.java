@@ -27,6 +27,8 @@ import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.EventRecorder;
 import pillar.controller.reconcile.Reconciler;
 import pillar.controller.reconcile.Result;
+import pillar.api.server.CsiException;
+import pillar.api.server.VolumeLocks;
 
 /**
  * Keeps condition {@value PillarVolumeState#EXPORT_SPEC_MISSING} of every PillarVolumeState, and
@@ -133,7 +135,7 @@ public final class VolumeStateReconciler implements Reconciler<PillarVolumeState
         }
         try {
             // acting on the volume (the agent, then the spec): held like a CSI call, never beside one
-            return locks.run(id, () -> states.get(id).map(s -> record(s, decided)).orElse(Result.done()));
+            return locks.run(id, "recording its export spec", () -> states.get(id).map(s -> record(s, decided)).orElse(Result.done()));
         } catch (CsiException busy) {
             return Result.requeueAfter(Duration.ofSeconds(1)); // a CSI call holds the volume; look again after it
         }

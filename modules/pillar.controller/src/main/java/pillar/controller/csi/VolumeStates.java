@@ -13,6 +13,7 @@ import pillar.api.value.VolumeId;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.PillarVolumeStateStatus;
+import pillar.api.server.CsiException;
 
 /**
  * The PillarVolumeStates in the Kubernetes API, read directly (never from a cache) and written only

@@ -18,6 +18,7 @@ import pillar.api.value.VolumeId;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateStatus;
 import pillar.controller.crd.Publication;
+import pillar.api.server.CsiException;
 
 /**
  * The compare-and-swap itself, made to conflict on purpose: two writers decide on the same

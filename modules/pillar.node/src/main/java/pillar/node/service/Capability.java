@@ -8,6 +8,7 @@ import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.api.value.InvalidValueException;
 import pillar.node.fs.FsType;
 import pillar.node.mount.MountOptions;
+import pillar.api.server.CsiException;
 
 /**
  * A request's volume capability, validated: Block, or a filesystem from the allow-list with
@@ -22,15 +23,15 @@ public record Capability(Optional<FsType> fsType, MountOptions mountOptions, Mod
     /** Parses the capability of a request; {@code present} is the request's {@code has...} for the field. */
     public static Capability parse(boolean present, VolumeCapability capability) {
         if (!present) {
-            throw CsiError.invalid("volume_capability is required");
+            throw CsiException.invalid("volume_capability is required");
         }
         Mode mode = capability.getAccessMode().getMode();
         switch (mode) {
             case SINGLE_NODE_WRITER, SINGLE_NODE_READER_ONLY, MULTI_NODE_READER_ONLY, SINGLE_NODE_SINGLE_WRITER,
                  SINGLE_NODE_MULTI_WRITER -> { }
-            case MULTI_NODE_SINGLE_WRITER, MULTI_NODE_MULTI_WRITER -> throw CsiError.precondition(
+            case MULTI_NODE_SINGLE_WRITER, MULTI_NODE_MULTI_WRITER -> throw CsiException.precondition(
                     "access mode " + mode + " is not supported: a pillar-csi volume is written from one node only");
-            default -> throw CsiError.invalid("volume_capability.access_mode is required");
+            default -> throw CsiException.invalid("volume_capability.access_mode is required");
         }
         try {
             return switch (capability.getAccessTypeCase()) {
@@ -38,16 +39,16 @@ public record Capability(Optional<FsType> fsType, MountOptions mountOptions, Mod
                 case MOUNT -> {
                     VolumeCapability.MountVolume mount = capability.getMount();
                     if (!mount.getVolumeMountGroup().isEmpty()) {
-                        throw CsiError.invalid("volume_capability.mount.volume_mount_group is not supported "
+                        throw CsiException.invalid("volume_capability.mount.volume_mount_group is not supported "
                                 + "(the node does not advertise VOLUME_MOUNT_GROUP)");
                     }
                     FsType fsType = FsType.parse(mount.getFsType());
                     yield new Capability(Optional.of(fsType), MountOptions.parse(mount.getMountFlagsList(), fsType), mode);
                 }
-                default -> throw CsiError.invalid("volume_capability needs an access type: block or mount");
+                default -> throw CsiException.invalid("volume_capability needs an access type: block or mount");
             };
         } catch (InvalidValueException e) {
-            throw CsiError.invalid("volume_capability: " + e.getMessage());
+            throw CsiException.invalid("volume_capability: " + e.getMessage());
         }
     }
 

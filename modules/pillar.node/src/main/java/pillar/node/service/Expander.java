@@ -7,6 +7,7 @@ import java.util.logging.Logger;
 import io.grpc.Status;
 import pillar.node.mount.MountState;
 import pillar.node.stage.StageRecord;
+import pillar.api.server.CsiException;
 
 /**
  * NodeExpandVolume: after ControllerExpandVolume grew the LV or zvol and the target revalidated its
@@ -29,7 +30,7 @@ final class Expander {
         StageRecord r = VolumeStatsReader.locate(ports, call.volume(), call.volumePath()).record();
         call.capability().ifPresent(c -> {
             if (!c.fsType().equals(r.fsType())) {
-                throw CsiError.invalid("volume_capability does not match the staged volume ("
+                throw CsiException.invalid("volume_capability does not match the staged volume ("
                         + r.fsType().map(Object::toString).orElse("block") + ")");
             }
         });
@@ -41,14 +42,14 @@ final class Expander {
         }
         if (r.fsType().isPresent()) {
             if (ports.mounter().probe(r.stagingPath()) != MountState.MOUNTED) {
-                throw CsiError.precondition("the staging mount " + r.stagingPath() + " is missing or broken; "
+                throw CsiException.precondition("the staging mount " + r.stagingPath() + " is missing or broken; "
                         + "NodeStageVolume must run again before the filesystem can grow");
             }
             try {
                 ports.filesystems().grow(r.fsType().get(), device, r.stagingPath());
             } catch (pillar.api.exec.CommandFailedException e) {
                 if (e.stderr().contains("Permission denied")) {
-                    throw new CsiError(Status.Code.INTERNAL, e.getMessage() + " (online resize needs the capability "
+                    throw new CsiException(Status.Code.INTERNAL, e.getMessage() + " (online resize needs the capability "
                             + "CAP_SYS_RESOURCE for ext4: run pillar-node privileged)");
                 }
                 throw e;
@@ -67,14 +68,14 @@ final class Expander {
                 return size;
             }
             if (System.nanoTime() - deadline >= 0) {
-                throw new CsiError(Status.Code.UNAVAILABLE, "the kernel shows " + device + " with " + size
+                throw new CsiException(Status.Code.UNAVAILABLE, "the kernel shows " + device + " with " + size
                         + " bytes after a rescan, " + required + " were asked for; has ControllerExpandVolume finished?");
             }
             try {
                 Thread.sleep(POLL);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new CsiError(Status.Code.ABORTED, "interrupted while waiting for the new size");
+                throw new CsiException(Status.Code.ABORTED, "interrupted while waiting for the new size");
             }
         }
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Pattern;
+import pillar.api.server.CsiException;
 
 /**
  * The rule for staging and target paths: absolute, normalized (no {@code .} or {@code ..} segments,
@@ -29,25 +30,25 @@ public final class KubeletPaths {
     /** The validated path of a request field; INVALID_ARGUMENT names the field and the rule. */
     public Path check(String field, String value) {
         if (value == null || value.isEmpty()) {
-            throw CsiError.invalid(field + " is required");
+            throw CsiException.invalid(field + " is required");
         }
         if (value.length() > MAX_LENGTH) {
-            throw CsiError.invalid(field + " must be at most " + MAX_LENGTH + " characters");
+            throw CsiException.invalid(field + " must be at most " + MAX_LENGTH + " characters");
         }
         if (!ALPHABET.matcher(value).matches()) {
-            throw CsiError.invalid(field + " may hold only letters, digits, '/' and ._~:@+=,%- (no spaces or control characters)");
+            throw CsiException.invalid(field + " may hold only letters, digits, '/' and ._~:@+=,%- (no spaces or control characters)");
         }
         if (!value.startsWith("/")) {
-            throw CsiError.invalid(field + " must be an absolute path");
+            throw CsiException.invalid(field + " must be an absolute path");
         }
         for (String segment : value.substring(1).split("/", -1)) {
             if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
-                throw CsiError.invalid(field + " must be normalized: no '.', '..', '//' or trailing '/'");
+                throw CsiException.invalid(field + " must be normalized: no '.', '..', '//' or trailing '/'");
             }
         }
         Path path = Path.of(value);
         if (!path.startsWith(kubeletDir) || path.equals(kubeletDir)) {
-            throw CsiError.invalid(field + " must be below the kubelet directory " + kubeletDir);
+            throw CsiException.invalid(field + " must be below the kubelet directory " + kubeletDir);
         }
         return path;
     }
@@ -74,10 +75,10 @@ public final class KubeletPaths {
             Path real = existing.toRealPath();
             Path realKubelet = kubeletDir.toRealPath();
             if (!real.startsWith(realKubelet)) {
-                throw CsiError.invalid(field + " resolves through a symbolic link to outside the kubelet directory");
+                throw CsiException.invalid(field + " resolves through a symbolic link to outside the kubelet directory");
             }
         } catch (IOException e) {
-            throw CsiError.precondition(field + ": cannot resolve " + existing + " (" + e.getMessage()
+            throw CsiException.precondition(field + ": cannot resolve " + existing + " (" + e.getMessage()
                     + "); the CO creates the parent directory first");
         }
     }

@@ -1,11 +1,7 @@
 package pillar.node.service;
 
-import java.io.UncheckedIOException;
 import java.util.function.Supplier;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
-import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import pillar.api.csi.v1.NodeExpandVolumeRequest;
 import pillar.api.csi.v1.NodeExpandVolumeResponse;
@@ -25,13 +21,9 @@ import pillar.api.csi.v1.NodeUnpublishVolumeRequest;
 import pillar.api.csi.v1.NodeUnpublishVolumeResponse;
 import pillar.api.csi.v1.NodeUnstageVolumeRequest;
 import pillar.api.csi.v1.NodeUnstageVolumeResponse;
-import pillar.api.exec.CommandFailedException;
 import pillar.api.server.Fabric;
-import pillar.api.value.InvalidValueException;
-import pillar.node.nvme.InitiatorException;
-import pillar.node.stage.StageRecordException;
-import pillar.node.sys.StuckInKernelException;
-import pillar.node.sys.SyscallException;
+import pillar.api.server.UnaryCall;
+import pillar.api.server.VolumeLocks;
 
 /**
  * CSI Node over gRPC. Each call is: validate the request into values ({@link Requests}; bad input
@@ -40,7 +32,6 @@ import pillar.node.sys.SyscallException;
  * {@link Expander}, {@link VolumeStatsReader}), and map what went wrong to a gRPC code.
  */
 public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
-    private static final Logger LOG = Logger.getLogger(NodeGrpcService.class.getName());
     private static final NodeServiceCapability.RPC.Type[] CAPABILITIES = {
         NodeServiceCapability.RPC.Type.STAGE_UNSTAGE_VOLUME,
         NodeServiceCapability.RPC.Type.GET_VOLUME_STATS,
@@ -72,7 +63,7 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
     public void nodeStageVolume(NodeStageVolumeRequest request, StreamObserver<NodeStageVolumeResponse> response) {
         answer("NodeStageVolume", response, () -> {
             Requests.Stage call = requests.stage(request);
-            locks.withVolume(call.volume(), "NodeStageVolume", () -> run(() -> stager.stage(call)));
+            locks.run(call.volume(), "NodeStageVolume", () -> run(() -> stager.stage(call)));
             return NodeStageVolumeResponse.getDefaultInstance();
         });
     }
@@ -81,7 +72,7 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
     public void nodeUnstageVolume(NodeUnstageVolumeRequest request, StreamObserver<NodeUnstageVolumeResponse> response) {
         answer("NodeUnstageVolume", response, () -> {
             Requests.Unstage call = requests.unstage(request);
-            locks.withVolume(call.volume(), "NodeUnstageVolume", () -> run(() -> stager.unstage(call)));
+            locks.run(call.volume(), "NodeUnstageVolume", () -> run(() -> stager.unstage(call)));
             return NodeUnstageVolumeResponse.getDefaultInstance();
         });
     }
@@ -90,7 +81,7 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
     public void nodePublishVolume(NodePublishVolumeRequest request, StreamObserver<NodePublishVolumeResponse> response) {
         answer("NodePublishVolume", response, () -> {
             Requests.Publish call = requests.publish(request);
-            locks.withVolume(call.volume(), "NodePublishVolume", () -> run(() -> publisher.publish(call)));
+            locks.run(call.volume(), "NodePublishVolume", () -> run(() -> publisher.publish(call)));
             return NodePublishVolumeResponse.getDefaultInstance();
         });
     }
@@ -100,7 +91,7 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
                                     StreamObserver<NodeUnpublishVolumeResponse> response) {
         answer("NodeUnpublishVolume", response, () -> {
             Requests.Unpublish call = requests.unpublish(request);
-            locks.withVolume(call.volume(), "NodeUnpublishVolume", () -> run(() -> publisher.unpublish(call)));
+            locks.run(call.volume(), "NodeUnpublishVolume", () -> run(() -> publisher.unpublish(call)));
             return NodeUnpublishVolumeResponse.getDefaultInstance();
         });
     }
@@ -118,7 +109,7 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
     public void nodeExpandVolume(NodeExpandVolumeRequest request, StreamObserver<NodeExpandVolumeResponse> response) {
         answer("NodeExpandVolume", response, () -> {
             Requests.Expand call = requests.expand(request);
-            long size = locks.withVolume(call.volume(), "NodeExpandVolume", () -> expander.expand(call));
+            long size = locks.run(call.volume(), "NodeExpandVolume", () -> expander.expand(call));
             return NodeExpandVolumeResponse.newBuilder().setCapacityBytes(size).build();
         });
     }
@@ -152,47 +143,7 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
         return null;
     }
 
-    /** Runs a call, logs its outcome and duration, and answers with its result or the mapped error. */
-    private static <T> void answer(String name, StreamObserver<T> response, Supplier<T> call) {
-        long started = System.nanoTime();
-        T result;
-        try {
-            result = call.get();
-        } catch (RuntimeException e) {
-            Status status = statusOf(e);
-            long ms = (System.nanoTime() - started) / 1_000_000;
-            Level level = status.getCode() == Status.Code.INTERNAL ? Level.WARNING : Level.INFO;
-            LOG.log(level, name + " -> " + status.getCode() + " in " + ms + " ms: " + status.getDescription(),
-                    status.getCode() == Status.Code.INTERNAL ? e : null);
-            response.onError(status.asRuntimeException());
-            return;
-        }
-        long ms = (System.nanoTime() - started) / 1_000_000;
-        LOG.info(() -> name + " -> OK in " + ms + " ms");
-        response.onNext(result);
-        response.onCompleted();
-    }
-
-    static Status statusOf(RuntimeException e) {
-        if (e instanceof CsiError c) {
-            return Status.fromCode(c.code()).withDescription(c.getMessage());
-        }
-        if (e instanceof InvalidValueException) {
-            return Status.INVALID_ARGUMENT.withDescription(e.getMessage());
-        }
-        if (e instanceof StuckInKernelException s) {
-            return (s.stillStuck() ? Status.ABORTED : Status.DEADLINE_EXCEEDED).withDescription(e.getMessage());
-        }
-        if (e instanceof InitiatorException) {
-            return Status.UNAVAILABLE.withDescription(e.getMessage());
-        }
-        if (e instanceof CommandFailedException c && c.timedOut()) {
-            return Status.DEADLINE_EXCEEDED.withDescription(e.getMessage());
-        }
-        if (e instanceof CommandFailedException || e instanceof SyscallException || e instanceof StageRecordException
-                || e instanceof UncheckedIOException) {
-            return Status.INTERNAL.withDescription(e.getMessage());
-        }
-        return Status.INTERNAL.withDescription(e.getClass().getSimpleName() + ": " + e.getMessage());
+    private static <T> void answer(String rpc, StreamObserver<T> response, Supplier<T> call) {
+        UnaryCall.answer(rpc, response, NodeErrors.MAPPING, call);
     }
 }

@@ -16,6 +16,7 @@ import pillar.node.mount.MountState;
 import pillar.node.stage.Phase;
 import pillar.node.stage.Publication;
 import pillar.node.stage.StageRecord;
+import pillar.api.server.CsiException;
 
 /**
  * NodePublishVolume and NodeUnpublishVolume: bind mounts of the staging mount (Filesystem) or of the
@@ -43,14 +44,14 @@ final class Publisher {
     void publish(Requests.Publish call) {
         StageRecord r = ports.records().read(call.volume())
                 .filter(s -> s.phase() == Phase.STAGED)
-                .orElseThrow(() -> CsiError.precondition("volume " + call.volume() + " is not staged on this node; "
+                .orElseThrow(() -> CsiException.precondition("volume " + call.volume() + " is not staged on this node; "
                         + "NodeStageVolume comes first"));
         if (!r.stagingPath().equals(call.stagingPath())) {
-            throw CsiError.precondition("volume " + call.volume() + " is staged at " + r.stagingPath() + ", not at "
+            throw CsiException.precondition("volume " + call.volume() + " is staged at " + r.stagingPath() + ", not at "
                     + call.stagingPath());
         }
         if (!r.fsType().equals(call.capability().fsType())) {
-            throw CsiError.precondition("volume " + call.volume() + " is staged as "
+            throw CsiException.precondition("volume " + call.volume() + " is staged as "
                     + r.fsType().map(Object::toString).orElse("block") + ", the request asks for "
                     + call.capability().fsType().map(Object::toString).orElse("block"));
         }
@@ -63,7 +64,7 @@ final class Publisher {
             if (same.get().equals(wanted)) {
                 return; // published already: idempotent
             }
-            throw CsiError.alreadyExists("volume " + call.volume() + " is published at " + call.targetPath()
+            throw CsiException.alreadyExists("volume " + call.volume() + " is published at " + call.targetPath()
                     + " with other arguments (" + describe(same.get()) + ", asked " + describe(wanted) + ")");
         }
         List<Publication> others = r.publications().stream()
@@ -72,7 +73,7 @@ final class Publisher {
                 .toList();
         if (!others.isEmpty() && (wanted.accessMode() == Mode.SINGLE_NODE_SINGLE_WRITER
                 || others.stream().anyMatch(p -> p.accessMode() == Mode.SINGLE_NODE_SINGLE_WRITER))) {
-            throw CsiError.precondition("volume " + call.volume() + " is published at " + others.get(0).target()
+            throw CsiException.precondition("volume " + call.volume() + " is published at " + others.get(0).target()
                     + " and SINGLE_NODE_SINGLE_WRITER allows one publication only");
         }
         Path source = sourceOf(r);
@@ -103,14 +104,14 @@ final class Publisher {
     private Path sourceOf(StageRecord r) {
         if (!r.block()) {
             if (ports.mounter().probe(r.stagingPath()) != MountState.MOUNTED) {
-                throw CsiError.precondition("the staging mount " + r.stagingPath() + " of " + r.volume()
+                throw CsiException.precondition("the staging mount " + r.stagingPath() + " of " + r.volume()
                         + " is missing or broken; NodeStageVolume must run again");
             }
             return r.stagingPath();
         }
         Path device = ports.sysfs().devNode(r.device().orElseThrow());
         if (!Files.exists(device)) {
-            throw CsiError.precondition("the block device " + device + " of " + r.volume()
+            throw CsiException.precondition("the block device " + device + " of " + r.volume()
                     + " is gone; NodeStageVolume must run again");
         }
         return device;
@@ -132,13 +133,13 @@ final class Publisher {
 
     private void removeTarget(Path target) {
         if (ports.mounter().probe(target).isMounted()) {
-            throw CsiError.precondition(target + " is still mounted after unmounting it");
+            throw CsiException.precondition(target + " is still mounted after unmounting it");
         }
         try {
             Files.deleteIfExists(target);
         } catch (DirectoryNotEmptyException e) {
             // never delete recursively what might be a pod's data that landed under the mount point
-            throw CsiError.precondition(target + " is not empty after unmounting; leaving it for an operator to inspect");
+            throw CsiException.precondition(target + " is not empty after unmounting; leaving it for an operator to inspect");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot remove the target " + target, e);
         }

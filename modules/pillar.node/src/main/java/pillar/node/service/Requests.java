@@ -16,6 +16,7 @@ import pillar.api.value.VolumeId;
 import pillar.node.fs.MkfsOptions;
 import pillar.node.nvme.FabricsAuth;
 import pillar.node.nvme.FabricsTarget;
+import pillar.api.server.CsiException;
 
 /**
  * Turns each Node request into validated values before anything is locked or touched: the volume ID
@@ -61,12 +62,12 @@ final class Requests {
 
     static VolumeId volumeId(String value) {
         if (value.isEmpty()) {
-            throw CsiError.invalid("volume_id is required");
+            throw CsiException.invalid("volume_id is required");
         }
         try {
             return VolumeId.of(value);
         } catch (InvalidValueException e) {
-            throw CsiError.invalid(e.getMessage());
+            throw CsiException.invalid(e.getMessage());
         }
     }
 
@@ -77,8 +78,8 @@ final class Requests {
     static VolumeId knownVolumeId(String value) {
         try {
             return volumeId(value);
-        } catch (CsiError malformed) {
-            throw CsiError.notFound("volume " + value + " is not staged on this node: " + malformed.getMessage());
+        } catch (CsiException malformed) {
+            throw CsiException.notFound("volume " + value + " is not staged on this node: " + malformed.getMessage());
         }
     }
 
@@ -94,9 +95,9 @@ final class Requests {
             Optional<FabricsAuth> auth = FabricsAuth.fromStage(r.getPublishContextMap(), r.getSecretsMap(), nodeId);
             return new Stage(volume, staging, capability, target, mkfs, auth);
         } catch (InvalidValueException e) {
-            throw CsiError.invalid(e.getMessage());
+            throw CsiException.invalid(e.getMessage());
         } catch (FabricsAuth.MissingSecretException e) {
-            throw CsiError.precondition(e.getMessage());
+            throw CsiException.precondition(e.getMessage());
         }
     }
 
@@ -110,11 +111,11 @@ final class Requests {
         Capability capability = Capability.parse(r.hasVolumeCapability(), r.getVolumeCapability());
         if (r.getStagingTargetPath().isEmpty()) {
             // the spec's own code for this case: "Staging target path not set"
-            throw CsiError.precondition("staging_target_path is not set; this node stages volumes (STAGE_UNSTAGE_VOLUME)");
+            throw CsiException.precondition("staging_target_path is not set; this node stages volumes (STAGE_UNSTAGE_VOLUME)");
         }
         Path staging = paths.check("staging_target_path", r.getStagingTargetPath());
         if (target.equals(staging) || target.startsWith(staging) || staging.startsWith(target)) {
-            throw CsiError.invalid("target_path and staging_target_path must not contain one another");
+            throw CsiException.invalid("target_path and staging_target_path must not contain one another");
         }
         return new Publish(volume, staging, target, capability, r.getReadonly());
     }
@@ -139,19 +140,19 @@ final class Requests {
         long required = r.getCapacityRange().getRequiredBytes();
         long limit = r.getCapacityRange().getLimitBytes();
         if (required < 0 || limit < 0) {
-            throw CsiError.invalid("capacity_range must not be negative");
+            throw CsiException.invalid("capacity_range must not be negative");
         }
         if (limit > 0 && required > limit) {
-            throw new CsiError(Status.Code.OUT_OF_RANGE, "capacity_range.required_bytes " + required
+            throw new CsiException(Status.Code.OUT_OF_RANGE, "capacity_range.required_bytes " + required
                     + " exceeds limit_bytes " + limit);
         }
         Optional<Capability> capability = Optional.empty();
         if (r.hasVolumeCapability()) {
             try {
                 capability = Optional.of(Capability.parse(true, r.getVolumeCapability()));
-            } catch (CsiError e) {
+            } catch (CsiException e) {
                 // NodeExpandVolume's code for "capabilities not supported by the volume"
-                throw CsiError.invalid(e.getMessage());
+                throw CsiException.invalid(e.getMessage());
             }
         }
         return new Expand(knownVolumeId(r.getVolumeId()), r.getVolumePath(), required, capability);
@@ -159,10 +160,10 @@ final class Requests {
 
     private static void requirePresent(String volumeId, String volumePath) {
         if (volumeId.isEmpty()) {
-            throw CsiError.invalid("volume_id is required");
+            throw CsiException.invalid("volume_id is required");
         }
         if (volumePath.isEmpty()) {
-            throw CsiError.invalid("volume_path is required");
+            throw CsiException.invalid("volume_path is required");
         }
     }
 }

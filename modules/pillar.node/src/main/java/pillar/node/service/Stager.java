@@ -19,6 +19,7 @@ import pillar.node.nvme.Controller;
 import pillar.node.nvme.SysfsNvme;
 import pillar.node.stage.Phase;
 import pillar.node.stage.StageRecord;
+import pillar.api.server.CsiException;
 
 /**
  * NodeStageVolume and NodeUnstageVolume. Stage converges rather than assumes: each step checks the
@@ -43,13 +44,13 @@ final class Stager {
         if (existing.isPresent()) {
             StageRecord r = existing.get();
             if (!r.stagingPath().equals(call.stagingPath())) {
-                throw CsiError.precondition("volume " + call.volume() + " is already staged at " + r.stagingPath()
+                throw CsiException.precondition("volume " + call.volume() + " is already staged at " + r.stagingPath()
                         + "; unstage it there first");
             }
             boolean sameCapability = r.fsType().equals(call.capability().fsType())
                     && r.mountFlags().equals(call.capability().flags()) && r.accessMode() == call.capability().accessMode();
             if (r.phase() == Phase.STAGED && !sameCapability) {
-                throw CsiError.alreadyExists("volume " + call.volume() + " is staged at " + r.stagingPath() + " as "
+                throw CsiException.alreadyExists("volume " + call.volume() + " is staged at " + r.stagingPath() + " as "
                         + describe(r) + ", incompatible with " + call.capability().describe());
             }
             if (r.phase() == Phase.STAGED && r.target().sameEndpoint(call.target()) && stillInPlace(r)) {
@@ -57,7 +58,7 @@ final class Stager {
             }
             if (!r.target().sameEndpoint(call.target())) {
                 if (r.phase() == Phase.STAGED) {
-                    throw CsiError.precondition("volume " + call.volume() + " is staged from " + r.target().describe()
+                    throw CsiException.precondition("volume " + call.volume() + " is staged from " + r.target().describe()
                             + ", the request names " + call.target().describe() + "; unstage it first");
                 }
                 LOG.info(() -> "an unfinished stage of " + call.volume() + " used " + r.target().describe()
@@ -120,7 +121,7 @@ final class Stager {
         }
         for (var publication : r.publications()) {
             if (ports.mounter().probe(publication.target()).isMounted()) {
-                throw CsiError.precondition("volume " + call.volume() + " is still published at "
+                throw CsiException.precondition("volume " + call.volume() + " is still published at "
                         + publication.target() + "; NodeUnpublishVolume comes first");
             }
         }
@@ -175,13 +176,13 @@ final class Stager {
     private Path awaitDevice(Requests.Stage call, Controller controller) {
         try {
             return ports.sysfs().awaitHead(call.target().nqn(), ports.attachTimeout()).orElseThrow(() ->
-                    new CsiError(Status.Code.DEADLINE_EXCEEDED, "no block device for " + call.target().nqn()
+                    new CsiException(Status.Code.DEADLINE_EXCEEDED, "no block device for " + call.target().nqn()
                             + " appeared within " + ports.attachTimeout().toSeconds() + " s; controller " + controller
                             + " is " + ports.sysfs().state(controller).orElse("gone")
                             + " (is the namespace enabled on the target?)"));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new CsiError(Status.Code.ABORTED, "interrupted while waiting for the block device");
+            throw new CsiException(Status.Code.ABORTED, "interrupted while waiting for the block device");
         }
     }
 
@@ -190,7 +191,7 @@ final class Stager {
         if (ports.mounter().probe(staging) == MountState.MOUNTED) {
             MountEntry entry = ports.mounter().find(staging).orElseThrow();
             if (!sameDevice(entry.source(), device)) {
-                throw CsiError.precondition("staging path " + staging + " already has " + entry.source()
+                throw CsiException.precondition("staging path " + staging + " already has " + entry.source()
                         + " mounted, not " + device);
             }
             return; // staged by an earlier attempt
@@ -198,13 +199,13 @@ final class Stager {
         DeviceContent content = ports.filesystems().probe(device);
         if (content.blank()) {
             if (call.capability().readerOnly()) {
-                throw CsiError.precondition("volume " + call.volume() + " is blank and its access mode "
+                throw CsiException.precondition("volume " + call.volume() + " is blank and its access mode "
                         + call.capability().accessMode() + " only reads: it needs a filesystem (a clone or a snapshot)");
             }
             LOG.info(() -> "formatting blank " + device + " as " + fsType);
             ports.filesystems().format(device, fsType, call.mkfs());
         } else if (!content.type().equals(Optional.of(fsType.kernelName()))) {
-            throw CsiError.precondition(device + " of volume " + call.volume() + " holds " + content.describe()
+            throw CsiException.precondition(device + " of volume " + call.volume() + " holds " + content.describe()
                     + ", the capability asks for " + fsType + "; pillar-csi never formats a device that is not blank");
         }
         MountOptions options = call.capability().mountOptions();

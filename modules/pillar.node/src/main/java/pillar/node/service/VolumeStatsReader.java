@@ -13,6 +13,7 @@ import pillar.node.stage.Phase;
 import pillar.node.stage.StageRecord;
 import pillar.node.sys.FsStats;
 import pillar.node.sys.SyscallException;
+import pillar.api.server.CsiException;
 
 /**
  * NodeGetVolumeStats: bytes and inodes from {@code statfs} (Filesystem) or the device's size
@@ -78,16 +79,16 @@ final class VolumeStatsReader {
      */
     static Located locate(NodePorts ports, VolumeId volume, String volumePath) {
         StageRecord r = ports.records().read(volume).filter(s -> s.phase() == Phase.STAGED)
-                .orElseThrow(() -> CsiError.notFound("volume " + volume + " is not staged on this node"));
+                .orElseThrow(() -> CsiException.notFound("volume " + volume + " is not staged on this node"));
         Path path;
         try {
             path = ports.paths().check("volume_path", volumePath);
-        } catch (CsiError notAKubeletPath) {
-            throw CsiError.notFound("volume " + volume + " is neither staged nor published at " + volumePath + " ("
+        } catch (CsiException notAKubeletPath) {
+            throw CsiException.notFound("volume " + volume + " is neither staged nor published at " + volumePath + " ("
                     + notAKubeletPath.getMessage() + ")");
         }
         if (!r.stagingPath().equals(path) && r.publicationAt(path).isEmpty()) {
-            throw CsiError.notFound("volume " + volume + " is neither staged nor published at " + path);
+            throw CsiException.notFound("volume " + volume + " is neither staged nor published at " + path);
         }
         return new Located(r, path);
     }

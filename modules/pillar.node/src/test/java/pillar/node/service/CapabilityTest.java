@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import pillar.api.csi.v1.VolumeCapability;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.node.fs.FsType;
+import pillar.api.server.CsiException;
 
 /** A request's capability: access types, fs types, flags, access modes and the code each failure gets. */
 class CapabilityTest {
@@ -55,6 +56,6 @@ class CapabilityTest {
     }
 
     private static void assertCode(Runnable call, Status.Code code) {
-        assertThatThrownBy(call::run).isInstanceOfSatisfying(CsiError.class, e -> assertThat(e.code()).isEqualTo(code));
+        assertThatThrownBy(call::run).isInstanceOfSatisfying(CsiException.class, e -> assertThat(e.code()).isEqualTo(code));
     }
 }

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import pillar.api.server.CsiException;
 
 /** Staging and target paths: absolute, normalized, below the kubelet directory, no symlink escape. */
 class KubeletPathsTest {
@@ -33,7 +34,7 @@ class KubeletPathsTest {
         "/var/lib/kubeletx/a", "/etc/passwd", "/var/lib/kubelet/a b", "/var/lib/kubelet/a\nb",
         "/var/lib/kubelet/a\u0000b", "/var/lib/kubelet/a;rm", "/var/lib/kubelet/$(x)", "/var/lib/kubelet/ä"})
     void everythingElseIsInvalidArgument(String path) {
-        assertThatThrownBy(() -> paths.check("target_path", path)).isInstanceOfSatisfying(CsiError.class,
+        assertThatThrownBy(() -> paths.check("target_path", path)).isInstanceOfSatisfying(CsiException.class,
                 e -> {
                     assertThat(e.code()).isEqualTo(Status.Code.INVALID_ARGUMENT);
                     assertThat(e.getMessage()).startsWith("target_path").doesNotContain("\n", "\u0000");
@@ -54,11 +55,11 @@ class KubeletPathsTest {
         Files.createSymbolicLink(kubelet.resolve("pods/evil"), outside);
         KubeletPaths local = new KubeletPaths(kubelet);
         Path escaping = local.check("target_path", kubelet.resolve("pods/evil/mount").toString());
-        assertThatThrownBy(() -> local.checkNoEscape("target_path", escaping)).isInstanceOfSatisfying(CsiError.class,
+        assertThatThrownBy(() -> local.checkNoEscape("target_path", escaping)).isInstanceOfSatisfying(CsiException.class,
                 e -> assertThat(e.code()).isEqualTo(Status.Code.INVALID_ARGUMENT));
         local.checkNoEscape("target_path", kubelet.resolve("pods/fine"));
         assertThatThrownBy(() -> local.checkNoEscape("target_path", kubelet.resolve("missing/parent/x")))
-                .isInstanceOfSatisfying(CsiError.class,
+                .isInstanceOfSatisfying(CsiException.class,
                         e -> assertThat(e.code()).isEqualTo(Status.Code.FAILED_PRECONDITION));
     }
 }

@@ -1,4 +1,4 @@
-package pillar.node.service;
+package pillar.api.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -21,30 +21,30 @@ class VolumeLocksTest {
     void aSecondCallOnTheSameVolumeIsAbortedWhileTheFirstRuns() throws Exception {
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> locks.withVolume(a, "NodeStageVolume", () -> {
+        CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> locks.run(a, "NodeStageVolume", () -> {
             inside.countDown();
             await(release);
             return "staged";
         }));
         inside.await();
-        assertThat(locks.busy(a)).isTrue();
-        assertThatThrownBy(() -> locks.withVolume(a, "NodeUnstageVolume", () -> "no"))
-                .isInstanceOfSatisfying(CsiError.class, e -> {
+        assertThat(locks.isBusy(a)).isTrue();
+        assertThatThrownBy(() -> locks.run(a, "NodeUnstageVolume", () -> "no"))
+                .isInstanceOfSatisfying(CsiException.class, e -> {
                     assertThat(e.code()).isEqualTo(Status.Code.ABORTED);
                     assertThat(e.getMessage()).contains("NodeStageVolume", "pvc-a");
                 });
-        assertThat(locks.withVolume(b, "NodeStageVolume", () -> "other volume")).isEqualTo("other volume");
+        assertThat(locks.run(b, "NodeStageVolume", () -> "other volume")).isEqualTo("other volume");
         release.countDown();
         assertThat(first.get()).isEqualTo("staged");
-        assertThat(locks.busy(a)).isFalse();
+        assertThat(locks.isBusy(a)).isFalse();
     }
 
     @Test
     void aFailedCallReleasesTheVolume() {
-        assertThatThrownBy(() -> locks.withVolume(a, "x", () -> {
+        assertThatThrownBy(() -> locks.run(a, "x", () -> {
             throw new IllegalStateException("boom");
         })).hasMessage("boom");
-        assertThat(locks.withVolume(a, "y", () -> 1)).isEqualTo(1);
+        assertThat(locks.run(a, "y", () -> 1)).isEqualTo(1);
     }
 
     private static void await(CountDownLatch latch) {

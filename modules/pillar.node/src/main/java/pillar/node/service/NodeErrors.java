@@ -1,0 +1,32 @@
+package pillar.node.service;
+
+import java.io.UncheckedIOException;
+import java.util.Optional;
+
+import io.grpc.Status;
+import pillar.api.server.ErrorMapping;
+import pillar.node.nvme.InitiatorException;
+import pillar.node.stage.StageRecordException;
+import pillar.node.sys.StuckInKernelException;
+import pillar.node.sys.SyscallException;
+
+/** The node's own failures as gRPC statuses: a kernel that does not answer, an initiator that cannot connect, local I/O. */
+final class NodeErrors {
+    /**
+     * For {@link pillar.api.server.UnaryCall}: a call the kernel still holds is ABORTED (retry once it
+     * lets go), one it let go of too late DEADLINE_EXCEEDED; a connect that fails is UNAVAILABLE;
+     * syscalls, stage records and local I/O are INTERNAL.
+     */
+    static final ErrorMapping MAPPING = e -> switch (e) {
+        case StuckInKernelException s -> Optional.of((s.stillStuck() ? Status.ABORTED : Status.DEADLINE_EXCEEDED)
+                .withDescription(e.getMessage()));
+        case InitiatorException i -> Optional.of(Status.UNAVAILABLE.withDescription(e.getMessage()));
+        case SyscallException s -> Optional.of(Status.INTERNAL.withDescription(e.getMessage()));
+        case StageRecordException s -> Optional.of(Status.INTERNAL.withDescription(e.getMessage()));
+        case UncheckedIOException u -> Optional.of(Status.INTERNAL.withDescription(e.getMessage()));
+        default -> Optional.empty();
+    };
+
+    private NodeErrors() {
+    }
+}
