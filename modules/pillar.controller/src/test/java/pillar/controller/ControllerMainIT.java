@@ -40,6 +40,7 @@ import pillar.api.server.Channels;
 import pillar.api.server.WorkloadConfig;
 import pillar.controller.agent.FakeAgentClient;
 import pillar.controller.reconcile.ControllerHarness;
+import pillar.controller.reconcile.MockApi;
 import pillar.controller.reconcile.MockServers;
 
 /**
@@ -59,7 +60,7 @@ class ControllerMainIT {
                 false);
         server.init();
         client = server.createClient(new JdkHttpClientFactory());
-        ControllerHarness.installCrds(client);
+        MockApi.installCrds(client);
     }
 
     @AfterEach

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import pillar.api.agent.v1.AllowInitiatorRequest;
@@ -82,13 +83,11 @@ public final class FakeAgentClient implements AgentClient {
 
     @Override
     public GetCapacityResponse getCapacity(AgentTarget target, GetCapacityRequest request) {
-        FakeAgent agent = reach(target, "GetCapacity", request.getBackend());
-        synchronized (agent) {
-            backend(target, "GetCapacity", agent, request.getBackend());
+        return onBackend(target, "GetCapacity", request.getBackend(), agent -> {
             long[] capacity = agent.capacity.get(request.getBackend());
             return GetCapacityResponse.newBuilder().setTotalBytes(capacity == null ? 0 : capacity[0])
                     .setAvailableBytes(Math.max(0, agent.available(request.getBackend()))).build();
-        }
+        });
     }
 
     @Override
@@ -227,9 +226,7 @@ public final class FakeAgentClient implements AgentClient {
 
     @Override
     public ListVolumesResponse listVolumes(AgentTarget target, ListVolumesRequest request) {
-        FakeAgent agent = reach(target, "ListVolumes", request.getBackend());
-        synchronized (agent) {
-            backend(target, "ListVolumes", agent, request.getBackend());
+        return onBackend(target, "ListVolumes", request.getBackend(), agent -> {
             ListVolumesResponse.Builder out = ListVolumesResponse.newBuilder();
             agent.volumes.forEach((id, v) -> {
                 if (v.backend().equals(request.getBackend())) {
@@ -237,7 +234,7 @@ public final class FakeAgentClient implements AgentClient {
                 }
             });
             return out.build();
-        }
+        });
     }
 
     @Override
@@ -349,6 +346,15 @@ public final class FakeAgentClient implements AgentClient {
     private static pillar.api.agent.v1.Volume proto(String id, FakeAgent.Volume v) {
         return pillar.api.agent.v1.Volume.newBuilder().setVolumeId(id).setBackend(v.backend()).setSizeBytes(v.size())
                 .setDevicePath(v.device()).build();
+    }
+
+    /** A read of one backend: the agent reached (the call logged), locked, and the backend checked before the read. */
+    private <T> T onBackend(AgentTarget target, String rpc, String backend, Function<FakeAgent, T> read) {
+        FakeAgent agent = reach(target, rpc, backend);
+        synchronized (agent) {
+            backend(target, rpc, agent, backend);
+            return read.apply(agent);
+        }
     }
 
     private FakeAgent reach(AgentTarget target, String rpc, String argument) {

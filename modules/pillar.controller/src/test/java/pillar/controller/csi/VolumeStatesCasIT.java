@@ -4,16 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static pillar.controller.csi.CsiHarness.GIB;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.value.VolumeId;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateStatus;
@@ -26,25 +23,13 @@ import pillar.api.server.CsiException;
  * the decision is made again on what the first writer recorded. Generations never repeat.
  */
 class VolumeStatesCasIT {
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
-
-    @BeforeEach
-    void start() {
-        harness = CsiHarness.withFakeAgent(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
-    }
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
 
     @Test
     void aConflictReadsTheStateAgainAndDecidesOnWhatTheOtherWriterRecorded() {
         harness.csi().createVolume(Requests.create("pvc-cas", GIB));
-        VolumeStates states = new VolumeStates(harness.client);
+        VolumeStates states = new VolumeStates(harness.client());
         PillarVolumeState first = states.get(VolumeId.of("pvc-cas")).orElseThrow();
         PillarVolumeState stale = states.get(VolumeId.of("pvc-cas")).orElseThrow();
         long generation = first.getStatus().getPublicationGeneration();

@@ -2,28 +2,22 @@ package pillar.controller.reconcile;
 
 import static org.awaitility.Awaitility.await;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.stream.Stream;
+import java.util.function.UnaryOperator;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import pillar.controller.agent.FakeAgentClient;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.Conditions;
@@ -31,70 +25,61 @@ import pillar.controller.crd.Conditions;
 /**
  * The reconcilers against the fabric8 mock API server in CRUD mode (the generated CRDs installed
  * in it) and a stateful fake agent, with short poll and backoff so that changes show quickly.
- * Waits use Awaitility; nothing asserts on time.
+ * Waits use Awaitility; nothing asserts on time. A test declares it as a {@code @RegisterExtension}
+ * field: it starts before each test (before the test's own {@code @BeforeEach}) and closes after it.
  */
-public final class ControllerHarness implements AutoCloseable {
+public final class ControllerHarness implements BeforeEachCallback, AfterEachCallback, AutoCloseable {
     /** Where events are recorded. */
     public static final String NAMESPACE = "pillar-system";
     /** The longest wait for a reconciler to act; a bound, never an expectation. */
     public static final Duration PATIENCE = Duration.ofSeconds(30);
 
-    public final KubernetesClient client;
+    /** The agents the reconcilers dial; set them up before or during the test. */
     public final FakeAgentClient agents = new FakeAgentClient();
-    private final KubernetesMockServer server;
-    private final PillarControllers controllers;
+    private MockApi api;
+    private PillarControllers controllers;
 
-    private ControllerHarness(boolean agentTls) {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new StrictCrudDispatcher(),
-                false);
-        server.init();
-        client = server.createClient(new JdkHttpClientFactory());
-        installCrds(client);
-        controllers = PillarControllers.start(client, agents, agentTls, NAMESPACE, new ReconcileSettings(
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        api = MockApi.start();
+        // no agents.tls files: the reconcilers dial the agents in plain text
+        controllers = PillarControllers.start(api.client, agents, false, NAMESPACE, new ReconcileSettings(
                 Duration.ofMillis(200), new Backoff(Duration.ofMillis(50), Duration.ofMillis(400)), Duration.ofMinutes(10)),
                 Clock.systemUTC());
         await().atMost(PATIENCE).until(controllers::ready);
     }
 
-    /** A started harness whose controller has no agents.tls files. */
-    public static ControllerHarness start() {
-        return new ControllerHarness(false);
+    @Override
+    public void afterEach(ExtensionContext context) {
+        close();
     }
 
-    /** The CRDs exactly as the build generated them for the chart. */
-    public static void installCrds(KubernetesClient client) {
-        Path dir = Path.of(System.getProperty("pillar.crds.generated", "target/crds"));
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".yml")).sorted().toList()) {
-                try (InputStream in = Files.newInputStream(file)) {
-                    CustomResourceDefinition crd = client.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
-                    client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("the generated CRDs are missing from " + dir + " (run the build's process-classes)", e);
+    /** The client of the API server; only while a test runs. */
+    public KubernetesClient client() {
+        if (api == null) {
+            throw new IllegalStateException("the harness runs only inside a test (declare it with @RegisterExtension)");
         }
+        return api.client;
     }
 
     public <T extends HasMetadata> T create(T object) {
-        return client.resource(object).create();
+        return client().resource(object).create();
     }
 
     public <T extends HasMetadata> Optional<T> get(Class<T> type, String name) {
-        return Optional.ofNullable(client.resources(type).withName(name).get());
+        return Optional.ofNullable(client().resources(type).withName(name).get());
     }
 
-    /** Changes an object's spec (or anything else) with a fresh read, as kubectl edit would. */
     /**
      * Reads, changes and writes the object, again from a fresh read when a reconciler wrote it in between
      * (409 Conflict), as kubectl edit would have the user do.
      */
-    public <T extends HasMetadata> T edit(Class<T> type, String name, java.util.function.UnaryOperator<T> change) {
+    public <T extends HasMetadata> T edit(Class<T> type, String name, UnaryOperator<T> change) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return client.resources(type).withName(name).edit(change);
-            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-                if (e.getCode() != java.net.HttpURLConnection.HTTP_CONFLICT || attempt == 5) {
+                return client().resources(type).withName(name).edit(change);
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != HttpURLConnection.HTTP_CONFLICT || attempt == 5) {
                     throw e;
                 }
             }
@@ -102,7 +87,7 @@ public final class ControllerHarness implements AutoCloseable {
     }
 
     public <T extends HasMetadata> void delete(Class<T> type, String name) {
-        client.resources(type).withName(name).delete();
+        client().resources(type).withName(name).delete();
     }
 
     /** Waits until the object's condition of that type has that status and reason; returns it. */
@@ -118,15 +103,21 @@ public final class ControllerHarness implements AutoCloseable {
 
     /** The events recorded about an object, oldest first. */
     public List<Event> events(String kind, String name) {
-        return client.v1().events().inNamespace(NAMESPACE).list().getItems().stream()
+        return client().v1().events().inNamespace(NAMESPACE).list().getItems().stream()
                 .filter(e -> kind.equals(e.getInvolvedObject().getKind()) && name.equals(e.getInvolvedObject().getName()))
                 .toList();
     }
 
+    /** Stops the reconcilers and the API server; what did not start is skipped. */
     @Override
     public void close() {
-        controllers.close();
-        client.close();
-        MockServers.destroy(server);
+        if (controllers != null) {
+            controllers.close();
+            controllers = null;
+        }
+        if (api != null) {
+            api.close();
+            api = null;
+        }
     }
 }

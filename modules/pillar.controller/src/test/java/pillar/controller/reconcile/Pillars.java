@@ -1,5 +1,7 @@
 package pillar.controller.reconcile;
 
+import java.util.function.Consumer;
+
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import pillar.controller.crd.LvmStore;
 import pillar.controller.crd.NvmeofTcp;
@@ -36,10 +38,7 @@ public final class Pillars {
         zfs.setBackend(backend);
         zfs.setPool(pool);
         zfs.setParentDataset(parentDataset);
-        PillarStoreSpec spec = new PillarStoreSpec();
-        spec.setAgent(agent);
-        spec.setZfs(zfs);
-        return named(new PillarStore(), name, spec);
+        return store(name, agent, spec -> spec.setZfs(zfs));
     }
 
     public static PillarStore lvmStore(String name, String agent, String backend, String volumeGroup, String thinPool) {
@@ -47,9 +46,14 @@ public final class Pillars {
         lvm.setBackend(backend);
         lvm.setVolumeGroup(volumeGroup);
         lvm.setThinPool(thinPool);
+        return store(name, agent, spec -> spec.setLvm(lvm));
+    }
+
+    /** A store on that agent, its kind (ZFS or LVM) set by {@code kind}. */
+    private static PillarStore store(String name, String agent, Consumer<PillarStoreSpec> kind) {
         PillarStoreSpec spec = new PillarStoreSpec();
         spec.setAgent(agent);
-        spec.setLvm(lvm);
+        kind.accept(spec);
         return named(new PillarStore(), name, spec);
     }
 

@@ -3,14 +3,8 @@ package pillar.controller.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.HashMap;
-
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,21 +14,18 @@ import pillar.controller.crd.PillarVolumeStateStatus;
 
 /** The test API server refuses stale writes to the object and to its status alike, as a real one does. */
 class StrictCrudDispatcherTest {
-    private KubernetesMockServer server;
+    private MockApi api;
     private KubernetesClient client;
 
     @BeforeEach
     void start() {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new StrictCrudDispatcher(), false);
-        server.init();
-        client = server.createClient(new JdkHttpClientFactory());
-        ControllerHarness.installCrds(client);
+        api = MockApi.start();
+        client = api.client;
     }
 
     @AfterEach
     void stop() {
-        client.close();
-        MockServers.destroy(server);
+        api.close();
     }
 
     @Test

@@ -12,28 +12,11 @@ import pillar.node.sys.Errno;
 class FakeMounterTest extends MounterContract {
     @TempDir
     Path dir;
-    FakeMounter mounter;
-    Path device;
+    final FakeMounter mounter = new FakeMounter();
 
     @BeforeEach
     void setUp() throws Exception {
-        mounter = new FakeMounter();
-        device = Files.createFile(dir.resolve("nvme0n1"));
-    }
-
-    @Override
-    Mounter mounter() {
-        return mounter;
-    }
-
-    @Override
-    Path device() {
-        return device;
-    }
-
-    @Override
-    Path dir() {
-        return dir;
+        runOn(mounter, Files.createFile(dir.resolve("nvme0n1")), dir);
     }
 
     @Override

@@ -27,7 +27,6 @@ class JnaMounterHostIT extends MounterContract {
     @TempDir
     Path dir;
     HostLoops loops;
-    Path device;
     final JnaMounter mounter = new JnaMounter(Path.of("/proc/self/mountinfo"));
 
     @BeforeAll
@@ -39,28 +38,14 @@ class JnaMounterHostIT extends MounterContract {
     @BeforeEach
     void setUp() {
         loops = new HostLoops(dir);
-        device = loops.create("ext4", 64L << 20);
+        Path device = loops.create("ext4", 64L << 20);
         HostLoops.run("mkfs.ext4", "-q", device.toString());
+        runOn(mounter, device, dir.resolve("mnt"));
     }
 
     @AfterEach
     void cleanUp() {
         loops.close();
-    }
-
-    @Override
-    Mounter mounter() {
-        return mounter;
-    }
-
-    @Override
-    Path device() {
-        return device;
-    }
-
-    @Override
-    Path dir() {
-        return dir.resolve("mnt");
     }
 
     @Override

@@ -18,13 +18,19 @@ import pillar.node.sys.SyscallException;
  * behaves like the kernel where it matters.
  */
 abstract class MounterContract {
-    abstract Mounter mounter();
+    private Mounter mounter;
+    private Path device;
+    private Path dir;
 
-    /** A device holding an ext4 filesystem. */
-    abstract Path device();
-
-    /** An empty directory for mount points. */
-    abstract Path dir();
+    /**
+     * What the contract runs on, set by the subclass before each test: the mounter, a device holding
+     * an ext4 filesystem, and an empty directory for mount points.
+     */
+    void runOn(Mounter mounter, Path device, Path dir) {
+        this.mounter = mounter;
+        this.device = device;
+        this.dir = dir;
+    }
 
     /** Breaks the mount at {@code target} so that a stat of it fails (ENOTCONN or EIO). */
     abstract void breakMount(Path target) throws Exception;
@@ -33,74 +39,74 @@ abstract class MounterContract {
     abstract AutoCloseable makeBusy(Path target) throws Exception;
 
     Path mountPoint(String name) throws Exception {
-        return Files.createDirectories(dir().resolve(name));
+        return Files.createDirectories(dir.resolve(name));
     }
 
     @Test
     void mountFindProbeAndUnmountIdempotently() throws Exception {
         Path a = mountPoint("a");
-        mounter().mount(device(), a, FsType.EXT4, MountOptions.parse(java.util.List.of("noatime"), FsType.EXT4));
-        assertThat(mounter().find(a)).get().satisfies(e -> {
+        mounter.mount(device, a, FsType.EXT4, MountOptions.parse(java.util.List.of("noatime"), FsType.EXT4));
+        assertThat(mounter.find(a)).get().satisfies(e -> {
             assertThat(e.fsType()).isEqualTo("ext4");
-            assertThat(e.source()).isEqualTo(device().toString());
+            assertThat(e.source()).isEqualTo(device.toString());
             assertThat(e.readOnly()).isFalse();
         });
-        assertThat(mounter().probe(a)).isEqualTo(MountState.MOUNTED);
-        assertThat(mounter().statfs(a).totalBytes()).isPositive();
-        assertThat(mounter().statfs(a).totalInodes()).isPositive();
-        mounter().unmount(a);
-        assertThat(mounter().probe(a)).isEqualTo(MountState.NOT_MOUNTED);
-        mounter().unmount(a);
-        mounter().unmount(dir().resolve("never/existed"));
-        assertThat(mounter().probe(dir().resolve("never/existed"))).isEqualTo(MountState.NOT_MOUNTED);
+        assertThat(mounter.probe(a)).isEqualTo(MountState.MOUNTED);
+        assertThat(mounter.statfs(a).totalBytes()).isPositive();
+        assertThat(mounter.statfs(a).totalInodes()).isPositive();
+        mounter.unmount(a);
+        assertThat(mounter.probe(a)).isEqualTo(MountState.NOT_MOUNTED);
+        mounter.unmount(a);
+        mounter.unmount(dir.resolve("never/existed"));
+        assertThat(mounter.probe(dir.resolve("never/existed"))).isEqualTo(MountState.NOT_MOUNTED);
     }
 
     @Test
     void aReadOnlyBindAndStackedMountsAllGo() throws Exception {
         Path a = mountPoint("a");
         Path b = mountPoint("b");
-        mounter().mount(device(), a, FsType.EXT4, MountOptions.NONE);
-        mounter().bind(a, b, MountOptions.NONE.withReadOnly());
-        mounter().bind(a, b, MountOptions.NONE);
-        assertThat(mounter().find(b)).get().satisfies(e -> assertThat(e.readOnly()).isFalse());
-        mounter().unmount(b);
-        assertThat(mounter().probe(b)).isEqualTo(MountState.NOT_MOUNTED);
-        mounter().bind(a, b, MountOptions.NONE.withReadOnly());
-        assertThat(mounter().find(b)).get().satisfies(e -> assertThat(e.readOnly()).isTrue());
-        assertThat(mounter().find(a)).get().satisfies(e -> assertThat(e.readOnly()).isFalse());
-        mounter().unmount(b);
-        mounter().unmount(a);
-        assertThat(mounter().probe(a)).isEqualTo(MountState.NOT_MOUNTED);
+        mounter.mount(device, a, FsType.EXT4, MountOptions.NONE);
+        mounter.bind(a, b, MountOptions.NONE.withReadOnly());
+        mounter.bind(a, b, MountOptions.NONE);
+        assertThat(mounter.find(b)).get().satisfies(e -> assertThat(e.readOnly()).isFalse());
+        mounter.unmount(b);
+        assertThat(mounter.probe(b)).isEqualTo(MountState.NOT_MOUNTED);
+        mounter.bind(a, b, MountOptions.NONE.withReadOnly());
+        assertThat(mounter.find(b)).get().satisfies(e -> assertThat(e.readOnly()).isTrue());
+        assertThat(mounter.find(a)).get().satisfies(e -> assertThat(e.readOnly()).isFalse());
+        mounter.unmount(b);
+        mounter.unmount(a);
+        assertThat(mounter.probe(a)).isEqualTo(MountState.NOT_MOUNTED);
     }
 
     @Test
     void aCorruptedMountCountsAsMountedAndIsUnmounted() throws Exception {
         Path a = mountPoint("a");
-        mounter().mount(device(), a, FsType.EXT4, MountOptions.NONE);
+        mounter.mount(device, a, FsType.EXT4, MountOptions.NONE);
         breakMount(a);
-        assertThat(mounter().probe(a)).isEqualTo(MountState.CORRUPTED);
-        assertThatThrownBy(() -> mounter().statfs(a)).isInstanceOfSatisfying(SyscallException.class,
+        assertThat(mounter.probe(a)).isEqualTo(MountState.CORRUPTED);
+        assertThatThrownBy(() -> mounter.statfs(a)).isInstanceOfSatisfying(SyscallException.class,
                 e -> assertThat(e.errno().meansCorruptedMount()).isTrue());
-        mounter().unmount(a);
-        assertThat(mounter().probe(a)).isEqualTo(MountState.NOT_MOUNTED);
+        mounter.unmount(a);
+        assertThat(mounter.probe(a)).isEqualTo(MountState.NOT_MOUNTED);
     }
 
     @Test
     void aHealthyBusyMountIsNotDetached() throws Exception {
         Path a = mountPoint("a");
-        mounter().mount(device(), a, FsType.EXT4, MountOptions.NONE);
+        mounter.mount(device, a, FsType.EXT4, MountOptions.NONE);
         try (AutoCloseable busy = makeBusy(a)) {
-            assertThatThrownBy(() -> mounter().unmount(a)).isInstanceOfSatisfying(SyscallException.class,
+            assertThatThrownBy(() -> mounter.unmount(a)).isInstanceOfSatisfying(SyscallException.class,
                     e -> assertThat(e.errno()).isEqualTo(Errno.EBUSY));
-            assertThat(mounter().probe(a)).isEqualTo(MountState.MOUNTED);
+            assertThat(mounter.probe(a)).isEqualTo(MountState.MOUNTED);
         }
-        mounter().unmount(a);
-        assertThat(mounter().probe(a)).isEqualTo(MountState.NOT_MOUNTED);
+        mounter.unmount(a);
+        assertThat(mounter.probe(a)).isEqualTo(MountState.NOT_MOUNTED);
     }
 
     @Test
     void mountingOntoNothingFails() {
-        assertThatThrownBy(() -> mounter().mount(device(), dir().resolve("missing"), FsType.EXT4, MountOptions.NONE))
+        assertThatThrownBy(() -> mounter.mount(device, dir.resolve("missing"), FsType.EXT4, MountOptions.NONE))
                 .isInstanceOfSatisfying(SyscallException.class, e -> assertThat(e.errno()).isEqualTo(Errno.ENOENT));
     }
 }

@@ -15,10 +15,8 @@ import java.util.stream.Stream;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import pillar.api.context.PublishContext;
 import pillar.api.context.VolumeContext;
@@ -32,23 +30,10 @@ import pillar.node.mount.FakeMounter;
  * the host: no mount, no command, no connect, no record, no directory.
  */
 class NodeBadInputFakeIT {
-    @TempDir
-    Path root;
-    NodeFixture node;
-    FakeMounter mounter;
-    FakeProcessRunner tools;
-
-    @BeforeEach
-    void start() {
-        mounter = new FakeMounter();
-        tools = new FakeProcessRunner();
-        node = new NodeFixture(root, mounter, tools, NodeFixture.sparseFiles(root.resolve("backing")), Duration.ofSeconds(2));
-    }
-
-    @AfterEach
-    void stop() {
-        node.close();
-    }
+    final FakeMounter mounter = new FakeMounter();
+    final FakeProcessRunner tools = new FakeProcessRunner();
+    @RegisterExtension
+    final NodeFixture node = NodeFixture.fake(mounter, tools, Duration.ofSeconds(2));
 
     private NodeStageVolumeRequest good() {
         return Csi.stage("pvc-1", node.staging("pvc-1"), Csi.ext4(), node.export("pvc-1", 1L << 30), Map.of());
@@ -150,7 +135,7 @@ class NodeBadInputFakeIT {
 
     @Test
     void aSymlinkOutOfTheKubeletDirectoryIsRefusedBeforeAnythingIsTouched() throws Exception {
-        Path outside = Files.createDirectories(root.resolve("outside"));
+        Path outside = Files.createDirectories(node.root.resolve("outside"));
         Path pods = Files.createDirectories(node.kubelet.resolve("pods"));
         Files.createSymbolicLink(pods.resolve("evil"), outside);
         NodeStageVolumeRequest request = good().toBuilder()

@@ -10,10 +10,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import pillar.node.fs.FakeProcessRunner;
 import pillar.node.mount.FakeMounter;
@@ -23,20 +21,8 @@ import pillar.node.mount.FakeMounter;
  * at once; calls on other volumes and stats go on.
  */
 class NodeConcurrencyFakeIT {
-    @TempDir
-    Path root;
-    NodeFixture node;
-
-    @BeforeEach
-    void start() {
-        node = new NodeFixture(root, new FakeMounter(), new FakeProcessRunner(),
-                NodeFixture.sparseFiles(root.resolve("backing")), Duration.ofSeconds(5));
-    }
-
-    @AfterEach
-    void stop() {
-        node.close();
-    }
+    @RegisterExtension
+    final NodeFixture node = NodeFixture.fake(new FakeMounter(), new FakeProcessRunner(), Duration.ofSeconds(5));
 
     @Test
     void aSecondCallOnABusyVolumeIsAborted() throws Exception {

@@ -6,14 +6,19 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import pillar.api.context.PublishContext;
 import pillar.api.csi.v1.NodeGrpc;
 import pillar.api.exec.ProcessRunner;
@@ -23,8 +28,10 @@ import pillar.api.server.WorkloadServer;
 import pillar.api.value.NodeId;
 import pillar.api.value.Nqn;
 import pillar.node.NodeMain;
+import pillar.node.fs.FakeProcessRunner;
 import pillar.node.fs.FilesystemTools;
 import pillar.node.mount.DeadlineMounter;
+import pillar.node.mount.FakeMounter;
 import pillar.node.mount.Mounter;
 import pillar.node.nvme.DeadlineInitiator;
 import pillar.node.nvme.FakeInitiator;
@@ -38,11 +45,16 @@ import pillar.node.sys.KernelWait;
  * a {@link FakeInitiator}. The mounter and the process runner are the caller's: fakes for the fake
  * tier, the real ones for the host tier. {@link #restart()} replaces the service (a new process
  * over the same state directory and the same "kernel").
+ *
+ * <p>The fake tier declares one with {@link #fake} as a {@code @RegisterExtension} field: it starts
+ * before each test (before the test's own {@code @BeforeEach}) and closes after it. A fixture built
+ * with a constructor is started already and closed by its caller.
  */
-final class NodeFixture implements AutoCloseable {
+final class NodeFixture implements BeforeEachCallback, AfterEachCallback, AutoCloseable {
     static final Nqn HOST = Nqn.of("nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555");
     static final String TRADDR = "127.0.0.1";
     static final int PORT = 4420;
+    static final long GIB = 1L << 30;
 
     /** Makes the backing of an export: a file for the fake tier, a loop device for the host tier. */
     interface Backing {
@@ -60,6 +72,8 @@ final class NodeFixture implements AutoCloseable {
     private final Map<String, Path> backings = new HashMap<>();
     private final Duration attachTimeout;
     private final Duration kernelTimeout;
+    /** Whether {@link #close} deletes {@link #root} (it made it). */
+    private final boolean ownsRoot;
     /** The deadline of the running service's mounter and initiator. */
     KernelWait kernel;
     private WorkloadServer server;
@@ -73,6 +87,13 @@ final class NodeFixture implements AutoCloseable {
     /** @param kernelTimeout the deadline of each mounter and initiator call, as {@code node.kernel-timeout} */
     NodeFixture(Path root, Mounter mounter, ProcessRunner runner, Backing backing, Duration attachTimeout,
                 Duration kernelTimeout) {
+        this(root, false, mounter, runner, backing, attachTimeout, kernelTimeout);
+        start();
+    }
+
+    private NodeFixture(Path root, boolean ownsRoot, Mounter mounter, ProcessRunner runner, Backing backing,
+                        Duration attachTimeout, Duration kernelTimeout) {
+        this.ownsRoot = ownsRoot;
         this.kernelTimeout = kernelTimeout;
         this.root = root;
         this.kubelet = root.resolve("kubelet");
@@ -88,7 +109,35 @@ final class NodeFixture implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The fake tier's node, for a {@code @RegisterExtension} field: on a fresh temporary root (deleted
+     * on close) with those fakes, sparse-file backings under {@code backing/}, and 30 s per kernel call.
+     */
+    static NodeFixture fake(FakeMounter mounter, FakeProcessRunner tools, Duration attachTimeout) {
+        return fake(mounter, tools, attachTimeout, Duration.ofSeconds(30));
+    }
+
+    /** As above, with that deadline on each mounter and initiator call. */
+    static NodeFixture fake(FakeMounter mounter, FakeProcessRunner tools, Duration attachTimeout, Duration kernelTimeout) {
+        Path root;
+        try {
+            root = Files.createTempDirectory("pillar-node-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new NodeFixture(root, true, mounter, tools, sparseFiles(root.resolve("backing")), attachTimeout, kernelTimeout);
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) {
         start();
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        close();
     }
 
     /** A fixture whose backings are sparse files (the fake tier: nothing is really formatted or mounted). */
@@ -123,6 +172,9 @@ final class NodeFixture implements AutoCloseable {
     }
 
     private void start() {
+        if (server != null) {
+            throw new IllegalStateException("the node service is already running");
+        }
         Path socket = root.resolve("csi/csi.sock");
         server = NodeMain.start(new CsiEndpoint(socket, "127.0.0.1", 0), ports());
         channel = Channels.unix(socket);
@@ -192,16 +244,30 @@ final class NodeFixture implements AutoCloseable {
     }
 
     private void stop() {
+        if (server == null) {
+            return;
+        }
         try {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         server.close();
+        server = null;
     }
 
+    /** Stops the service (if it runs) and deletes the root the fixture made. */
     @Override
     public void close() {
         stop();
+        if (ownsRoot && Files.exists(root)) {
+            try (Stream<Path> tree = Files.walk(root)) {
+                for (Path path : tree.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(path);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 }

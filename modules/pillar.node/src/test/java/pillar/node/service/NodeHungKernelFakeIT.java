@@ -12,11 +12,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import pillar.api.csi.v1.NodeStageVolumeRequest;
 import pillar.node.fs.FakeProcessRunner;
@@ -33,24 +32,16 @@ import pillar.node.sys.Hangs;
 class NodeHungKernelFakeIT {
     private static final Duration DEADLINE = Duration.ofSeconds(1);
 
-    @TempDir
-    Path root;
-    FakeMounter mounter = new FakeMounter();
-    NodeFixture node;
+    final FakeMounter mounter = new FakeMounter();
+    @RegisterExtension
+    final NodeFixture node = NodeFixture.fake(mounter, new FakeProcessRunner(), Duration.ofSeconds(5), DEADLINE);
     NodeStageVolumeRequest stage1;
     NodeStageVolumeRequest stage2;
 
     @BeforeEach
-    void start() {
-        node = new NodeFixture(root, mounter, new FakeProcessRunner(), NodeFixture.sparseFiles(root.resolve("backing")),
-                Duration.ofSeconds(5), DEADLINE);
+    void volumes() {
         stage1 = Csi.stage("pvc-1", node.staging("pvc-1"), Csi.ext4(), node.export("pvc-1", 1L << 30), Map.of());
         stage2 = Csi.stage("pvc-2", node.staging("pvc-2"), Csi.ext4(), node.export("pvc-2", 1L << 30), Map.of());
-    }
-
-    @AfterEach
-    void stop() {
-        node.close();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package pillar.node.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static pillar.node.service.NodeFixture.GIB;
 import static pillar.node.service.NodeFixture.code;
 
 import java.nio.file.Files;
@@ -9,10 +10,8 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import pillar.api.csi.v1.VolumeCapability;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
@@ -26,24 +25,9 @@ import pillar.node.sys.Errno;
  * the order stage, publish, unpublish, unstage.
  */
 class NodePublishFakeIT {
-    private static final long GIB = 1L << 30;
-
-    @TempDir
-    Path root;
-    NodeFixture node;
-    FakeMounter mounter;
-
-    @BeforeEach
-    void start() {
-        mounter = new FakeMounter();
-        node = new NodeFixture(root, mounter, new FakeProcessRunner(), NodeFixture.sparseFiles(root.resolve("backing")),
-                Duration.ofSeconds(5));
-    }
-
-    @AfterEach
-    void stop() {
-        node.close();
-    }
+    final FakeMounter mounter = new FakeMounter();
+    @RegisterExtension
+    final NodeFixture node = NodeFixture.fake(mounter, new FakeProcessRunner(), Duration.ofSeconds(5));
 
     private Path stage(String volume, VolumeCapability capability) {
         Path staging = node.staging(volume);

@@ -7,10 +7,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.node.fs.FakeProcessRunner;
@@ -18,22 +16,9 @@ import pillar.node.mount.FakeMounter;
 
 /** The stage records carry a volume across a restart of the node service: unstage needs no context. */
 class NodeRestartFakeIT {
-    @TempDir
-    Path root;
-    NodeFixture node;
-    FakeMounter mounter;
-
-    @BeforeEach
-    void start() {
-        mounter = new FakeMounter();
-        node = new NodeFixture(root, mounter, new FakeProcessRunner(), NodeFixture.sparseFiles(root.resolve("backing")),
-                Duration.ofSeconds(5));
-    }
-
-    @AfterEach
-    void stop() {
-        node.close();
-    }
+    final FakeMounter mounter = new FakeMounter();
+    @RegisterExtension
+    final NodeFixture node = NodeFixture.fake(mounter, new FakeProcessRunner(), Duration.ofSeconds(5));
 
     @Test
     void aRestartedServiceFinishesFromTheRecords() throws Exception {

@@ -2,9 +2,9 @@ package pillar.node.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static pillar.node.service.NodeFixture.GIB;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -21,7 +21,7 @@ import io.grpc.StatusRuntimeException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import pillar.api.context.PublishContext;
 import pillar.api.context.StageSecrets;
@@ -37,15 +37,13 @@ import pillar.node.mount.FakeMounter;
  * message, a log line or the stage record.
  */
 class NodeStageAuthFakeIT {
-    private static final long GIB = 1L << 30;
     private static final String NODE = "worker-1";
     private static final String KEY = DhchapSecret.encode(1, filled(0x61)).value();
     private static final String OTHER_KEY = DhchapSecret.encode(1, filled(0x62)).value();
     private static final String CTRL = DhchapSecret.encode(1, filled(0x63)).value();
 
-    @TempDir
-    Path root;
-    NodeFixture node;
+    @RegisterExtension
+    final NodeFixture node = NodeFixture.fake(new FakeMounter(), new FakeProcessRunner(), Duration.ofSeconds(5));
     private final List<String> logged = new java.util.ArrayList<>();
     private final Handler capture = new Handler() {
         @Override
@@ -71,16 +69,13 @@ class NodeStageAuthFakeIT {
     }
 
     @BeforeEach
-    void start() {
+    void captureLogs() {
         Logger.getLogger("").addHandler(capture);
-        node = new NodeFixture(root, new FakeMounter(), new FakeProcessRunner(), NodeFixture.sparseFiles(root.resolve("backing")),
-                Duration.ofSeconds(5));
     }
 
     @AfterEach
-    void stop() {
+    void releaseLogs() {
         Logger.getLogger("").removeHandler(capture);
-        node.close();
     }
 
     private NodeStageVolumeRequest stage(String volume, Map<String, String> secrets) {

@@ -1,6 +1,7 @@
 package pillar.node.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static pillar.node.service.NodeFixture.GIB;
 import static pillar.node.service.NodeFixture.code;
 
 import java.nio.file.Files;
@@ -9,10 +10,8 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import pillar.api.context.VolumeContext;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
@@ -26,25 +25,10 @@ import pillar.node.stage.StageRecordFormat;
  * record written before the host is touched, and the spec's codes for incompatible repeats.
  */
 class NodeStageFakeIT {
-    private static final long GIB = 1L << 30;
-
-    @TempDir
-    Path root;
-    NodeFixture node;
-    FakeMounter mounter;
-    FakeProcessRunner tools;
-
-    @BeforeEach
-    void start() {
-        mounter = new FakeMounter();
-        tools = new FakeProcessRunner();
-        node = new NodeFixture(root, mounter, tools, NodeFixture.sparseFiles(root.resolve("backing")), Duration.ofSeconds(5));
-    }
-
-    @AfterEach
-    void stop() {
-        node.close();
-    }
+    final FakeMounter mounter = new FakeMounter();
+    final FakeProcessRunner tools = new FakeProcessRunner();
+    @RegisterExtension
+    final NodeFixture node = NodeFixture.fake(mounter, tools, Duration.ofSeconds(5));
 
     @Test
     void stagesABlankVolumeOnceAndRepeatsAsOk() throws Exception {
@@ -79,7 +63,7 @@ class NodeStageFakeIT {
         node.node.nodeStageVolume(Csi.stage("pvc-z", node.staging("pvc-z"), Csi.block(Mode.SINGLE_NODE_WRITER), zvol, Map.of()));
         node.node.nodeStageVolume(Csi.stage("pvc-l", node.staging("pvc-l"), Csi.block(Mode.SINGLE_NODE_WRITER), lv, Map.of()));
 
-        Path blocks = root.resolve("sys/block");
+        Path blocks = node.root.resolve("sys/block");
         assertThat(Files.readString(blocks.resolve("nvme0n1/queue/max_sectors_kb")).strip()).isEqualTo("4096");
         assertThat(Files.readString(blocks.resolve("nvme0c0n1/queue/max_sectors_kb")).strip()).isEqualTo("4096");
         assertThat(Files.readString(blocks.resolve("nvme1n1/queue/max_sectors_kb")).strip())
@@ -168,8 +152,8 @@ class NodeStageFakeIT {
 
     @Test
     void aDeviceThatNeverAppearsLeavesARecordUnstageCanUndo() throws Exception {
-        NodeFixture quick = new NodeFixture(root.resolve("quick"), mounter, tools,
-                NodeFixture.sparseFiles(root.resolve("quick-backing")), Duration.ofMillis(300));
+        NodeFixture quick = new NodeFixture(node.root.resolve("quick"), mounter, tools,
+                NodeFixture.sparseFiles(node.root.resolve("quick-backing")), Duration.ofMillis(300));
         try {
             quick.initiator.namespacesAppear(false);
             Path staging = quick.staging("pvc-1");

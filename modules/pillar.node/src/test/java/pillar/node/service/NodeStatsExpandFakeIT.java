@@ -1,6 +1,7 @@
 package pillar.node.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static pillar.node.service.NodeFixture.GIB;
 import static pillar.node.service.NodeFixture.code;
 
 import java.io.RandomAccessFile;
@@ -9,10 +10,8 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import pillar.api.csi.v1.CapacityRange;
 import pillar.api.csi.v1.NodeGetVolumeStatsResponse;
@@ -27,25 +26,10 @@ import pillar.node.sys.FsStats;
 
 /** NodeGetVolumeStats and NodeExpandVolume over a real socket with the fakes. */
 class NodeStatsExpandFakeIT {
-    private static final long GIB = 1L << 30;
-
-    @TempDir
-    Path root;
-    NodeFixture node;
-    FakeMounter mounter;
-    FakeProcessRunner tools;
-
-    @BeforeEach
-    void start() {
-        mounter = new FakeMounter();
-        tools = new FakeProcessRunner();
-        node = new NodeFixture(root, mounter, tools, NodeFixture.sparseFiles(root.resolve("backing")), Duration.ofSeconds(2));
-    }
-
-    @AfterEach
-    void stop() {
-        node.close();
-    }
+    final FakeMounter mounter = new FakeMounter();
+    final FakeProcessRunner tools = new FakeProcessRunner();
+    @RegisterExtension
+    final NodeFixture node = NodeFixture.fake(mounter, tools, Duration.ofSeconds(2));
 
     private Path stage(String volume, VolumeCapability capability) {
         Path staging = node.staging(volume);
@@ -140,7 +124,7 @@ class NodeStatsExpandFakeIT {
     @Test
     void expandRescansAndGrowsTheFilesystem() throws Exception {
         Path staging = stage("pvc-1", Csi.ext4());
-        try (RandomAccessFile f = new RandomAccessFile(root.resolve("backing/pvc-1.img").toFile(), "rw")) {
+        try (RandomAccessFile f = new RandomAccessFile(node.root.resolve("backing/pvc-1.img").toFile(), "rw")) {
             f.setLength(2 * GIB); // the controller grew the LV, the target revalidated; the host missed the notice
         }
         var response = node.node.nodeExpandVolume(Csi.expand("pvc-1", staging, 2 * GIB));

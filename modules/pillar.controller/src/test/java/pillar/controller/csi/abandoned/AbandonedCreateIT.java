@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 import static pillar.controller.csi.CsiAssertions.assertCode;
 import static pillar.controller.csi.CsiHarness.GIB;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -17,10 +16,8 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.controller.agent.FaultInjectingAgentClient.Fault;
 import pillar.controller.agent.FaultInjectingAgentClient.Hold;
 import pillar.controller.crd.PillarVolumeState;
@@ -39,28 +36,14 @@ class AbandonedCreateIT {
     private static final Duration GRACE = Duration.ofSeconds(2);
     private static final String NAMESPACE = "apps";
 
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
-
-    @BeforeEach
-    void start() {
-        harness = CsiHarness.fakeAgentOnly(dir);
-        harness.startController("controller-a", "--controller.abandoned-create-grace=" + GRACE.toSeconds() + "s");
-        harness.awaitStoreReady();
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
-    }
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent("--controller.abandoned-create-grace=" + GRACE.toSeconds() + "s");
 
     @Test
     void aClaimDeletedAtEachStepOfCreateLeavesNothingAfterTheGracePeriodButACompletedVolumeStays() {
         String completed = volumeFor(claim("done"));
         harness.csi().createVolume(create(completed, "done"));
-        harness.client.persistentVolumeClaims().inNamespace(NAMESPACE).withName("done").delete();
+        harness.client().persistentVolumeClaims().inNamespace(NAMESPACE).withName("done").delete();
 
         String pending = volumeFor(claim("c-pending"));
         pendingState(completed, pending, "c-pending");
@@ -94,8 +77,8 @@ class AbandonedCreateIT {
         String volume = volumeFor(claim("again"));
         harness.agents.fail("ExportVolume", Fault.BEFORE);
         assertCode(Status.Code.UNAVAILABLE, () -> harness.csi().createVolume(create(volume, "again")));
-        harness.client.persistentVolumeClaims().inNamespace(NAMESPACE).withName("again").delete();
-        await().atMost(ControllerHarness.PATIENCE).until(() -> harness.client.persistentVolumeClaims().inNamespace(NAMESPACE)
+        harness.client().persistentVolumeClaims().inNamespace(NAMESPACE).withName("again").delete();
+        await().atMost(ControllerHarness.PATIENCE).until(() -> harness.client().persistentVolumeClaims().inNamespace(NAMESPACE)
                 .withName("again").get() == null);
         String newUid = claim("again");
         assertThat(volume).doesNotEndWith(newUid);
@@ -129,7 +112,7 @@ class AbandonedCreateIT {
         assertThat(harness.state(volume).orElseThrow().getStatus().getPhase()).isEqualTo(VolumePhase.Exporting);
         assertThat(harness.fakeAgent().exports()).containsKey(volume);
 
-        harness.client.resources(PillarVolumeState.class).withName(volume).delete();
+        harness.client().resources(PillarVolumeState.class).withName(volume).delete();
         awaitRemoved(volume);
         assertThat(removedEvent(volume).getMessage()).contains("records no claim and was deleted by hand");
     }
@@ -141,7 +124,7 @@ class AbandonedCreateIT {
         assertCode(Status.Code.DEADLINE_EXCEEDED, () -> harness.csi().createVolume(create(volume, "race")));
         String abandoned = harness.state(volume).orElseThrow().getMetadata().getUid();
         Hold removal = harness.agents.hold("DeleteVolume");
-        harness.client.persistentVolumeClaims().inNamespace(NAMESPACE).withName("race").delete();
+        harness.client().persistentVolumeClaims().inNamespace(NAMESPACE).withName("race").delete();
         assertThat(removal.arrived()).isTrue();
 
         assertCode(Status.Code.ABORTED, () -> harness.csi().createVolume(create(volume, "race")));
@@ -166,7 +149,7 @@ class AbandonedCreateIT {
         Hold export = harness.agents.hold("ExportVolume");
         Thread retry = Thread.ofVirtual().start(() -> harness.csi().createVolume(create(volume, "slow")));
         assertThat(export.arrived()).isTrue();
-        harness.client.persistentVolumeClaims().inNamespace(NAMESPACE).withName("slow").delete();
+        harness.client().persistentVolumeClaims().inNamespace(NAMESPACE).withName("slow").delete();
         Thread.sleep(GRACE.multipliedBy(2).toMillis()); // the removal is due now, but the retry holds the volume
         export.release();
         retry.join();
@@ -179,7 +162,7 @@ class AbandonedCreateIT {
     private void abandonAndAwaitRemoval(String volume, String claim, VolumePhase stopped) {
         PillarVolumeState state = harness.state(volume).orElseThrow();
         assertThat(state.getStatus() == null ? VolumePhase.Pending : state.getStatus().getPhase()).isEqualTo(stopped);
-        harness.client.persistentVolumeClaims().inNamespace(NAMESPACE).withName(claim).delete();
+        harness.client().persistentVolumeClaims().inNamespace(NAMESPACE).withName(claim).delete();
         awaitRemoved(volume);
         assertThat(Instant.now()).as("removed after the grace period").isAfterOrEqualTo(created(state).plus(GRACE));
         assertThat(harness.fakeAgent().volumes()).doesNotContainKey(volume);
@@ -206,14 +189,14 @@ class AbandonedCreateIT {
         pending.setSpec(harness.state(model).orElseThrow().getSpec());
         pending.getSpec().setVolumeName(volume);
         pending.getSpec().setClaim(NAMESPACE + "/" + claim);
-        harness.client.resource(pending).create();
+        harness.client().resource(pending).create();
     }
 
     /** A claim being provisioned; its UID. */
     private String claim(String name) {
         PersistentVolumeClaim pvc = new PersistentVolumeClaimBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE)
                 .endMetadata().withNewSpec().withStorageClassName("fast").endSpec().build();
-        String uid = harness.client.persistentVolumeClaims().inNamespace(NAMESPACE).resource(pvc).create().getMetadata().getUid();
+        String uid = harness.client().persistentVolumeClaims().inNamespace(NAMESPACE).resource(pvc).create().getMetadata().getUid();
         assertThat(uid).isNotBlank();
         return uid;
     }

@@ -8,7 +8,6 @@ import static pillar.controller.csi.Requests.NODE_A;
 import static pillar.controller.csi.Requests.NODE_B;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -25,7 +24,7 @@ import io.grpc.Status;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.agent.v1.HostAuth;
 import pillar.api.context.PublishContext;
 import pillar.api.context.StageSecrets;
@@ -49,10 +48,8 @@ import pillar.controller.reconcile.ControllerHarness;
 class HostAuthenticationIT {
     private static final String NS = ControllerHarness.NAMESPACE;
 
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
     private final List<String> logged = new ArrayList<>();
     private final Handler capture = new Handler() {
         @Override
@@ -72,13 +69,12 @@ class HostAuthenticationIT {
     };
 
     @BeforeEach
-    void start() {
+    void authRequiredAndLogsCaptured() {
         capture.setLevel(Level.ALL);
         Logger.getLogger("").addHandler(capture);
         Logger.getLogger("pillar").setLevel(Level.ALL);
-        harness = CsiHarness.withFakeAgent(dir);
         harness.fakeAgent().nvmeAuth(true);
-        harness.client.resources(PillarProtocol.class).withName(CsiHarness.PROTOCOL).edit(p -> {
+        harness.client().resources(PillarProtocol.class).withName(CsiHarness.PROTOCOL).edit(p -> {
             p.getSpec().getNvmeofTcp().setAuth(NvmeofTcp.Auth.REQUIRED);
             return p;
         });
@@ -86,7 +82,6 @@ class HostAuthenticationIT {
 
     @AfterEach
     void stop() {
-        harness.close();
         Logger.getLogger("").removeHandler(capture);
     }
 
@@ -134,7 +129,7 @@ class HostAuthenticationIT {
 
         harness.csi().controllerUnpublishVolume(Requests.unpublish("pvc-a1", NODE_B));
         harness.csi().deleteVolume(Requests.delete("pvc-a1"));
-        assertThat(harness.client.secrets().inNamespace(NS).withName("pillar-auth-pvc-a1").get()).isNull();
+        assertThat(harness.client().secrets().inNamespace(NS).withName("pillar-auth-pvc-a1").get()).isNull();
 
         List<String> secrets = List.of(hostKey, controllerKey, hostKeyB);
         assertNowhere(secrets, context.toString());
@@ -149,7 +144,7 @@ class HostAuthenticationIT {
         String old = value(nodeSecret(NODE_A).orElseThrow(), "dhchap-secret");
         assertThat(harness.fakeAgent().hostAuth("pvc-r2", NODE_A).orElseThrow().getHostKey()).isEqualTo(old);
 
-        harness.client.secrets().inNamespace(NS).withName(NodeSecrets.secretName(Nqn.of(NODE_A))).delete();
+        harness.client().secrets().inNamespace(NS).withName(NodeSecrets.secretName(Nqn.of(NODE_A))).delete();
         await().until(() -> nodeSecret(NODE_A).isEmpty());
         // the next publish to the node (here a repeat of one already made) generates and spreads new secrets
         harness.csi().controllerPublishVolume(Requests.publish("pvc-r1", NODE_A, Requests.rwo(), false));
@@ -164,7 +159,7 @@ class HostAuthenticationIT {
                     .containsEntry(StageSecrets.controllerKey(NODE_A), freshController);
         }
         // a node Secret whose values the kernel would refuse is replaced the same way
-        harness.client.secrets().inNamespace(NS).withName(NodeSecrets.secretName(Nqn.of(NODE_A))).edit(s -> {
+        harness.client().secrets().inNamespace(NS).withName(NodeSecrets.secretName(Nqn.of(NODE_A))).edit(s -> {
             s.setData(Map.of("dhchap-secret", Base64.getEncoder().encodeToString("DHHC-1:00:bad:".getBytes(StandardCharsets.UTF_8)),
                     "dhchap-ctrl-secret", s.getData().get("dhchap-ctrl-secret")));
             return s;
@@ -195,7 +190,7 @@ class HostAuthenticationIT {
         assertThat(refused).contains("NvmeAuthUnsupported");
         assertThat(harness.state("pvc-n1").orElseThrow().getStatus().getPublications()).isEmpty();
         assertThat(harness.fakeAgent().allowedHosts("pvc-n1")).isEmpty();
-        assertThat(harness.client.secrets().inNamespace(NS).withName("pillar-auth-pvc-n1").get()).isNull();
+        assertThat(harness.client().secrets().inNamespace(NS).withName("pillar-auth-pvc-n1").get()).isNull();
     }
 
     @Test
@@ -207,7 +202,7 @@ class HostAuthenticationIT {
 
     /** No secret in a log record, an event, a volume state, or the extra text given. */
     private void assertNowhere(List<String> secrets, String extra) {
-        String events = Serialization.asJson(harness.client.v1().events().inNamespace(NS).list().getItems());
+        String events = Serialization.asJson(harness.client().v1().events().inNamespace(NS).list().getItems());
         String states = Serialization.asJson(harness.states());
         String logs;
         synchronized (logged) {
@@ -224,11 +219,11 @@ class HostAuthenticationIT {
     }
 
     private Optional<Secret> nodeSecret(String node) {
-        return Optional.ofNullable(harness.client.secrets().inNamespace(NS).withName(NodeSecrets.secretName(Nqn.of(node))).get());
+        return Optional.ofNullable(harness.client().secrets().inNamespace(NS).withName(NodeSecrets.secretName(Nqn.of(node))).get());
     }
 
     private Map<String, String> stage(String volume) {
-        Secret secret = harness.client.secrets().inNamespace(NS).withName("pillar-auth-" + volume).get();
+        Secret secret = harness.client().secrets().inNamespace(NS).withName("pillar-auth-" + volume).get();
         assertThat(secret).as("stage Secret of " + volume).isNotNull();
         Map<String, String> out = new java.util.TreeMap<>();
         secret.getData().keySet().forEach(k -> out.put(k, value(secret, k)));

@@ -5,13 +5,11 @@ import static pillar.controller.csi.CsiAssertions.assertCode;
 import static pillar.controller.csi.CsiHarness.GIB;
 import static pillar.controller.csi.Requests.NODE_A;
 
-import java.nio.file.Path;
 
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.csi.v1.ControllerGetCapabilitiesRequest;
 import pillar.api.csi.v1.ControllerGetVolumeRequest;
 import pillar.api.csi.v1.ControllerGetVolumeResponse;
@@ -33,22 +31,14 @@ import pillar.controller.csi.Requests;
  * values (no optional values added)").
  */
 class VolumeConditionIT {
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
     private Volume created;
 
     @BeforeEach
     void aVolumePublishedToOneNode() {
-        harness = CsiHarness.withFakeAgent(dir);
         created = harness.csi().createVolume(Requests.create("pvc-1", GIB)).getVolume();
         harness.csi().controllerPublishVolume(Requests.publish("pvc-1", NODE_A, Requests.rwo(), false));
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
     }
 
     @Test

@@ -5,15 +5,12 @@ import static pillar.controller.csi.CsiAssertions.assertCode;
 import static pillar.controller.csi.CsiHarness.GIB;
 import static pillar.controller.csi.Requests.NODE_A;
 
-import java.nio.file.Path;
 import java.util.List;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.controller.agent.FaultInjectingAgentClient.Fault;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.VolumePhase;
@@ -27,20 +24,8 @@ import pillar.controller.csi.Requests;
  * is a crash before it; one whose answer was lost is a crash right after it.
  */
 class CrashRecoveryIT {
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
-
-    @BeforeEach
-    void start() {
-        harness = CsiHarness.withFakeAgent(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
-    }
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
 
     @Test
     void aCrashRightAfterTheStateIsWrittenResumesFromPending() {
@@ -51,7 +36,7 @@ class CrashRecoveryIT {
         pending.setMetadata(new ObjectMetaBuilder().withName("pvc-c0").build());
         pending.setSpec(model.getSpec());
         pending.getSpec().setVolumeName("pvc-c0");
-        harness.client.resource(pending).create();
+        harness.client().resource(pending).create();
         harness.restart();
 
         harness.csi().createVolume(Requests.create("pvc-c0", GIB));

@@ -7,17 +7,15 @@ import static pillar.controller.csi.CsiHarness.GIB;
 import static pillar.controller.csi.Requests.NODE_A;
 import static pillar.controller.csi.Requests.NODE_B;
 
-import java.nio.file.Path;
 import java.util.List;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.CSINodeBuilder;
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.server.Driver;
 import pillar.controller.csi.CsiHarness;
 import pillar.controller.csi.Requests;
@@ -31,26 +29,18 @@ import pillar.controller.reconcile.ControllerHarness;
  * not count.
  */
 class DuplicateHostNqnIT {
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
 
     @BeforeEach
-    void start() {
-        harness = CsiHarness.withFakeAgent(dir);
+    void aVolume() {
         harness.csi().createVolume(Requests.create("pvc-1", GIB));
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
     }
 
     @Test
     void anNqnOfTwoNodesIsRefusedUntilEachHasItsOwn() {
-        harness.client.resource(csiNode("node-a", Driver.NAME, NODE_A)).create();
-        harness.client.resource(csiNode("node-b", Driver.NAME, NODE_A)).create();
+        harness.client().resource(csiNode("node-a", Driver.NAME, NODE_A)).create();
+        harness.client().resource(csiNode("node-b", Driver.NAME, NODE_A)).create();
         await().atMost(ControllerHarness.PATIENCE).until(() -> !events("Node", "node-b").isEmpty());
 
         String message = assertCode(Status.Code.FAILED_PRECONDITION,
@@ -73,7 +63,7 @@ class DuplicateHostNqnIT {
         }
 
         // node-b gets its own NQN and pillar-node re-registers: kubelet rewrites its CSINode
-        harness.client.resource(csiNode("node-b", Driver.NAME, NODE_B)).update();
+        harness.client().resource(csiNode("node-b", Driver.NAME, NODE_B)).update();
         await().atMost(ControllerHarness.PATIENCE).ignoreExceptions().until(() -> harness.csi()
                 .controllerPublishVolume(Requests.publish("pvc-1", NODE_A, Requests.rwo(), false)) != null);
         assertThat(harness.fakeAgent().allowedHosts("pvc-1")).containsExactly(NODE_A);
@@ -81,10 +71,10 @@ class DuplicateHostNqnIT {
 
     @Test
     void aUniqueNqnIsPublishedAndAnotherDriversNodeIdsDoNotCount() {
-        harness.client.resource(csiNode("node-a", Driver.NAME, NODE_A)).create();
-        harness.client.resource(csiNode("node-c", "other.csi.example.com", NODE_A)).create();
-        harness.client.resource(csiNode("node-d", Driver.NAME, NODE_B)).create();
-        await().atMost(ControllerHarness.PATIENCE).until(() -> harness.client.storage().v1().csiNodes().list().getItems().size() == 3);
+        harness.client().resource(csiNode("node-a", Driver.NAME, NODE_A)).create();
+        harness.client().resource(csiNode("node-c", "other.csi.example.com", NODE_A)).create();
+        harness.client().resource(csiNode("node-d", Driver.NAME, NODE_B)).create();
+        await().atMost(ControllerHarness.PATIENCE).until(() -> harness.client().storage().v1().csiNodes().list().getItems().size() == 3);
 
         harness.csi().controllerPublishVolume(Requests.publish("pvc-1", NODE_A, Requests.rwo(), false));
         assertThat(harness.fakeAgent().allowedHosts("pvc-1")).containsExactly(NODE_A);
@@ -93,7 +83,7 @@ class DuplicateHostNqnIT {
     }
 
     private List<Event> events(String kind, String name) {
-        return harness.client.v1().events().inNamespace(ControllerHarness.NAMESPACE).list().getItems().stream()
+        return harness.client().v1().events().inNamespace(ControllerHarness.NAMESPACE).list().getItems().stream()
                 .filter(e -> kind.equals(e.getInvolvedObject().getKind()) && name.equals(e.getInvolvedObject().getName()))
                 .toList();
     }

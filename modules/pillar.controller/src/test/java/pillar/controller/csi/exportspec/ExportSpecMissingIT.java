@@ -6,14 +6,12 @@ import static pillar.controller.csi.CsiAssertions.assertCode;
 import static pillar.controller.csi.CsiHarness.GIB;
 import static pillar.controller.csi.Requests.NODE_A;
 
-import java.nio.file.Path;
 import java.util.Optional;
 
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.context.PublishContext;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.Conditions;
@@ -30,32 +28,24 @@ import pillar.controller.reconcile.ControllerHarness;
  * agent contradicts, is reported and recorded nowhere; a right one is recorded and publishing works.
  */
 class ExportSpecMissingIT {
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
 
     @BeforeEach
-    void start() {
-        harness = CsiHarness.withFakeAgent(dir);
+    void aVolumeWithoutItsExportSpec() {
         harness.csi().createVolume(Requests.create("pvc-legacy", GIB));
         // what an older controller left: the same volume, exported on the agent, but no export spec recorded
-        harness.client.resources(PillarVolumeState.class).withName("pvc-legacy").edit(s -> {
+        harness.client().resources(PillarVolumeState.class).withName("pvc-legacy").edit(s -> {
             s.getSpec().setExport(null);
             return s;
         });
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
     }
 
     @Test
     void reportedNeverGuessedAndRecoveredByTheOperatorsExplicitSpec() {
         Condition missing = awaitCondition(Condition.TRUE, VolumeStateReconciler.NO_EXPORT_SPEC);
         assertThat(missing.getMessage()).contains("kubectl annotate pillarvolumestate pvc-legacy " + PillarVolumeState.EXPORT_SPEC_ANNOTATION);
-        await().atMost(ControllerHarness.PATIENCE).until(() -> harness.client.v1().events().inNamespace(ControllerHarness.NAMESPACE)
+        await().atMost(ControllerHarness.PATIENCE).until(() -> harness.client().v1().events().inNamespace(ControllerHarness.NAMESPACE)
                 .list().getItems().stream().anyMatch(e -> "pvc-legacy".equals(e.getInvolvedObject().getName())
                         && "Warning".equals(e.getType()) && VolumeStateReconciler.NO_EXPORT_SPEC.equals(e.getReason())));
 
@@ -85,7 +75,7 @@ class ExportSpecMissingIT {
     }
 
     private void annotate(String spec) {
-        harness.client.resources(PillarVolumeState.class).withName("pvc-legacy").edit(s -> {
+        harness.client().resources(PillarVolumeState.class).withName("pvc-legacy").edit(s -> {
             s.getMetadata().getAnnotations().put(PillarVolumeState.EXPORT_SPEC_ANNOTATION, spec);
             return s;
         });

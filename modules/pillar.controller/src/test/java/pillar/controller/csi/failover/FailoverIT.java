@@ -2,23 +2,20 @@ package pillar.controller.csi.failover;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.controller.csi.CsiHarness;
 
 /** {@link FailoverScenarios} with the stateful fake agent, whose fencing mark is checked too. */
 class FailoverIT {
-    @TempDir
-    Path dir;
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.fakeAgentOnly();
 
     @Test
     void theDeposedLeadersLateCallIsRefusedAndChangesNothing() throws Exception {
-        try (CsiHarness harness = CsiHarness.fakeAgentOnly(dir)) {
-            FailoverScenarios.run(harness, id -> harness.fakeAgent().allowedHosts(id), CsiHarness.GIB);
-            assertThat(harness.fakeAgent().mark("pvc-f").orElseThrow().generation())
-                    .isEqualTo(harness.state("pvc-f").orElseThrow().getStatus().getPublicationGeneration());
-        }
+        FailoverScenarios.run(harness, id -> harness.fakeAgent().allowedHosts(id), CsiHarness.GIB);
+        assertThat(harness.fakeAgent().mark("pvc-f").orElseThrow().generation())
+                .isEqualTo(harness.state("pvc-f").orElseThrow().getStatus().getPublicationGeneration());
     }
 }

@@ -5,17 +5,14 @@ import static pillar.controller.csi.CsiAssertions.assertCode;
 import static pillar.controller.csi.CsiHarness.GIB;
 import static pillar.controller.csi.Requests.NODE_A;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.csi.v1.CapacityRange;
 import pillar.api.csi.v1.ControllerExpandVolumeRequest;
 import pillar.api.csi.v1.ControllerPublishVolumeRequest;
@@ -36,20 +33,8 @@ class HostileInputIT {
     private static final String PVC_NAME = CreateParametersKeys.PVC_NAME;
     private static final String PVC_NAMESPACE = CreateParametersKeys.PVC_NAMESPACE;
 
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
-
-    @BeforeEach
-    void start() {
-        harness = CsiHarness.withFakeAgent(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
-    }
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
 
     @Test
     void hostileNamesAreInvalidArguments() {
@@ -124,7 +109,7 @@ class HostileInputIT {
                 Map.of(StorageClassParameters.VOLBLOCKSIZE, "16K"),
                 Map.of(StorageClassParameters.STORE, "another-store"),
                 Map.of("pillar.csi.io/volblocksiz", "16K"))) {
-            harness.client.resource(new PersistentVolumeClaimBuilder().withNewMetadata().withNamespace("apps").withName("data")
+            harness.client().resource(new PersistentVolumeClaimBuilder().withNewMetadata().withNamespace("apps").withName("data")
                     .withAnnotations(annotations).endMetadata().build()).createOr(c -> c.update());
             assertCode(Status.Code.INVALID_ARGUMENT, () -> harness.csi().createVolume(Requests.create("pvc-1", GIB, Requests.rwo(),
                     Requests.parameters(PVC_NAME, "data", PVC_NAMESPACE, "apps"))));

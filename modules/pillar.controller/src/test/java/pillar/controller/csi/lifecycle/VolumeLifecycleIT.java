@@ -6,14 +6,11 @@ import static pillar.controller.csi.CsiHarness.GIB;
 import static pillar.controller.csi.Requests.NODE_A;
 import static pillar.controller.csi.Requests.NODE_B;
 
-import java.nio.file.Path;
 import java.util.Map;
 
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.context.PublishContext;
 import pillar.api.context.VolumeContext;
 import pillar.api.csi.v1.CapacityRange;
@@ -38,20 +35,8 @@ import pillar.controller.csi.Requests;
  * records, what the agent holds, and the CSI codes of the spec for repeats and conflicts.
  */
 class VolumeLifecycleIT {
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
-
-    @BeforeEach
-    void start() {
-        harness = CsiHarness.withFakeAgent(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
-    }
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
 
     @Test
     void createRecordsTheFrozenSettingsDrivesTheAgentAndIsIdempotent() {

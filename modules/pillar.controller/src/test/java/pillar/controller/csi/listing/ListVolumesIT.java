@@ -6,15 +6,12 @@ import static pillar.controller.csi.CsiHarness.GIB;
 import static pillar.controller.csi.Requests.NODE_A;
 import static pillar.controller.csi.Requests.NODE_B;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.csi.v1.ControllerGrpc;
 import pillar.api.csi.v1.ListVolumesRequest;
 import pillar.api.csi.v1.ListVolumesResponse;
@@ -32,20 +29,8 @@ import pillar.controller.csi.Requests;
  * additions and a restart, and the codes of bad requests.
  */
 class ListVolumesIT {
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
-
-    @BeforeEach
-    void start() {
-        harness = CsiHarness.withFakeAgent(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
-    }
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
 
     @Test
     void anEntryIsTheVolumeAsCreateVolumeReturnedItAndTheNodesItIsPublishedTo() {

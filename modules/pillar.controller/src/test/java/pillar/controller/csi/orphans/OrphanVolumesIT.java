@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static pillar.controller.csi.CsiHarness.GIB;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
 
 import io.fabric8.kubernetes.api.model.Event;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.agent.v1.AddressFamily;
 import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.DeleteVolumeRequest;
@@ -36,20 +33,8 @@ import pillar.controller.reconcile.ControllerHarness;
 class OrphanVolumesIT {
     private static final AgentTarget AGENT = AgentTarget.plaintext(CsiHarness.FAKE_HOST, 9500);
 
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
-
-    @BeforeEach
-    void start() {
-        harness = CsiHarness.withFakeAgent(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
-    }
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
 
     @Test
     void orphansAreReportedBoundedNeverDeletedAndTheReportClearsOnceTheyAreRemovedByHand() {
@@ -109,14 +94,14 @@ class OrphanVolumesIT {
     }
 
     private Condition awaitOrphans(String status, String reason) {
-        return await().atMost(ControllerHarness.PATIENCE).until(() -> List.copyOf(harness.client.resources(PillarStore.class)
+        return await().atMost(ControllerHarness.PATIENCE).until(() -> List.copyOf(harness.client().resources(PillarStore.class)
                         .withName(CsiHarness.STORE).get().getStatus().getConditions()).stream()
                         .filter(c -> c.getType().equals(PillarStore.ORPHAN_VOLUMES)).findFirst(),
                 c -> c.isPresent() && c.get().getStatus().equals(status) && c.get().getReason().equals(reason)).orElseThrow();
     }
 
     private List<Event> storeEvents() {
-        return harness.client.v1().events().inNamespace(ControllerHarness.NAMESPACE).list().getItems().stream()
+        return harness.client().v1().events().inNamespace(ControllerHarness.NAMESPACE).list().getItems().stream()
                 .filter(e -> "PillarStore".equals(e.getInvolvedObject().getKind())
                         && CsiHarness.STORE.equals(e.getInvolvedObject().getName())).toList();
     }

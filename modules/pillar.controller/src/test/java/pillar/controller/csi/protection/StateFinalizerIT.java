@@ -5,12 +5,9 @@ import static org.awaitility.Awaitility.await;
 import static pillar.controller.csi.CsiHarness.GIB;
 import static pillar.controller.csi.Requests.NODE_A;
 
-import java.nio.file.Path;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.context.PublishContext;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.csi.CsiHarness;
@@ -24,20 +21,8 @@ import pillar.controller.reconcile.ControllerHarness;
  * volume. Meanwhile the controller says so in a Warning event.
  */
 class StateFinalizerIT {
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
-
-    @BeforeEach
-    void start() {
-        harness = CsiHarness.withFakeAgent(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
-    }
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
 
     @Test
     void everyStateCarriesTheFinalizerAndDeleteVolumeRemovesItWithTheState() {
@@ -54,11 +39,11 @@ class StateFinalizerIT {
         harness.csi().createVolume(Requests.create("pvc-1", GIB));
         String lifecycle = harness.state("pvc-1").orElseThrow().getMetadata().getUid();
 
-        harness.client.resources(PillarVolumeState.class).withName("pvc-1").delete();
+        harness.client().resources(PillarVolumeState.class).withName("pvc-1").delete();
         PillarVolumeState held = harness.state("pvc-1").orElseThrow();
         assertThat(held.getMetadata().getDeletionTimestamp()).as("Terminating").isNotNull();
         assertThat(held.getMetadata().getUid()).as("the same lifecycle").isEqualTo(lifecycle);
-        await().atMost(ControllerHarness.PATIENCE).until(() -> harness.client.v1().events().inNamespace(ControllerHarness.NAMESPACE)
+        await().atMost(ControllerHarness.PATIENCE).until(() -> harness.client().v1().events().inNamespace(ControllerHarness.NAMESPACE)
                 .list().getItems().stream().anyMatch(e -> "pvc-1".equals(e.getInvolvedObject().getName())
                         && "Warning".equals(e.getType()) && PillarVolumeState.DELETION_HELD.equals(e.getReason())));
 

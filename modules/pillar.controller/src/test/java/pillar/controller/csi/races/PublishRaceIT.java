@@ -5,7 +5,6 @@ import static pillar.controller.csi.CsiHarness.GIB;
 import static pillar.controller.csi.Requests.NODE_A;
 import static pillar.controller.csi.Requests.NODE_B;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -17,9 +16,8 @@ import java.util.concurrent.TimeUnit;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.csi.v1.ControllerGrpc;
 import pillar.controller.crd.Publication;
 import pillar.controller.csi.CsiHarness;
@@ -34,22 +32,14 @@ import pillar.controller.csi.Requests;
 class PublishRaceIT {
     private static final int ROUNDS = 6;
 
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
     private final ExecutorService pool = Executors.newFixedThreadPool(2);
-
-    @BeforeEach
-    void start() {
-        harness = CsiHarness.withFakeAgent(dir);
-    }
 
     @AfterEach
     void stop() throws InterruptedException {
         pool.shutdownNow();
         pool.awaitTermination(10, TimeUnit.SECONDS);
-        harness.close();
     }
 
     @Test

@@ -14,7 +14,7 @@ class RealAgentFailoverIT {
 
     @Test
     void theDeposedLeadersLateCallIsRefusedByTheRealAgentAndChangesNothing() throws Exception {
-        try (RealAgent agent = new RealAgent(dir); CsiHarness harness = CsiHarness.with(dir, agent.client)) {
+        try (RealAgent agent = new RealAgent(dir); CsiHarness harness = CsiHarness.with(agent.client).start()) {
             harness.pillarObjects("127.0.0.1", agent.port(), "vg0", "pool0");
             agent.expectVolume("pvc-f");
             FailoverScenarios.run(harness,

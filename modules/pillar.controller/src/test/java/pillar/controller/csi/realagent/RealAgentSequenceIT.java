@@ -38,7 +38,7 @@ class RealAgentSequenceIT {
     @BeforeEach
     void start() {
         agent = new RealAgent(dir);
-        harness = CsiHarness.with(dir, agent.client);
+        harness = CsiHarness.with(agent.client).start();
         harness.pillarObjects("127.0.0.1", agent.port(), "vg0", "pool0");
         harness.startController("controller-a");
         harness.awaitStoreReady();

@@ -4,15 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static pillar.controller.csi.CsiHarness.GIB;
 
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.context.VolumeContext;
 import pillar.api.csi.v1.Volume;
@@ -32,27 +30,19 @@ import pillar.controller.reconcile.Pillars;
  * retried CreateVolume after the claim changed creates with what was frozen.
  */
 class SettingsLayersIT {
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
 
     @BeforeEach
-    void start() {
-        harness = CsiHarness.withFakeAgent(dir);
+    void aZfsStoreWithItsOwnSettings() {
         harness.fakeAgent().backend("tank", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s").capacity("tank", 100 * GIB, 100 * GIB);
         PillarStore tank = Pillars.zfsStore("tank", CsiHarness.AGENT, "tank", "tank", "k8s");
         tank.getSpec().getZfs().setVolblocksize("16K");
         tank.getSpec().getZfs().setCompression(ZfsStore.Compression.LZ4);
-        harness.client.resource(tank).create();
-        await().atMost(ControllerHarness.PATIENCE).until(() -> Optional.ofNullable(harness.client.resources(PillarStore.class)
+        harness.client().resource(tank).create();
+        await().atMost(ControllerHarness.PATIENCE).until(() -> Optional.ofNullable(harness.client().resources(PillarStore.class)
                 .withName("tank").get()).filter(s -> s.getStatus() != null)
                 .map(s -> Conditions.isTrue(s.getStatus().getConditions(), PillarStore.POOL_DISCOVERED)).orElse(false));
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
     }
 
     @Test
@@ -119,7 +109,7 @@ class SettingsLayersIT {
     }
 
     private void claim(Map<String, String> annotations) {
-        harness.client.resource(new PersistentVolumeClaimBuilder().withNewMetadata().withNamespace("apps").withName("data")
+        harness.client().resource(new PersistentVolumeClaimBuilder().withNewMetadata().withNamespace("apps").withName("data")
                 .withAnnotations(annotations).endMetadata().build()).createOr(c -> c.update());
     }
 }

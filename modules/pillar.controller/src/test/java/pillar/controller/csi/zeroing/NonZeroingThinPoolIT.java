@@ -5,13 +5,11 @@ import static org.awaitility.Awaitility.await;
 import static pillar.controller.csi.CsiAssertions.assertCode;
 import static pillar.controller.csi.CsiHarness.GIB;
 
-import java.nio.file.Path;
 
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.PillarStore;
 import pillar.controller.crd.Reasons;
@@ -26,25 +24,17 @@ import pillar.controller.reconcile.ControllerHarness;
  * create on such a pool without it).
  */
 class NonZeroingThinPoolIT {
-    @TempDir
-    Path dir;
-
-    private CsiHarness harness;
+    @RegisterExtension
+    final CsiHarness harness = CsiHarness.withFakeAgent();
 
     @BeforeEach
-    void start() {
-        harness = CsiHarness.withFakeAgent(dir);
+    void aPoolThatDoesNotZero() {
         harness.fakeAgent().backendProblem("fast", Reasons.THIN_POOL_NOT_ZEROING, "thin pool vg0/pool0 does not zero new chunks");
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
     }
 
     private void awaitStore(String status, String reason) {
         await().atMost(ControllerHarness.PATIENCE).until(() -> {
-            PillarStore store = harness.client.resources(PillarStore.class).withName(CsiHarness.STORE).get();
+            PillarStore store = harness.client().resources(PillarStore.class).withName(CsiHarness.STORE).get();
             return store != null && store.getStatus() != null && store.getStatus().getConditions().stream()
                     .anyMatch(c -> PillarStore.POOL_DISCOVERED.equals(c.getType()) && status.equals(c.getStatus())
                             && reason.equals(c.getReason()));
@@ -59,7 +49,7 @@ class NonZeroingThinPoolIT {
         assertThat(harness.fakeAgent().volumes()).isEmpty();
         assertThat(harness.states()).isEmpty();
 
-        harness.client.resources(PillarStore.class).withName(CsiHarness.STORE).edit(s -> {
+        harness.client().resources(PillarStore.class).withName(CsiHarness.STORE).edit(s -> {
             s.getSpec().getLvm().setAcceptNonZeroingThinPool(true);
             return s;
         });

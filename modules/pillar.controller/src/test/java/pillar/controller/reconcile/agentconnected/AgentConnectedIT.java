@@ -3,9 +3,8 @@ package pillar.controller.reconcile.agentconnected;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.agent.v1.BackendKind;
 import pillar.controller.crd.AgentTls;
 import pillar.controller.crd.Condition;
@@ -20,17 +19,8 @@ import pillar.controller.reconcile.Pillars;
  * true again when it is back; and that an agent on a node is dialled at the node's InternalIP.
  */
 class AgentConnectedIT {
-    private ControllerHarness harness;
-
-    @BeforeEach
-    void start() {
-        harness = ControllerHarness.start();
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
-    }
+    @RegisterExtension
+    final ControllerHarness harness = new ControllerHarness();
 
     private Condition awaitCondition(String name, String status, String reason) {
         return harness.awaitCondition(PillarAgent.class, name, PillarAgent.AGENT_CONNECTED, status, reason,

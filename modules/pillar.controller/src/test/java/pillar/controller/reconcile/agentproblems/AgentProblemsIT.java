@@ -2,9 +2,9 @@ package pillar.controller.reconcile.agentproblems;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.agent.v1.BackendKind;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.PillarAgent;
@@ -22,20 +22,15 @@ import pillar.controller.reconcile.Pillars;
 class AgentProblemsIT {
     private static final long GIB = 1024L * 1024 * 1024;
     private static final String NOT_ZEROING = "thin pool vg0/pool0 does not zero new chunks";
-    private ControllerHarness harness;
+    @RegisterExtension
+    final ControllerHarness harness = new ControllerHarness();
 
     @BeforeEach
-    void start() {
-        harness = ControllerHarness.start();
+    void anAgent() {
         harness.create(Pillars.agentAt("storage-1", "192.0.2.10", 9500));
         harness.agents.agent("192.0.2.10", 9500)
                 .backend("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0").capacity("thin", 10 * GIB, 10 * GIB)
                 .backend("tank", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s").capacity("tank", 10 * GIB, 10 * GIB);
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
     }
 
     private Condition awaitStore(String name, String status, String reason) {

@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.agent.v1.BackendKind;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.NotShipped;
@@ -24,17 +23,8 @@ import pillar.controller.reconcile.Pillars;
  * problem named, a Warning event, nothing done with the bad values; and that fixing the spec clears it.
  */
 class InvalidSpecIT {
-    private ControllerHarness harness;
-
-    @BeforeEach
-    void start() {
-        harness = ControllerHarness.start();
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
-    }
+    @RegisterExtension
+    final ControllerHarness harness = new ControllerHarness();
 
     @Test
     void anAgentWithBothANodeAndAnAddressIsRefusedAndNeverDialled() {

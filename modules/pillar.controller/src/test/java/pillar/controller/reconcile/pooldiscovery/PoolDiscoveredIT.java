@@ -3,9 +3,9 @@ package pillar.controller.reconcile.pooldiscovery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.agent.v1.BackendKind;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.PillarStore;
@@ -21,17 +21,12 @@ import pillar.controller.reconcile.Pillars;
  */
 class PoolDiscoveredIT {
     private static final long GIB = 1024L * 1024 * 1024;
-    private ControllerHarness harness;
+    @RegisterExtension
+    final ControllerHarness harness = new ControllerHarness();
 
     @BeforeEach
-    void start() {
-        harness = ControllerHarness.start();
+    void anAgent() {
         harness.create(Pillars.agentAt("storage-1", "192.0.2.10", 9500));
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
     }
 
     private Condition awaitCondition(String name, String status, String reason) {

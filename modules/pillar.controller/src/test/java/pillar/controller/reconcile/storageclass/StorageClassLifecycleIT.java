@@ -8,9 +8,9 @@ import java.util.Optional;
 
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.PillarStorageClass;
 import pillar.controller.crd.PillarStorageClassSpec;
@@ -26,18 +26,13 @@ import pillar.controller.reconcile.Pillars;
  * disappears with it; and that a StorageClass of the same name that is not ours is never touched.
  */
 class StorageClassLifecycleIT {
-    private ControllerHarness harness;
+    @RegisterExtension
+    final ControllerHarness harness = new ControllerHarness();
 
     @BeforeEach
-    void start() {
-        harness = ControllerHarness.start();
+    void aProtocolAndAStore() {
         harness.create(Pillars.protocol("tcp", "192.0.2.10"));
         harness.create(Pillars.zfsStore("tank", "storage-1", "fast", "tank", "k8s"));
-    }
-
-    @AfterEach
-    void stop() {
-        harness.close();
     }
 
     private Optional<StorageClass> storageClass(String name) {
