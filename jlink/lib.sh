@@ -7,6 +7,7 @@
 # accepts a moved runtime image but not a moved module path), so it is trained there (jlink/build
 # mounts each runtime at this path in a private mount namespace); elsewhere the launcher still works,
 # without the cache.
+# shellcheck disable=SC2034  # read by the scripts that source this file
 PILLAR_HOME=/opt/pillar
 
 # the Maven module and main class of a workload (agent, node, controller)
@@ -25,6 +26,7 @@ workload_main() {
 # the training run, and the bundle tests start them again.
 #   java.desktop  12 MB; only java.beans in snakeyaml's bean introspector (Helidon reads YAML into
 #                 maps, never beans) and Jackson's optional ConstructorProperties ("requires static").
+# shellcheck disable=SC2034  # read by jlink/build
 JDK_MODULES_EXCLUDED=(java.desktop)
 
 # launch_args HOME WORKLOAD [AOT_FLAG]: the JVM's arguments (one per line) for a runtime laid out in
@@ -60,6 +62,7 @@ launch_args() {
 # AOTLinkedClassBulkLoader::load_classes_impl, before main) with one of its trained caches; without it
 # the cache still holds the loaded and parsed classes, and start-up was no slower (measured: agent
 # 1084/677/1325 ms vs 734/682/1167 ms with it, host load 6-8).
+# shellcheck disable=SC2034  # read by jlink/build, jlink/train.sh and dev/lib/image.sh
 MALLOC_ARENAS=2
 jvm_options() {
     local workload=$1

@@ -53,8 +53,10 @@ YAML
 
 # start_kube_api DIR: the emulated Kubernetes API (fabric8's mock server) with the chart's CRDs
 start_kube_api() {
-    local dir=$1 deadline=$((SECONDS + 90)) jar
-    jar=$(ls tools/pillar.sandbox/target/pillar.sandbox-*.jar 2>/dev/null | head -1)
+    local dir=$1 deadline=$((SECONDS + 90)) jar='' candidate
+    for candidate in tools/pillar.sandbox/target/pillar.sandbox-*.jar; do
+        if [ -e "$candidate" ]; then jar=$candidate; break; fi
+    done
     [ -n "$jar" ] || { echo "error: tools/pillar.sandbox is not built (./mvnw package)" >&2; return 1; }
     "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "tools/pillar.sandbox/target/modules/*:$jar" \
         pillar.sandbox.SandboxMain kube-api "$(free_port)" "$dir/kubeconfig" helm/pillar-csi/crds > "$dir/kube-api.log" 2>&1 &

@@ -5,7 +5,7 @@
 find_jdk() {
     local candidate version best="" best_version=0
     for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/*; do
-        [ -n "$candidate" ] && [ -x "$candidate/bin/javac" ] || continue
+        if [ -z "$candidate" ] || [ ! -x "$candidate/bin/javac" ]; then continue; fi
         version=$("$candidate/bin/java" -XshowSettings:properties -version 2>&1 \
             | sed -n 's/^ *java.specification.version = \([0-9]*\).*/\1/p')
         if [ -n "$version" ] && [ "$version" -ge 21 ] && [ "$version" -gt "$best_version" ]; then

@@ -54,6 +54,7 @@ rootfs_tar() {
         echo "image: mmdebstrap $suite --variant=$variant: $*" >&2
         mkdir -p "$IMAGE_CACHE"
         # no documentation but the copyright files, no manual pages, no translations
+        # shellcheck disable=SC2016  # mmdebstrap's hooks expand "$1" (the root) themselves
         SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-0} mmdebstrap --quiet --variant="$variant" --components=main,contrib \
             --include="$(IFS=,; echo "$*")" "${hook[@]}" --aptopt='APT::Install-Recommends "false"' \
             --customize-hook='find "$1/usr/share/doc" -type f ! -name copyright -delete 2>/dev/null || true' \
