@@ -4,7 +4,7 @@
  * <ul>
  *   <li>{@code pillar.api.csi.v1}: the CSI v1 messages and services, generated from {@code csi.proto};</li>
  *   <li>{@code pillar.api.agent.v1}: the agent API, generated from {@code agent.proto};</li>
- *   <li>{@code pillar.api.fencing}: the fencing token, the durable mark and the rules;</li>
+ *   <li>{@code pillar.api.fencing}: the fencing token, the mark the rules keep, and the rules;</li>
  *   <li>{@code pillar.api.value}: the validated identifiers and sizes;</li>
  *   <li>{@code pillar.api.context}: the keys of CSI's publish and volume contexts.</li>
  * </ul>

@@ -12,9 +12,10 @@ import pillar.api.fencing.FencingMark;
 import pillar.api.value.VolumeId;
 
 /**
- * The durable fencing marks, one file per volume under {@code <state-dir>/generations/}, written
- * atomically (temp file, fsync, rename, fsync of the directory). The directory is a hostPath, so the
- * marks survive restarts and reboots. Tombstones are never removed.
+ * The durable fencing marks, one file per volume under {@code <state-dir>/generations/} in the
+ * text form of {@link MarkFormat}, written atomically (temp file, fsync, rename, fsync of the
+ * directory). The directory is a hostPath, so the marks survive restarts and reboots. Tombstones
+ * are never removed.
  */
 public final class MarkStore {
     private final Path dir;
@@ -33,7 +34,7 @@ public final class MarkStore {
     public Optional<FencingMark> read(VolumeId volume) {
         Path file = dir.resolve(volume.value());
         try {
-            return AtomicFiles.read(file, "the fencing mark").map(FencingMark::parse);
+            return AtomicFiles.read(file, "the fencing mark").map(MarkFormat::parse);
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("the fencing mark " + file + " is damaged (" + e.getMessage()
                     + "); refusing to act on volume " + volume + " until an operator restores or removes it", e);
@@ -41,6 +42,6 @@ public final class MarkStore {
     }
 
     public void write(VolumeId volume, FencingMark mark) {
-        AtomicFiles.write(dir.resolve(volume.value()), mark.encode().getBytes(StandardCharsets.UTF_8));
+        AtomicFiles.write(dir.resolve(volume.value()), MarkFormat.encode(mark).getBytes(StandardCharsets.UTF_8));
     }
 }
