@@ -4,6 +4,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -192,6 +195,24 @@ public final class LvmVolumeBackend implements VolumeBackend {
         return lookup(id).filter(this::owns).isPresent();
     }
 
+    /** One {@code lvs} of the volume group for all of them; each is then made usable as {@link #find} does. */
+    @Override
+    public Map<VolumeId, BackendVolume> findAll(Collection<VolumeId> ids) {
+        Map<String, Lv> byName = new HashMap<>();
+        for (Lv lv : groupReport()) {
+            extentSize = lv.extentSize();
+            byName.putIfAbsent(lv.name(), lv);
+        }
+        Map<VolumeId, BackendVolume> found = new LinkedHashMap<>();
+        for (VolumeId id : ids) {
+            Lv lv = byName.get(id.value());
+            if (lv != null && owns(lv)) {
+                found.put(id, usable(id, lv));
+            }
+        }
+        return found;
+    }
+
     /** A thin backend: its pool's data and metadata usage ({@code lvs -o data_percent,metadata_percent}); linear: nothing. */
     @Override
     public PoolHealth health() {
@@ -311,13 +332,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
 
     @Override
     public List<BackendVolume> list() {
-        List<Lv> lvs;
-        try {
-            lvs = LvmReport.lvs(run(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o", LvmReport.LV_FIELDS,
-                    config.pool())));
-        } catch (CommandFailedException e) {
-            throw LvmFailure.of(e) == LvmFailure.VG_NOT_FOUND ? unavailable(e) : failed("lvs of " + config.pool() + " failed", e);
-        }
+        List<Lv> lvs = groupReport();
         List<BackendVolume> volumes = new ArrayList<>();
         for (Lv lv : lvs) {
             extentSize = lv.extentSize();
@@ -386,6 +401,16 @@ public final class LvmVolumeBackend implements VolumeBackend {
     }
 
     // --- helpers ---------------------------------------------------------------------------------------
+
+    /** Every LV of the volume group, whoever owns it ({@code lvs VG}). */
+    private List<Lv> groupReport() {
+        try {
+            return LvmReport.lvs(run(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o", LvmReport.LV_FIELDS,
+                    config.pool())));
+        } catch (CommandFailedException e) {
+            throw LvmFailure.of(e) == LvmFailure.VG_NOT_FOUND ? unavailable(e) : failed("lvs of " + config.pool() + " failed", e);
+        }
+    }
 
     /** The LV of this name in the volume group, whoever owns it; empty when it does not exist. */
     private Optional<Lv> lookup(VolumeId id) {

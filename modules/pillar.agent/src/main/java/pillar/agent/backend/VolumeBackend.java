@@ -1,5 +1,7 @@
 package pillar.agent.backend;
 
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -43,6 +45,19 @@ public interface VolumeBackend {
 
     /** The volume, or empty if it does not exist. */
     Optional<BackendVolume> find(VolumeId id);
+
+    /**
+     * The volumes of these IDs that exist, each as {@link #find} returns it (a missing one is left
+     * out), read with one report of the backend where it can (the agent's start-up re-applies every
+     * export: one command per volume made that minutes with hundreds of them). Throws like {@link #find}.
+     */
+    default Map<VolumeId, BackendVolume> findAll(Collection<VolumeId> ids) {
+        Map<VolumeId, BackendVolume> found = new LinkedHashMap<>();
+        for (VolumeId id : ids) {
+            find(id).ifPresent(volume -> found.put(id, volume));
+        }
+        return found;
+    }
 
     /**
      * Whether this backend's own volume of this ID exists; reads only (unlike {@link #find}, never

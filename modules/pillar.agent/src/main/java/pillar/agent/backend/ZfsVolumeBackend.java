@@ -3,6 +3,7 @@ package pillar.agent.backend;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,6 +49,8 @@ import pillar.api.value.VolumeId;
 public final class ZfsVolumeBackend implements VolumeBackend {
     /** The user property that marks a zvol as created by this driver (user properties need a ':'). */
     public static final String MANAGED_PROPERTY = "io.pillar-csi:managed";
+    /** What a lookup reads of a zvol. */
+    private static final String ZVOL_PROPERTIES = "volsize,volblocksize," + MANAGED_PROPERTY;
     /** The source {@code zfs get} prints for a property set on the dataset itself. */
     static final String LOCAL = "local";
     /** ZFS_MAX_DATASET_NAME_LEN is 256 including the terminating NUL. */
@@ -150,6 +153,33 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     @Override
     public boolean exists(VolumeId id) {
         return lookup(dataset(id)).filter(this::owns).isPresent();
+    }
+
+    /** One {@code zfs get -r} of the parent's zvols for all of them; each is then made usable as {@link #find} does. */
+    @Override
+    public Map<VolumeId, BackendVolume> findAll(Collection<VolumeId> ids) {
+        Map<String, Map<String, ZfsOutput.Property>> rows;
+        try {
+            rows = ZfsOutput.sourcedByDataset(run(List.of("zfs", "get", "-Hp", "-r", "-d", "1", "-t", "volume",
+                    "-o", "name,property,value,source", ZVOL_PROPERTIES, parent)));
+        } catch (CommandFailedException e) {
+            if (ZfsFailure.of(e) == ZfsFailure.NOT_FOUND) {
+                return Map.of();
+            }
+            throw failed("zfs get of " + parent + " failed", e);
+        }
+        Map<VolumeId, BackendVolume> found = new LinkedHashMap<>();
+        for (VolumeId id : ids) {
+            String dataset = dataset(id);
+            Map<String, ZfsOutput.Property> properties = rows.get(dataset);
+            if (properties != null) {
+                Zvol zvol = zvol(dataset, properties);
+                if (owns(zvol)) {
+                    found.put(id, usable(id, zvol));
+                }
+            }
+        }
+        return found;
     }
 
     /** The pool's health as {@code zpool list -H -o health POOL} prints it (ONLINE, DEGRADED, ...). */
@@ -310,20 +340,25 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         Map<String, ZfsOutput.Property> properties;
         try {
             properties = ZfsOutput.sourcedByDataset(run(List.of("zfs", "get", "-Hp", "-o", "name,property,value,source",
-                    "volsize,volblocksize," + MANAGED_PROPERTY, dataset))).getOrDefault(dataset, Map.of());
+                    ZVOL_PROPERTIES, dataset))).getOrDefault(dataset, Map.of());
         } catch (CommandFailedException e) {
             if (ZfsFailure.of(e) == ZfsFailure.NOT_FOUND) {
                 return Optional.empty();
             }
             throw failed("zfs get of " + dataset + " failed", e);
         }
+        return Optional.of(zvol(dataset, properties));
+    }
+
+    /** The dataset as {@code zfs get} of {@link #ZVOL_PROPERTIES} describes it (a file system or snapshot is never ours). */
+    private static Zvol zvol(String dataset, Map<String, ZfsOutput.Property> properties) {
         var volsize = ZfsOutput.bytes(properties.getOrDefault("volsize", ZfsOutput.Property.NONE).value());
         var volblocksize = ZfsOutput.bytes(properties.getOrDefault("volblocksize", ZfsOutput.Property.NONE).value());
         String mark = properties.getOrDefault(MANAGED_PROPERTY, ZfsOutput.Property.NONE).localValue();
         if (volsize.isEmpty() || volblocksize.isEmpty()) {
-            return Optional.of(new Zvol(dataset, 0, 0, mark)); // a file system or snapshot of that name: never ours
+            return new Zvol(dataset, 0, 0, mark);
         }
-        return Optional.of(new Zvol(dataset, volsize.getAsLong(), volblocksize.getAsLong(), mark));
+        return new Zvol(dataset, volsize.getAsLong(), volblocksize.getAsLong(), mark);
     }
 
     private Space space() {

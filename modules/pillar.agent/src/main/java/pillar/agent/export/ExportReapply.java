@@ -2,8 +2,10 @@ package pillar.agent.export;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.logging.Logger;
@@ -11,10 +13,12 @@ import java.util.logging.Logger;
 import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.VolumeBackend;
 import pillar.api.value.Nqn;
+import pillar.api.value.VolumeId;
 
 /**
  * At start-up, re-applies every durable export to the kernel: after a reboot configfs is empty, after
- * a restart it may have drifted. Each record's volume is looked up on its backend first: its block
+ * a restart it may have drifted. Each record's volume is looked up on its backend first (all of a
+ * backend's at once, one report, where it can): its block
  * device may have another name now (a zvol's {@code /dev/zdN} without udev is numbered afresh), and a
  * recorded path must never export whatever device now has that name; a record whose device changed is
  * rewritten. A host's DH-HMAC-CHAP keys are the newest any record holds (the kernel keeps one set per
@@ -41,9 +45,10 @@ public final class ExportReapply {
         long start = System.nanoTime();
         LOG.info(() -> "re-applying " + records.size() + " exports");
         exporter.learn(records);
+        Map<String, Map<VolumeId, BackendVolume>> current = currentVolumes(records, backends);
         for (ExportRecord recorded : records) {
             try {
-                ExportRecord record = withCurrentDevice(recorded, exports, backends);
+                ExportRecord record = withCurrentDevice(recorded, exports, backends, current);
                 List<String> drift = exporter.drift(record);
                 if (!drift.isEmpty()) {
                     LOG.warning("volume " + record.volume() + ": drift found at start-up: " + String.join("; ", drift));
@@ -71,14 +76,42 @@ public final class ExportReapply {
         return failures;
     }
 
+    /**
+     * Per backend, the recorded volumes as it finds them now, read at once ({@link VolumeBackend#findAll});
+     * a backend whose read fails is left out, and its records are then looked up one by one, so that one
+     * volume that cannot be read fails only its own record.
+     */
+    private static Map<String, Map<VolumeId, BackendVolume>> currentVolumes(List<ExportRecord> records,
+                                                                          Map<String, VolumeBackend> backends) {
+        Map<String, List<VolumeId>> byBackend = records.stream().collect(Collectors.groupingBy(ExportRecord::backend,
+                Collectors.mapping(ExportRecord::volume, Collectors.toList())));
+        Map<String, Map<VolumeId, BackendVolume>> current = new HashMap<>();
+        byBackend.forEach((name, ids) -> {
+            VolumeBackend backend = backends.get(name);
+            if (backend == null) {
+                return;
+            }
+            try {
+                current.put(name, backend.findAll(ids));
+            } catch (RuntimeException e) {
+                LOG.warning("backend " + name + ": reading its " + ids.size() + " recorded volumes at once failed ("
+                        + e.getMessage() + "); looking them up one by one");
+            }
+        });
+        return current;
+    }
+
     /** The record with the volume's block device as its backend finds it now (rewritten when it moved). */
-    private static ExportRecord withCurrentDevice(ExportRecord record, ExportStore exports, Map<String, VolumeBackend> backends) {
+    private static ExportRecord withCurrentDevice(ExportRecord record, ExportStore exports, Map<String, VolumeBackend> backends,
+                                                  Map<String, Map<VolumeId, BackendVolume>> current) {
         VolumeBackend backend = backends.get(record.backend());
         if (backend == null) {
             throw new IllegalStateException("its backend " + record.backend() + " is not configured on this agent any more;"
                     + " the export stays recorded and is not applied");
         }
-        Path device = backend.find(record.volume()).map(BackendVolume::device).orElseThrow(() -> new IllegalStateException(
+        Map<VolumeId, BackendVolume> read = current.get(record.backend());
+        Optional<BackendVolume> volume = read != null ? Optional.ofNullable(read.get(record.volume())) : backend.find(record.volume());
+        Path device = volume.map(BackendVolume::device).orElseThrow(() -> new IllegalStateException(
                 "the volume does not exist on backend " + record.backend() + "; the export stays recorded and is not applied"));
         if (device.equals(record.device())) {
             return record;

@@ -159,7 +159,10 @@ class LvmBackendKernelIT {
         assertThat(timed("find (activates)", () -> thin.find(id))).contains(grown);
         assertThat(kernelSize(grown.device())).isEqualTo(2L << 30);
 
+        sh("lvchange", "-an", vg + "/pvc-thin");
+        assertThat(timed("findAll (activates)", () -> thin.findAll(List.of(id, VolumeId.of("pvc-none"))))).isEqualTo(Map.of(id, grown));
         assertThat(linear.find(id)).isEmpty(); // a linear backend on the same group does not own thin LVs
+        assertThat(linear.findAll(List.of(id))).isEmpty();
         assertThat(thin.list()).containsExactly(grown);
         timed("delete thin", () -> {
             thin.delete(id);
@@ -187,6 +190,7 @@ class LvmBackendKernelIT {
         assertFails(() -> linear.create(id, ByteSize.ofMiB(4), Map.of()), Kind.CONFLICT, "no tag pillar-csi");
         assertThat(linear.find(id)).isEmpty();
         assertThat(linear.list()).isEmpty();
+        assertThat(linear.findAll(List.of(id))).isEmpty();
         assertFails(() -> linear.delete(id), Kind.FAILED, "refusing to remove");
         assertThat(Path.of("/dev", vg, "pvc-foreign")).exists();
 
@@ -197,6 +201,7 @@ class LvmBackendKernelIT {
         LvmVolumeBackend gone = new LvmVolumeBackend(new BackendConfig("gone", BackendKind.BACKEND_KIND_LVM_LINEAR, vg + "x", ""),
                 runner, DEV, Path.of("/sys"), DEADLINE, Duration.ofSeconds(5));
         assertFails(() -> gone.find(id), Kind.UNAVAILABLE, "not found");
+        assertFails(() -> gone.findAll(List.of(id)), Kind.UNAVAILABLE, "not found");
         assertFails(gone::capacity, Kind.UNAVAILABLE, "not found");
         LvmVolumeBackend noPool = new LvmVolumeBackend(new BackendConfig("nopool", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool9"),
                 runner, DEV, Path.of("/sys"), DEADLINE, Duration.ofSeconds(5));

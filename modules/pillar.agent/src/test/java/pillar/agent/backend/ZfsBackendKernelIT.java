@@ -191,6 +191,9 @@ class ZfsBackendKernelIT {
         assertThat(zfs.find(VolumeId.of("pvc-b")).orElseThrow().device()).isEqualTo(b.device());
         assertThat(readMarker(zfs.find(VolumeId.of("pvc-b")).orElseThrow().device())).isEqualTo("I am pvc-b");
         assertThat(zfs.list()).extracting(BackendVolume::device).containsExactlyInAnyOrder(b.device(), c.device());
+        VolumeId[] ids = {VolumeId.of("pvc-a"), VolumeId.of("pvc-b"), VolumeId.of("pvc-c")};
+        assertThat(timed("findAll of three", () -> zfs.findAll(List.of(ids)))).as("the deleted one left out, each as find has it")
+                .isEqualTo(Map.of(ids[1], zfs.find(ids[1]).orElseThrow(), ids[2], c));
     }
 
     @Test
@@ -208,6 +211,7 @@ class ZfsBackendKernelIT {
                 .startsWith("embedded\tinherited from " + pool + "/k8s");
         assertThat(zfs.find(VolumeId.of("pvc-inherits"))).isEmpty();
         assertThat(zfs.list()).isEmpty();
+        assertThat(zfs.findAll(List.of(id, VolumeId.of("pvc-inherits")))).isEmpty();
         assertFails(() -> zfs.delete(VolumeId.of("pvc-inherits")), Kind.FAILED, "refusing to destroy");
         sh("zfs", "inherit", "io.pillar-csi:managed", pool + "/k8s");
         assertFails(() -> zfs.expand(VolumeId.of("pvc-none"), ByteSize.ofMiB(4)), Kind.NOT_FOUND, "does not exist");
@@ -217,6 +221,7 @@ class ZfsBackendKernelIT {
         assertFails(noParent::capacity, Kind.UNAVAILABLE, "is not available");
         assertFails(() -> noParent.create(VolumeId.of("pvc-x"), ByteSize.ofMiB(4), Map.of()), Kind.UNAVAILABLE, pool + "/nope");
         assertFails(noParent::list, Kind.UNAVAILABLE, "is the pool imported");
+        assertThat(noParent.findAll(List.of(id))).as("as find: a missing parent holds no volume").isEmpty();
         ZfsVolumeBackend noPool = backend(pool + "x", "k8s");
         assertFails(noPool::capacity, Kind.UNAVAILABLE, "is not available");
         assertFails(() -> noPool.delete(VolumeId.of("pvc-x")), Kind.UNAVAILABLE, "is not available");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,6 +23,8 @@ import pillar.agent.configfs.NvmetTarget;
 import pillar.agent.configfs.PortAddress;
 import pillar.agent.configfs.PortId;
 import pillar.api.agent.v1.BackendKind;
+import pillar.api.exec.CommandFailedException;
+import pillar.api.exec.ProcessRunner;
 import pillar.api.value.ByteSize;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
@@ -117,5 +120,30 @@ class ExportReapplyTest {
                 "pvc-lvm: its backend lvm is not configured on this agent any more; the export stays recorded and is not applied");
         assertThat(configfs.entries("subsystems")).containsExactly(ExportRecord.subsystemNqn(a.id()).value());
         assertThat(store.list()).hasSize(3);
+    }
+
+    @Test
+    void aBackendThatCannotBeReadAtOnceHasItsRecordsLookedUpOneByOne() {
+        BackendVolume a = zvol("pvc-a");
+        BackendVolume b = zvol("pvc-b");
+        store.write(record(a, a.device(), HOST));
+        store.write(record(b, b.device()));
+        List<List<String>> commands = new ArrayList<>();
+        ProcessRunner noRecursiveReads = command -> {
+            commands.add(command.argv());
+            if (command.argv().contains("-r")) {
+                throw new CommandFailedException(command, 1, "cannot iterate filesystems: I/O error", false);
+            }
+            return zfs.run(command);
+        };
+        Map<String, VolumeBackend> flaky = Map.of("zfs", new ZfsVolumeBackend(new BackendConfig("zfs",
+                BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s"), noRecursiveReads, dir.resolve("dev"), dir.resolve("sys"),
+                Path.of(ZVOL_ID), Duration.ofSeconds(5), Duration.ofSeconds(5)));
+
+        assertThat(ExportReapply.run(store, exporter, flaky)).isEmpty();
+        assertThat(configfs.entries("subsystems")).containsExactlyInAnyOrder(ExportRecord.subsystemNqn(a.id()).value(),
+                ExportRecord.subsystemNqn(b.id()).value());
+        assertThat(commands.stream().filter(argv -> argv.contains("-r"))).hasSize(1);
+        assertThat(commands.stream().filter(argv -> argv.getLast().startsWith("tank/k8s/pvc-"))).hasSize(2);
     }
 }
