@@ -20,7 +20,8 @@ import pillar.api.value.VolumeId;
 
 /**
  * {@link VolumeBackend#findAll} on the stateful LVM and ZFS fakes: the volumes as {@link VolumeBackend#find}
- * returns them, the missing and the foreign left out, with one report of the backend for all of them.
+ * returns them, the missing and the foreign left out, with one report of the backend for all of them
+ * (a zvol's device without udev is still told by {@code zvol_id}, one per found volume, as find does).
  */
 class FindAllTest {
     private static final VolumeId A = VolumeId.of("pvc-a");
@@ -66,7 +67,8 @@ class FindAllTest {
 
         assertThat(found).isEqualTo(expected);
         assertThat(found.keySet()).containsExactly(A, B);
-        assertThat(commands).as("one report for all four").hasSize(1).allSatisfy(argv -> assertThat(argv.getFirst()).isEqualTo(program));
+        assertThat(commands.stream().filter(argv -> argv.getFirst().equals(program))).as("one report for all four, " + commands)
+                .hasSize(1);
     }
 
     private ProcessRunner recording(ProcessRunner runner) {
