@@ -1,5 +1,6 @@
 package pillar.bench.control;
 
+import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import pillar.api.csi.v1.CapacityRange;
 import pillar.api.csi.v1.ControllerGrpc;
 import pillar.api.csi.v1.ControllerPublishVolumeRequest;
@@ -122,7 +124,7 @@ public final class ListBench {
                     meta.setFinalizers(model.getMetadata().getFinalizers());
                     copy.setMetadata(meta);
                     copy.getSpec().setVolumeName(name);
-                    PillarVolumeState created = client.resource(copy).create();
+                    PillarVolumeState created = createdOnce(client, copy);
                     created.setStatus(copy.getStatus());
                     client.resource(created).updateStatus();
                 }));
@@ -134,6 +136,21 @@ public final class ListBench {
             throw new IllegalStateException("writing the volume states failed", e);
         } finally {
             writers.shutdownNow();
+        }
+    }
+
+    /**
+     * The state as created, or as it exists already: under load the client retries a POST whose first
+     * attempt landed (its answer timed out), and the retry is told 409 Conflict.
+     */
+    private static PillarVolumeState createdOnce(KubernetesClient client, PillarVolumeState state) {
+        try {
+            return client.resource(state).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+                throw e;
+            }
+            return client.resources(PillarVolumeState.class).withName(state.getMetadata().getName()).require();
         }
     }
 

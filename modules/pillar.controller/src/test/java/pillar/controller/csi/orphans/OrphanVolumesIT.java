@@ -39,13 +39,14 @@ class OrphanVolumesIT {
     @Test
     void orphansAreReportedBoundedNeverDeletedAndTheReportClearsOnceTheyAreRemovedByHand() {
         harness.csi().createVolume(Requests.create("pvc-claimed", GIB));
-        Condition clean = awaitOrphans(Condition.FALSE, Reasons.NO_ORPHANS);
+        Condition clean = awaitOrphans(Condition.FALSE, Reasons.NO_ORPHANS, "");
         assertThat(clean.getMessage()).contains("every volume and export of backend fast on agent " + CsiHarness.AGENT);
 
         for (int i = 1; i <= 12; i++) {
             orphan(String.format("pvc-orphan-%02d", i), i == 12);
         }
-        Condition found = awaitOrphans(Condition.TRUE, Reasons.ORPHANS_FOUND);
+        // a poll may fall between two of the creations above: wait for the one that saw all of them
+        Condition found = awaitOrphans(Condition.TRUE, Reasons.ORPHANS_FOUND, "1 orphaned export (");
         assertThat(found.getMessage())
                 .contains("12 orphaned volumes (pvc-orphan-01, pvc-orphan-02")
                 .contains("pvc-orphan-10, and 2 more)")
@@ -68,7 +69,7 @@ class OrphanVolumesIT {
             harness.fakeAgents().deleteVolume(AGENT, DeleteVolumeRequest.newBuilder().setToken(token(id, 2)).setVolumeId(id)
                     .setBackend("fast").build());
         }
-        Condition cleared = awaitOrphans(Condition.FALSE, Reasons.NO_ORPHANS);
+        Condition cleared = awaitOrphans(Condition.FALSE, Reasons.NO_ORPHANS, "");
         assertThat(cleared.getMessage()).contains("is claimed by a PillarVolumeState");
         assertThat(harness.fakeAgent().volumes()).containsOnlyKeys("pvc-claimed");
     }
@@ -93,11 +94,13 @@ class OrphanVolumesIT {
                 .setPublicationGeneration(generation).build();
     }
 
-    private Condition awaitOrphans(String status, String reason) {
+    /** The store's OrphanVolumes condition once it has this status and reason and its message contains {@code fragment}. */
+    private Condition awaitOrphans(String status, String reason, String fragment) {
         return await().atMost(ControllerHarness.PATIENCE).until(() -> List.copyOf(harness.client().resources(PillarStore.class)
                         .withName(CsiHarness.STORE).get().getStatus().getConditions()).stream()
                         .filter(c -> c.getType().equals(PillarStore.ORPHAN_VOLUMES)).findFirst(),
-                c -> c.isPresent() && c.get().getStatus().equals(status) && c.get().getReason().equals(reason)).orElseThrow();
+                c -> c.isPresent() && c.get().getStatus().equals(status) && c.get().getReason().equals(reason)
+                        && c.get().getMessage().contains(fragment)).orElseThrow();
     }
 
     private List<Event> storeEvents() {
