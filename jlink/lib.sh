@@ -63,13 +63,20 @@ launch_args() {
 # the cache still holds the loaded and parsed classes, and start-up was no slower (measured: agent
 # 1084/677/1325 ms vs 734/682/1167 ms with it, host load 6-8).
 # shellcheck disable=SC2034  # read by jlink/build, jlink/train.sh and dev/lib/image.sh
+# Heap: 64m for the agent and the node (their state is per volume on disk, not in memory); 192m for
+# the controller, whose informers hold every PillarVolumeState: at 10,000 volumes 64m ran out
+# (dev/bench --group 5: OutOfMemoryError while the states were listed; about 5.6 KiB live per volume,
+# and a relist holds the old and the new list at once). The chart's controller limit (384Mi) fits it.
 MALLOC_ARENAS=2
 jvm_options() {
     local workload=$1
+    case "$workload" in
+        controller) echo "-Xmx192m" ;;
+        *) echo "-Xmx64m" ;;
+    esac
     cat <<'EOF'
 -XX:+UseSerialGC
 -Xms8m
--Xmx64m
 -XX:MinHeapFreeRatio=10
 -XX:MaxHeapFreeRatio=30
 -XX:-ShrinkHeapInSteps

@@ -59,6 +59,7 @@ public final class Launches {
                 home -> command.addAll(List.of(layout.root().resolve("jlink/run-at-home").toString(), home.toString(), workload)),
                 () -> {
                     command.add(java);
+                    command.add(JvmFlags.heap(workload));
                     command.addAll(flags);
                     command.addAll(extraFlags);
                     command.add("--enable-native-access=" + (workload.equals("node") ? "com.sun.jna," : "") + "io.grpc.netty.shaded");
@@ -110,7 +111,7 @@ public final class Launches {
      */
     private List<String> fakeBacked(String workload, List<String> extraFlags, String main, List<String> args) {
         String[] modulePath = layout.modulePath(workload).split(":");
-        List<String> command = new ArrayList<>(List.of(java));
+        List<String> command = new ArrayList<>(List.of(java, JvmFlags.heap(workload)));
         command.addAll(flags);
         command.addAll(extraFlags);
         command.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-cp", String.join(":", layout.benchJar().toString(),

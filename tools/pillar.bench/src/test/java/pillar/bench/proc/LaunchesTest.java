@@ -43,6 +43,17 @@ class LaunchesTest {
     }
 
     @Test
+    void theControllerFromItsModulePathHasItsOwnHeapAndAFlagGivenLaterWins() throws IOException {
+        Files.createDirectories(root.resolve("modules/pillar.controller/target/modules"));
+        Files.createFile(root.resolve("modules/pillar.controller/target/pillar.controller-1.0.jar"));
+        Launches launches = new Launches(new Layout(root), List.of("-XX:+UseSerialGC"), false);
+        List<String> controller = launches.real("controller", List.of("-Xmx512m"), List.of());
+        assertThat(controller).containsSubsequence("-Xmx192m", "-XX:+UseSerialGC", "-Xmx512m");
+        assertThat(controller.indexOf("-Xmx192m")).isLessThan(controller.lastIndexOf("-Xmx512m"));
+        assertThat(launches.real("controller", List.of())).contains("-Xmx192m").doesNotContain("-Xmx64m");
+    }
+
+    @Test
     void findsTheTestJarWhereTheAgentsPomPutsIt() throws IOException {
         Path jars = Files.createDirectories(root.resolve("modules/pillar.agent/target/test-jar"));
         Files.createFile(jars.resolve("pillar.agent-1.0-tests.jar"));
