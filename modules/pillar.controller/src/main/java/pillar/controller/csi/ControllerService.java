@@ -280,7 +280,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
             if (r.getMaxEntries() < 0) {
                 throw CsiException.invalid("max_entries must not be negative, is " + r.getMaxEntries());
             }
-            return catalog.page(ListTokens.position(r.getStartingToken()), r.getMaxEntries(), health::condition);
+            return catalog.page(ListTokens.position(r.getStartingToken()), r.getMaxEntries(), health.forListing());
         });
     }
 

@@ -157,6 +157,11 @@ public final class CsiHarness implements BeforeEachCallback, AfterEachCallback, 
         return running().client;
     }
 
+    /** The requests the API server received since the last call, each as "METHOD path" ({@link MockApi#takeRequests}). */
+    public List<String> apiRequests() {
+        return running().takeRequests();
+    }
+
     private MockApi running() {
         if (api == null) {
             throw new IllegalStateException("the harness is not started (declare it with @RegisterExtension, or call start)");

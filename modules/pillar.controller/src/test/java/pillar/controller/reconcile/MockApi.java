@@ -5,7 +5,10 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -14,6 +17,7 @@ import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 
 /**
  * fabric8's mock API server in strict CRUD mode ({@link StrictCrudDispatcher}) with the generated CRDs
@@ -50,6 +54,21 @@ public final class MockApi implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("the generated CRDs are missing from " + dir + " (run the build's process-classes)", e);
         }
+    }
+
+    /** The requests the server received since the last call, each as "METHOD path", oldest first. */
+    public List<String> takeRequests() {
+        List<String> requests = new ArrayList<>();
+        try {
+            for (RecordedRequest r = server.takeRequest(0, TimeUnit.MILLISECONDS); r != null;
+                 r = server.takeRequest(0, TimeUnit.MILLISECONDS)) {
+                requests.add(r.getMethod() + " " + r.getPath());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the server's requests", e);
+        }
+        return requests;
     }
 
     public KubernetesClient newClient() {

@@ -1,11 +1,13 @@
 package pillar.controller.csi.listing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static pillar.controller.csi.CsiAssertions.assertCode;
 import static pillar.controller.csi.CsiHarness.GIB;
 import static pillar.controller.csi.Requests.NODE_A;
 import static pillar.controller.csi.Requests.NODE_B;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,6 +24,7 @@ import pillar.controller.agent.FaultInjectingAgentClient.Fault;
 import pillar.controller.crd.VolumePhase;
 import pillar.controller.csi.CsiHarness;
 import pillar.controller.csi.Requests;
+import pillar.controller.reconcile.ControllerHarness;
 
 /**
  * ListVolumes over the real CSI socket, on the mock API server with the stateful fake agent: what
@@ -128,6 +131,23 @@ class ListVolumesIT {
         CsiHarness.Controller next = harness.restart();
         ListVolumesResponse rest = next.stub().listVolumes(ListVolumesRequest.newBuilder().setStartingToken(token).build());
         assertThat(ids(rest)).containsExactly("pvc-b", "pvc-c");
+    }
+
+    @Test
+    void aListingReadsEachAgentOnceHoweverManyOfItsVolumesItLists() {
+        for (int i = 0; i < 20; i++) {
+            harness.csi().createVolume(Requests.create(String.format("pvc-%02d", i), GIB));
+        }
+        // the reconciles that follow the creates read the PillarAgent too: wait until they are done
+        await().atMost(ControllerHarness.PATIENCE).pollInterval(Duration.ofMillis(500)).until(() -> agentReads().isEmpty());
+
+        assertThat(list(0, "").getEntriesCount()).isEqualTo(20);
+        assertThat(agentReads()).as("one read of the PillarAgent for 20 of its volumes (give or take a reconcile)")
+                .hasSizeBetween(1, 2);
+    }
+
+    private List<String> agentReads() {
+        return harness.apiRequests().stream().filter(r -> r.startsWith("GET ") && r.contains("/pillaragents/")).toList();
     }
 
     /** Mirrors csi-sanity "should fail when an invalid starting_token is passed". */
