@@ -65,8 +65,9 @@ launch_args() {
 # shellcheck disable=SC2034  # read by jlink/build, jlink/train.sh and dev/lib/image.sh
 # Heap: 64m for the agent and the node (their state is per volume on disk, not in memory); 192m for
 # the controller, whose informers hold every PillarVolumeState: at 10,000 volumes 64m ran out
-# (dev/bench --group 5: OutOfMemoryError while the states were listed; about 5.6 KiB live per volume,
-# and a relist holds the old and the new list at once). The chart's controller limit (384Mi) fits it.
+# (dev/bench --group 5: OutOfMemoryError while the states were listed; 8.3 KiB live per volume,
+# and a relist holds the old and the new list at once). At 10,000 volumes the controller's RSS
+# was 314 MiB (live heap 104 MiB); the chart's controller limit is 512Mi.
 MALLOC_ARENAS=2
 jvm_options() {
     local workload=$1
