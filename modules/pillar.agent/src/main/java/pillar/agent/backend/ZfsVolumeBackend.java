@@ -160,8 +160,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     public Map<VolumeId, BackendVolume> findAll(Collection<VolumeId> ids) {
         Map<String, Map<String, ZfsOutput.Property>> rows;
         try {
-            rows = ZfsOutput.sourcedByDataset(run(List.of("zfs", "get", "-Hp", "-r", "-d", "1", "-t", "volume",
-                    "-o", "name,property,value,source", ZVOL_PROPERTIES, parent)));
+            rows = zvolsOfParent(ZVOL_PROPERTIES);
         } catch (CommandFailedException e) {
             if (ZfsFailure.of(e) == ZfsFailure.NOT_FOUND) {
                 return Map.of();
@@ -273,8 +272,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     public List<BackendVolume> list() {
         Map<String, Map<String, ZfsOutput.Property>> rows;
         try {
-            rows = ZfsOutput.sourcedByDataset(run(List.of("zfs", "get", "-Hp", "-r", "-d", "1", "-t", "volume",
-                    "-o", "name,property,value,source", "volsize," + MANAGED_PROPERTY, parent)));
+            rows = zvolsOfParent("volsize," + MANAGED_PROPERTY);
         } catch (CommandFailedException e) {
             throw ZfsFailure.of(e) == ZfsFailure.NOT_FOUND ? unavailable(e) : failed("zfs list of " + parent + " failed", e);
         }
@@ -348,6 +346,12 @@ public final class ZfsVolumeBackend implements VolumeBackend {
             throw failed("zfs get of " + dataset + " failed", e);
         }
         return Optional.of(zvol(dataset, properties));
+    }
+
+    /** These properties of every zvol directly under the parent, by dataset ({@code zfs get -r -d 1 -t volume}). */
+    private Map<String, Map<String, ZfsOutput.Property>> zvolsOfParent(String properties) throws CommandFailedException {
+        return ZfsOutput.sourcedByDataset(run(List.of("zfs", "get", "-Hp", "-r", "-d", "1", "-t", "volume",
+                "-o", "name,property,value,source", properties, parent)));
     }
 
     /** The dataset as {@code zfs get} of {@link #ZVOL_PROPERTIES} describes it (a file system or snapshot is never ours). */
