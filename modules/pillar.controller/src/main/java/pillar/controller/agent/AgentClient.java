@@ -22,6 +22,8 @@ import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
 import pillar.api.agent.v1.ListVolumesResponse;
+import pillar.api.agent.v1.ReconcileRequest;
+import pillar.api.agent.v1.ReconcileResponse;
 import pillar.api.agent.v1.UnexportVolumeRequest;
 import pillar.api.agent.v1.UnexportVolumeResponse;
 
@@ -73,6 +75,12 @@ public interface AgentClient {
 
     /** Stops a host NQN from connecting; a host that was never allowed is a no-op. */
     DenyInitiatorResponse denyInitiator(AgentTarget agent, DenyInitiatorRequest request);
+
+    /**
+     * Brings one volume's export to the desired one (its allowed hosts exactly those given; absent:
+     * unexported); the changes made are in the answer. Sent once, like every change.
+     */
+    ReconcileResponse reconcile(AgentTarget agent, ReconcileRequest request);
 
     /** The volumes of one backend. A read. */
     ListVolumesResponse listVolumes(AgentTarget agent, ListVolumesRequest request);

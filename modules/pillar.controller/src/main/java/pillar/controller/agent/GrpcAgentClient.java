@@ -41,6 +41,8 @@ import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
 import pillar.api.agent.v1.ListVolumesResponse;
+import pillar.api.agent.v1.ReconcileRequest;
+import pillar.api.agent.v1.ReconcileResponse;
 import pillar.api.agent.v1.UnexportVolumeRequest;
 import pillar.api.agent.v1.UnexportVolumeResponse;
 
@@ -158,6 +160,11 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
     @Override
     public DenyInitiatorResponse denyInitiator(AgentTarget agent, DenyInitiatorRequest request) {
         return mutate(agent, "DenyInitiator", stub -> stub.denyInitiator(request));
+    }
+
+    @Override
+    public ReconcileResponse reconcile(AgentTarget agent, ReconcileRequest request) {
+        return mutate(agent, "Reconcile", stub -> stub.reconcile(request));
     }
 
     @Override

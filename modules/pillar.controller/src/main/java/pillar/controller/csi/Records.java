@@ -11,12 +11,12 @@ import pillar.controller.crd.Publication;
 import pillar.controller.crd.VolumePhase;
 
 /** Reading a PillarVolumeState's record: what an absent status or field means. Pure functions. */
-final class Records {
+public final class Records {
     private Records() {
     }
 
     /** The phase; a state without status is {@link VolumePhase#Pending}. */
-    static VolumePhase phase(PillarVolumeState state) {
+    public static VolumePhase phase(PillarVolumeState state) {
         return status(state).map(s -> s.getPhase()).orElse(VolumePhase.Pending);
     }
 
@@ -35,7 +35,7 @@ final class Records {
     }
 
     /** The distinct nodes the volume is published to, in publication order (CSI's published_node_ids). */
-    static List<String> publishedNodes(PillarVolumeState state) {
+    public static List<String> publishedNodes(PillarVolumeState state) {
         return publications(state).stream().map(Publication::getNode).distinct().toList();
     }
 
@@ -45,7 +45,7 @@ final class Records {
     }
 
     /** The token of the state's current generation: what the next agent call carries. */
-    static FencingToken token(PillarVolumeState state) {
+    public static FencingToken token(PillarVolumeState state) {
         return FencingToken.of(LifecycleUid.of(state.getMetadata().getUid()), generation(state));
     }
 

@@ -67,7 +67,7 @@ public final class PillarControllers implements AutoCloseable {
                 settings.backoff(), scheduler);
         stores = new ReconcileLoop<>("PillarStore", client.resources(PillarStore.class).runnableInformer(resync),
                 new PillarStoreReconciler(agents::get, targets, agentClient, status, conditions, settings,
-                        () -> client.resources(PillarVolumeState.class).list().getItems()), PillarStore::getSpec,
+                        () -> client.resources(PillarVolumeState.class).list().getItems(), events), PillarStore::getSpec,
                 settings.backoff(), scheduler);
         protocols = new ReconcileLoop<>("PillarProtocol", client.resources(PillarProtocol.class).runnableInformer(resync),
                 new PillarProtocolReconciler(status, conditions), PillarProtocol::getSpec, settings.backoff(), scheduler);

@@ -40,6 +40,9 @@ import pillar.controller.crd.StoreCapacity;
  *
  * <p>While the pool is discovered, condition {@code OrphanVolumes} reports the volumes and exports
  * of the backend that no PillarVolumeState claims ({@link OrphanVolumes}); they are never deleted.
+ * From the same lists, a host the agent still admits to a volume that its state does not publish to
+ * is revoked ({@link StaleGrants}), with a Warning event on the state: a grant never outlives its
+ * publication by more than a poll interval.
  */
 public final class PillarStoreReconciler implements Reconciler<PillarStore> {
     private static final Logger LOG = Logger.getLogger(PillarStoreReconciler.class.getName());
@@ -50,11 +53,12 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
     private final ConditionRecorder conditions;
     private final ReconcileSettings settings;
     private final Supplier<List<PillarVolumeState>> volumeStates;
+    private final EventRecorder events;
 
     /** @param volumeStates every PillarVolumeState, read from the API server when called (not a cache) */
     public PillarStoreReconciler(Function<String, Optional<PillarAgent>> agentsByName, AgentTargets targets, AgentClient agents,
                                  StatusWriter status, ConditionRecorder conditions, ReconcileSettings settings,
-                                 Supplier<List<PillarVolumeState>> volumeStates) {
+                                 Supplier<List<PillarVolumeState>> volumeStates, EventRecorder events) {
         this.agentsByName = agentsByName;
         this.targets = targets;
         this.agents = agents;
@@ -62,6 +66,7 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
         this.conditions = conditions;
         this.settings = settings;
         this.volumeStates = volumeStates;
+        this.events = events;
     }
 
     @Override
@@ -141,13 +146,31 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
         try {
             var volumes = agents.listVolumes(target, ListVolumesRequest.newBuilder().setBackend(backendName).build());
             var exports = agents.listExports(target, ListExportsRequest.getDefaultInstance());
-            orphans = OrphanVolumes.of(agent, backendName, volumes.getVolumesList(), exports.getExportsList(), volumeStates.get());
+            List<PillarVolumeState> states = volumeStates.get();
+            orphans = OrphanVolumes.of(agent, backendName, volumes.getVolumesList(), exports.getExportsList(), states);
+            revoke(StaleGrants.of(agent, backendName, exports.getExportsList(), states), target, agent);
         } catch (AgentException | AgentTargets.Unresolved | io.fabric8.kubernetes.client.KubernetesClientException e) {
             LOG.warning(() -> "PillarStore " + store.getMetadata().getName() + ": orphans not checked now: " + e.getMessage());
             return current;
         }
         return conditions.setProblem(store, current, PillarStore.ORPHAN_VOLUMES, orphans.any(),
                 orphans.any() ? Reasons.ORPHANS_FOUND : Reasons.NO_ORPHANS, orphans.message(agent, backendName));
+    }
+
+    /** Each stale grant revoked by the agent; one the agent refuses (a newer token, say) is looked at next poll. */
+    private void revoke(List<StaleGrants> grants, AgentTarget target, String agent) {
+        for (StaleGrants grant : grants) {
+            try {
+                agents.reconcile(target, grant.revocation());
+            } catch (AgentException e) {
+                LOG.warning(() -> "PillarVolumeState " + grant.export().getVolumeId() + ": stale grants " + grant.stale()
+                        + " not revoked now: " + e.getMessage());
+                continue;
+            }
+            String message = grant.message(agent);
+            LOG.warning(() -> "PillarVolumeState " + grant.export().getVolumeId() + ": " + message);
+            events.warning(grant.state(), StaleGrants.REVOKED, message);
+        }
     }
 
     /** Whether the backend's problem is a non-zeroing thin pool that the store accepts. */

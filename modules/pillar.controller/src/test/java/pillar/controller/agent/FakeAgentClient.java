@@ -35,6 +35,8 @@ import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
 import pillar.api.agent.v1.ListVolumesResponse;
+import pillar.api.agent.v1.ReconcileRequest;
+import pillar.api.agent.v1.ReconcileResponse;
 import pillar.api.agent.v1.UnexportVolumeRequest;
 import pillar.api.agent.v1.UnexportVolumeResponse;
 import pillar.api.fencing.Fencing;
@@ -221,6 +223,57 @@ public final class FakeAgentClient implements AgentClient {
             }
             agent.hostAuth.getOrDefault(r.getVolumeId(), new HashMap<>()).remove(host.value());
             return DenyInitiatorResponse.getDefaultInstance();
+        });
+    }
+
+    /**
+     * As the agent: absent desired unexports; a desired export otherwise than the one held replaces it;
+     * the allowed hosts become the desired ones (with auth_required, only those with keys from
+     * AllowInitiator), the keys of hosts no longer wanted are dropped.
+     */
+    @Override
+    public ReconcileResponse reconcile(AgentTarget target, ReconcileRequest r) {
+        List<Nqn> hosts = r.getDesired().getAllowedHostsList().stream().map(h -> nqn(target, "Reconcile", h)).toList();
+        return fenced(target, "Reconcile", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, (agent, done) -> {
+            ReconcileResponse.Builder out = ReconcileResponse.newBuilder();
+            FakeAgent.Export existing = agent.exports.get(r.getVolumeId());
+            if (!r.hasDesired()) {
+                if (agent.exports.remove(r.getVolumeId()) != null) {
+                    out.addChanges("unexported " + r.getVolumeId());
+                }
+                agent.hostAuth.remove(r.getVolumeId());
+                return out.build();
+            }
+            backend(target, "Reconcile", agent, r.getDesired().getBackend());
+            existing(target, "Reconcile", agent, r.getVolumeId());
+            ExportSpec wanted = r.getDesired().getExport().toBuilder().clearAddressFamily().build();
+            if (existing == null || !existing.spec().equals(wanted) || !existing.backend().equals(r.getDesired().getBackend())) {
+                existing = new FakeAgent.Export(r.getDesired().getBackend(), wanted, new HashSet<>());
+                agent.exports.put(r.getVolumeId(), existing);
+                out.addChanges("exported " + r.getVolumeId());
+            }
+            Map<String, HostAuth> keys = agent.hostAuth.computeIfAbsent(r.getVolumeId(), v -> new HashMap<>());
+            Set<String> admitted = new HashSet<>();
+            for (Nqn host : hosts) {
+                if (wanted.getAclEnabled() && (!wanted.getAuthRequired() || keys.containsKey(host.value()))) {
+                    admitted.add(host.value());
+                }
+            }
+            keys.keySet().retainAll(admitted);
+            for (String host : Set.copyOf(existing.allowedHosts())) {
+                if (!admitted.contains(host)) {
+                    existing.allowedHosts().remove(host);
+                    out.addChanges("denied " + host);
+                }
+            }
+            for (String host : admitted) {
+                if (existing.allowedHosts().add(host)) {
+                    out.addChanges("allowed " + host);
+                }
+            }
+            return out.setActual(pillar.api.agent.v1.Export.newBuilder().setVolumeId(r.getVolumeId())
+                    .setBackend(existing.backend()).setSubsystemNqn(NQN_PREFIX + r.getVolumeId()).setExport(existing.spec())
+                    .addAllAllowedHosts(existing.allowedHosts().stream().sorted().toList())).build();
         });
     }
 

@@ -30,6 +30,8 @@ import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
 import pillar.api.agent.v1.ListVolumesResponse;
+import pillar.api.agent.v1.ReconcileRequest;
+import pillar.api.agent.v1.ReconcileResponse;
 import pillar.api.agent.v1.UnexportVolumeRequest;
 import pillar.api.agent.v1.UnexportVolumeResponse;
 
@@ -158,6 +160,11 @@ public final class FaultInjectingAgentClient implements AgentClient {
     @Override
     public DenyInitiatorResponse denyInitiator(AgentTarget target, DenyInitiatorRequest request) {
         return call(target, "DenyInitiator", () -> agent.denyInitiator(target, request));
+    }
+
+    @Override
+    public ReconcileResponse reconcile(AgentTarget target, ReconcileRequest request) {
+        return call(target, "Reconcile", () -> agent.reconcile(target, request));
     }
 
     @Override
