@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-import pillar.api.durable.AtomicFiles;
+import pillar.api.durable.RecordDirectory;
 import pillar.api.value.VolumeId;
 
 /**
@@ -18,42 +18,35 @@ import pillar.api.value.VolumeId;
  * and readable by the agent's user only (mode 0600: a record may hold DH-HMAC-CHAP secrets).
  */
 public final class ExportStore {
-    private final Path dir;
+    private final RecordDirectory records;
 
     public ExportStore(Path stateDir) {
-        this.dir = stateDir.resolve("exports");
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the exports directory " + dir, e);
-        }
-        AtomicFiles.removeLeftovers(dir);
+        this.records = RecordDirectory.open(stateDir.resolve("exports"), "", "the export record", true);
     }
 
     public Optional<ExportRecord> read(VolumeId volume) {
-        Path file = dir.resolve(volume.value());
-        return AtomicFiles.read(file, "the export record").map(text -> parse(file, text));
+        return records.read(volume).map(text -> parse(records.fileOf(volume), text));
     }
 
     public void write(ExportRecord record) {
-        AtomicFiles.writePrivate(dir.resolve(record.volume().value()), record.encode().getBytes(StandardCharsets.UTF_8));
+        records.write(record.volume(), record.encode());
     }
 
     public void delete(VolumeId volume) {
-        AtomicFiles.delete(dir.resolve(volume.value()));
+        records.delete(volume);
     }
 
     /** Every record, in volume order. A damaged record fails the whole listing: it is never skipped silently. */
     public List<ExportRecord> list() {
-        List<ExportRecord> records = new ArrayList<>();
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path file : files.filter(f -> !AtomicFiles.isTemporary(f)).sorted().toList()) {
-                records.add(parse(file, Files.readString(file, StandardCharsets.UTF_8)));
+        List<ExportRecord> listed = new ArrayList<>();
+        for (Path file : records.files()) {
+            try {
+                listed.add(parse(file, Files.readString(file, StandardCharsets.UTF_8)));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the export record " + file, e);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot list the export records in " + dir, e);
         }
-        return records;
+        return listed;
     }
 
     private static ExportRecord parse(Path file, String text) {

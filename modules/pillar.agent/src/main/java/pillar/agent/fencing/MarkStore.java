@@ -7,7 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 
-import pillar.api.durable.AtomicFiles;
+import pillar.api.durable.RecordDirectory;
 import pillar.api.fencing.FencingMark;
 import pillar.api.value.VolumeId;
 
@@ -18,30 +18,23 @@ import pillar.api.value.VolumeId;
  * are never removed.
  */
 public final class MarkStore {
-    private final Path dir;
+    private final RecordDirectory marks;
 
     public MarkStore(Path stateDir) {
-        this.dir = stateDir.resolve("generations");
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the fencing directory " + dir, e);
-        }
-        AtomicFiles.removeLeftovers(dir);
+        this.marks = RecordDirectory.open(stateDir.resolve("generations"), "", "the fencing mark", false);
     }
 
     /** The volume's mark, or empty if none was ever written. A damaged file is an error, never "no mark". */
     public Optional<FencingMark> read(VolumeId volume) {
-        Path file = dir.resolve(volume.value());
         try {
-            return AtomicFiles.read(file, "the fencing mark").map(MarkFormat::parse);
+            return marks.read(volume).map(MarkFormat::parse);
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("the fencing mark " + file + " is damaged (" + e.getMessage()
+            throw new IllegalStateException("the fencing mark " + marks.fileOf(volume) + " is damaged (" + e.getMessage()
                     + "); refusing to act on volume " + volume + " until an operator restores or removes it", e);
         }
     }
 
     public void write(VolumeId volume, FencingMark mark) {
-        AtomicFiles.write(dir.resolve(volume.value()), MarkFormat.encode(mark).getBytes(StandardCharsets.UTF_8));
+        marks.write(volume, MarkFormat.encode(mark));
     }
 }
