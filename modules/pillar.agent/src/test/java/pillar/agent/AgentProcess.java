@@ -14,6 +14,7 @@ import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
+import pillar.launch.ChildProcess;
 import pillar.launch.HealthProbe;
 import pillar.launch.WorkloadCommand;
 
@@ -27,7 +28,7 @@ final class AgentProcess implements AutoCloseable {
     private final Path dir;
     private final int grpcPort;
     private final int healthPort;
-    private Process process;
+    private ChildProcess process;
     private ManagedChannel channel;
     private AgentServiceGrpc.AgentServiceBlockingStub stub;
 
@@ -39,17 +40,9 @@ final class AgentProcess implements AutoCloseable {
 
     /** Starts the agent and waits until it reports ready; returns how long that took. */
     Duration start(Path config) throws Exception {
-        long start = System.nanoTime();
         launch(config);
         // generous: under TCG on a loaded host a JVM and Helidon take minutes to start (not a timing check)
-        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
-        while (!HealthProbe.isReady(healthPort)) {
-            if (!process.isAlive() || System.nanoTime() > deadline) {
-                throw new IllegalStateException("the agent did not become ready; its log:\n" + log());
-            }
-            Thread.sleep(200);
-        }
-        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        Duration took = process.awaitReady(() -> HealthProbe.isReady(healthPort), Duration.ofMinutes(10), Duration.ofMillis(200));
         // what the start-up did and how long its parts took, from the agent's own log
         log().lines().filter(line -> line.contains("start-up checks") || line.contains("re-applied") || line.contains("ready:")
                 || line.contains("drift") || line.startsWith("WARNING") || line.startsWith("SEVERE"))
@@ -70,17 +63,14 @@ final class AgentProcess implements AutoCloseable {
     }
 
     /** Launches the agent and returns at once (the caller watches its log). */
-    void launchOnly(Path config) throws IOException {
+    void launchOnly(Path config) {
         launch(config);
     }
 
     /** Starts the agent and waits for it to exit on its own (a refusal to start); returns its exit status. */
     int startExpectingExit(Path config) throws Exception {
         launch(config);
-        if (!process.waitFor(10, TimeUnit.MINUTES)) {
-            throw new IllegalStateException("the agent kept running; its log:\n" + log());
-        }
-        return process.exitValue();
+        return process.awaitExit(Duration.ofMinutes(10));
     }
 
     /** A stub with a generous deadline (TCG is slow). */
@@ -89,9 +79,9 @@ final class AgentProcess implements AutoCloseable {
     }
 
     /** SIGKILL, as an OOM kill or a node crash ends it. */
-    void kill() throws InterruptedException {
+    void kill() {
         if (process != null) {
-            process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            process.kill();
         }
     }
 
@@ -100,16 +90,16 @@ final class AgentProcess implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         kill();
         if (channel != null) {
             channel.shutdownNow();
         }
     }
 
-    private void launch(Path config) throws IOException {
+    private void launch(Path config) {
         List<String> command = new WorkloadCommand("pillar.agent", "AgentMain", List.of("--config", config.toString()))
                 .toList(Path.of("").toAbsolutePath());
-        process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile()).start();
+        process = ChildProcess.start("the agent", command, dir.resolve("agent.log"));
     }
 }

@@ -1,13 +1,13 @@
 package pillar.sandbox;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 
+import pillar.launch.ChildProcess;
 import pillar.launch.HealthProbe;
 
 /**
@@ -19,19 +19,15 @@ import pillar.launch.HealthProbe;
 final class WorkloadProcess implements AutoCloseable {
     private final String name;
     private final String module;
-    private final List<String> command;
-    private final Path log;
     private final BooleanSupplier readyCheck;
-    private Process process;
-    private long startedAt;
+    private ChildProcess process;
     private long readyAfterMillis = -1;
 
     private WorkloadProcess(String name, String module, List<String> command, Path log, BooleanSupplier readyCheck) {
         this.name = name;
         this.module = module;
-        this.command = command;
-        this.log = log;
         this.readyCheck = readyCheck;
+        this.process = ChildProcess.start(name, command, log, Map.of(), true);
     }
 
     /**
@@ -41,10 +37,8 @@ final class WorkloadProcess implements AutoCloseable {
      */
     static WorkloadProcess start(Workload workload, Path root, Path aotDir, Path logDir, boolean mayTrain) {
         Path aot = aotDir.resolve(workload.module() + ".aot");
-        WorkloadProcess started = new WorkloadProcess(workload.name(), workload.module(),
-                workload.command(root, aot, mayTrain), logDir.resolve(workload.name() + ".log"), () -> HealthProbe.isReady(workload.healthPort()));
-        started.launch();
-        return started;
+        return new WorkloadProcess(workload.name(), workload.module(), workload.command(root, aot, mayTrain),
+                logDir.resolve(workload.name() + ".log"), () -> HealthProbe.isReady(workload.healthPort()));
     }
 
     /**
@@ -52,22 +46,8 @@ final class WorkloadProcess implements AutoCloseable {
      * sandbox tool's class path, with its AOT cache when fresh): ready once it wrote the kubeconfig.
      */
     static WorkloadProcess startEmulator(BedLayout layout) {
-        WorkloadProcess started = new WorkloadProcess("kube-api", "pillar.sandbox", Workloads.emulator(layout),
+        return new WorkloadProcess("kube-api", "pillar.sandbox", Workloads.emulator(layout),
                 layout.logs().resolve("kube-api.log"), () -> Files.isRegularFile(layout.kubeconfig()));
-        started.launch();
-        return started;
-    }
-
-    private void launch() {
-        try {
-            Files.createDirectories(log.getParent());
-            process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + name + ": " + String.join(" ", command), e);
-        }
-        startedAt = System.nanoTime();
-        readyAfterMillis = -1;
     }
 
     String name() {
@@ -80,7 +60,7 @@ final class WorkloadProcess implements AutoCloseable {
     }
 
     Path log() {
-        return log;
+        return process.log();
     }
 
     long pid() {
@@ -92,19 +72,16 @@ final class WorkloadProcess implements AutoCloseable {
         if (readyAfterMillis >= 0) {
             return true;
         }
-        if (!process.isAlive()) {
-            throw new IllegalStateException(name + " exited with status " + process.exitValue()
-                    + " before it was ready; its log (" + log + "):\n" + tail());
-        }
+        process.requireAlive("it was ready");
         if (readyCheck.getAsBoolean()) {
-            readyAfterMillis = (System.nanoTime() - startedAt) / 1_000_000;
+            readyAfterMillis = process.sinceLaunch().toMillis();
             return true;
         }
         return false;
     }
 
     long secondsSinceStart() {
-        return (System.nanoTime() - startedAt) / 1_000_000_000;
+        return process.sinceLaunch().toSeconds();
     }
 
     long readyAfterMillis() {
@@ -112,50 +89,29 @@ final class WorkloadProcess implements AutoCloseable {
     }
 
     /** SIGKILL and wait: what a crash or an OOM kill does. */
-    void kill() throws InterruptedException {
-        process.destroyForcibly();
-        process.waitFor(30, TimeUnit.SECONDS);
+    void kill() {
+        process.kill();
     }
 
     /** Starts it again with the same command line (after {@link #kill}). */
     void restart() {
-        if (process.isAlive()) {
-            throw new IllegalStateException(name + " is still running");
-        }
-        launch();
+        process = process.again();
+        readyAfterMillis = -1;
     }
 
     /** The last lines of its log. */
     String tail() {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e.getMessage() + ")";
-        }
+        return process.tail();
     }
 
     /** SIGTERM, without waiting (to stop several at once before {@link #close}). */
     void terminate() {
-        if (process != null && process.isAlive()) {
-            process.destroy();
-        }
+        process.terminate();
     }
 
-    /** SIGTERM, then SIGKILL after 3 minutes (a JVM recording its AOT cache writes it on the way out). */
+    /** SIGTERM, then SIGKILL after 3 minutes (a JVM recording its AOT cache writes it on the way out, slowly under emulation). */
     @Override
     public void close() {
-        if (process != null && process.isAlive()) {
-            process.destroy();
-            try {
-                // a JVM recording its AOT cache writes it now: give it time under emulation
-                if (!process.waitFor(3, TimeUnit.MINUTES)) {
-                    process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
+        process.stop(Duration.ofMinutes(3));
     }
 }

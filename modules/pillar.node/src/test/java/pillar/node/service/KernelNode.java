@@ -18,6 +18,7 @@ import pillar.api.server.CsiEndpoint;
 import pillar.api.server.WorkloadServer;
 import pillar.api.value.NodeId;
 import pillar.api.value.Nqn;
+import pillar.launch.ChildProcess;
 import pillar.launch.WorkloadCommand;
 import pillar.node.NodeMain;
 import pillar.node.fs.FilesystemTools;
@@ -87,32 +88,29 @@ final class KernelNode {
                 "--csi.socket=" + socket, "--health.host=127.0.0.1", "--health.port=0", "--node.id=vm-worker",
                 "--node.state-dir=" + state, "--node.kubelet-dir=" + kubelet, "--node.hostnqn-file=" + hostNqnFile,
                 "--node.attach-timeout=" + attachTimeout.toSeconds())).toList(Path.of("").toAbsolutePath());
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(work.resolve(name + ".log").toFile()).start();
-        ManagedChannel channel = null;
-        // a JVM with Helidon and gRPC takes 1-2 minutes to serve under TCG, more when other VMs share the cores
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(6);
-        while (true) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException(name + " exited with " + process.exitValue() + ": "
-                        + Files.readString(work.resolve(name + ".log")));
-            }
-            if (Files.exists(socket)) {
-                channel = channel == null ? Channels.unix(socket) : channel;
-                try {
-                    NodeGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
-                            .nodeGetInfo(NodeGetInfoRequest.getDefaultInstance());
-                    return new Served(null, process, channel);
-                } catch (RuntimeException notYet) {
-                    // listening soon
-                }
-            }
-            if (System.nanoTime() - deadline > 0) {
-                process.destroyForcibly();
-                throw new IllegalStateException(name + " did not answer within 6 minutes; its log:\n"
-                        + Files.readString(work.resolve(name + ".log")));
-            }
-            Thread.sleep(200);
+        ChildProcess process = ChildProcess.start(name, command, work.resolve(name + ".log"));
+        ManagedChannel[] channel = {null};
+        try {
+            // a JVM with Helidon and gRPC takes 1-2 minutes to serve under TCG, more when other VMs share the cores
+            process.awaitReady(() -> answers(socket, channel), Duration.ofMinutes(6), Duration.ofMillis(200));
+        } catch (RuntimeException e) {
+            process.kill();
+            throw e;
+        }
+        return new Served(null, process, channel[0]);
+    }
+
+    /** Whether a node serves on {@code socket} (NodeGetInfo answers); the channel is made once and kept. */
+    private static boolean answers(Path socket, ManagedChannel[] channel) {
+        if (!Files.exists(socket)) {
+            return false;
+        }
+        channel[0] = channel[0] == null ? Channels.unix(socket) : channel[0];
+        try {
+            NodeGrpc.newBlockingStub(channel[0]).withDeadlineAfter(5, TimeUnit.SECONDS).nodeGetInfo(NodeGetInfoRequest.getDefaultInstance());
+            return true;
+        } catch (RuntimeException notYet) {
+            return false; // listening soon
         }
     }
 
@@ -142,15 +140,14 @@ final class KernelNode {
     }
 
     /** A running node and a channel to it. */
-    record Served(WorkloadServer server, Process process, ManagedChannel channel) implements AutoCloseable {
+    record Served(WorkloadServer server, ChildProcess process, ManagedChannel channel) implements AutoCloseable {
         NodeGrpc.NodeBlockingStub node() {
             return NodeGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.MINUTES);
         }
 
         /** SIGKILL, as a node crash. */
-        void kill() throws InterruptedException {
-            process.destroyForcibly();
-            process.waitFor();
+        void kill() {
+            process.kill();
         }
 
         @Override
@@ -159,11 +156,8 @@ final class KernelNode {
             if (server != null) {
                 server.close();
             }
-            if (process != null && process.isAlive()) {
-                process.destroy();
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    process.destroyForcibly().waitFor();
-                }
+            if (process != null) {
+                process.stop(Duration.ofSeconds(30));
             }
         }
     }

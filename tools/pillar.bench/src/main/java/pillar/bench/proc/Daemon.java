@@ -6,10 +6,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import pillar.launch.ChildProcess;
 import pillar.launch.HealthProbe;
 
 /**
@@ -21,34 +23,19 @@ public final class Daemon implements AutoCloseable {
     private static final long CLOCK_TICK_NANOS = 10_000_000L; // USER_HZ = 100 on Linux
     private static final Pattern HISTOGRAM_TOTAL = Pattern.compile("(?m)^Total\\s+(\\d+)\\s+(\\d+)\\s*$");
 
-    private final String name;
-    private final Process process;
-    private final Path log;
-    private final long launched;
+    private final ChildProcess process;
 
-    private Daemon(String name, Process process, Path log, long launched) {
-        this.name = name;
+    private Daemon(ChildProcess process) {
         this.process = process;
-        this.log = log;
-        this.launched = launched;
     }
 
     public static Daemon start(String name, List<String> command, Path log) {
-        try {
-            Files.createDirectories(log.getParent());
-            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
-            // as deployed: the runtimes' launchers and the images set it (jlink/lib.sh, MALLOC_ARENAS)
-            builder.environment().putIfAbsent("MALLOC_ARENA_MAX", "2");
-            long launched = System.nanoTime();
-            return new Daemon(name, builder.start(), log, launched);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + name + ": " + command, e);
-        }
+        // as deployed: the runtimes' launchers and the images set it (jlink/lib.sh, MALLOC_ARENAS)
+        return new Daemon(ChildProcess.start(name, command, log, Map.of("MALLOC_ARENA_MAX", "2"), false));
     }
 
     public String name() {
-        return name;
+        return process.name();
     }
 
     public long pid() {
@@ -56,28 +43,17 @@ public final class Daemon implements AutoCloseable {
     }
 
     public Path log() {
-        return log;
+        return process.log();
     }
 
     /** Waits until {@code GET http://127.0.0.1:PORT/observe/health/ready} answers 200; returns the time since launch. */
     public Duration awaitReady(int healthPort, Duration patience) {
-        long deadline = System.nanoTime() + patience.toNanos();
-        while (!HealthProbe.isReady(healthPort)) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException(name + " ended (exit " + process.exitValue() + ") before it was ready; see " + log
-                        + ":\n" + tail());
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(name + " was not ready within " + patience + "; see " + log + ":\n" + tail());
-            }
-            pause(5);
-        }
-        return Duration.ofNanos(System.nanoTime() - launched);
+        return process.awaitReady(() -> HealthProbe.isReady(healthPort), patience, Duration.ofMillis(5));
     }
 
     /** The time since launch. */
     public Duration sinceLaunch() {
-        return Duration.ofNanos(System.nanoTime() - launched);
+        return process.sinceLaunch();
     }
 
     /** Waits until the log holds a line containing {@code text}; returns that line. */
@@ -90,18 +66,14 @@ public final class Daemon implements AutoCloseable {
                 }
             }
             if (!process.isAlive() || System.nanoTime() > deadline) {
-                throw new IllegalStateException(name + " never logged '" + text + "'; see " + log + ":\n" + tail());
+                throw new IllegalStateException(name() + " never logged '" + text + "'; see " + log() + ":\n" + process.tail());
             }
             pause(20);
         }
     }
 
     public List<String> logLines() {
-        try {
-            return Files.readAllLines(log);
-        } catch (IOException e) {
-            return List.of();
-        }
+        return process.logLines();
     }
 
     /** Resident set size, KiB ({@code VmRSS} of /proc/PID/status). */
@@ -116,7 +88,7 @@ public final class Daemon implements AutoCloseable {
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * CLOCK_TICK_NANOS; // utime, stime
         } catch (IOException e) {
-            throw new UncheckedIOException(name + " is gone", e);
+            throw new UncheckedIOException(name() + " is gone", e);
         }
     }
 
@@ -127,11 +99,11 @@ public final class Daemon implements AutoCloseable {
             Process p = new ProcessBuilder(jcmd.toString(), String.valueOf(pid()), "GC.class_histogram").redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes());
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IllegalStateException("jcmd failed on " + name + ": " + out);
+                throw new IllegalStateException("jcmd failed on " + name() + ": " + out);
             }
             Matcher m = HISTOGRAM_TOTAL.matcher(out);
             if (!m.find()) {
-                throw new IllegalStateException("no Total line in the class histogram of " + name + ": " + out);
+                throw new IllegalStateException("no Total line in the class histogram of " + name() + ": " + out);
             }
             return Long.parseLong(m.group(2));
         } catch (IOException e) {
@@ -154,24 +126,12 @@ public final class Daemon implements AutoCloseable {
 
     /** SIGTERM, then SIGKILL after {@code patience} (a JVM writing its AOT cache at exit takes a while). */
     public void stop(Duration patience) {
-        process.destroy();
-        try {
-            if (!process.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly().waitFor(15, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        process.stop(patience);
     }
 
     /** SIGKILL, as a crash. */
     public void kill() {
-        process.destroyForcibly();
-        try {
-            process.waitFor(15, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        process.kill();
     }
 
     private long statusField(String field) {
@@ -183,13 +143,8 @@ public final class Daemon implements AutoCloseable {
             }
             throw new IllegalStateException("no " + field + " in /proc/" + pid() + "/status");
         } catch (IOException e) {
-            throw new UncheckedIOException(name + " is gone", e);
+            throw new UncheckedIOException(name() + " is gone", e);
         }
-    }
-
-    private String tail() {
-        List<String> lines = logLines();
-        return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
     }
 
     static void pause(long millis) {
