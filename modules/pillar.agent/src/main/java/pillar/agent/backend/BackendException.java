@@ -1,5 +1,10 @@
 package pillar.agent.backend;
 
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import pillar.api.exec.CommandFailedException;
+
 /** A backend call that failed, with what the service needs to answer with the right code. */
 public final class BackendException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -22,6 +27,8 @@ public final class BackendException extends RuntimeException {
         FAILED
     }
 
+    private static final Logger LOG = Logger.getLogger(BackendException.class.getName());
+
     private final Kind kind;
 
     public BackendException(Kind kind, String message) {
@@ -36,5 +43,14 @@ public final class BackendException extends RuntimeException {
 
     public Kind kind() {
         return kind;
+    }
+
+    /**
+     * A {@link Kind#FAILED} for a command that failed in a way the caller does not tell apart: what was
+     * being done, then the command's own message (argument list, exit status or deadline, stderr).
+     */
+    static BackendException failed(String what, CommandFailedException e) {
+        LOG.log(Level.FINE, what, e);
+        return new BackendException(Kind.FAILED, what + ": " + e.getMessage(), e);
     }
 }

@@ -20,9 +20,7 @@ import pillar.agent.backend.LvmReport.Vg;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
-import pillar.api.exec.Command;
 import pillar.api.exec.CommandFailedException;
-import pillar.api.exec.CommandResult;
 import pillar.api.exec.ProcessRunner;
 import pillar.api.value.ByteSize;
 import pillar.api.value.InvalidValueException;
@@ -62,22 +60,21 @@ import pillar.api.value.VolumeId;
  *
  * <p>Options: none. Every key is refused with INVALID_ARGUMENT; striping and RAID layouts are a
  * volume group decision of the operator, not a per-volume setting.
+ *
+ * <p>The commands themselves (arguments, deadlines, reports, failures) are {@link Lvm}'s; this class
+ * keeps the policy: ownership, rounding, sizes, zeroing and the device waits.
  */
 public final class LvmVolumeBackend implements VolumeBackend {
     /** The tag on every LV this driver creates ({@code lvs -o lv_tags}). */
     public static final String TAG = "pillar-csi";
     /** The prefix of the tag that names the installation an LV belongs to ({@link InstallationId}). */
     public static final String INSTALLATION_TAG = "pillar-csi.installation:";
-    /** LV name prefixes LVM reserves for itself ("Names starting "snapshot" are reserved"). */
-    private static final List<String> RESERVED_PREFIXES = List.of("snapshot", "pvmove");
     private static final Duration DEVICE_POLL = Duration.ofMillis(20);
     private static final Logger LOG = Logger.getLogger(LvmVolumeBackend.class.getName());
 
     private final BackendConfig config;
-    private final ProcessRunner runner;
+    private final Lvm lvm;
     private final Path devRoot;
-    private final LvmDeviceFilter filter;
-    private final Duration commandTimeout;
     private final Duration deviceTimeout;
     private final boolean thin;
     private final String installationTag;
@@ -104,10 +101,8 @@ public final class LvmVolumeBackend implements VolumeBackend {
             throw new IllegalArgumentException("backend " + config.name() + " is not an lvm backend: " + config.kind());
         }
         this.config = config;
-        this.runner = runner;
+        this.lvm = new Lvm(runner, devRoot, sysRoot, commandTimeout, config.pool(), config.parent());
         this.devRoot = devRoot;
-        this.filter = new LvmDeviceFilter(runner, devRoot, sysRoot, commandTimeout);
-        this.commandTimeout = commandTimeout;
         this.deviceTimeout = deviceTimeout;
         this.thin = config.kind() == BackendKind.BACKEND_KIND_LVM_THIN;
         this.installationTag = INSTALLATION_TAG + installation.value();
@@ -122,11 +117,11 @@ public final class LvmVolumeBackend implements VolumeBackend {
     @Override
     public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool nonZeroing) {
         checkOptions(options);
-        checkName(id);
+        Lvm.checkName(id);
         if (size.bytes() <= 0) {
             throw new BackendException(Kind.OUT_OF_RANGE, "a volume needs a size above 0 bytes");
         }
-        if (thin && nonZeroing == NonZeroingPool.REFUSE && !thinPool().zeroing()) {
+        if (thin && nonZeroing == NonZeroingPool.REFUSE && !lvm.thinPool().zeroing()) {
             // a volume made while the pool still zeroed is not refused on a retried create
             Optional<Lv> existing = lookup(id).filter(this::owns);
             if (existing.isEmpty()) {
@@ -137,34 +132,23 @@ public final class LvmVolumeBackend implements VolumeBackend {
         // lvcreate first: it refuses an existing name, and only then is the existing LV read (one
         // command for a new volume, where listing first cost an lvs and a vgs every time)
         ByteSize rounded = roundUp(size, extentSize());
-        List<String> argv = new ArrayList<>(List.of("lvcreate", "-y", "--wipesignatures", "y"));
-        if (thin) {
-            argv.addAll(List.of("--addtag", TAG, "--addtag", installationTag, "-n", id.value(), "-V", rounded.bytes() + "b", "--thinpool", config.parent()));
-        } else {
-            argv.addAll(List.of("--zero", "y", "--addtag", TAG, "--addtag", installationTag, "-n", id.value(), "-L", rounded.bytes() + "b"));
-        }
-        argv.add(config.pool());
-        CommandResult result;
-        try {
-            result = exec(argv);
-        } catch (CommandFailedException e) {
-            switch (LvmFailure.of(e)) {
-                case EXISTS -> {
-                    return adopt(lookup(id).orElseThrow(() -> failed("lvcreate says " + id + " exists, lvs does not show it", e)), id, size);
+        long created = rounded.bytes();
+        switch (lvm.create(id, rounded, List.of(TAG, installationTag))) {
+            case Creation.NameTaken taken -> {
+                return adopt(lookup(id).orElseThrow(() -> BackendException.failed("lvcreate says " + id + " exists, lvs does not show it",
+                        taken.cause())), id, size);
+            }
+            case Creation.NoRoom full -> throw noSpace(id, rounded, full.cause());
+            case Creation.Made made -> {
+                if (made.rounded()) {
+                    // the extent size changed since it was learnt: LVM rounded again, so the LV says what it is
+                    created = lookup(id).orElseThrow(() -> new BackendException(Kind.FAILED, "lvcreate made " + id
+                            + " but lvs does not show it")).size();
                 }
-                case NO_SPACE -> throw noSpace(id, rounded, e);
-                case VG_NOT_FOUND, POOL_NOT_FOUND -> throw unavailable(e);
-                default -> throw failed("lvcreate of " + id + " failed", e);
             }
         }
-        long created = rounded.bytes();
-        if (rounded(result)) {
-            // the extent size changed since it was learnt: LVM rounded again, so the LV says what it is
-            created = lookup(id).orElseThrow(() -> new BackendException(Kind.FAILED, "lvcreate made " + id + " but lvs does not show it"))
-                    .size();
-        }
         long bytes = created;
-        LOG.info(() -> "created " + lvPath(id) + (thin ? " in thin pool " + config.parent() : "") + " of " + ByteSize.of(bytes));
+        LOG.info(() -> "created " + lvm.path(id) + (thin ? " in thin pool " + config.parent() : "") + " of " + ByteSize.of(bytes));
         return new BackendVolume(id, ByteSize.of(bytes), awaitNode(id, devRoot.resolve(config.pool()).resolve(id.value())));
     }
 
@@ -177,12 +161,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
                         + config.pool() + " (" + ByteSize.of(vg.size()) + ")", e);
             }
         }
-        return new BackendException(Kind.NO_SPACE, where() + " has no room for " + rounded + ": " + Texts.oneLine(e.stderr()), e);
-    }
-
-    /** Whether LVM says it rounded the size (it prints "Rounding up size to full physical extent ..."). */
-    private static boolean rounded(CommandResult result) {
-        return (result.stdout() + result.stderr()).contains("Rounding");
+        return new BackendException(Kind.NO_SPACE, lvm.where() + " has no room for " + rounded + ": " + Texts.oneLine(e.stderr()), e);
     }
 
     @Override
@@ -199,7 +178,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
     @Override
     public Map<VolumeId, BackendVolume> findAll(Collection<VolumeId> ids) {
         Map<String, Lv> byName = new HashMap<>();
-        for (Lv lv : groupReport()) {
+        for (Lv lv : lvm.lvs()) {
             extentSize = lv.extentSize();
             byName.putIfAbsent(lv.name(), lv);
         }
@@ -219,21 +198,9 @@ public final class LvmVolumeBackend implements VolumeBackend {
         if (!thin) {
             return PoolHealth.NONE;
         }
-        String pool = config.pool() + "/" + config.parent();
-        List<LvmReport.Usage> usage;
-        try {
-            usage = LvmReport.thinUsage(run(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o",
-                    LvmReport.USAGE_FIELDS, pool)));
-        } catch (CommandFailedException e) {
-            throw switch (LvmFailure.of(e)) {
-                case LV_NOT_FOUND, VG_NOT_FOUND -> unavailable(e);
-                default -> failed("lvs of thin pool " + pool + " failed", e);
-            };
-        }
-        LvmReport.Usage found = usage.stream().findFirst()
-                .orElseThrow(() -> new BackendException(Kind.UNAVAILABLE, "thin pool " + pool + " does not exist"));
-        return PoolHealth.thin(new PoolHealth.ThinUsage(pool, found.dataPercent().doubleValue(),
-                found.metadataPercent().doubleValue()));
+        LvmReport.Usage usage = lvm.thinUsage();
+        return PoolHealth.thin(new PoolHealth.ThinUsage(lvm.poolPath(), usage.dataPercent().doubleValue(),
+                usage.metadataPercent().doubleValue()));
     }
 
     @Override
@@ -253,7 +220,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
     @Override
     public ByteSize expand(VolumeId id, ByteSize required) {
         Lv lv = lookup(id).filter(this::owns)
-                .orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist in " + where()));
+                .orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist in " + lvm.where()));
         ByteSize rounded = roundUp(required, lv.extentSize());
         if (rounded.bytes() == lv.size()) {
             return rounded;
@@ -262,19 +229,9 @@ public final class LvmVolumeBackend implements VolumeBackend {
             throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " is " + ByteSize.of(lv.size()) + "; " + required
                     + " would shrink it, and volumes never shrink");
         }
-        try {
-            // a multiple of the extent size lvs just reported: lvextend makes exactly this size
-            run(List.of("lvextend", "-L", rounded.bytes() + "b", lvPath(id)));
-        } catch (CommandFailedException e) {
-            throw switch (LvmFailure.of(e)) {
-                case LV_NOT_FOUND -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist in " + where(), e);
-                case NO_SPACE -> new BackendException(Kind.NO_SPACE, where() + " has no room to grow " + id + " to " + rounded + ": "
-                        + Texts.oneLine(e.stderr()), e);
-                case VG_NOT_FOUND -> unavailable(e);
-                default -> failed("lvextend of " + id + " failed", e);
-            };
-        }
-        LOG.info(() -> "grew " + lvPath(id) + " from " + ByteSize.of(lv.size()) + " to " + rounded);
+        // a multiple of the extent size lvs just reported: lvextend makes exactly this size
+        lvm.extend(id, rounded);
+        LOG.info(() -> "grew " + lvm.path(id) + " from " + ByteSize.of(lv.size()) + " to " + rounded);
         return rounded;
     }
 
@@ -285,14 +242,14 @@ public final class LvmVolumeBackend implements VolumeBackend {
             return;
         }
         if (!owns(lv.get())) {
-            throw new BackendException(Kind.FAILED, "refusing to remove " + lvPath(id) + ": it is not a volume of backend "
+            throw new BackendException(Kind.FAILED, "refusing to remove " + lvm.path(id) + ": it is not a volume of backend "
                     + config.name() + " (" + ownership(lv.get()) + ")");
         }
         if (!thin) {
             zero(id, lv.get());
         }
-        DeviceWait.whileBusy(deviceTimeout, () -> remove(id));
-        LOG.info(() -> "removed " + lvPath(id));
+        DeviceWait.whileBusy(deviceTimeout, () -> lvm.remove(id));
+        LOG.info(() -> "removed " + lvm.path(id));
     }
 
     /** Zeroes a linear LV before its removal (see the class comment); an inactive one is activated first. */
@@ -306,33 +263,17 @@ public final class LvmVolumeBackend implements VolumeBackend {
                 throw e; // DEADLINE_EXCEEDED; the LV stays, and a retried delete zeroes it again
             }
             throw DeviceZeroing.busy(e)
-                    ? new BackendException(Kind.FAILED, lvPath(id) + " is in use: unexport it first (a mount or another"
+                    ? new BackendException(Kind.FAILED, lvm.path(id) + " is in use: unexport it first (a mount or another"
                             + " exclusive holder has it open, so it was not zeroed)", e)
-                    : failed("zeroing " + lvPath(id) + " before its removal failed; it is kept", e);
+                    : BackendException.failed("zeroing " + lvm.path(id) + " before its removal failed; it is kept", e);
         }
         long millis = (System.nanoTime() - start) / 1_000_000;
-        LOG.info(() -> "zeroed " + lvPath(id) + " (" + ByteSize.of(lv.size()) + ") in " + millis + " ms");
-    }
-
-    /** {@code lvremove}: empty when the LV is gone, the failure when something holds it. */
-    private Optional<BackendException> remove(VolumeId id) {
-        try {
-            run(List.of("lvremove", "-f", lvPath(id)));
-            return Optional.empty();
-        } catch (CommandFailedException e) {
-            return switch (LvmFailure.of(e)) {
-                case LV_NOT_FOUND -> Optional.empty();
-                case IN_USE -> Optional.of(new BackendException(Kind.FAILED, lvPath(id)
-                        + " is in use: unexport it first (an nvmet namespace or a mount still holds it)", e));
-                case VG_NOT_FOUND -> throw unavailable(e);
-                default -> throw failed("lvremove of " + id + " failed", e);
-            };
-        }
+        LOG.info(() -> "zeroed " + lvm.path(id) + " (" + ByteSize.of(lv.size()) + ") in " + millis + " ms");
     }
 
     @Override
     public List<BackendVolume> list() {
-        List<Lv> lvs = groupReport();
+        List<Lv> lvs = lvm.lvs();
         List<BackendVolume> volumes = new ArrayList<>();
         for (Lv lv : lvs) {
             extentSize = lv.extentSize();
@@ -355,7 +296,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
             Vg vg = volumeGroup();
             return new Capacity(ByteSize.of(vg.size()), ByteSize.of(vg.free()));
         }
-        ThinPool pool = thinPool();
+        ThinPool pool = lvm.thinPool();
         return new Capacity(ByteSize.of(pool.size()), ByteSize.of(pool.free()));
     }
 
@@ -366,78 +307,34 @@ public final class LvmVolumeBackend implements VolumeBackend {
             return Optional.empty();
         }
         try {
-            return thinPool().zeroing() ? Optional.empty()
+            return lvm.thinPool().zeroing() ? Optional.empty()
                     : Optional.of(new BackendProblem(BackendProblem.THIN_POOL_NOT_ZEROING, notZeroing()));
         } catch (BackendException e) {
-            LOG.log(Level.FINE, "no problem reported for " + where() + " (GetCapacity reports it unusable)", e);
+            LOG.log(Level.FINE, "no problem reported for " + lvm.where() + " (GetCapacity reports it unusable)", e);
             return Optional.empty();
         }
     }
 
     private String notZeroing() {
-        String pool = config.pool() + "/" + config.parent();
+        String pool = lvm.poolPath();
         return "thin pool " + pool + " does not zero new chunks, so a new volume could show bytes of a deleted one: turn"
                 + " zeroing on with 'lvchange --zero y " + pool + "', or accept it explicitly on the PillarStore";
     }
 
-    /** The thin pool's report: size, usage and zeroing; UNAVAILABLE when it is missing or no thin pool. */
-    private ThinPool thinPool() {
-        List<ThinPool> pools;
-        try {
-            pools = LvmReport.thinPools(run(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o",
-                    LvmReport.POOL_FIELDS, config.pool() + "/" + config.parent())));
-        } catch (CommandFailedException e) {
-            throw switch (LvmFailure.of(e)) {
-                case LV_NOT_FOUND, VG_NOT_FOUND -> unavailable(e);
-                default -> failed("lvs of thin pool " + where() + " failed", e);
-            };
-        }
-        ThinPool pool = pools.stream().findFirst()
-                .orElseThrow(() -> new BackendException(Kind.UNAVAILABLE, "thin pool " + where() + " does not exist"));
-        if (pool.attr().isEmpty() || pool.attr().charAt(0) != 't') {
-            throw new BackendException(Kind.UNAVAILABLE, where() + " is not a thin pool (lv_attr " + pool.attr() + ")");
-        }
-        return pool;
-    }
-
     // --- helpers ---------------------------------------------------------------------------------------
 
-    /** Every LV of the volume group, whoever owns it ({@code lvs VG}). */
-    private List<Lv> groupReport() {
-        try {
-            return LvmReport.lvs(run(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o", LvmReport.LV_FIELDS,
-                    config.pool())));
-        } catch (CommandFailedException e) {
-            throw LvmFailure.of(e) == LvmFailure.VG_NOT_FOUND ? unavailable(e) : failed("lvs of " + config.pool() + " failed", e);
-        }
-    }
-
-    /** The LV of this name in the volume group, whoever owns it; empty when it does not exist. */
+    /** The LV of this name in the volume group, whoever owns it; empty when it does not exist. Learns the extent size. */
     private Optional<Lv> lookup(VolumeId id) {
-        try {
-            String json = run(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o", LvmReport.LV_FIELDS, lvPath(id)));
-            Optional<Lv> lv = LvmReport.lvs(json).stream().filter(l -> l.name().equals(id.value())).findFirst();
-            lv.ifPresent(l -> extentSize = l.extentSize());
-            return lv;
-        } catch (CommandFailedException e) {
-            return switch (LvmFailure.of(e)) {
-                case LV_NOT_FOUND -> Optional.empty();
-                case VG_NOT_FOUND -> throw unavailable(e);
-                default -> throw failed("lvs of " + lvPath(id) + " failed", e);
-            };
-        }
+        Optional<Lv> lv = lvm.lv(id);
+        lv.ifPresent(l -> extentSize = l.extentSize());
+        return lv;
     }
 
+    /** The volume group's report; learns the extent size. */
     private Vg volumeGroup() {
-        try {
-            String json = run(List.of("vgs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o", LvmReport.VG_FIELDS, config.pool()));
-            Vg vg = LvmReport.vgs(json).stream().filter(v -> v.name().equals(config.pool())).findFirst()
-                    .orElseThrow(() -> new BackendException(Kind.UNAVAILABLE, "volume group " + config.pool() + " does not exist"));
-            extentSize = vg.extentSize();
-            return vg;
-        } catch (CommandFailedException e) {
-            throw LvmFailure.of(e) == LvmFailure.VG_NOT_FOUND ? unavailable(e) : failed("vgs of " + config.pool() + " failed", e);
-        }
+        Vg vg = lvm.volumeGroup();
+        extentSize = vg.extentSize();
+        return vg;
     }
 
     /** An existing LV for a create: ours and of the requested (rounded) size, or a conflict. */
@@ -457,22 +354,18 @@ public final class LvmVolumeBackend implements VolumeBackend {
     /** The volume with its device, activating the LV first if it is inactive (e.g. after a reboot without udev). */
     private BackendVolume usable(VolumeId id, Lv lv) {
         if (lv.path().isEmpty()) {
-            throw new BackendException(Kind.FAILED, "lvs reports no device path for " + lvPath(id) + " (lv_attr " + lv.attr() + ")");
+            throw new BackendException(Kind.FAILED, "lvs reports no device path for " + lvm.path(id) + " (lv_attr " + lv.attr() + ")");
         }
         Path device = Path.of(lv.path());
         if (!lv.active()) {
-            try {
-                run(List.of("lvchange", "-ay", "-K", lvPath(id)));
-                LOG.info(() -> "activated " + lvPath(id));
-            } catch (CommandFailedException e) {
-                throw failed("activating " + lvPath(id) + " failed", e);
-            }
+            lvm.activate(id);
+            LOG.info(() -> "activated " + lvm.path(id));
         }
         return new BackendVolume(id, ByteSize.of(lv.size()), awaitNode(id, device));
     }
 
     private Path awaitNode(VolumeId id, Path device) {
-        return DeviceWait.await("LV " + lvPath(id), deviceTimeout, DEVICE_POLL,
+        return DeviceWait.await("LV " + lvm.path(id), deviceTimeout, DEVICE_POLL,
                 "LVM makes the node itself when udev rules are off; is activation/udev_rules set for a host without udev?",
                 () -> Files.exists(device) ? Optional.of(device) : Optional.empty());
     }
@@ -510,46 +403,11 @@ public final class LvmVolumeBackend implements VolumeBackend {
         }
     }
 
-    private static void checkName(VolumeId id) {
-        for (String prefix : RESERVED_PREFIXES) {
-            if (id.value().startsWith(prefix)) {
-                throw new BackendException(Kind.INVALID, "volume ID " + id + ": LVM reserves LV names starting with '" + prefix + "'");
-            }
-        }
-    }
-
     private static ByteSize roundUp(ByteSize size, long extentSize) {
         try {
             return size.roundUpTo(extentSize);
         } catch (InvalidValueException e) {
             throw new BackendException(Kind.OUT_OF_RANGE, size + " cannot be rounded up to the extent size " + extentSize, e);
         }
-    }
-
-    private String run(List<String> argv) {
-        return exec(argv).stdout();
-    }
-
-    /** Every LVM command goes through here: with its deadline, and kept off this host's NVMe-oF namespaces. */
-    private CommandResult exec(List<String> argv) {
-        return runner.run(new Command(filter.apply(argv), commandTimeout));
-    }
-
-    private String lvPath(VolumeId id) {
-        return config.pool() + "/" + id.value();
-    }
-
-    private String where() {
-        return thin ? "thin pool " + config.pool() + "/" + config.parent() : "volume group " + config.pool();
-    }
-
-    private BackendException unavailable(CommandFailedException e) {
-        return new BackendException(Kind.UNAVAILABLE, where() + " is not available: " + Texts.oneLine(e.stderr())
-                + " (are its physical volumes present and the group activated?)", e);
-    }
-
-    private static BackendException failed(String what, CommandFailedException e) {
-        LOG.log(Level.FINE, what, e);
-        return new BackendException(Kind.FAILED, what + ": " + e.getMessage(), e);
     }
 }

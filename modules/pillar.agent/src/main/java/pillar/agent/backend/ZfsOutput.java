@@ -18,6 +18,8 @@ import pillar.agent.backend.BackendException.Kind;
 final class ZfsOutput {
     /** The value ZFS prints for "none" or "not set". */
     static final String UNSET = "-";
+    /** The source {@code zfs get} prints for a property set on the dataset itself. */
+    static final String LOCAL = "local";
 
     private ZfsOutput() {
     }
@@ -61,7 +63,7 @@ final class ZfsOutput {
 
         /** The value when set on the dataset itself ({@code local}), else "" (inherited, default or unset). */
         String localValue() {
-            return source.equals(ZfsVolumeBackend.LOCAL) && !value.equals(UNSET) ? value : "";
+            return source.equals(LOCAL) && !value.equals(UNSET) ? value : "";
         }
     }
 

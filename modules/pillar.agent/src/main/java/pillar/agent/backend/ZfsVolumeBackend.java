@@ -4,19 +4,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 import pillar.agent.backend.BackendException.Kind;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
-import pillar.api.exec.Command;
 import pillar.api.exec.CommandFailedException;
 import pillar.api.exec.ProcessRunner;
 import pillar.api.value.ByteSize;
@@ -45,23 +42,21 @@ import pillar.api.value.VolumeId;
  * <p>Remanence: a new zvol reads zeroes wherever it was not written, also on a pool that held a deleted
  * one (ZFS allocates blocks copy-on-write and reads an unwritten block as a hole), so nothing is zeroed
  * here and no pool setting is checked ({@code DataRemanenceKernelIT} proves it).
+ *
+ * <p>The commands themselves (arguments, deadlines, output, failures) are {@link Zfs}'s; this class
+ * keeps the policy: ownership, rounding, sizes and the device waits.
  */
 public final class ZfsVolumeBackend implements VolumeBackend {
     /** The user property that marks a zvol as created by this driver (user properties need a ':'). */
     public static final String MANAGED_PROPERTY = "io.pillar-csi:managed";
     /** What a lookup reads of a zvol. */
     private static final String ZVOL_PROPERTIES = "volsize,volblocksize," + MANAGED_PROPERTY;
-    /** The source {@code zfs get} prints for a property set on the dataset itself. */
-    static final String LOCAL = "local";
-    /** ZFS_MAX_DATASET_NAME_LEN is 256 including the terminating NUL. */
-    private static final int MAX_DATASET_NAME = 255;
     private static final Duration DEVICE_POLL = Duration.ofMillis(50);
     private static final Logger LOG = Logger.getLogger(ZfsVolumeBackend.class.getName());
 
     private final BackendConfig config;
-    private final ProcessRunner runner;
+    private final Zfs zfs;
     private final ZvolDevices devices;
-    private final Duration commandTimeout;
     private final Duration deviceTimeout;
     private final String parent;
     private final String owner;
@@ -85,11 +80,10 @@ public final class ZfsVolumeBackend implements VolumeBackend {
             throw new IllegalArgumentException("backend " + config.name() + " is not a zfs backend: " + config.kind());
         }
         this.config = config;
-        this.runner = runner;
         this.devices = new ZvolDevices(runner, devRoot, sysRoot, zvolId, commandTimeout);
-        this.commandTimeout = commandTimeout;
         this.deviceTimeout = deviceTimeout;
         this.parent = config.parent().isEmpty() ? config.pool() : config.pool() + "/" + config.parent();
+        this.zfs = new Zfs(runner, commandTimeout, parent);
         this.owner = installation.value();
     }
 
@@ -101,42 +95,31 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     @Override
     public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool pool) {
         ZfsOptions opts = ZfsOptions.parse(options);
-        String dataset = dataset(id);
+        String dataset = zfs.dataset(id);
         if (size.bytes() <= 0) {
             throw new BackendException(Kind.OUT_OF_RANGE, "a volume needs a size above 0 bytes");
         }
         ByteSize rounded = roundUp(size, opts.volblocksize());
         // zfs create first: it refuses an existing dataset, and only then is that one read (one
         // command for a new volume, where reading first cost two zfs get every time)
-        List<String> argv = new ArrayList<>(List.of("zfs", "create", "-V", Long.toString(rounded.bytes()),
-                "-b", Long.toString(opts.volblocksize())));
-        if (opts.sparse()) {
-            argv.add("-s");
-        }
-        argv.addAll(List.of("-o", "volmode=dev", "-o", MANAGED_PROPERTY + "=" + owner));
-        opts.compression().ifPresent(compression -> argv.addAll(List.of("-o", "compression=" + compression)));
-        argv.add(dataset);
-        try {
-            run(argv);
-        } catch (CommandFailedException e) {
-            switch (ZfsFailure.of(e)) {
-                case EXISTS -> {
-                    Zvol existing = lookup(dataset).orElseThrow(() -> failed("zfs says " + dataset + " exists, zfs get does not find it", e));
-                    return adopt(existing, id, rounded, opts);
-                }
-                case NO_SPACE -> throw noSpace(id, rounded, e);
-                case NO_PARENT, NOT_FOUND -> throw unavailable(e);
-                default -> throw failed("zfs create of " + dataset + " failed", e);
+        switch (zfs.create(id, rounded, opts, MANAGED_PROPERTY, owner)) {
+            case Creation.NameTaken taken -> {
+                Zvol existing = lookup(id).orElseThrow(() -> BackendException.failed("zfs says " + dataset
+                        + " exists, zfs get does not find it", taken.cause()));
+                return adopt(existing, id, rounded, opts);
+            }
+            case Creation.NoRoom full -> throw noSpace(id, rounded, full.cause());
+            case Creation.Made made -> {
+                // made as asked: ZFS takes a multiple of the volblocksize as it is
             }
         }
-        // ZFS takes a volsize that is a multiple of volblocksize as it is (any other it refuses)
         LOG.info(() -> "created zvol " + dataset + " of " + rounded + (opts.sparse() ? " (sparse)" : ""));
         return usable(id, new Zvol(dataset, rounded.bytes(), opts.volblocksize(), owner));
     }
 
     /** zfs create failed for space: beyond the parent's whole size is OUT_OF_RANGE (never fits), else NO_SPACE. */
     private BackendException noSpace(VolumeId id, ByteSize rounded, CommandFailedException e) {
-        Space space = space();
+        Zfs.Space space = zfs.space();
         if (rounded.bytes() > space.total()) {
             return new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + rounded + " is larger than " + parent
                     + " (" + ByteSize.of(space.total()) + "); ask for sparse=true to overcommit", e);
@@ -147,29 +130,21 @@ public final class ZfsVolumeBackend implements VolumeBackend {
 
     @Override
     public Optional<BackendVolume> find(VolumeId id) {
-        return lookup(dataset(id)).filter(this::owns).map(zvol -> usable(id, zvol));
+        return lookup(id).filter(this::owns).map(zvol -> usable(id, zvol));
     }
 
     @Override
     public boolean exists(VolumeId id) {
-        return lookup(dataset(id)).filter(this::owns).isPresent();
+        return lookup(id).filter(this::owns).isPresent();
     }
 
     /** One {@code zfs get -r} of the parent's zvols for all of them; each is then made usable as {@link #find} does. */
     @Override
     public Map<VolumeId, BackendVolume> findAll(Collection<VolumeId> ids) {
-        Map<String, Map<String, ZfsOutput.Property>> rows;
-        try {
-            rows = zvolsOfParent(ZVOL_PROPERTIES);
-        } catch (CommandFailedException e) {
-            if (ZfsFailure.of(e) == ZfsFailure.NOT_FOUND) {
-                return Map.of();
-            }
-            throw failed("zfs get of " + parent + " failed", e);
-        }
+        Map<String, Map<String, ZfsOutput.Property>> rows = zfs.zvolsOfParentIfAny(ZVOL_PROPERTIES);
         Map<VolumeId, BackendVolume> found = new LinkedHashMap<>();
         for (VolumeId id : ids) {
-            String dataset = dataset(id);
+            String dataset = zfs.dataset(id);
             Map<String, ZfsOutput.Property> properties = rows.get(dataset);
             if (properties != null) {
                 Zvol zvol = zvol(dataset, properties);
@@ -184,22 +159,12 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     /** The pool's health as {@code zpool list -H -o health POOL} prints it (ONLINE, DEGRADED, ...). */
     @Override
     public PoolHealth health() {
-        String pool = parent.split("/", 2)[0];
-        try {
-            String state = runner.run(new Command(List.of("zpool", "list", "-H", "-o", "health", pool), commandTimeout)).stdout().strip();
-            if (!state.matches("[A-Z]{1,16}")) {
-                throw new BackendException(Kind.FAILED, "zpool list printed '" + Texts.oneLine(state) + "' as the health of " + pool);
-            }
-            return PoolHealth.zpool(state);
-        } catch (CommandFailedException e) {
-            throw e.stderr().contains(": no such pool") ? new BackendException(Kind.UNAVAILABLE, "pool " + pool
-                    + " is not imported: " + Texts.oneLine(e.stderr()), e) : failed("zpool list of " + pool + " failed", e);
-        }
+        return PoolHealth.zpool(zfs.poolHealth());
     }
 
     @Override
     public Optional<InstallationId> owner(VolumeId id) {
-        return lookup(dataset(id)).filter(zvol -> zvol.volsize() > 0).flatMap(zvol -> {
+        return lookup(id).filter(zvol -> zvol.volsize() > 0).flatMap(zvol -> {
             try {
                 return zvol.mark().isEmpty() ? Optional.empty() : Optional.of(InstallationId.of(zvol.mark()));
             } catch (InvalidValueException e) {
@@ -210,8 +175,8 @@ public final class ZfsVolumeBackend implements VolumeBackend {
 
     @Override
     public ByteSize expand(VolumeId id, ByteSize required) {
-        String dataset = dataset(id);
-        Zvol zvol = lookup(dataset).filter(this::owns)
+        String dataset = zfs.dataset(id);
+        Zvol zvol = lookup(id).filter(this::owns)
                 .orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist below " + parent));
         ByteSize rounded = roundUp(required, zvol.volblocksize());
         if (rounded.bytes() == zvol.volsize()) {
@@ -222,16 +187,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
             throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " is " + ByteSize.of(zvol.volsize()) + "; " + required
                     + " would shrink it, and volumes never shrink");
         }
-        try {
-            run(List.of("zfs", "set", "volsize=" + rounded.bytes(), dataset));
-        } catch (CommandFailedException e) {
-            throw switch (ZfsFailure.of(e)) {
-                case NOT_FOUND -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist below " + parent, e);
-                case NO_SPACE -> new BackendException(Kind.NO_SPACE, parent + " has no room to grow " + id + " to " + rounded + ": "
-                        + Texts.oneLine(e.stderr()), e);
-                default -> failed("zfs set volsize of " + dataset + " failed", e);
-            };
-        }
+        zfs.setVolsize(id, rounded);
         // a multiple of the volblocksize zfs get just reported: zfs set takes it as it is, or fails
         LOG.info(() -> "grew zvol " + dataset + " from " + ByteSize.of(zvol.volsize()) + " to " + rounded);
         return rounded;
@@ -239,43 +195,23 @@ public final class ZfsVolumeBackend implements VolumeBackend {
 
     @Override
     public void delete(VolumeId id) {
-        String dataset = dataset(id);
-        Optional<Zvol> zvol = lookup(dataset);
+        String dataset = zfs.dataset(id);
+        Optional<Zvol> zvol = lookup(id);
         if (zvol.isEmpty()) {
-            space(); // "does not exist" also when the pool is not imported: that is no proof of deletion
+            zfs.space(); // "does not exist" also when the pool is not imported: that is no proof of deletion
             return;
         }
         if (!owns(zvol.get())) {
             throw new BackendException(Kind.FAILED, "refusing to destroy " + dataset + ": " + ownership(zvol.get())
                     + ", so this installation did not create it");
         }
-        DeviceWait.whileBusy(deviceTimeout, () -> destroy(dataset));
+        DeviceWait.whileBusy(deviceTimeout, () -> zfs.destroy(id));
         LOG.info(() -> "destroyed zvol " + dataset);
-    }
-
-    /** {@code zfs destroy}: empty when the zvol is gone, the failure when something holds it. */
-    private Optional<BackendException> destroy(String dataset) {
-        try {
-            run(List.of("zfs", "destroy", dataset));
-            return Optional.empty();
-        } catch (CommandFailedException e) {
-            return switch (ZfsFailure.of(e)) {
-                case NOT_FOUND -> Optional.empty();
-                case BUSY -> Optional.of(new BackendException(Kind.FAILED, dataset
-                        + " is busy: unexport it first (an nvmet namespace or another user still holds the zvol)", e));
-                default -> throw failed("zfs destroy of " + dataset + " failed", e);
-            };
-        }
     }
 
     @Override
     public List<BackendVolume> list() {
-        Map<String, Map<String, ZfsOutput.Property>> rows;
-        try {
-            rows = zvolsOfParent("volsize," + MANAGED_PROPERTY);
-        } catch (CommandFailedException e) {
-            throw ZfsFailure.of(e) == ZfsFailure.NOT_FOUND ? unavailable(e) : failed("zfs list of " + parent + " failed", e);
-        }
+        Map<String, Map<String, ZfsOutput.Property>> rows = zfs.zvolsOfParent("volsize," + MANAGED_PROPERTY);
         Map<VolumeId, Zvol> ours = new LinkedHashMap<>();
         for (Map.Entry<String, Map<String, ZfsOutput.Property>> row : rows.entrySet()) {
             String name = row.getKey();
@@ -303,7 +239,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
 
     @Override
     public Capacity capacity() {
-        Space space = space();
+        Zfs.Space space = zfs.space();
         return new Capacity(ByteSize.of(space.total()), ByteSize.of(space.available()));
     }
 
@@ -327,31 +263,10 @@ public final class ZfsVolumeBackend implements VolumeBackend {
                 + zvol.mark()) + " (this installation's: " + owner + ")";
     }
 
-    /** The parent dataset's space: {@code used} (children and reservations included) and {@code available}. */
-    private record Space(long used, long available) {
-        long total() {
-            return used + available;
-        }
-    }
-
-    private Optional<Zvol> lookup(String dataset) {
-        Map<String, ZfsOutput.Property> properties;
-        try {
-            properties = ZfsOutput.sourcedByDataset(run(List.of("zfs", "get", "-Hp", "-o", "name,property,value,source",
-                    ZVOL_PROPERTIES, dataset))).getOrDefault(dataset, Map.of());
-        } catch (CommandFailedException e) {
-            if (ZfsFailure.of(e) == ZfsFailure.NOT_FOUND) {
-                return Optional.empty();
-            }
-            throw failed("zfs get of " + dataset + " failed", e);
-        }
-        return Optional.of(zvol(dataset, properties));
-    }
-
-    /** These properties of every zvol directly under the parent, by dataset ({@code zfs get -r -d 1 -t volume}). */
-    private Map<String, Map<String, ZfsOutput.Property>> zvolsOfParent(String properties) throws CommandFailedException {
-        return ZfsOutput.sourcedByDataset(run(List.of("zfs", "get", "-Hp", "-r", "-d", "1", "-t", "volume",
-                "-o", "name,property,value,source", properties, parent)));
+    /** The volume's dataset, whoever made it; empty when it does not exist. */
+    private Optional<Zvol> lookup(VolumeId id) {
+        String dataset = zfs.dataset(id);
+        return zfs.properties(id, ZVOL_PROPERTIES).map(properties -> zvol(dataset, properties));
     }
 
     /** The dataset as {@code zfs get} of {@link #ZVOL_PROPERTIES} describes it (a file system or snapshot is never ours). */
@@ -363,18 +278,6 @@ public final class ZfsVolumeBackend implements VolumeBackend {
             return new Zvol(dataset, 0, 0, mark);
         }
         return new Zvol(dataset, volsize.getAsLong(), volblocksize.getAsLong(), mark);
-    }
-
-    private Space space() {
-        Map<String, String> values = new HashMap<>();
-        try {
-            for (List<String> row : ZfsOutput.rows(run(List.of("zfs", "get", "-Hp", "-o", "property,value", "available,used", parent)), 2)) {
-                values.put(row.get(0), row.get(1));
-            }
-        } catch (CommandFailedException e) {
-            throw ZfsFailure.of(e) == ZfsFailure.NOT_FOUND ? unavailable(e) : failed("zfs get of " + parent + " failed", e);
-        }
-        return new Space(ZfsOutput.requiredBytes(values, "used", parent), ZfsOutput.requiredBytes(values, "available", parent));
     }
 
     private BackendVolume adopt(Zvol zvol, VolumeId id, ByteSize rounded, ZfsOptions opts) {
@@ -400,33 +303,11 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         return new BackendVolume(id, ByteSize.of(zvol.volsize()), device);
     }
 
-    private String dataset(VolumeId id) {
-        String dataset = parent + "/" + id.value();
-        if (dataset.length() > MAX_DATASET_NAME) {
-            throw new BackendException(Kind.INVALID, "dataset name " + dataset + " is longer than ZFS's " + MAX_DATASET_NAME + " characters");
-        }
-        return dataset;
-    }
-
     private static ByteSize roundUp(ByteSize size, long volblocksize) {
         try {
             return size.roundUpTo(volblocksize);
         } catch (InvalidValueException e) {
             throw new BackendException(Kind.OUT_OF_RANGE, size + " cannot be rounded up to the volblocksize " + volblocksize, e);
         }
-    }
-
-    private String run(List<String> argv) {
-        return runner.run(new Command(argv, commandTimeout)).stdout();
-    }
-
-    private BackendException unavailable(CommandFailedException e) {
-        return new BackendException(Kind.UNAVAILABLE, "parent dataset " + parent + " is not available: " + Texts.oneLine(e.stderr())
-                + " (is the pool imported and the dataset created?)", e);
-    }
-
-    private static BackendException failed(String what, CommandFailedException e) {
-        LOG.log(Level.FINE, what, e);
-        return new BackendException(Kind.FAILED, what + ": " + e.getMessage(), e);
     }
 }

@@ -2,7 +2,9 @@
  * The storage backends of the agent: one port, {@link pillar.agent.backend.VolumeBackend}, and its
  * adapters for LVM ({@link pillar.agent.backend.LvmVolumeBackend}, linear and thin) and ZFS
  * ({@link pillar.agent.backend.ZfsVolumeBackend}, zvols). {@link pillar.agent.backend.Backends}
- * builds the right one for a configured backend.
+ * builds the right one for a configured backend. The adapters keep the policy (ownership, rounding,
+ * sizes, zeroing, device waits); each tool's commands are built, run, parsed and their failures mapped
+ * in one class per tool, {@code Lvm} and {@code Zfs}.
  *
  * <p>Every command goes through {@link pillar.api.exec.ProcessRunner}: an argument list, never a
  * shell, with a deadline. Nothing from outside the agent reaches an argument unchecked: volume IDs
