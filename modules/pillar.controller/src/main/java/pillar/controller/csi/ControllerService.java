@@ -91,7 +91,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
      */
     public ControllerService(KubernetesClient client, AgentClient agents, AgentTargets targets, VolumeLocks locks,
                              Leading leading, HostNqns nqns, EventRecorder events, String namespace, VolumeCatalog catalog) {
-        this.states = new VolumeStates(client, catalog);
+        this.states = new VolumeStates(new pillar.controller.kube.KubeVolumeRecords(client), catalog);
         this.catalog = catalog;
         this.locks = locks;
         this.leading = leading;

@@ -66,7 +66,7 @@ public final class VolumeStateReconciler implements Reconciler<PillarVolumeState
      */
     public VolumeStateReconciler(KubernetesClient client, AgentClient agents, AgentTargets targets, VolumeLocks locks,
                                  Leading leading, EventRecorder events, Clock clock, String namespace, Duration abandonedGrace) {
-        this.states = new VolumeStates(client);
+        this.states = new VolumeStates(new pillar.controller.kube.KubeVolumeRecords(client));
         this.steps = new Steps(states, leading);
         this.agents = agents;
         this.locator = new AgentLocator(client, targets);

@@ -1,23 +1,20 @@
 package pillar.controller.csi;
 
-import java.net.HttpURLConnection;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
-import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import pillar.api.value.VolumeId;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.PillarVolumeStateStatus;
 import pillar.api.server.CsiException;
+import pillar.controller.volume.VolumeRecords;
 
 /**
- * The PillarVolumeStates in the Kubernetes API, read directly (never from a cache) and written only
- * by compare-and-swap on the resourceVersion: {@link #updateStatus} decides on the state as it is,
+ * The PillarVolumeStates in their {@link VolumeRecords} (the Kubernetes API in production), read
+ * directly (never from a cache) and written only by compare-and-swap on the resourceVersion: {@link #updateStatus} decides on the state as it is,
  * writes, and on a conflict (409) reads it again and decides again, so a decision is always made
  * on what it replaces. The object's name is the volume ID. A state holds
  * {@link PillarVolumeState#FINALIZER} until {@link #delete} removes it: one deleted by hand is still
@@ -46,33 +43,33 @@ public final class VolumeStates {
         void deleted(String name);
     }
 
-    private final KubernetesClient client;
+    /** Deep copies through JSON, as fabric8's client makes them (its default serialization). */
+    private static final KubernetesSerialization JSON = new KubernetesSerialization();
+
+    private final VolumeRecords records;
     private final Writes writes;
 
-    public VolumeStates(KubernetesClient client) {
-        this(client, Writes.NONE);
+    public VolumeStates(VolumeRecords records) {
+        this(records, Writes.NONE);
     }
 
-    public VolumeStates(KubernetesClient client, Writes writes) {
-        this.client = client;
+    public VolumeStates(VolumeRecords records, Writes writes) {
+        this.records = records;
         this.writes = writes;
     }
 
     public Optional<PillarVolumeState> get(VolumeId id) {
-        return Optional.ofNullable(resources().withName(id.value()).get());
+        return records.get(id.value());
     }
 
     /** Writes a new state; when one of that name appeared meanwhile, that one is returned instead. */
     PillarVolumeState create(PillarVolumeState state) {
         try {
-            PillarVolumeState created = resources().resource(state).create();
+            PillarVolumeState created = records.create(state);
             writes.wrote(created);
             return created;
-        } catch (KubernetesClientException e) {
-            if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
-                return get(VolumeId.of(state.getMetadata().getName())).orElseThrow(() -> e);
-            }
-            throw e;
+        } catch (VolumeRecords.Conflict e) {
+            return get(VolumeId.of(state.getMetadata().getName())).orElseThrow(() -> e);
         }
     }
 
@@ -89,7 +86,7 @@ public final class VolumeStates {
         return cas(current, state -> decide.apply(state).map(status -> {
             PillarVolumeState next = copy(state);
             next.setStatus(status);
-            return resources().resource(next).updateStatus();
+            return records.replaceStatus(next);
         }));
     }
 
@@ -99,7 +96,7 @@ public final class VolumeStates {
         return cas(current, state -> decide.apply(state).map(spec -> {
             PillarVolumeState next = copy(state);
             next.setSpec(spec);
-            return resources().resource(next).update();
+            return records.replace(next).orElse(null);
         }));
     }
 
@@ -123,16 +120,13 @@ public final class VolumeStates {
                     }
                 }
                 if (state != null) {
-                    resources().withName(state.getMetadata().getName()).lockResourceVersion(state.getMetadata().getResourceVersion())
-                            .delete();
+                    records.delete(state.getMetadata().getName(), state.getMetadata().getResourceVersion());
                     writes.deleted(state.getMetadata().getName());
                     return;
                 }
                 state = held; // the API server answered the release without the object: read it again
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
-                    throw e;
-                }
+            } catch (VolumeRecords.Conflict e) {
+                // changed meanwhile: read it again
             }
             Optional<PillarVolumeState> now = get(VolumeId.of(state.getMetadata().getName()));
             if (now.isEmpty()) {
@@ -151,7 +145,7 @@ public final class VolumeStates {
     private PillarVolumeState release(PillarVolumeState state) {
         PillarVolumeState next = copy(state);
         next.getMetadata().getFinalizers().remove(PillarVolumeState.FINALIZER);
-        PillarVolumeState written = resources().resource(next).update();
+        PillarVolumeState written = records.replace(next).orElse(null);
         writes.wrote(written);
         return written;
     }
@@ -178,10 +172,8 @@ public final class VolumeStates {
                 Optional<PillarVolumeState> written = write.apply(state);
                 written.ifPresent(writes::wrote);
                 return written.orElse(state);
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
-                    throw e;
-                }
+            } catch (VolumeRecords.Conflict e) {
+                // changed meanwhile: read it again
             }
             String name = state.getMetadata().getName();
             String uid = state.getMetadata().getUid();
@@ -193,11 +185,6 @@ public final class VolumeStates {
 
     /** A deep copy (through JSON) of a state or a part of it. */
     private <T> T copy(T value) {
-        return client.getKubernetesSerialization().clone(value);
-    }
-
-    private NonNamespaceOperation<PillarVolumeState, io.fabric8.kubernetes.api.model.KubernetesResourceList<PillarVolumeState>,
-            Resource<PillarVolumeState>> resources() {
-        return client.resources(PillarVolumeState.class);
+        return JSON.clone(value);
     }
 }

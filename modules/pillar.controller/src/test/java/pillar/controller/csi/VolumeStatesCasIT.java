@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.value.VolumeId;
 import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.kube.KubeVolumeRecords;
 import pillar.controller.crd.PillarVolumeStateStatus;
 import pillar.controller.crd.Publication;
 import pillar.api.server.CsiException;
@@ -29,7 +30,7 @@ class VolumeStatesCasIT {
     @Test
     void aConflictReadsTheStateAgainAndDecidesOnWhatTheOtherWriterRecorded() {
         harness.csi().createVolume(Requests.create("pvc-cas", GIB));
-        VolumeStates states = new VolumeStates(harness.client());
+        VolumeStates states = new VolumeStates(new KubeVolumeRecords(harness.client()));
         PillarVolumeState first = states.get(VolumeId.of("pvc-cas")).orElseThrow();
         PillarVolumeState stale = states.get(VolumeId.of("pvc-cas")).orElseThrow();
         long generation = first.getStatus().getPublicationGeneration();
