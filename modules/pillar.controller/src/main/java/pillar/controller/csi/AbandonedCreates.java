@@ -9,13 +9,13 @@ import java.util.Optional;
 import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import pillar.api.value.VolumeId;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.VolumePhase;
-import pillar.controller.reconcile.EventRecorder;
+import pillar.controller.reconcile.Events;
+import pillar.controller.volume.Inventory;
 import pillar.controller.reconcile.Result;
 import pillar.api.server.CsiException;
 import pillar.api.server.VolumeLocks;
@@ -46,18 +46,18 @@ final class AbandonedCreates {
 
     private static final Logger LOG = Logger.getLogger(AbandonedCreates.class.getName());
 
-    private final KubernetesClient client;
+    private final Inventory inventory;
     private final VolumeStates states;
     private final LifecycleEnd end;
     private final AgentLocator locator;
     private final VolumeLocks locks;
-    private final EventRecorder events;
+    private final Events events;
     private final Clock clock;
     private final Duration grace;
 
-    AbandonedCreates(KubernetesClient client, VolumeStates states, LifecycleEnd end, AgentLocator locator, VolumeLocks locks,
-                     EventRecorder events, Clock clock, Duration grace) {
-        this.client = client;
+    AbandonedCreates(Inventory inventory, VolumeStates states, LifecycleEnd end, AgentLocator locator, VolumeLocks locks,
+                     Events events, Clock clock, Duration grace) {
+        this.inventory = inventory;
         this.states = states;
         this.end = end;
         this.locator = locator;
@@ -146,7 +146,7 @@ final class AbandonedCreates {
 
     /** Why the claim no longer wants this volume, or empty while it does. */
     private Optional<String> gone(CreateParameters.Claim claim, String volumeName) {
-        PersistentVolumeClaim pvc = client.persistentVolumeClaims().inNamespace(claim.namespace()).withName(claim.name()).get();
+        PersistentVolumeClaim pvc = inventory.claim(claim.namespace(), claim.name()).orElse(null);
         if (pvc == null) {
             return Optional.of("its claim " + claim + " is gone (deleted while it was being provisioned)");
         }

@@ -1,28 +1,28 @@
 package pillar.controller.csi;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarAgent;
+import pillar.controller.volume.Inventory;
 import pillar.controller.crd.Reasons;
 import pillar.controller.reconcile.AgentTargets;
 import pillar.api.server.CsiException;
 
 /**
- * Where to dial a volume's agent, read from the Kubernetes API at each call (never cached: the
+ * Where to dial a volume's agent, read from the {@link Inventory} at each call (never cached: the
  * PillarAgent or its node's address may change). A missing or misconfigured agent is
  * FAILED_PRECONDITION; a node without an address, UNAVAILABLE (it may come back).
  */
 final class AgentLocator {
-    private final KubernetesClient client;
+    private final Inventory inventory;
     private final AgentTargets targets;
 
-    AgentLocator(KubernetesClient client, AgentTargets targets) {
-        this.client = client;
+    AgentLocator(Inventory inventory, AgentTargets targets) {
+        this.inventory = inventory;
         this.targets = targets;
     }
 
     AgentTarget target(String agentName) {
-        PillarAgent agent = client.resources(PillarAgent.class).withName(agentName).get();
+        PillarAgent agent = inventory.agent(agentName).orElse(null);
         if (agent == null) {
             throw CsiException.precondition("PillarAgent " + agentName + " does not exist");
         }

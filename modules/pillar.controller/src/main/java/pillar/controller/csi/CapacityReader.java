@@ -3,7 +3,6 @@ package pillar.controller.csi;
 import java.util.List;
 
 import com.google.protobuf.Int64Value;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.csi.v1.GetCapacityResponse;
 import pillar.api.csi.v1.VolumeCapability;
@@ -11,6 +10,7 @@ import pillar.controller.agent.AgentClient;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarStore;
 import pillar.controller.crd.StorageClassParameters;
+import pillar.controller.volume.Inventory;
 import pillar.api.server.CsiException;
 
 /**
@@ -20,12 +20,12 @@ import pillar.api.server.CsiException;
  * that does not exist, or capabilities pillar-csi cannot serve, have no capacity (0).
  */
 final class CapacityReader {
-    private final KubernetesClient client;
+    private final Inventory inventory;
     private final AgentClient agents;
     private final AgentLocator locator;
 
-    CapacityReader(KubernetesClient client, AgentClient agents, AgentLocator locator) {
-        this.client = client;
+    CapacityReader(Inventory inventory, AgentClient agents, AgentLocator locator) {
+        this.inventory = inventory;
         this.agents = agents;
         this.locator = locator;
     }
@@ -42,11 +42,11 @@ final class CapacityReader {
             return of(0);
         }
         if (storeName != null) {
-            PillarStore store = client.resources(PillarStore.class).withName(storeName).get();
+            PillarStore store = inventory.store(storeName).orElse(null);
             return of(store == null ? 0 : available(store));
         }
         long sum = 0;
-        for (PillarStore store : client.resources(PillarStore.class).list().getItems()) {
+        for (PillarStore store : inventory.stores()) {
             sum += available(store);
         }
         return of(sum);

@@ -2,7 +2,6 @@ package pillar.controller.csi;
 
 import java.util.logging.Logger;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
@@ -17,6 +16,7 @@ import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.Publication;
 import pillar.controller.crd.Reasons;
+import pillar.controller.volume.VolumeRecords;
 import pillar.api.server.CsiException;
 import pillar.api.server.VolumeLocks;
 
@@ -36,7 +36,6 @@ import pillar.api.server.VolumeLocks;
 final class HostAuthentication {
     private static final Logger LOG = Logger.getLogger(HostAuthentication.class.getName());
 
-    private final KubernetesClient client;
     private final VolumeStates states;
     private final AgentClient agents;
     private final AgentLocator locator;
@@ -44,9 +43,8 @@ final class HostAuthentication {
     private final NodeSecrets nodes;
     private final VolumeStageSecrets stage;
 
-    HostAuthentication(KubernetesClient client, VolumeStates states, AgentClient agents, AgentLocator locator, VolumeLocks locks,
+    HostAuthentication(VolumeStates states, AgentClient agents, AgentLocator locator, VolumeLocks locks,
                        NodeSecrets nodes, VolumeStageSecrets stage) {
-        this.client = client;
         this.states = states;
         this.agents = agents;
         this.locator = locator;
@@ -92,7 +90,7 @@ final class HostAuthentication {
 
     /** Brings every other auth volume published to the node to the node's current secrets (see the class comment). */
     void catchUp(VolumeId published, Nqn node, HostSecrets current) {
-        for (PillarVolumeState listed : client.resources(PillarVolumeState.class).list().getItems()) {
+        for (PillarVolumeState listed : states.list()) {
             VolumeId id = VolumeId.of(listed.getMetadata().getName());
             if (id.equals(published) || !behind(listed, node, current)) {
                 continue;
@@ -110,7 +108,7 @@ final class HostAuthentication {
                     return null;
                 });
                 LOG.info(() -> "volume " + id + ": the target was given node " + node + "'s new DH-HMAC-CHAP secrets");
-            } catch (CsiException | AgentException | KubernetesClientException e) {
+            } catch (CsiException | AgentException | VolumeRecords.Conflict | KubernetesClientException e) {
                 LOG.warning(() -> "volume " + id + ": node " + node + "'s new DH-HMAC-CHAP secrets could not be given to its"
                         + " target yet (retried at the node's next publish): " + e.getMessage());
             }

@@ -87,12 +87,25 @@ public final class HostNqns implements AutoCloseable {
      * @throws CsiException UNAVAILABLE until the cache has synced
      */
     Optional<String> duplicate(String nqn) {
+        return sharing(nqn, synced(nqn));
+    }
+
+    /** Why an NQN reported by these nodes must not be published to (two or more report it); empty when it may be. */
+    public static Optional<String> sharing(String nqn, SortedSet<String> nodes) {
+        return nodes.size() > 1 ? Optional.of(duplicate(nqn, nodes)) : Optional.empty();
+    }
+
+    /**
+     * {@link #nodes}, once the cache has synced.
+     *
+     * @throws CsiException UNAVAILABLE until then
+     */
+    public SortedSet<String> synced(String nqn) {
         if (!informer.hasSynced()) {
             throw CsiException.unavailable("the controller has not read the CSINode objects yet (it needs list and watch on"
                     + " storage.k8s.io csinodes); retry shortly");
         }
-        SortedSet<String> nodes = nodes(nqn);
-        return nodes.size() > 1 ? Optional.of(duplicate(nqn, nodes)) : Optional.empty();
+        return nodes(nqn);
     }
 
     /** The refusal's words: which nodes, why, and what to do. */

@@ -9,7 +9,6 @@ import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;
@@ -24,24 +23,25 @@ import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.SpecValidator;
 import pillar.controller.crd.VolumeConnect;
 import pillar.controller.crd.VolumeExport;
+import pillar.controller.volume.Inventory;
 import pillar.api.server.CsiException;
 
 /**
  * The state of a new volume, with every setting resolved and checked before anything is written:
  * the store (valid, its pool discovered on its agent), the protocol (valid), the claim's
  * annotations, and the export spec the nodes will connect with; a protocol that requires
- * authentication needs an agent whose kernel has it. Reads the Kubernetes API, and the agent's
+ * authentication needs an agent whose kernel has it. Reads the {@link Inventory}, and the agent's
  * capabilities then.
  */
 final class Planner {
     private static final Logger LOG = Logger.getLogger(Planner.class.getName());
 
-    private final KubernetesClient client;
+    private final Inventory inventory;
     private final AgentLocator locator;
     private final HostAuthentication auth;
 
-    Planner(KubernetesClient client, AgentLocator locator, HostAuthentication auth) {
-        this.client = client;
+    Planner(Inventory inventory, AgentLocator locator, HostAuthentication auth) {
+        this.inventory = inventory;
         this.locator = locator;
         this.auth = auth;
     }
@@ -93,13 +93,13 @@ final class Planner {
      * that is gone accepts nothing.
      */
     boolean acceptsNonZeroingThinPool(String storeName) {
-        PillarStore store = client.resources(PillarStore.class).withName(storeName).get();
+        PillarStore store = inventory.store(storeName).orElse(null);
         return store != null && store.getSpec() != null && store.getSpec().getLvm() != null
                 && Boolean.TRUE.equals(store.getSpec().getLvm().getAcceptNonZeroingThinPool());
     }
 
     private PillarStore store(String name) {
-        PillarStore store = client.resources(PillarStore.class).withName(name).get();
+        PillarStore store = inventory.store(name).orElse(null);
         if (store == null) {
             throw CsiException.precondition("PillarStore " + name + " does not exist");
         }
@@ -123,7 +123,7 @@ final class Planner {
     }
 
     private NvmeofTcp protocol(String name) {
-        PillarProtocol protocol = client.resources(PillarProtocol.class).withName(name).get();
+        PillarProtocol protocol = inventory.protocol(name).orElse(null);
         if (protocol == null) {
             throw CsiException.precondition("PillarProtocol " + name + " does not exist");
         }
@@ -136,7 +136,7 @@ final class Planner {
 
     /** The claim's annotations; a claim that is gone (deleted meanwhile) has none. */
     private Map<String, String> claimAnnotations(CreateParameters.Claim claim) {
-        PersistentVolumeClaim pvc = client.persistentVolumeClaims().inNamespace(claim.namespace()).withName(claim.name()).get();
+        PersistentVolumeClaim pvc = inventory.claim(claim.namespace(), claim.name()).orElse(null);
         if (pvc == null) {
             LOG.info(() -> "claim " + claim + " does not exist (any more): no annotations to apply");
             return Map.of();

@@ -23,7 +23,8 @@ import pillar.controller.crd.Publication;
 import pillar.controller.crd.VolumeConnect;
 import pillar.controller.crd.VolumeExport;
 import pillar.controller.crd.VolumePhase;
-import pillar.controller.reconcile.EventRecorder;
+import pillar.controller.reconcile.Events;
+import pillar.controller.volume.Inventory;
 import pillar.api.server.CsiException;
 
 /**
@@ -44,17 +45,17 @@ final class Publisher {
     private final Steps steps;
     private final AgentClient agents;
     private final AgentLocator locator;
-    private final HostNqns nqns;
-    private final EventRecorder events;
+    private final Inventory inventory;
+    private final Events events;
     private final HostAuthentication auth;
 
-    Publisher(VolumeStates states, Steps steps, AgentClient agents, AgentLocator locator, HostNqns nqns, EventRecorder events,
+    Publisher(VolumeStates states, Steps steps, AgentClient agents, AgentLocator locator, Inventory inventory, Events events,
               HostAuthentication auth) {
         this.states = states;
         this.steps = steps;
         this.agents = agents;
         this.locator = locator;
-        this.nqns = nqns;
+        this.inventory = inventory;
         this.events = events;
         this.auth = auth;
     }
@@ -64,7 +65,7 @@ final class Publisher {
         Capabilities.mismatch(capability, state.getSpec()).ifPresent(why -> {
             throw CsiException.invalid("volume_capability does not fit volume " + id + ": " + why);
         });
-        Optional<String> shared = nqns.duplicate(node.value());
+        Optional<String> shared = HostNqns.sharing(node.value(), inventory.nodesWithHostNqn(node.value()));
         if (shared.isPresent()) {
             events.warning(state, HostNqns.DUPLICATE_HOST_NQN, shared.get());
             throw CsiException.precondition("volume " + id + " cannot be published: " + shared.get());

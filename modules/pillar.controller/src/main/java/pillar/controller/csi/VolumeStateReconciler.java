@@ -1,6 +1,5 @@
 package pillar.controller.csi;
 
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -9,22 +8,18 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.logging.Logger;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentException;
-import pillar.controller.auth.NodeSecrets;
-import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.Conditions;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.VolumeExport;
 import pillar.controller.crd.VolumePhase;
-import pillar.controller.reconcile.AgentTargets;
-import pillar.controller.reconcile.EventRecorder;
+import pillar.controller.reconcile.Events;
 import pillar.controller.reconcile.Reconciler;
 import pillar.controller.reconcile.Result;
 import pillar.api.server.CsiException;
@@ -56,27 +51,23 @@ public final class VolumeStateReconciler implements Reconciler<PillarVolumeState
     private final AgentClient agents;
     private final AgentLocator locator;
     private final VolumeLocks locks;
-    private final EventRecorder events;
+    private final Events events;
     private final Clock clock;
     private final AbandonedCreates abandoned;
 
     /**
-     * @param namespace      the controller's own (where the stage Secrets of volumes are kept)
-     * @param abandonedGrace how old an incomplete create whose claim is gone must be before it is removed
+     * @param volumes the volume state machine, shared with the CSI service
+     * @param locks   the volume locks the state machine holds (a CSI call on a volume defers its recovery)
      */
-    public VolumeStateReconciler(KubernetesClient client, AgentClient agents, AgentTargets targets, VolumeLocks locks,
-                                 Leading leading, EventRecorder events, Clock clock, String namespace, Duration abandonedGrace) {
-        this.states = new VolumeStates(new pillar.controller.kube.KubeVolumeRecords(client));
-        this.steps = new Steps(states, leading);
-        this.agents = agents;
-        this.locator = new AgentLocator(client, targets);
+    public VolumeStateReconciler(Volumes volumes, VolumeLocks locks, Events events, Clock clock) {
+        this.states = volumes.states;
+        this.steps = volumes.steps;
+        this.agents = volumes.agents;
+        this.locator = volumes.locator;
         this.locks = locks;
         this.events = events;
         this.clock = clock;
-        HostAuthentication auth = new HostAuthentication(client, states, agents, locator, locks,
-                new NodeSecrets(client, namespace, new SecureRandom()), new VolumeStageSecrets(client, namespace));
-        this.abandoned = new AbandonedCreates(client, states, new LifecycleEnd(states, steps, agents, auth), locator, locks,
-                events, clock, abandonedGrace);
+        this.abandoned = volumes.abandoned;
     }
 
     @Override

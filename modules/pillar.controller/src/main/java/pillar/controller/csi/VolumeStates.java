@@ -62,6 +62,11 @@ public final class VolumeStates {
         return records.get(id.value());
     }
 
+    /** Every state, read now. */
+    public java.util.List<PillarVolumeState> list() {
+        return records.list();
+    }
+
     /** Writes a new state; when one of that name appeared meanwhile, that one is returned instead. */
     PillarVolumeState create(PillarVolumeState state) {
         try {
