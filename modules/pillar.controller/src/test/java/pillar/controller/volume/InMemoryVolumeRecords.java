@@ -12,7 +12,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.function.Consumer;
 
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import pillar.controller.crd.PillarVolumeState;
@@ -24,19 +23,34 @@ import pillar.controller.crd.PillarVolumeState;
  * status (and bump the generation when the spec changed), deletion that waits for finalizers. Every
  * answer is a copy: a caller's change to one never reaches the store. Thread-safe.
  *
- * <p>Faults for crash tests: {@link #beforeWrite} runs before each write (create, replaceStatus,
- * replace, delete) and may throw to make that write fail without effect, as a lost API server would.
+ * <p>Faults for crash tests: {@link #faults} is told before and after each write (create,
+ * replaceStatus, replace, delete) and may throw: before, the write fails without effect (the API
+ * server was not reached); after, it took effect but its answer is lost (the process died right then).
  */
 public final class InMemoryVolumeRecords implements VolumeRecords {
     private static final KubernetesSerialization JSON = new KubernetesSerialization();
 
-    /** The kinds of write, for {@link #beforeWrite}. */
+    /** The kinds of write, for {@link #faults}. */
     public enum Write { CREATE, STATUS, REPLACE, DELETE }
+
+    /** Told of each write attempt, outside the store's lock; what it throws fails the write. */
+    public interface Faults {
+        Faults NONE = new Faults() {
+        };
+
+        /** Before the write: a throw leaves the store as it was. */
+        default void before(Write write) {
+        }
+
+        /** After the write took effect: a throw loses its answer. */
+        default void after(Write write) {
+        }
+    }
 
     private final Map<String, PillarVolumeState> stored = new TreeMap<>();
     private final Clock clock;
     private long version;
-    private volatile Consumer<Write> beforeWrite = w -> { };
+    private volatile Faults faults = Faults.NONE;
     private int writes;
 
     public InMemoryVolumeRecords(Clock clock) {
@@ -47,9 +61,9 @@ public final class InMemoryVolumeRecords implements VolumeRecords {
         this(Clock.systemUTC());
     }
 
-    /** Runs before every write, outside the store's lock; what it throws fails the write. */
-    public void beforeWrite(Consumer<Write> hook) {
-        this.beforeWrite = hook;
+    /** From now on, each write is reported to {@code faults} (see the class comment). */
+    public void faults(Faults faults) {
+        this.faults = faults;
     }
 
     /** How many writes succeeded so far. */
@@ -69,77 +83,92 @@ public final class InMemoryVolumeRecords implements VolumeRecords {
 
     @Override
     public PillarVolumeState create(PillarVolumeState state) {
-        beforeWrite.accept(Write.CREATE);
-        synchronized (this) {
-            String name = state.getMetadata().getName();
-            if (stored.containsKey(name)) {
-                throw new Conflict("PillarVolumeState " + name + " already exists", null);
-            }
-            PillarVolumeState next = copy(state);
-            next.getMetadata().setUid(UUID.randomUUID().toString());
-            next.getMetadata().setGeneration(1L);
-            next.getMetadata().setCreationTimestamp(OffsetDateTime.now(clock).withNano(0).withOffsetSameInstant(ZoneOffset.UTC)
-                    .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
-            next.getMetadata().setDeletionTimestamp(null);
-            return store(next);
+        return write(Write.CREATE, () -> created(state));
+    }
+
+    private synchronized PillarVolumeState created(PillarVolumeState state) {
+        String name = state.getMetadata().getName();
+        if (stored.containsKey(name)) {
+            throw new Conflict("PillarVolumeState " + name + " already exists", null);
         }
+        PillarVolumeState next = copy(state);
+        next.getMetadata().setUid(UUID.randomUUID().toString());
+        next.getMetadata().setGeneration(1L);
+        next.getMetadata().setCreationTimestamp(OffsetDateTime.now(clock).withNano(0).withOffsetSameInstant(ZoneOffset.UTC)
+                .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+        next.getMetadata().setDeletionTimestamp(null);
+        return store(next);
     }
 
     @Override
     public PillarVolumeState replaceStatus(PillarVolumeState next) {
-        beforeWrite.accept(Write.STATUS);
-        synchronized (this) {
-            PillarVolumeState now = current(next);
-            now.setStatus(copy(next).getStatus());
-            return store(now);
-        }
+        return write(Write.STATUS, () -> statusReplaced(next));
+    }
+
+    private synchronized PillarVolumeState statusReplaced(PillarVolumeState next) {
+        PillarVolumeState now = current(next);
+        now.setStatus(copy(next).getStatus());
+        return store(now);
     }
 
     @Override
     public Optional<PillarVolumeState> replace(PillarVolumeState next) {
-        beforeWrite.accept(Write.REPLACE);
-        synchronized (this) {
-            PillarVolumeState now = current(next);
-            PillarVolumeState written = copy(next);
-            written.setStatus(now.getStatus());
-            written.getMetadata().setUid(now.getMetadata().getUid());
-            written.getMetadata().setCreationTimestamp(now.getMetadata().getCreationTimestamp());
-            written.getMetadata().setDeletionTimestamp(now.getMetadata().getDeletionTimestamp());
-            long generation = Objects.requireNonNullElse(now.getMetadata().getGeneration(), 1L);
-            boolean specChanged = !JSON.asJson(now.getSpec()).equals(JSON.asJson(written.getSpec()));
-            written.getMetadata().setGeneration(specChanged ? generation + 1 : generation);
-            if (written.getMetadata().getDeletionTimestamp() != null && written.getMetadata().getFinalizers().isEmpty()) {
-                stored.remove(written.getMetadata().getName());
-                writes++;
-                return Optional.empty(); // its deletion waited only for the finalizers (the mock answers without it too)
-            }
-            return Optional.of(store(written));
+        return write(Write.REPLACE, () -> replaced(next));
+    }
+
+    private synchronized Optional<PillarVolumeState> replaced(PillarVolumeState next) {
+        PillarVolumeState now = current(next);
+        PillarVolumeState written = copy(next);
+        written.setStatus(now.getStatus());
+        written.getMetadata().setUid(now.getMetadata().getUid());
+        written.getMetadata().setCreationTimestamp(now.getMetadata().getCreationTimestamp());
+        written.getMetadata().setDeletionTimestamp(now.getMetadata().getDeletionTimestamp());
+        long generation = Objects.requireNonNullElse(now.getMetadata().getGeneration(), 1L);
+        boolean specChanged = !JSON.asJson(now.getSpec()).equals(JSON.asJson(written.getSpec()));
+        written.getMetadata().setGeneration(specChanged ? generation + 1 : generation);
+        if (written.getMetadata().getDeletionTimestamp() != null && written.getMetadata().getFinalizers().isEmpty()) {
+            stored.remove(written.getMetadata().getName());
+            writes++;
+            return Optional.empty(); // its deletion waited only for the finalizers (the mock answers without it too)
         }
+        return Optional.of(store(written));
     }
 
     @Override
     public void delete(String name, String resourceVersion) {
-        beforeWrite.accept(Write.DELETE);
-        synchronized (this) {
-            PillarVolumeState now = stored.get(name);
-            if (now == null) {
-                return;
-            }
-            if (resourceVersion != null && !resourceVersion.equals(now.getMetadata().getResourceVersion())) {
-                throw conflict(name);
-            }
-            if (now.getMetadata().getFinalizers().isEmpty()) {
-                stored.remove(name);
-                writes++;
-                return;
-            }
-            if (now.getMetadata().getDeletionTimestamp() == null) {
-                PillarVolumeState marked = copy(now);
-                marked.getMetadata().setDeletionTimestamp(OffsetDateTime.now(clock).withOffsetSameInstant(ZoneOffset.UTC)
-                        .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
-                store(marked);
-            }
+        write(Write.DELETE, () -> {
+            deleted(name, resourceVersion);
+            return null;
+        });
+    }
+
+    private synchronized void deleted(String name, String resourceVersion) {
+        PillarVolumeState now = stored.get(name);
+        if (now == null) {
+            return;
         }
+        if (resourceVersion != null && !resourceVersion.equals(now.getMetadata().getResourceVersion())) {
+            throw conflict(name);
+        }
+        if (now.getMetadata().getFinalizers().isEmpty()) {
+            stored.remove(name);
+            writes++;
+            return;
+        }
+        if (now.getMetadata().getDeletionTimestamp() == null) {
+            PillarVolumeState marked = copy(now);
+            marked.getMetadata().setDeletionTimestamp(OffsetDateTime.now(clock).withOffsetSameInstant(ZoneOffset.UTC)
+                    .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+            store(marked);
+        }
+    }
+
+    private <T> T write(Write write, java.util.function.Supplier<T> change) {
+        Faults now = faults;
+        now.before(write);
+        T result = change.get();
+        now.after(write);
+        return result;
     }
 
     /** The stored record of {@code next}'s name, checked against {@code next}'s resourceVersion; a copy to change. */
