@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.helidon.logging.common.LogConfig;
 import pillar.api.server.CsiServices;
 import pillar.api.server.IdentityService;
+import pillar.api.server.VolumeLocks;
 import pillar.api.server.WorkloadConfig;
 import pillar.api.server.WorkloadServer;
 import pillar.controller.agent.AgentClient;
@@ -19,16 +20,15 @@ import pillar.controller.auth.NodeSecrets;
 import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.csi.ControllerService;
 import pillar.controller.csi.HostNqns;
-import pillar.controller.csi.Leading;
 import pillar.controller.csi.VolumeCatalog;
-import pillar.controller.csi.Volumes;
 import pillar.controller.kube.KubeInventory;
 import pillar.controller.kube.KubeVolumeRecords;
-import pillar.api.server.VolumeLocks;
 import pillar.controller.leader.LeaderElection;
 import pillar.controller.leader.LeaderElectionSettings;
 import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.EventRecorder;
+import pillar.controller.volume.Leading;
+import pillar.controller.volume.Volumes;
 
 /**
  * pillar-controller: runs as a Deployment, reconciles the Pillar CRDs, serves CSI Identity and

@@ -6,14 +6,14 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import pillar.api.server.VolumeLocks;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.crd.PillarVolumeState;
-import pillar.api.server.VolumeLocks;
-import pillar.controller.csi.VolumeStateReconciler;
-import pillar.controller.csi.Volumes;
 import pillar.controller.reconcile.Events;
 import pillar.controller.reconcile.PillarControllers;
 import pillar.controller.reconcile.ReconcileLoop;
+import pillar.controller.volume.VolumeStateReconciler;
+import pillar.controller.volume.Volumes;
 
 /**
  * The reconcilers the leading replica runs: the Pillar resources' ({@link PillarControllers}) and the

@@ -29,16 +29,29 @@ import pillar.api.csi.v1.ListVolumesResponse;
 import pillar.api.csi.v1.ValidateVolumeCapabilitiesRequest;
 import pillar.api.csi.v1.ValidateVolumeCapabilitiesResponse;
 import pillar.api.csi.v1.VolumeCapability;
+import pillar.api.server.CsiException;
 import pillar.api.server.Fabric;
+import pillar.api.server.UnaryCall;
+import pillar.api.server.VolumeLocks;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarVolumeState;
-import pillar.api.server.CsiException;
-import pillar.api.server.UnaryCall;
-import pillar.api.server.VolumeLocks;
+import pillar.controller.volume.Capabilities;
+import pillar.controller.volume.CapacityReader;
+import pillar.controller.volume.CreateParameters;
+import pillar.controller.volume.CsiVolumes;
+import pillar.controller.volume.Expander;
+import pillar.controller.volume.Leading;
+import pillar.controller.volume.Provisioner;
+import pillar.controller.volume.Publisher;
+import pillar.controller.volume.Records;
+import pillar.controller.volume.Sizes;
+import pillar.controller.volume.VolumeHealthReader;
+import pillar.controller.volume.VolumeStates;
+import pillar.controller.volume.Volumes;
 
 /**
  * The CSI Controller service. Each call is checked completely before anything is read or written
@@ -81,15 +94,15 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
      * @param catalog the volumes ListVolumes lists; told of every write the state machine makes
      */
     public ControllerService(Volumes volumes, VolumeLocks locks, Leading leading, VolumeCatalog catalog) {
-        this.states = volumes.states;
+        this.states = volumes.states();
         this.catalog = catalog;
         this.locks = locks;
         this.leading = leading;
-        this.provisioner = volumes.provisioner;
-        this.publisher = volumes.publisher;
-        this.expander = volumes.expander;
-        this.capacity = volumes.capacity;
-        this.health = volumes.health;
+        this.provisioner = volumes.provisioner();
+        this.publisher = volumes.publisher();
+        this.expander = volumes.expander();
+        this.capacity = volumes.capacity();
+        this.health = volumes.health();
     }
 
     @Override

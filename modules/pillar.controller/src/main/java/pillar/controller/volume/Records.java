@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.List;
 import java.util.Optional;
@@ -11,17 +11,17 @@ import pillar.controller.crd.Publication;
 import pillar.controller.crd.VolumePhase;
 
 /** Reading a PillarVolumeState's record: what an absent status or field means. Pure functions. */
-final class Records {
+public final class Records {
     private Records() {
     }
 
     /** The phase; a state without status is {@link VolumePhase#Pending}. */
-    static VolumePhase phase(PillarVolumeState state) {
+    public static VolumePhase phase(PillarVolumeState state) {
         return status(state).map(s -> s.getPhase()).orElse(VolumePhase.Pending);
     }
 
     /** Whether someone asked the API to delete it while the controller's finalizer holds it. */
-    static boolean deletionHeld(PillarVolumeState state) {
+    public static boolean deletionHeld(PillarVolumeState state) {
         return state.getMetadata().getDeletionTimestamp() != null
                 && state.getMetadata().getFinalizers().contains(PillarVolumeState.FINALIZER);
     }
@@ -35,7 +35,7 @@ final class Records {
     }
 
     /** The distinct nodes the volume is published to, in publication order (CSI's published_node_ids). */
-    static List<String> publishedNodes(PillarVolumeState state) {
+    public static List<String> publishedNodes(PillarVolumeState state) {
         return publications(state).stream().map(Publication::getNode).distinct().toList();
     }
 

@@ -1,15 +1,15 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import pillar.api.csi.v1.CapacityRange;
-import pillar.api.value.ByteSize;
 import pillar.api.server.CsiException;
+import pillar.api.value.ByteSize;
 
 /**
  * Volume sizes from a CSI capacity range: multiples of 4 MiB (the LVM extent, and a multiple of
  * every zvol volblocksize), 1 GiB when the CO leaves the size to the plugin, at most 1 PiB.
  * Negative values are INVALID_ARGUMENT; a range no such size fits is OUT_OF_RANGE.
  */
-final class Sizes {
+public final class Sizes {
     static final long ALIGNMENT = 4 * ByteSize.MIB;
     static final long DEFAULT = ByteSize.GIB;
     static final long MAX = 1L << 50;
@@ -18,7 +18,7 @@ final class Sizes {
     }
 
     /** The size to create for a CreateVolume range. */
-    static ByteSize forCreate(CapacityRange range) {
+    public static ByteSize forCreate(CapacityRange range) {
         long required = range.getRequiredBytes();
         long limit = range.getLimitBytes();
         checkSigns(required, limit);

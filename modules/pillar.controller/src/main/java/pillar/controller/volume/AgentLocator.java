@@ -1,11 +1,10 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
+import pillar.api.server.CsiException;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarAgent;
-import pillar.controller.volume.Inventory;
 import pillar.controller.crd.Reasons;
 import pillar.controller.reconcile.AgentTargets;
-import pillar.api.server.CsiException;
 
 /**
  * Where to dial a volume's agent, read from the {@link Inventory} at each call (never cached: the

@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,12 +11,14 @@ import java.util.Optional;
 import io.grpc.Status;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import pillar.api.server.CsiException;
 import pillar.api.value.VolumeId;
 import pillar.controller.crd.PillarVolumeState;
-import pillar.controller.kube.KubeVolumeRecords;
 import pillar.controller.crd.PillarVolumeStateStatus;
 import pillar.controller.crd.Publication;
-import pillar.api.server.CsiException;
+import pillar.controller.csi.CsiHarness;
+import pillar.controller.csi.Requests;
+import pillar.controller.kube.KubeVolumeRecords;
 
 /**
  * The compare-and-swap itself, made to conflict on purpose: two writers decide on the same

@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.List;
 import java.util.Map;
@@ -6,10 +6,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
+import pillar.api.server.CsiException;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.SpecValidator;
 import pillar.controller.crd.StorageClassParameters;
-import pillar.api.server.CsiException;
 
 /**
  * CreateVolume's parameters, checked: the StorageClass's (store, protocol, filesystem, volume
@@ -21,7 +21,7 @@ import pillar.api.server.CsiException;
  * @param overridable the settings a claim may override by annotation; empty: none
  * @param claim       the claim's namespace and name, when the provisioner passed them
  */
-record CreateParameters(String store, String protocol, Optional<String> fsType, Map<String, String> settings,
+public record CreateParameters(String store, String protocol, Optional<String> fsType, Map<String, String> settings,
                         Set<String> overridable, Optional<Claim> claim) {
     static final String PVC_NAME = "csi.storage.k8s.io/pvc/name";
     static final String PVC_NAMESPACE = "csi.storage.k8s.io/pvc/namespace";
@@ -35,7 +35,7 @@ record CreateParameters(String store, String protocol, Optional<String> fsType, 
         }
     }
 
-    static CreateParameters parse(Map<String, String> parameters) {
+    public static CreateParameters parse(Map<String, String> parameters) {
         if (parameters.size() > 32) {
             throw CsiException.invalid("parameters: at most 32, has " + parameters.size());
         }

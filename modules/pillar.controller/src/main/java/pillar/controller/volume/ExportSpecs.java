@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -7,11 +7,11 @@ import java.util.logging.Logger;
 
 import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.csi.v1.VolumeCondition;
+import pillar.api.server.CsiException;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentException;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarVolumeState;
-import pillar.api.server.CsiException;
 
 /**
  * The condition of one volume, asked of its agent in one GetVolumeHealth call (one attempt with the
@@ -31,7 +31,7 @@ public final class VolumeHealthReader {
     }
 
     /** The volume's condition now. */
-    VolumeCondition condition(PillarVolumeState state) {
+    public VolumeCondition condition(PillarVolumeState state) {
         return condition(state, locate(state.getSpec().getAgent()));
     }
 
@@ -40,7 +40,7 @@ public final class VolumeHealthReader {
      * many of its volumes the listing asks about; without it a page of 10,000 volumes read the same
      * PillarAgent 10,000 times. Safe to call from the listing's concurrent threads.
      */
-    Function<PillarVolumeState, VolumeCondition> forListing() {
+    public Function<PillarVolumeState, VolumeCondition> forListing() {
         Map<String, Located> located = new ConcurrentHashMap<>();
         return state -> condition(state, located.computeIfAbsent(state.getSpec().getAgent(), this::locate));
     }

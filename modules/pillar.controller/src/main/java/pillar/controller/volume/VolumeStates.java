@@ -1,16 +1,15 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import pillar.api.server.CsiException;
 import pillar.api.value.VolumeId;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.PillarVolumeStateStatus;
-import pillar.api.server.CsiException;
-import pillar.controller.volume.VolumeRecords;
 
 /**
  * The PillarVolumeStates in their {@link VolumeRecords} (the Kubernetes API in production), read
@@ -24,7 +23,7 @@ public final class VolumeStates {
     /** Conflicts in a row before giving up with ABORTED (the CO retries). */
     private static final int ATTEMPTS = 16;
 
-    /** Told of every write, as the API server answered it (ListVolumes awaits them: {@link VolumeCatalog}). */
+    /** Told of every write, as the API server answered it (ListVolumes awaits them: {@code pillar.controller.csi.VolumeCatalog}). */
     public interface Writes {
         Writes NONE = new Writes() {
             @Override

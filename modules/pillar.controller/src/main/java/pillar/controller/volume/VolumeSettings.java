@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.Locale;
 import java.util.Map;
@@ -6,11 +6,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
+import pillar.api.server.CsiException;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarStoreSpec;
 import pillar.controller.crd.StorageClassParameters;
 import pillar.controller.crd.ZfsStore;
-import pillar.api.server.CsiException;
 
 /**
  * The settings a volume is created with, resolved in layers: the store's defaults, then the

@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -10,6 +10,8 @@ import java.util.logging.Logger;
 
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeResponse;
+import pillar.api.server.CsiException;
+import pillar.api.server.VolumeLocks;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
@@ -22,8 +24,6 @@ import pillar.controller.crd.VolumePhase;
 import pillar.controller.reconcile.Events;
 import pillar.controller.reconcile.Reconciler;
 import pillar.controller.reconcile.Result;
-import pillar.api.server.CsiException;
-import pillar.api.server.VolumeLocks;
 
 /**
  * Keeps condition {@value PillarVolumeState#EXPORT_SPEC_MISSING} of every PillarVolumeState, and

@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.List;
 import java.util.Map;
@@ -9,6 +9,7 @@ import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import pillar.api.server.CsiException;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;
@@ -23,8 +24,6 @@ import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.SpecValidator;
 import pillar.controller.crd.VolumeConnect;
 import pillar.controller.crd.VolumeExport;
-import pillar.controller.volume.Inventory;
-import pillar.api.server.CsiException;
 
 /**
  * The state of a new volume, with every setting resolved and checked before anything is written:

@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.List;
 
@@ -6,12 +6,11 @@ import com.google.protobuf.Int64Value;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.csi.v1.GetCapacityResponse;
 import pillar.api.csi.v1.VolumeCapability;
+import pillar.api.server.CsiException;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarStore;
 import pillar.controller.crd.StorageClassParameters;
-import pillar.controller.volume.Inventory;
-import pillar.api.server.CsiException;
 
 /**
  * GetCapacity, per store, from its agent: what external-provisioner's storage capacity tracking
@@ -19,7 +18,7 @@ import pillar.api.server.CsiException;
  * topology asked for does not change the answer. No store parameter: every store's sum. A store
  * that does not exist, or capabilities pillar-csi cannot serve, have no capacity (0).
  */
-final class CapacityReader {
+public final class CapacityReader {
     private final Inventory inventory;
     private final AgentClient agents;
     private final AgentLocator locator;
@@ -30,7 +29,7 @@ final class CapacityReader {
         this.locator = locator;
     }
 
-    GetCapacityResponse capacity(List<VolumeCapability> capabilities, java.util.Map<String, String> parameters) {
+    public GetCapacityResponse capacity(List<VolumeCapability> capabilities, java.util.Map<String, String> parameters) {
         String storeName = parameters.get(StorageClassParameters.STORE);
         if (storeName != null && !Grammars.isObjectName(storeName)) {
             throw CsiException.invalid("parameters[" + StorageClassParameters.STORE + "]: must be a PillarStore name, is "

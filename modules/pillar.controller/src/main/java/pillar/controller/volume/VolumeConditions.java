@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import pillar.api.context.VolumeContext;
 import pillar.api.csi.v1.Volume;
@@ -10,11 +10,11 @@ import pillar.controller.crd.PillarVolumeStateSpec;
  * The CSI Volume of a PillarVolumeState, as CreateVolume returns it, ControllerGetVolume reads it and ListVolumes lists it: its ID,
  * its size now, the volume context the node needs and the fabric topology segment. A pure function.
  */
-final class CsiVolumes {
+public final class CsiVolumes {
     private CsiVolumes() {
     }
 
-    static Volume of(PillarVolumeState state) {
+    public static Volume of(PillarVolumeState state) {
         PillarVolumeStateSpec spec = state.getSpec();
         Volume.Builder volume = Volume.newBuilder()
                 .setVolumeId(state.getMetadata().getName())

@@ -1,16 +1,16 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.logging.Logger;
 
 import pillar.api.agent.v1.DeleteVolumeRequest;
+import pillar.api.server.CsiException;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.VolumePhase;
-import pillar.api.server.CsiException;
 
 /**
  * The one way a volume's lifecycle ends (DeleteVolume, the roll-back of a refused create, the

@@ -1,8 +1,8 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static pillar.controller.csi.SizesTest.assertCode;
+import static pillar.controller.volume.SizesTest.assertCode;
 
 import java.util.List;
 import java.util.Map;
@@ -13,26 +13,15 @@ import io.grpc.Status;
 import org.junit.jupiter.api.Test;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.api.value.InvalidValueException;
-import pillar.api.value.VolumeName;
 import pillar.controller.crd.LvmStore;
 import pillar.controller.crd.PillarStoreSpec;
 import pillar.controller.crd.PillarVolumeStateSpec.VolumeMode;
 import pillar.controller.crd.StorageClassParameters;
 import pillar.controller.crd.ZfsStore;
+import pillar.controller.csi.Requests;
 
-/** The pure checks of the CSI Controller service: IDs, parameters, capabilities, settings, export specs. */
+/** The pure checks of the CSI Controller service: parameters, capabilities, settings, export specs. */
 class ParsingTest {
-    @Test
-    void provisionerNamesAreKeptOtherNamesHashedAndNeverCollideWithThem() {
-        assertThat(VolumeIds.of(VolumeName.of("pvc-0f9c2a6e-7c1b-4b8e-9a57-3e2d1c0b9a88")).value())
-                .isEqualTo("pvc-0f9c2a6e-7c1b-4b8e-9a57-3e2d1c0b9a88");
-        String hashed = VolumeIds.of(VolumeName.of("My_Volume.1")).value();
-        assertThat(hashed).startsWith("pv-").hasSize(63).isEqualTo(VolumeIds.of(VolumeName.of("My_Volume.1")).value());
-        // a name that looks like a hashed ID is hashed itself, so it cannot take another name's ID
-        assertThat(VolumeIds.of(VolumeName.of(hashed)).value()).isNotEqualTo(hashed).startsWith("pv-");
-        assertThat(VolumeIds.of(VolumeName.of("x".repeat(100))).value()).hasSize(63);
-    }
-
     @Test
     void parametersAreCheckedKeyByKey() {
         CreateParameters p = CreateParameters.parse(Map.of(StorageClassParameters.STORE, "fast", StorageClassParameters.PROTOCOL,

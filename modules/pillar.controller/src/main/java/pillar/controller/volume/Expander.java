@@ -1,17 +1,17 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.EnumSet;
 
 import pillar.api.agent.v1.ExpandVolumeRequest;
 import pillar.api.csi.v1.CapacityRange;
 import pillar.api.csi.v1.ControllerExpandVolumeResponse;
+import pillar.api.server.CsiException;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.VolumePhase;
-import pillar.api.server.CsiException;
 
 /**
  * ControllerExpandVolume: the agent grows the zvol or LV (and tells the target), with a new
@@ -19,7 +19,7 @@ import pillar.api.server.CsiException;
  * answered at once. A filesystem volume then needs the node to grow its filesystem; a block
  * volume does not.
  */
-final class Expander {
+public final class Expander {
     private static final EnumSet<VolumePhase> GROWABLE = EnumSet.of(VolumePhase.Exporting, VolumePhase.Exported);
 
     private final VolumeStates states;
@@ -34,7 +34,7 @@ final class Expander {
         this.locator = locator;
     }
 
-    ControllerExpandVolumeResponse expand(VolumeId id, CapacityRange range) {
+    public ControllerExpandVolumeResponse expand(VolumeId id, CapacityRange range) {
         long wanted = Sizes.forExpand(range).bytes();
         PillarVolumeState state = states.get(id).orElseThrow(() -> CsiException.notFound("volume " + id + " does not exist"));
         VolumePhase phase = Records.phase(state);

@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -9,8 +9,6 @@ import pillar.controller.auth.NodeSecrets;
 import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.Events;
-import pillar.controller.volume.Inventory;
-import pillar.controller.volume.VolumeRecords;
 
 /**
  * The volume state machine, assembled once per process: the states over their {@link VolumeRecords},
@@ -18,7 +16,7 @@ import pillar.controller.volume.VolumeRecords;
  * {@link Publisher}, {@link Expander}, {@link LifecycleEnd}, {@link AbandonedCreates}) and reads
  * ({@link CapacityReader}, {@link VolumeHealthReader}). It reaches the cluster only through its
  * ports ({@link VolumeRecords}, {@link Inventory}, {@link Events}), the agents through
- * {@link AgentClient}; {@link ControllerService} and {@link VolumeStateReconciler} share it, and so
+ * {@link AgentClient}; {@code pillar.controller.csi.ControllerService} and {@link VolumeStateReconciler} share it, and so
  * share its {@code locks} and {@code leading}.
  */
 public final class Volumes {
@@ -58,5 +56,29 @@ public final class Volumes {
         this.capacity = new CapacityReader(inventory, agents, locator);
         this.health = new VolumeHealthReader(agents, locator);
         this.abandoned = new AbandonedCreates(inventory, states, end, locator, locks, events, clock, abandonedGrace);
+    }
+
+    public VolumeStates states() {
+        return states;
+    }
+
+    public Provisioner provisioner() {
+        return provisioner;
+    }
+
+    public Publisher publisher() {
+        return publisher;
+    }
+
+    public Expander expander() {
+        return expander;
+    }
+
+    public CapacityReader capacity() {
+        return capacity;
+    }
+
+    public VolumeHealthReader health() {
+        return health;
     }
 }

@@ -1,14 +1,14 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
 
 import pillar.api.csi.v1.CapacityRange;
+import pillar.api.server.CsiException;
 import pillar.api.value.VolumeName;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
-import pillar.api.server.CsiException;
 
 /**
  * Name idempotency of CreateVolume: a repeated request for an existing volume gets that volume

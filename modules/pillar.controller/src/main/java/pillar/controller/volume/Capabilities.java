@@ -1,15 +1,15 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import pillar.api.csi.v1.VolumeCapability;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
-import pillar.controller.crd.Grammars;
-import pillar.controller.crd.PillarVolumeStateSpec;
-import pillar.controller.crd.PillarVolumeStateSpec.VolumeMode;
+import pillar.api.csi.v1.VolumeCapability;
 import pillar.api.server.CsiException;
+import pillar.controller.crd.Grammars;
+import pillar.controller.crd.PillarVolumeStateSpec.VolumeMode;
+import pillar.controller.crd.PillarVolumeStateSpec;
 
 /**
  * The volume capabilities pillar-csi serves: Block, or Filesystem with ext4 or xfs; access modes
@@ -18,23 +18,23 @@ import pillar.api.server.CsiException;
  * ReadWriteMany (MULTI_NODE_MULTI_WRITER) and MULTI_NODE_SINGLE_WRITER are refused: an NVMe
  * namespace written by two hosts at once corrupts any of these filesystems.
  */
-final class Capabilities {
+public final class Capabilities {
     /** The filesystems mkfs and mount know on the nodes. */
     static final List<String> FS_TYPES = List.of("ext4", "xfs");
-    static final String DEFAULT_FS_TYPE = "ext4";
+    public static final String DEFAULT_FS_TYPE = "ext4";
 
     private Capabilities() {
     }
 
     /** What a CreateVolume asks for: one volume mode, one filesystem, the access modes. */
-    record Requested(VolumeMode mode, Optional<String> fsType, List<String> accessModes) {
+    public record Requested(VolumeMode mode, Optional<String> fsType, List<String> accessModes) {
     }
 
     /**
      * The capabilities of a CreateVolume, checked: at least one, all of one volume mode and one
      * filesystem ({@code fallbackFsType} when they name none).
      */
-    static Requested forCreate(List<VolumeCapability> capabilities, String fallbackFsType) {
+    public static Requested forCreate(List<VolumeCapability> capabilities, String fallbackFsType) {
         if (capabilities.isEmpty()) {
             throw CsiException.invalid("volume_capabilities: at least one is required");
         }
@@ -67,7 +67,7 @@ final class Capabilities {
     }
 
     /** Checks one capability: an access type, a supported access mode, a known filesystem, sane mount flags. */
-    static void check(VolumeCapability capability) {
+    public static void check(VolumeCapability capability) {
         if (!capability.hasBlock() && !capability.hasMount()) {
             throw CsiException.invalid("volume_capability: access_type (block or mount) is required");
         }
@@ -98,7 +98,7 @@ final class Capabilities {
     }
 
     /** Why a (checked) capability does not fit the volume, or empty when it does. */
-    static Optional<String> mismatch(VolumeCapability capability, PillarVolumeStateSpec volume) {
+    public static Optional<String> mismatch(VolumeCapability capability, PillarVolumeStateSpec volume) {
         VolumeMode mode = capability.hasBlock() ? VolumeMode.Block : VolumeMode.Filesystem;
         if (mode != volume.getVolumeMode()) {
             return Optional.of("the volume is " + volume.getVolumeMode() + ", not " + mode);

@@ -1,10 +1,12 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
+import pillar.api.server.CsiException;
+import pillar.api.server.VolumeLocks;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
@@ -16,9 +18,6 @@ import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.Publication;
 import pillar.controller.crd.Reasons;
-import pillar.controller.volume.VolumeRecords;
-import pillar.api.server.CsiException;
-import pillar.api.server.VolumeLocks;
 
 /**
  * DH-HMAC-CHAP for the volumes whose export requires it: the agent's kernel must support it

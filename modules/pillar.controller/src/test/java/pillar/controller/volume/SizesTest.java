@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

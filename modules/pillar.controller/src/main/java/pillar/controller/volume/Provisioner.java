@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.EnumSet;
 import java.util.Map;
@@ -9,6 +9,7 @@ import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.Volume;
 import pillar.api.csi.v1.CreateVolumeResponse;
+import pillar.api.server.CsiException;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;
@@ -19,7 +20,6 @@ import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.VolumeExport;
 import pillar.controller.crd.VolumePhase;
-import pillar.api.server.CsiException;
 
 /**
  * CreateVolume and DeleteVolume, after their requests were checked. Create writes the state
@@ -29,7 +29,7 @@ import pillar.api.server.CsiException;
  * store's acceptance of a non-zeroing thin pool as its spec says at that moment. Delete ends the
  * lifecycle by {@link LifecycleEnd}: on the agent (unexport, destroy, tombstone), then the state.
  */
-final class Provisioner {
+public final class Provisioner {
     private static final Logger LOG = Logger.getLogger(Provisioner.class.getName());
     private static final EnumSet<VolumePhase> TO_CREATE = EnumSet.of(VolumePhase.Pending, VolumePhase.Creating);
 
@@ -53,7 +53,7 @@ final class Provisioner {
     }
 
     /** The volume of that name, created or found, with its agent steps completed. */
-    CreateVolumeResponse create(VolumeName name, VolumeId id, Capabilities.Requested capabilities, ByteSize size,
+    public CreateVolumeResponse create(VolumeName name, VolumeId id, Capabilities.Requested capabilities, ByteSize size,
                                 pillar.api.csi.v1.CapacityRange range, CreateParameters parameters, Map<String, String> raw) {
         PillarVolumeState state = states.get(id)
                 .orElseGet(() -> states.create(planner.plan(name, id, capabilities, size, parameters, raw)));
@@ -111,7 +111,7 @@ final class Provisioner {
     }
 
     /** Deletes the volume; a missing one is success, a published one FAILED_PRECONDITION. */
-    void delete(VolumeId id) {
+    public void delete(VolumeId id) {
         states.get(id).ifPresent(state -> {
             if (!Records.publications(state).isEmpty()) {
                 throw CsiException.precondition("volume " + id + " is still published to " + Records.publications(state)

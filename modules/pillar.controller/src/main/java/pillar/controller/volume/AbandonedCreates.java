@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -9,16 +9,15 @@ import java.util.Optional;
 import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import pillar.api.server.CsiException;
+import pillar.api.server.VolumeLocks;
 import pillar.api.value.VolumeId;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.VolumePhase;
 import pillar.controller.reconcile.Events;
-import pillar.controller.volume.Inventory;
 import pillar.controller.reconcile.Result;
-import pillar.api.server.CsiException;
-import pillar.api.server.VolumeLocks;
 
 /**
  * Removes the creates that nobody will finish: a state whose create never completed (Pending,

@@ -1,13 +1,13 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import pillar.api.server.CsiException;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateStatus;
 import pillar.controller.crd.VolumePhase;
-import pillar.api.server.CsiException;
 
 /**
  * Records the progress of a volume's agent steps by compare-and-swap. The rule that makes fencing

@@ -1,4 +1,4 @@
-package pillar.controller.csi;
+package pillar.controller.volume;
 
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -11,6 +11,7 @@ import pillar.api.agent.v1.DenyInitiatorRequest;
 import pillar.api.context.PublishContext;
 import pillar.api.csi.v1.ControllerPublishVolumeResponse;
 import pillar.api.csi.v1.VolumeCapability;
+import pillar.api.server.CsiException;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
@@ -24,8 +25,6 @@ import pillar.controller.crd.VolumeConnect;
 import pillar.controller.crd.VolumeExport;
 import pillar.controller.crd.VolumePhase;
 import pillar.controller.reconcile.Events;
-import pillar.controller.volume.Inventory;
-import pillar.api.server.CsiException;
 
 /**
  * ControllerPublishVolume and ControllerUnpublishVolume. A publication is recorded on the state,
@@ -38,7 +37,7 @@ import pillar.api.server.CsiException;
  * with the node's DH-HMAC-CHAP secrets (see {@link HostAuthentication}); its publish context says
  * {@code auth=dhchap} and never carries a secret.
  */
-final class Publisher {
+public final class Publisher {
     private static final EnumSet<VolumePhase> EXPORTED = EnumSet.of(VolumePhase.Exported);
 
     private final VolumeStates states;
@@ -60,14 +59,14 @@ final class Publisher {
         this.auth = auth;
     }
 
-    ControllerPublishVolumeResponse publish(VolumeId id, Nqn node, VolumeCapability capability, boolean readonly) {
+    public ControllerPublishVolumeResponse publish(VolumeId id, Nqn node, VolumeCapability capability, boolean readonly) {
         PillarVolumeState state = states.get(id).orElseThrow(() -> CsiException.notFound("volume " + id + " does not exist"));
         Capabilities.mismatch(capability, state.getSpec()).ifPresent(why -> {
             throw CsiException.invalid("volume_capability does not fit volume " + id + ": " + why);
         });
-        Optional<String> shared = HostNqns.sharing(node.value(), inventory.nodesWithHostNqn(node.value()));
+        Optional<String> shared = SharedHostNqns.sharing(node.value(), inventory.nodesWithHostNqn(node.value()));
         if (shared.isPresent()) {
-            events.warning(state, HostNqns.DUPLICATE_HOST_NQN, shared.get());
+            events.warning(state, SharedHostNqns.REASON, shared.get());
             throw CsiException.precondition("volume " + id + " cannot be published: " + shared.get());
         }
         VolumeExport export = usableExport(id, state);
@@ -115,7 +114,7 @@ final class Publisher {
      * Unpublishes from one node, or from every node when none is named. The grant is withdrawn even
      * when no publication is recorded: a crash after the record's removal left it in place.
      */
-    void unpublish(VolumeId id, Optional<Nqn> node) {
+    public void unpublish(VolumeId id, Optional<Nqn> node) {
         Optional<PillarVolumeState> found = states.get(id);
         if (found.isEmpty()) {
             return;
