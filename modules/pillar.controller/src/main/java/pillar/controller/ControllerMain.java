@@ -91,7 +91,7 @@ public final class ControllerMain {
                 new AgentTargets(client, config.agentTls().isPresent()), agents, locks, now, events,
                 new NodeSecrets(client, namespace, new SecureRandom()), new VolumeStageSecrets(client, namespace),
                 Clock.systemUTC(), config.abandonedCreateGrace());
-        Reconcilers reconcilers = new Reconcilers(client, agents, config, namespace, volumes, locks, events);
+        Reconcilers reconcilers = new Reconcilers(client, agents, config, namespace, volumes);
         Optional<LeaderElection> elected = Optional.empty();
         try {
             elected = election.enabled()
@@ -101,7 +101,7 @@ public final class ControllerMain {
             BooleanSupplier ready = () -> !now.now() || reconcilers.ready();
             IdentityService identity = new IdentityService(ready);
             WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", ready);
-            ControllerService service = new ControllerService(volumes, locks, now, catalog);
+            ControllerService service = new ControllerService(volumes, catalog);
             CsiServices.controller(identity, service).forEach(builder::service);
             WorkloadServer server = builder.start();
             if (elected.isPresent()) {

@@ -6,10 +6,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import pillar.api.server.VolumeLocks;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.crd.PillarVolumeState;
-import pillar.controller.reconcile.Events;
 import pillar.controller.reconcile.PillarControllers;
 import pillar.controller.reconcile.ReconcileLoop;
 import pillar.controller.volume.VolumeStateReconciler;
@@ -28,8 +26,6 @@ final class Reconcilers {
     private final ControllerConfig config;
     private final String namespace;
     private final Volumes volumes;
-    private final VolumeLocks locks;
-    private final Events events;
     private Running running;
 
     private record Running(PillarControllers pillars, ReconcileLoop<PillarVolumeState> states,
@@ -45,19 +41,13 @@ final class Reconcilers {
         }
     }
 
-    /**
-     * @param volumes the volume state machine, shared with the CSI service
-     * @param locks   the volume locks it holds
-     */
-    Reconcilers(KubernetesClient client, AgentClient agents, ControllerConfig config, String namespace, Volumes volumes,
-                VolumeLocks locks, Events events) {
+    /** @param volumes the volume state machine, shared with the CSI service */
+    Reconcilers(KubernetesClient client, AgentClient agents, ControllerConfig config, String namespace, Volumes volumes) {
         this.client = client;
         this.agents = agents;
         this.config = config;
         this.namespace = namespace;
         this.volumes = volumes;
-        this.locks = locks;
-        this.events = events;
     }
 
     synchronized void start() {
@@ -74,7 +64,7 @@ final class Reconcilers {
         });
         ReconcileLoop<PillarVolumeState> states = new ReconcileLoop<>("PillarVolumeState",
                 client.resources(PillarVolumeState.class).runnableInformer(config.reconcile().resync().toMillis()),
-                new VolumeStateReconciler(volumes, locks, events, Clock.systemUTC()),
+                new VolumeStateReconciler(volumes),
                 PillarVolumeState::getSpec, config.reconcile().backoff(), scheduler);
         states.start().whenComplete((ok, failure) -> {
             if (failure == null) {

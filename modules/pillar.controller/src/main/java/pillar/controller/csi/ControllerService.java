@@ -88,16 +88,15 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     private final VolumeCatalog catalog;
 
     /**
-     * @param volumes the volume state machine (its locks and leading are the ones given here)
-     * @param locks   shared with whatever else acts on volumes in this process (the state reconciler)
-     * @param leading whether this replica leads now
+     * @param volumes the volume state machine; its locks are held by each call (shared with the state
+     *                reconciler), and it changes volumes only while its replica leads
      * @param catalog the volumes ListVolumes lists; told of every write the state machine makes
      */
-    public ControllerService(Volumes volumes, VolumeLocks locks, Leading leading, VolumeCatalog catalog) {
+    public ControllerService(Volumes volumes, VolumeCatalog catalog) {
         this.states = volumes.states();
         this.catalog = catalog;
-        this.locks = locks;
-        this.leading = leading;
+        this.locks = volumes.locks();
+        this.leading = volumes.leading();
         this.provisioner = volumes.provisioner();
         this.publisher = volumes.publisher();
         this.expander = volumes.expander();

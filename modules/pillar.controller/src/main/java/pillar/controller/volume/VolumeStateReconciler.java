@@ -55,18 +55,15 @@ public final class VolumeStateReconciler implements Reconciler<PillarVolumeState
     private final Clock clock;
     private final AbandonedCreates abandoned;
 
-    /**
-     * @param volumes the volume state machine, shared with the CSI service
-     * @param locks   the volume locks the state machine holds (a CSI call on a volume defers its recovery)
-     */
-    public VolumeStateReconciler(Volumes volumes, VolumeLocks locks, Events events, Clock clock) {
+    /** @param volumes the volume state machine, shared with the CSI service (and so its locks) */
+    public VolumeStateReconciler(Volumes volumes) {
         this.states = volumes.states;
         this.steps = volumes.steps;
         this.agents = volumes.agents;
         this.locator = volumes.locator;
-        this.locks = locks;
-        this.events = events;
-        this.clock = clock;
+        this.locks = volumes.locks;
+        this.events = volumes.events;
+        this.clock = volumes.clock;
         this.abandoned = volumes.abandoned;
     }
 

@@ -20,6 +20,10 @@ import pillar.controller.reconcile.Events;
  * share its {@code locks} and {@code leading}.
  */
 public final class Volumes {
+    final VolumeLocks locks;
+    final Leading leading;
+    final Events events;
+    final Clock clock;
     final VolumeStates states;
     final Steps steps;
     final AgentClient agents;
@@ -44,6 +48,10 @@ public final class Volumes {
     public Volumes(VolumeRecords records, VolumeStates.Writes writes, Inventory inventory, AgentTargets targets,
                    AgentClient agents, VolumeLocks locks, Leading leading, Events events, NodeSecrets nodeSecrets,
                    VolumeStageSecrets stageSecrets, Clock clock, Duration abandonedGrace) {
+        this.locks = locks;
+        this.leading = leading;
+        this.events = events;
+        this.clock = clock;
         this.states = new VolumeStates(records, writes);
         this.steps = new Steps(states, leading);
         this.agents = agents;
@@ -80,5 +88,15 @@ public final class Volumes {
 
     public VolumeHealthReader health() {
         return health;
+    }
+
+    /** The per-volume locks every operation on a volume holds, in the CSI service and the reconciler alike. */
+    public VolumeLocks locks() {
+        return locks;
+    }
+
+    /** Whether this replica leads now. */
+    public Leading leading() {
+        return leading;
     }
 }

@@ -85,7 +85,7 @@ final class InMemoryController {
         };
         Volumes volumes = new Volumes(records, VolumeStates.Writes.NONE, inventory, new AgentTargets(inventory::node, false),
                 agents, locks, Leading.ALWAYS, recorder, null, null, Clock.systemUTC(), Duration.ofMinutes(10));
-        csi = new ControllerService(volumes, locks, Leading.ALWAYS, null);
+        csi = new ControllerService(volumes, null);
     }
 
     private synchronized void record(String type, HasMetadata about, String reason, String message) {
