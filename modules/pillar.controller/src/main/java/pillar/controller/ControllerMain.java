@@ -1,5 +1,7 @@
 package pillar.controller;
 
+import java.security.SecureRandom;
+import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -9,19 +11,24 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.helidon.logging.common.LogConfig;
 import pillar.api.server.CsiServices;
 import pillar.api.server.IdentityService;
+import pillar.api.server.VolumeLocks;
 import pillar.api.server.WorkloadConfig;
 import pillar.api.server.WorkloadServer;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.GrpcAgentClient;
+import pillar.controller.auth.NodeSecrets;
+import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.csi.ControllerService;
 import pillar.controller.csi.HostNqns;
-import pillar.controller.csi.Leading;
 import pillar.controller.csi.VolumeCatalog;
-import pillar.api.server.VolumeLocks;
+import pillar.controller.kube.KubeInventory;
+import pillar.controller.kube.KubeVolumeRecords;
 import pillar.controller.leader.LeaderElection;
 import pillar.controller.leader.LeaderElectionSettings;
 import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.EventRecorder;
+import pillar.controller.volume.Leading;
+import pillar.controller.volume.Volumes;
 
 /**
  * pillar-controller: runs as a Deployment, reconciles the Pillar CRDs, serves CSI Identity and
@@ -73,22 +80,28 @@ public final class ControllerMain {
         VolumeLocks locks = new VolumeLocks();
         LeaderElectionSettings election = config.leaderElection();
         AtomicReference<Leading> leading = new AtomicReference<>(Leading.ALWAYS);
-        Reconcilers reconcilers = new Reconcilers(client, agents, config, namespace, locks, () -> leading.get().now());
-        Optional<LeaderElection> elected = election.enabled()
-                ? Optional.of(new LeaderElection(client, namespace, election, reconcilers::start, reconcilers::stop))
-                : Optional.empty();
-        elected.ifPresent(leading::set);
         Leading now = () -> leading.get().now();
-        BooleanSupplier ready = () -> !now.now() || reconcilers.ready();
+        EventRecorder events = new EventRecorder(client, namespace);
         // on every replica, so that a new leader's cache of the nodes' NQNs is already warm
-        HostNqns nqns = HostNqns.start(client, new EventRecorder(client, namespace));
+        HostNqns nqns = HostNqns.start(client, events);
         // on every replica too: ListVolumes is a read, served wherever the sidecar calls it
         VolumeCatalog catalog = VolumeCatalog.start(client);
+        // the volume state machine, once: the CSI service and the state reconciler share it
+        Volumes volumes = new Volumes(new KubeVolumeRecords(client), catalog, new KubeInventory(client, nqns),
+                new AgentTargets(client, config.agentTls().isPresent()), agents, locks, now, events,
+                new NodeSecrets(client, namespace, new SecureRandom()), new VolumeStageSecrets(client, namespace),
+                Clock.systemUTC(), config.abandonedCreateGrace());
+        Reconcilers reconcilers = new Reconcilers(client, agents, config, namespace, volumes);
+        Optional<LeaderElection> elected = Optional.empty();
         try {
+            elected = election.enabled()
+                    ? Optional.of(new LeaderElection(client, namespace, election, reconcilers::start, reconcilers::stop))
+                    : Optional.empty();
+            elected.ifPresent(leading::set);
+            BooleanSupplier ready = () -> !now.now() || reconcilers.ready();
             IdentityService identity = new IdentityService(ready);
             WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", ready);
-            ControllerService service = new ControllerService(client, agents, new AgentTargets(client, config.agentTls().isPresent()),
-                    locks, now, nqns, new EventRecorder(client, namespace), namespace, catalog);
+            ControllerService service = new ControllerService(volumes, catalog);
             CsiServices.controller(identity, service).forEach(builder::service);
             WorkloadServer server = builder.start();
             if (elected.isPresent()) {

@@ -4,9 +4,9 @@ import java.util.Optional;
 
 import pillar.api.server.WorkloadServer;
 import pillar.controller.csi.HostNqns;
-import pillar.controller.csi.Leading;
 import pillar.controller.csi.VolumeCatalog;
 import pillar.controller.leader.LeaderElection;
+import pillar.controller.volume.Leading;
 
 /**
  * The running controller: its CSI and health server, its part in the leader election, its cache of

@@ -8,13 +8,10 @@ import java.util.logging.Logger;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.crd.PillarVolumeState;
-import pillar.controller.csi.Leading;
-import pillar.api.server.VolumeLocks;
-import pillar.controller.csi.VolumeStateReconciler;
-import pillar.controller.reconcile.AgentTargets;
-import pillar.controller.reconcile.EventRecorder;
 import pillar.controller.reconcile.PillarControllers;
 import pillar.controller.reconcile.ReconcileLoop;
+import pillar.controller.volume.VolumeStateReconciler;
+import pillar.controller.volume.Volumes;
 
 /**
  * The reconcilers the leading replica runs: the Pillar resources' ({@link PillarControllers}) and the
@@ -28,8 +25,7 @@ final class Reconcilers {
     private final AgentClient agents;
     private final ControllerConfig config;
     private final String namespace;
-    private final VolumeLocks locks;
-    private final Leading leading;
+    private final Volumes volumes;
     private Running running;
 
     private record Running(PillarControllers pillars, ReconcileLoop<PillarVolumeState> states,
@@ -45,14 +41,13 @@ final class Reconcilers {
         }
     }
 
-    Reconcilers(KubernetesClient client, AgentClient agents, ControllerConfig config, String namespace, VolumeLocks locks,
-                Leading leading) {
+    /** @param volumes the volume state machine, shared with the CSI service */
+    Reconcilers(KubernetesClient client, AgentClient agents, ControllerConfig config, String namespace, Volumes volumes) {
         this.client = client;
         this.agents = agents;
         this.config = config;
         this.namespace = namespace;
-        this.locks = locks;
-        this.leading = leading;
+        this.volumes = volumes;
     }
 
     synchronized void start() {
@@ -69,8 +64,7 @@ final class Reconcilers {
         });
         ReconcileLoop<PillarVolumeState> states = new ReconcileLoop<>("PillarVolumeState",
                 client.resources(PillarVolumeState.class).runnableInformer(config.reconcile().resync().toMillis()),
-                new VolumeStateReconciler(client, agents, new AgentTargets(client, config.agentTls().isPresent()), locks, leading,
-                        new EventRecorder(client, namespace), Clock.systemUTC(), namespace, config.abandonedCreateGrace()),
+                new VolumeStateReconciler(volumes),
                 PillarVolumeState::getSpec, config.reconcile().backoff(), scheduler);
         states.start().whenComplete((ok, failure) -> {
             if (failure == null) {

@@ -1,12 +1,10 @@
 package pillar.controller.csi;
 
-import java.security.SecureRandom;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.stub.StreamObserver;
 import pillar.api.csi.v1.ControllerExpandVolumeRequest;
 import pillar.api.csi.v1.ControllerExpandVolumeResponse;
@@ -31,21 +29,29 @@ import pillar.api.csi.v1.ListVolumesResponse;
 import pillar.api.csi.v1.ValidateVolumeCapabilitiesRequest;
 import pillar.api.csi.v1.ValidateVolumeCapabilitiesResponse;
 import pillar.api.csi.v1.VolumeCapability;
+import pillar.api.server.CsiException;
 import pillar.api.server.Fabric;
+import pillar.api.server.UnaryCall;
+import pillar.api.server.VolumeLocks;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;
-import pillar.controller.agent.AgentClient;
-import pillar.controller.auth.NodeSecrets;
-import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarVolumeState;
-import pillar.controller.reconcile.AgentTargets;
-import pillar.controller.reconcile.EventRecorder;
-import pillar.api.server.CsiException;
-import pillar.api.server.UnaryCall;
-import pillar.api.server.VolumeLocks;
+import pillar.controller.volume.Capabilities;
+import pillar.controller.volume.CapacityReader;
+import pillar.controller.volume.CreateParameters;
+import pillar.controller.volume.CsiVolumes;
+import pillar.controller.volume.Expander;
+import pillar.controller.volume.Leading;
+import pillar.controller.volume.Provisioner;
+import pillar.controller.volume.Publisher;
+import pillar.controller.volume.Records;
+import pillar.controller.volume.Sizes;
+import pillar.controller.volume.VolumeHealthReader;
+import pillar.controller.volume.VolumeStates;
+import pillar.controller.volume.Volumes;
 
 /**
  * The CSI Controller service. Each call is checked completely before anything is read or written
@@ -82,29 +88,20 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     private final VolumeCatalog catalog;
 
     /**
-     * @param locks   shared with whatever else acts on volumes in this process (the state reconciler)
-     * @param leading whether this replica leads now
-     * @param nqns    the nodes' host NQNs (a duplicate one is never published to)
-     * @param events    where the refusals of a publication are recorded
-     * @param namespace the controller's own, where the DH-HMAC-CHAP Secrets are kept
-     * @param catalog   the volumes ListVolumes lists; told of every write this service makes
+     * @param volumes the volume state machine; its locks are held by each call (shared with the state
+     *                reconciler), and it changes volumes only while its replica leads
+     * @param catalog the volumes ListVolumes lists; told of every write the state machine makes
      */
-    public ControllerService(KubernetesClient client, AgentClient agents, AgentTargets targets, VolumeLocks locks,
-                             Leading leading, HostNqns nqns, EventRecorder events, String namespace, VolumeCatalog catalog) {
-        this.states = new VolumeStates(client, catalog);
+    public ControllerService(Volumes volumes, VolumeCatalog catalog) {
+        this.states = volumes.states();
         this.catalog = catalog;
-        this.locks = locks;
-        this.leading = leading;
-        AgentLocator locator = new AgentLocator(client, targets);
-        Steps steps = new Steps(states, leading);
-        HostAuthentication auth = new HostAuthentication(client, states, agents, locator, locks,
-                new NodeSecrets(client, namespace, new SecureRandom()), new VolumeStageSecrets(client, namespace));
-        this.provisioner = new Provisioner(states, steps, agents, locator, new Planner(client, locator, auth), auth,
-                new LifecycleEnd(states, steps, agents, auth));
-        this.publisher = new Publisher(states, steps, agents, locator, nqns, events, auth);
-        this.expander = new Expander(states, steps, agents, locator);
-        this.capacity = new CapacityReader(client, agents, locator);
-        this.health = new VolumeHealthReader(agents, locator);
+        this.locks = volumes.locks();
+        this.leading = volumes.leading();
+        this.provisioner = volumes.provisioner();
+        this.publisher = volumes.publisher();
+        this.expander = volumes.expander();
+        this.capacity = volumes.capacity();
+        this.health = volumes.health();
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.grpc.Status;
 import pillar.api.server.ErrorMapping;
 import pillar.controller.agent.AgentException;
+import pillar.controller.volume.VolumeRecords;
 
 /** The controller's own failures as the gRPC status the CSI spec asks for: the agent's outcome and the Kubernetes API's. */
 final class CsiErrors {
@@ -13,6 +14,8 @@ final class CsiErrors {
     static final ErrorMapping MAPPING = e -> switch (e) {
         case AgentException a -> Optional.of(agentStatus(a).withDescription(a.getMessage()));
         case KubernetesClientException k -> Optional.of(kubernetesStatus(k).withDescription("Kubernetes API: " + k.getMessage()));
+        // a compare-and-swap lost to another writer, as the API server's 409 is (the CO retries)
+        case VolumeRecords.Conflict c -> Optional.of(Status.ABORTED.withDescription("Kubernetes API: " + c.getMessage()));
         default -> Optional.empty();
     };
 

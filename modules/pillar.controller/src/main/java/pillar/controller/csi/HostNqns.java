@@ -18,9 +18,10 @@ import io.fabric8.kubernetes.api.model.storage.CSINodeDriver;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import pillar.api.server.CsiException;
 import pillar.api.server.Driver;
 import pillar.controller.reconcile.EventRecorder;
-import pillar.api.server.CsiException;
+import pillar.controller.volume.SharedHostNqns;
 
 /**
  * Which nodes report a host NQN: the {@code pillar.csi.io} node IDs that kubelet records on the
@@ -31,7 +32,7 @@ import pillar.api.server.CsiException;
  */
 public final class HostNqns implements AutoCloseable {
     /** The reason of the events and of the refusal. */
-    public static final String DUPLICATE_HOST_NQN = "DuplicateHostNqn";
+    public static final String DUPLICATE_HOST_NQN = SharedHostNqns.REASON;
     private static final Logger LOG = Logger.getLogger(HostNqns.class.getName());
     private static final String BY_NODE_ID = "pillar-node-id";
 
@@ -87,20 +88,25 @@ public final class HostNqns implements AutoCloseable {
      * @throws CsiException UNAVAILABLE until the cache has synced
      */
     Optional<String> duplicate(String nqn) {
+        return SharedHostNqns.sharing(nqn, synced(nqn));
+    }
+
+    /**
+     * {@link #nodes}, once the cache has synced.
+     *
+     * @throws CsiException UNAVAILABLE until then
+     */
+    public SortedSet<String> synced(String nqn) {
         if (!informer.hasSynced()) {
             throw CsiException.unavailable("the controller has not read the CSINode objects yet (it needs list and watch on"
                     + " storage.k8s.io csinodes); retry shortly");
         }
-        SortedSet<String> nodes = nodes(nqn);
-        return nodes.size() > 1 ? Optional.of(duplicate(nqn, nodes)) : Optional.empty();
+        return nodes(nqn);
     }
 
     /** The refusal's words: which nodes, why, and what to do. */
     static String duplicate(String nqn, Set<String> nodes) {
-        return "host NQN " + nqn + " is the " + Driver.NAME + " node ID of nodes " + String.join(" and ", nodes)
-                + " (their CSINode objects): the target cannot tell them apart, so no volume is published to it; give each"
-                + " node its own NQN (write a new one, e.g. from 'nvme gen-hostnqn', to /etc/nvme/hostnqn on all but one)"
-                + " and restart pillar-node there";
+        return SharedHostNqns.message(nqn, nodes);
     }
 
     private void announce(CSINode changed) {

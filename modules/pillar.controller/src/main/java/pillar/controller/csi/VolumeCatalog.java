@@ -26,9 +26,12 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import pillar.api.csi.v1.ListVolumesResponse;
 import pillar.api.csi.v1.VolumeCondition;
+import pillar.api.server.CsiException;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.VolumePhase;
-import pillar.api.server.CsiException;
+import pillar.controller.volume.CsiVolumes;
+import pillar.controller.volume.Records;
+import pillar.controller.volume.VolumeStates;
 
 /**
  * The volumes ListVolumes lists, from a watch of the PillarVolumeStates (an informer, on every

@@ -1,11 +1,9 @@
 /**
- * The CSI Controller service ({@link pillar.controller.csi.ControllerService}) and what it keeps per
- * volume: a {@link pillar.controller.crd.PillarVolumeState}, read directly from the API server and
- * written only by compare-and-swap ({@link pillar.controller.csi.VolumeStates}). Every agent call
- * that changes a volume is preceded by a write of the next publication generation and carries it
- * as its fencing token ({@link pillar.controller.csi.Steps}); each call holds its volume
- * ({@link pillar.controller.csi.VolumeLocks}) and changes volumes only on the leading replica
- * ({@link pillar.controller.csi.Leading}). {@link pillar.controller.csi.VolumeStateReconciler}
- * reports ExportSpecMissing and carries out its documented recovery.
+ * The CSI Controller service ({@link pillar.controller.csi.ControllerService}): each call checked,
+ * held per volume ({@code pillar.api.server.VolumeLocks}), and carried out by the volume state
+ * machine of {@code pillar.controller.volume} ({@link pillar.controller.volume.Volumes}) only on the
+ * leading replica ({@link pillar.controller.volume.Leading}); ListVolumes pages the informer cache
+ * of the states ({@link pillar.controller.csi.VolumeCatalog}); the nodes' host NQNs are watched by
+ * {@link pillar.controller.csi.HostNqns}.
  */
 package pillar.controller.csi;

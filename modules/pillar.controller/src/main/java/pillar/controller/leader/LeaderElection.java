@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectorBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
-import pillar.controller.csi.Leading;
+import pillar.controller.volume.Leading;
 
 /**
  * This replica's part in the election of the one controller that acts (fabric8's LeaderElector on

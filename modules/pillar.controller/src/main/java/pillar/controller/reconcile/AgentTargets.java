@@ -2,6 +2,7 @@ package pillar.controller.reconcile;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
@@ -20,12 +21,20 @@ import pillar.controller.crd.SpecValidator;
  * Whatever prevents it is an {@link Unresolved} with the condition reason to report.
  */
 public final class AgentTargets {
-    private final KubernetesClient client;
+    private final Function<String, Optional<Node>> nodes;
     private final boolean tlsConfigured;
 
     /** @param tlsConfigured whether the controller has its agents.tls files (mutual TLS possible) */
     public AgentTargets(KubernetesClient client, boolean tlsConfigured) {
-        this.client = client;
+        this(name -> Optional.ofNullable(client.nodes().withName(name).get()), tlsConfigured);
+    }
+
+    /**
+     * @param nodes         the Node of a name, read now
+     * @param tlsConfigured whether the controller has its agents.tls files (mutual TLS possible)
+     */
+    public AgentTargets(Function<String, Optional<Node>> nodes, boolean tlsConfigured) {
+        this.nodes = nodes;
         this.tlsConfigured = tlsConfigured;
     }
 
@@ -48,7 +57,7 @@ public final class AgentTargets {
     }
 
     private String internalIp(String nodeName) {
-        Node node = client.nodes().withName(nodeName).get();
+        Node node = nodes.apply(nodeName).orElse(null);
         if (node == null) {
             throw new Unresolved(Reasons.NODE_NOT_FOUND, "node " + nodeName + " does not exist");
         }

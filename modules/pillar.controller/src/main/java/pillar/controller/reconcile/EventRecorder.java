@@ -17,7 +17,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
  * cluster-scoped; their events live in the controller's namespace. Recording is best effort: a
  * failure is logged and never fails a reconcile.
  */
-public final class EventRecorder {
+public final class EventRecorder implements Events {
     /** The component named in every event. */
     public static final String COMPONENT = "pillar-controller";
     private static final Logger LOG = Logger.getLogger(EventRecorder.class.getName());
@@ -30,10 +30,12 @@ public final class EventRecorder {
         this.namespace = namespace;
     }
 
+    @Override
     public void normal(HasMetadata about, String reason, String message) {
         record(about, "Normal", reason, message);
     }
 
+    @Override
     public void warning(HasMetadata about, String reason, String message) {
         record(about, "Warning", reason, message);
     }

@@ -18,8 +18,8 @@ import pillar.controller.crd.Conditions;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.csi.CsiHarness;
 import pillar.controller.csi.Requests;
-import pillar.controller.csi.VolumeStateReconciler;
 import pillar.controller.reconcile.ControllerHarness;
+import pillar.controller.volume.VolumeStateReconciler;
 
 /**
  * A volume whose state lacks its export spec (left by an older controller, or restored without it)

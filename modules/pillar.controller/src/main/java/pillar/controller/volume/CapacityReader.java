@@ -1,0 +1,72 @@
+package pillar.controller.volume;
+
+import java.util.List;
+
+import com.google.protobuf.Int64Value;
+import pillar.api.agent.v1.GetCapacityRequest;
+import pillar.api.csi.v1.GetCapacityResponse;
+import pillar.api.csi.v1.VolumeCapability;
+import pillar.api.server.CsiException;
+import pillar.controller.agent.AgentClient;
+import pillar.controller.crd.Grammars;
+import pillar.controller.crd.PillarStore;
+import pillar.controller.crd.StorageClassParameters;
+
+/**
+ * GetCapacity, per store, from its agent: what external-provisioner's storage capacity tracking
+ * asks with a StorageClass's parameters. The store's pool is reachable from every node, so the
+ * topology asked for does not change the answer. No store parameter: every store's sum. A store
+ * that does not exist, or capabilities pillar-csi cannot serve, have no capacity (0).
+ */
+public final class CapacityReader {
+    private final Inventory inventory;
+    private final AgentClient agents;
+    private final AgentLocator locator;
+
+    CapacityReader(Inventory inventory, AgentClient agents, AgentLocator locator) {
+        this.inventory = inventory;
+        this.agents = agents;
+        this.locator = locator;
+    }
+
+    public GetCapacityResponse capacity(List<VolumeCapability> capabilities, java.util.Map<String, String> parameters) {
+        String storeName = parameters.get(StorageClassParameters.STORE);
+        if (storeName != null && !Grammars.isObjectName(storeName)) {
+            throw CsiException.invalid("parameters[" + StorageClassParameters.STORE + "]: must be a PillarStore name, is "
+                    + Grammars.printable(storeName));
+        }
+        try {
+            capabilities.forEach(Capabilities::check);
+        } catch (CsiException unsupported) {
+            return of(0);
+        }
+        if (storeName != null) {
+            PillarStore store = inventory.store(storeName).orElse(null);
+            return of(store == null ? 0 : available(store));
+        }
+        long sum = 0;
+        for (PillarStore store : inventory.stores()) {
+            sum += available(store);
+        }
+        return of(sum);
+    }
+
+    private long available(PillarStore store) {
+        if (store.getSpec() == null || store.getSpec().getAgent() == null || (store.getSpec().getZfs() == null
+                && store.getSpec().getLvm() == null)) {
+            return 0;
+        }
+        String backend = store.getSpec().getZfs() != null ? store.getSpec().getZfs().getBackend() : store.getSpec().getLvm().getBackend();
+        return agents.getCapacity(locator.target(store.getSpec().getAgent()),
+                GetCapacityRequest.newBuilder().setBackend(backend).build()).getAvailableBytes();
+    }
+
+    private static GetCapacityResponse of(long available) {
+        long usable = Math.max(0, available);
+        return GetCapacityResponse.newBuilder()
+                .setAvailableCapacity(usable)
+                .setMaximumVolumeSize(Int64Value.of(usable - usable % Sizes.ALIGNMENT))
+                .setMinimumVolumeSize(Int64Value.of(Sizes.ALIGNMENT))
+                .build();
+    }
+}

@@ -1,0 +1,174 @@
+package pillar.controller.volume;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import pillar.api.server.CsiException;
+import pillar.api.value.ByteSize;
+import pillar.api.value.VolumeId;
+import pillar.api.value.VolumeName;
+import pillar.controller.auth.VolumeStageSecrets;
+import pillar.controller.crd.Condition;
+import pillar.controller.crd.Conditions;
+import pillar.controller.crd.NvmeofTcp;
+import pillar.controller.crd.PillarProtocol;
+import pillar.controller.crd.PillarStore;
+import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.crd.PillarVolumeStateSpec;
+import pillar.controller.crd.SpecValidator;
+import pillar.controller.crd.VolumeConnect;
+import pillar.controller.crd.VolumeExport;
+
+/**
+ * The state of a new volume, with every setting resolved and checked before anything is written:
+ * the store (valid, its pool discovered on its agent), the protocol (valid), the claim's
+ * annotations, and the export spec the nodes will connect with; a protocol that requires
+ * authentication needs an agent whose kernel has it. Reads the {@link Inventory}, and the agent's
+ * capabilities then.
+ */
+final class Planner {
+    private static final Logger LOG = Logger.getLogger(Planner.class.getName());
+
+    private final Inventory inventory;
+    private final AgentLocator locator;
+    private final HostAuthentication auth;
+
+    Planner(Inventory inventory, AgentLocator locator, HostAuthentication auth) {
+        this.inventory = inventory;
+        this.locator = locator;
+        this.auth = auth;
+    }
+
+    PillarVolumeState plan(VolumeName name, VolumeId id, Capabilities.Requested capabilities, ByteSize size,
+                           CreateParameters parameters, Map<String, String> rawParameters) {
+        PillarStore store = store(parameters.store());
+        NvmeofTcp tcp = protocol(parameters.protocol());
+        if (tcp.authRequired()) {
+            if (VolumeStageSecrets.secretName(name.value()).isEmpty()) {
+                throw CsiException.invalid("name: the protocol requires authentication, and the node's stage Secret "
+                        + VolumeStageSecrets.PREFIX + "<name> must be a Secret name (lower case, at most 253), is "
+                        + pillar.controller.crd.Grammars.printable(name.value()));
+            }
+            auth.requireSupported(store.getSpec().getAgent());
+        }
+        Map<String, String> annotations = parameters.claim().map(this::claimAnnotations).orElse(Map.of());
+        VolumeSettings settings = VolumeSettings.resolve(store.getSpec(), parameters.settings(), parameters.overridable(),
+                annotations);
+
+        PillarVolumeStateSpec spec = new PillarVolumeStateSpec();
+        spec.setVolumeName(name.value());
+        spec.setStore(parameters.store());
+        spec.setAgent(store.getSpec().getAgent());
+        spec.setBackend(store.getSpec().getZfs() != null ? store.getSpec().getZfs().getBackend() : store.getSpec().getLvm().getBackend());
+        spec.setBackendKind(store.getStatus().getBackendKind());
+        spec.setProtocol(parameters.protocol());
+        spec.setCapacityBytes(size.bytes());
+        spec.setVolumeMode(capabilities.mode());
+        spec.setFsType(capabilities.fsType().orElse(null));
+        spec.setAccessModes(capabilities.accessModes());
+        spec.setMkfsOptions(capabilities.mode() == PillarVolumeStateSpec.VolumeMode.Filesystem
+                ? settings.mkfsOptions().orElse(null) : null);
+        spec.setBackendOptions(new TreeMap<>(settings.backendOptions()));
+        spec.setParameters(new TreeMap<>(rawParameters));
+        spec.setClaim(parameters.claim().map(Object::toString).orElse(null));
+        spec.setExport(export(tcp, store.getSpec().getAgent()));
+        spec.setConnect(connect(tcp));
+
+        PillarVolumeState state = new PillarVolumeState();
+        state.setMetadata(new ObjectMetaBuilder().withName(id.value()).withFinalizers(PillarVolumeState.FINALIZER).build());
+        state.setSpec(spec);
+        return state;
+    }
+
+    /**
+     * Whether the store accepts a thin pool that does not zero new chunks, as its spec says now (not
+     * frozen: an operator who accepts it after a refused create lets the retry succeed); a store
+     * that is gone accepts nothing.
+     */
+    boolean acceptsNonZeroingThinPool(String storeName) {
+        PillarStore store = inventory.store(storeName).orElse(null);
+        return store != null && store.getSpec() != null && store.getSpec().getLvm() != null
+                && Boolean.TRUE.equals(store.getSpec().getLvm().getAcceptNonZeroingThinPool());
+    }
+
+    private PillarStore store(String name) {
+        PillarStore store = inventory.store(name).orElse(null);
+        if (store == null) {
+            throw CsiException.precondition("PillarStore " + name + " does not exist");
+        }
+        List<String> problems = SpecValidator.problems(store.getSpec());
+        if (!problems.isEmpty()) {
+            throw CsiException.precondition("PillarStore " + name + " is invalid: " + String.join("; ", problems));
+        }
+        List<Condition> conditions = store.getStatus() == null ? List.of() : store.getStatus().getConditions();
+        Optional<Condition> discovered = Conditions.find(conditions, PillarStore.POOL_DISCOVERED);
+        if (discovered.isEmpty() || !Condition.TRUE.equals(discovered.get().getStatus())
+                || store.getStatus().getBackendKind() == null) {
+            throw CsiException.precondition("PillarStore " + name + " is not ready: " + PillarStore.POOL_DISCOVERED + " is "
+                    + discovered.map(c -> c.getStatus() + " (" + c.getReason() + ": " + c.getMessage() + ")").orElse("not reported yet"));
+        }
+        long generation = Objects.requireNonNullElse(store.getMetadata().getGeneration(), 0L);
+        long observed = Objects.requireNonNullElse(store.getStatus().getObservedGeneration(), 0L);
+        if (generation != observed) {
+            throw CsiException.precondition("PillarStore " + name + " changed and is being checked again; retry shortly");
+        }
+        return store;
+    }
+
+    private NvmeofTcp protocol(String name) {
+        PillarProtocol protocol = inventory.protocol(name).orElse(null);
+        if (protocol == null) {
+            throw CsiException.precondition("PillarProtocol " + name + " does not exist");
+        }
+        List<String> problems = SpecValidator.problems(protocol.getSpec());
+        if (!problems.isEmpty()) {
+            throw CsiException.precondition("PillarProtocol " + name + " is invalid: " + String.join("; ", problems));
+        }
+        return protocol.getSpec().getNvmeofTcp();
+    }
+
+    /** The claim's annotations; a claim that is gone (deleted meanwhile) has none. */
+    private Map<String, String> claimAnnotations(CreateParameters.Claim claim) {
+        PersistentVolumeClaim pvc = inventory.claim(claim.namespace(), claim.name()).orElse(null);
+        if (pvc == null) {
+            LOG.info(() -> "claim " + claim + " does not exist (any more): no annotations to apply");
+            return Map.of();
+        }
+        Map<String, String> annotations = pvc.getMetadata().getAnnotations();
+        return annotations == null ? Map.of() : annotations;
+    }
+
+    /**
+     * The export spec: the protocol's bind address, port and ACL setting; nodes dial the bind address,
+     * or, when the target binds every address (0.0.0.0, ::), the agent's own IP address.
+     */
+    private VolumeExport export(NvmeofTcp tcp, String agentName) {
+        String bind = tcp.getBindAddress();
+        String traddr = bind;
+        if (ExportSpecs.isWildcard(bind)) {
+            String host = locator.target(agentName).host();
+            if (!pillar.controller.crd.Grammars.isIpLiteral(host)) {
+                throw CsiException.precondition("the protocol binds every address (" + bind + ") and agent " + agentName
+                        + " is reached by name (" + host + "): set the protocol's bindAddress to the address nodes dial");
+            }
+            traddr = host;
+        }
+        VolumeExport export = new VolumeExport(bind, tcp.getPort(), tcp.getAclEnabled(), traddr);
+        export.setAuthRequired(tcp.authRequired() ? Boolean.TRUE : null);
+        return export;
+    }
+
+    private static VolumeConnect connect(NvmeofTcp tcp) {
+        VolumeConnect connect = new VolumeConnect();
+        connect.setCtrlLossTmo(tcp.getCtrlLossTmo());
+        connect.setReconnectDelay(tcp.getReconnectDelay());
+        connect.setNrIoQueues(tcp.getNrIoQueues());
+        return connect;
+    }
+}

@@ -1,0 +1,143 @@
+package pillar.controller.volume;
+
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.logging.Logger;
+
+import pillar.api.agent.v1.CreateVolumeRequest;
+import pillar.api.agent.v1.ExportVolumeRequest;
+import pillar.api.agent.v1.ExportVolumeResponse;
+import pillar.api.agent.v1.Volume;
+import pillar.api.csi.v1.CreateVolumeResponse;
+import pillar.api.server.CsiException;
+import pillar.api.value.ByteSize;
+import pillar.api.value.VolumeId;
+import pillar.api.value.VolumeName;
+import pillar.controller.agent.AgentClient;
+import pillar.controller.agent.AgentException;
+import pillar.controller.agent.AgentTarget;
+import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.crd.PillarVolumeStateSpec;
+import pillar.controller.crd.VolumeExport;
+import pillar.controller.crd.VolumePhase;
+
+/**
+ * CreateVolume and DeleteVolume, after their requests were checked. Create writes the state
+ * first (its UID is the lifecycle), then drives the agent step by step, recording each phase;
+ * a retry resumes at the recorded phase, and every agent step is idempotent, so a crash anywhere
+ * leaves neither a duplicate zvol or LV nor an orphan export. Every agent CreateVolume carries the
+ * store's acceptance of a non-zeroing thin pool as its spec says at that moment. Delete ends the
+ * lifecycle by {@link LifecycleEnd}: on the agent (unexport, destroy, tombstone), then the state.
+ */
+public final class Provisioner {
+    private static final Logger LOG = Logger.getLogger(Provisioner.class.getName());
+    private static final EnumSet<VolumePhase> TO_CREATE = EnumSet.of(VolumePhase.Pending, VolumePhase.Creating);
+
+    private final VolumeStates states;
+    private final Steps steps;
+    private final AgentClient agents;
+    private final AgentLocator locator;
+    private final Planner planner;
+    private final HostAuthentication auth;
+    private final LifecycleEnd end;
+
+    Provisioner(VolumeStates states, Steps steps, AgentClient agents, AgentLocator locator, Planner planner,
+                HostAuthentication auth, LifecycleEnd end) {
+        this.states = states;
+        this.steps = steps;
+        this.agents = agents;
+        this.locator = locator;
+        this.planner = planner;
+        this.auth = auth;
+        this.end = end;
+    }
+
+    /** The volume of that name, created or found, with its agent steps completed. */
+    public CreateVolumeResponse create(VolumeName name, VolumeId id, Capabilities.Requested capabilities, ByteSize size,
+                                pillar.api.csi.v1.CapacityRange range, CreateParameters parameters, Map<String, String> raw) {
+        PillarVolumeState state = states.get(id)
+                .orElseGet(() -> states.create(planner.plan(name, id, capabilities, size, parameters, raw)));
+        Idempotency.requireSame(state, name, capabilities, range, raw);
+        state = complete(state);
+        return CreateVolumeResponse.newBuilder().setVolume(CsiVolumes.of(state)).build();
+    }
+
+    /** Runs the agent steps the state has not completed: create, then export. */
+    private PillarVolumeState complete(PillarVolumeState state) {
+        VolumePhase phase = Records.phase(state);
+        if (phase == VolumePhase.Deleting) {
+            throw CsiException.aborted("volume " + state.getMetadata().getName() + " is being deleted; retry once it is gone");
+        }
+        if (phase == VolumePhase.Exported) {
+            return state;
+        }
+        VolumeId id = VolumeId.of(state.getMetadata().getName());
+        PillarVolumeStateSpec spec = state.getSpec();
+        VolumeExport export = spec.getExport();
+        String problem = export == null ? "it has none" : ExportSpecs.problem(export);
+        if (problem != null) {
+            throw CsiException.precondition(ExportSpecs.missing(id, problem));
+        }
+        AgentTarget target = locator.target(spec.getAgent());
+        if (export.requiresAuth()) {
+            auth.requireSupported(spec.getAgent());
+        }
+        if (TO_CREATE.contains(phase)) {
+            state = steps.advance(state, TO_CREATE, VolumePhase.Creating, s -> { });
+            Volume created;
+            try {
+                created = agents.createVolume(target, CreateVolumeRequest.newBuilder().setToken(Records.token(state).toProto())
+                        .setVolumeId(id.value()).setBackend(spec.getBackend()).setSizeBytes(spec.getCapacityBytes())
+                        .putAllOptions(spec.getBackendOptions())
+                        .setAcceptNonZeroingThinPool(planner.acceptsNonZeroingThinPool(spec.getStore())).build()).getVolume();
+            } catch (AgentException e) {
+                if (nothingWasMade(e)) {
+                    rollBack(state, target, e);
+                }
+                throw e;
+            }
+            state = steps.advance(state, EnumSet.of(VolumePhase.Creating), VolumePhase.Exporting, s -> {
+                s.setDevicePath(created.getDevicePath());
+                s.setCapacityBytes(created.getSizeBytes());
+            });
+        } else {
+            state = steps.advance(state, EnumSet.of(VolumePhase.Exporting), VolumePhase.Exporting, s -> { });
+        }
+        ExportVolumeResponse exported = agents.exportVolume(target, ExportVolumeRequest.newBuilder()
+                .setToken(Records.token(state).toProto()).setVolumeId(id.value()).setBackend(spec.getBackend())
+                .setExport(ExportSpecs.toProto(export)).build());
+        return steps.record(state, EnumSet.of(VolumePhase.Exporting), VolumePhase.Exported,
+                s -> s.setSubsystemNqn(exported.getSubsystemNqn()));
+    }
+
+    /** Deletes the volume; a missing one is success, a published one FAILED_PRECONDITION. */
+    public void delete(VolumeId id) {
+        states.get(id).ifPresent(state -> {
+            if (!Records.publications(state).isEmpty()) {
+                throw CsiException.precondition("volume " + id + " is still published to " + Records.publications(state)
+                        + "; unpublish it first");
+            }
+            end.end(state, locator.target(state.getSpec().getAgent()), EnumSet.allOf(VolumePhase.class));
+        });
+    }
+
+    /** The agent refused before making anything: a retry with the same frozen settings cannot succeed. */
+    private static boolean nothingWasMade(AgentException e) {
+        return switch (e.kind()) {
+            case INVALID_ARGUMENT, NO_SPACE, OUT_OF_RANGE -> true;
+            default -> false;
+        };
+    }
+
+    /** Ends the lifecycle that could not be created, so that the next CreateVolume starts afresh. */
+    private void rollBack(PillarVolumeState state, AgentTarget target, AgentException cause) {
+        try {
+            end.end(state, target, EnumSet.allOf(VolumePhase.class));
+            LOG.info(() -> "volume " + state.getMetadata().getName() + ": the agent refused to create it (" + cause.kind()
+                    + "); its state was removed so that a retry starts afresh");
+        } catch (RuntimeException e) {
+            LOG.warning(() -> "volume " + state.getMetadata().getName() + ": could not roll back after " + cause.kind()
+                    + " (the next CreateVolume resumes it): " + e.getMessage());
+        }
+    }
+}

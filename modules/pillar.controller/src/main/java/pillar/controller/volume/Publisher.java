@@ -1,0 +1,190 @@
+package pillar.controller.volume;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import pillar.api.agent.v1.AllowInitiatorRequest;
+import pillar.api.agent.v1.DenyInitiatorRequest;
+import pillar.api.context.PublishContext;
+import pillar.api.csi.v1.ControllerPublishVolumeResponse;
+import pillar.api.csi.v1.VolumeCapability;
+import pillar.api.server.CsiException;
+import pillar.api.value.Nqn;
+import pillar.api.value.VolumeId;
+import pillar.controller.agent.AgentClient;
+import pillar.controller.agent.AgentTarget;
+import pillar.controller.auth.HostSecrets;
+import pillar.controller.crd.NvmeofTcp;
+import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.crd.PillarVolumeStateSpec;
+import pillar.controller.crd.Publication;
+import pillar.controller.crd.VolumeConnect;
+import pillar.controller.crd.VolumeExport;
+import pillar.controller.crd.VolumePhase;
+import pillar.controller.reconcile.Events;
+
+/**
+ * ControllerPublishVolume and ControllerUnpublishVolume. A publication is recorded on the state,
+ * with a new generation, by compare-and-swap, and the exclusivity of access modes is decided on
+ * the record as it is at that swap: a volume written from one node (RWO, RWOP) is refused to a
+ * second node until unpublished; read-only-many publications share. Then the agent allows (or
+ * denies) the node's host NQN with that generation's token. A host NQN that two nodes report is
+ * never published to (FAILED_PRECONDITION, and a Warning event on the volume's state): the target
+ * would take both nodes for one host. A volume whose export requires authentication is published
+ * with the node's DH-HMAC-CHAP secrets (see {@link HostAuthentication}); its publish context says
+ * {@code auth=dhchap} and never carries a secret.
+ */
+public final class Publisher {
+    private static final EnumSet<VolumePhase> EXPORTED = EnumSet.of(VolumePhase.Exported);
+
+    private final VolumeStates states;
+    private final Steps steps;
+    private final AgentClient agents;
+    private final AgentLocator locator;
+    private final Inventory inventory;
+    private final Events events;
+    private final HostAuthentication auth;
+
+    Publisher(VolumeStates states, Steps steps, AgentClient agents, AgentLocator locator, Inventory inventory, Events events,
+              HostAuthentication auth) {
+        this.states = states;
+        this.steps = steps;
+        this.agents = agents;
+        this.locator = locator;
+        this.inventory = inventory;
+        this.events = events;
+        this.auth = auth;
+    }
+
+    public ControllerPublishVolumeResponse publish(VolumeId id, Nqn node, VolumeCapability capability, boolean readonly) {
+        PillarVolumeState state = states.get(id).orElseThrow(() -> CsiException.notFound("volume " + id + " does not exist"));
+        Capabilities.mismatch(capability, state.getSpec()).ifPresent(why -> {
+            throw CsiException.invalid("volume_capability does not fit volume " + id + ": " + why);
+        });
+        Optional<String> shared = SharedHostNqns.sharing(node.value(), inventory.nodesWithHostNqn(node.value()));
+        if (shared.isPresent()) {
+            events.warning(state, SharedHostNqns.REASON, shared.get());
+            throw CsiException.precondition("volume " + id + " cannot be published: " + shared.get());
+        }
+        VolumeExport export = usableExport(id, state);
+        VolumePhase phase = Records.phase(state);
+        if (phase != VolumePhase.Exported) {
+            throw CsiException.precondition("volume " + id + (phase == VolumePhase.Deleting ? " is being deleted"
+                    : " is not ready to publish (" + phase + "): CreateVolume has not completed"));
+        }
+        Publication wanted = new Publication(node.value(), readonly, capability.getAccessMode().getMode().name());
+        AgentTarget target = locator.target(state.getSpec().getAgent());
+        Optional<HostSecrets> secrets = Optional.empty();
+        if (export.requiresAuth()) {
+            auth.requireSupported(state.getSpec().getAgent());
+            secrets = Optional.of(auth.secrets(node));
+        }
+        state = steps.advance(state, EXPORTED, VolumePhase.Exported, next -> {
+            List<Publication> publications = next.getPublications();
+            for (Publication other : publications) {
+                if (other.getNode().equals(wanted.getNode())) {
+                    if (!other.equals(wanted)) {
+                        throw CsiException.alreadyExists("volume " + id + " is published to this node as " + other
+                                + ", not " + wanted);
+                    }
+                } else if (!Capabilities.mayShare(wanted.getAccessMode(), other.getAccessMode())) {
+                    throw CsiException.precondition("volume " + id + " is published to node " + other
+                            + "; a " + wanted.getAccessMode() + " publication cannot share it: unpublish it there first");
+                }
+            }
+            if (!publications.contains(wanted)) {
+                publications.add(wanted);
+            }
+        });
+        AllowInitiatorRequest.Builder allow = AllowInitiatorRequest.newBuilder().setToken(Records.token(state).toProto())
+                .setVolumeId(id.value()).setHostNqn(node.value());
+        secrets.ifPresent(s -> allow.setAuth(s.toProto()));
+        agents.allowInitiator(target, allow.build());
+        if (secrets.isPresent()) {
+            auth.staged(state, node, secrets.get());
+            auth.catchUp(id, node, secrets.get());
+        }
+        return ControllerPublishVolumeResponse.newBuilder().putAllPublishContext(context(state, export)).build();
+    }
+
+    /**
+     * Unpublishes from one node, or from every node when none is named. The grant is withdrawn even
+     * when no publication is recorded: a crash after the record's removal left it in place.
+     */
+    public void unpublish(VolumeId id, Optional<Nqn> node) {
+        Optional<PillarVolumeState> found = states.get(id);
+        if (found.isEmpty()) {
+            return;
+        }
+        PillarVolumeState state = found.get();
+        List<String> nodes = node.map(n -> List.of(n.value()))
+                .orElseGet(() -> Records.publications(state).stream().map(Publication::getNode).toList());
+        if (nodes.isEmpty()) {
+            return;
+        }
+        VolumePhase phase = Records.phase(state);
+        PillarVolumeState written = steps.advance(state, EnumSet.of(phase), phase,
+                next -> next.getPublications().removeIf(p -> nodes.contains(p.getNode())));
+        if (Set.of(VolumePhase.Exporting, VolumePhase.Exported).contains(phase)) {
+            AgentTarget target = locator.target(state.getSpec().getAgent());
+            for (String host : nodes) {
+                agents.denyInitiator(target, DenyInitiatorRequest.newBuilder().setToken(Records.token(written).toProto())
+                        .setVolumeId(id.value()).setHostNqn(host).build());
+            }
+        }
+        if (state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth()) {
+            nodes.forEach(host -> auth.unstaged(state, Nqn.of(host)));
+        }
+    }
+
+    /** The recorded export spec, checked; none (or a broken one) is ExportSpecMissing: never guessed. */
+    static VolumeExport usableExport(VolumeId id, PillarVolumeState state) {
+        VolumeExport export = state.getSpec().getExport();
+        String problem = export == null ? "it has none" : ExportSpecs.problem(export);
+        if (problem != null) {
+            throw CsiException.precondition(ExportSpecs.missing(id, problem));
+        }
+        return export;
+    }
+
+    /** What the node needs to connect: the PublishContext keys the node reads. */
+    static java.util.Map<String, String> context(PillarVolumeState state, VolumeExport export) {
+        String nqn = state.getStatus() == null ? null : state.getStatus().getSubsystemNqn();
+        if (nqn == null) {
+            throw CsiException.precondition("volume " + state.getMetadata().getName() + " has no recorded subsystem NQN");
+        }
+        java.util.Map<String, String> context = new java.util.TreeMap<>();
+        context.put(PublishContext.NQN, nqn);
+        context.put(PublishContext.TRANSPORT, "tcp");
+        context.put(PublishContext.TRADDR, export.getTraddr());
+        context.put(PublishContext.TRSVCID, String.valueOf(export.getPort()));
+        if (export.requiresAuth()) {
+            context.put(PublishContext.AUTH, PublishContext.AUTH_DHCHAP);
+        }
+        PillarVolumeStateSpec spec = state.getSpec();
+        VolumeConnect connect = spec.getConnect();
+        if (connect != null) {
+            List<String[]> settings = new ArrayList<>();
+            settings.add(new String[] {PublishContext.CTRL_LOSS_TMO, str(boundedCtrlLossTmo(connect.getCtrlLossTmo()))});
+            settings.add(new String[] {PublishContext.RECONNECT_DELAY, str(connect.getReconnectDelay())});
+            settings.add(new String[] {PublishContext.NR_IO_QUEUES, str(connect.getNrIoQueues())});
+            settings.stream().filter(kv -> kv[1] != null).forEach(kv -> context.put(kv[0], kv[1]));
+        }
+        return context;
+    }
+
+    /**
+     * A frozen ctrl_loss_tmo within 1 to {@value NvmeofTcp#MAX_CTRL_LOSS_TMO} s; one outside (a state
+     * frozen when -1, forever, was accepted) is left out, so that the node uses the kernel's 600 s.
+     */
+    static Integer boundedCtrlLossTmo(Integer frozen) {
+        return frozen == null || frozen < 1 || frozen > NvmeofTcp.MAX_CTRL_LOSS_TMO ? null : frozen;
+    }
+
+    private static String str(Integer value) {
+        return value == null ? null : value.toString();
+    }
+}

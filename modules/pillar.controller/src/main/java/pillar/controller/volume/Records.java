@@ -1,0 +1,55 @@
+package pillar.controller.volume;
+
+import java.util.List;
+import java.util.Optional;
+
+import pillar.api.fencing.FencingToken;
+import pillar.api.value.LifecycleUid;
+import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.crd.PillarVolumeStateStatus;
+import pillar.controller.crd.Publication;
+import pillar.controller.crd.VolumePhase;
+
+/** Reading a PillarVolumeState's record: what an absent status or field means. Pure functions. */
+public final class Records {
+    private Records() {
+    }
+
+    /** The phase; a state without status is {@link VolumePhase#Pending}. */
+    public static VolumePhase phase(PillarVolumeState state) {
+        return status(state).map(s -> s.getPhase()).orElse(VolumePhase.Pending);
+    }
+
+    /** Whether someone asked the API to delete it while the controller's finalizer holds it. */
+    public static boolean deletionHeld(PillarVolumeState state) {
+        return state.getMetadata().getDeletionTimestamp() != null
+                && state.getMetadata().getFinalizers().contains(PillarVolumeState.FINALIZER);
+    }
+
+    static long generation(PillarVolumeState state) {
+        return status(state).map(s -> s.getPublicationGeneration()).orElse(0L);
+    }
+
+    static List<Publication> publications(PillarVolumeState state) {
+        return status(state).map(s -> s.getPublications()).orElse(List.of());
+    }
+
+    /** The distinct nodes the volume is published to, in publication order (CSI's published_node_ids). */
+    public static List<String> publishedNodes(PillarVolumeState state) {
+        return publications(state).stream().map(Publication::getNode).distinct().toList();
+    }
+
+    /** The size now: as last reported by the agent, else as created. */
+    static long capacity(PillarVolumeState state) {
+        return status(state).map(s -> s.getCapacityBytes()).orElse(state.getSpec().getCapacityBytes());
+    }
+
+    /** The token of the state's current generation: what the next agent call carries. */
+    public static FencingToken token(PillarVolumeState state) {
+        return FencingToken.of(LifecycleUid.of(state.getMetadata().getUid()), generation(state));
+    }
+
+    private static Optional<PillarVolumeStateStatus> status(PillarVolumeState state) {
+        return Optional.ofNullable(state.getStatus());
+    }
+}

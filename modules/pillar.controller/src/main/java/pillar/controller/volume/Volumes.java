@@ -1,0 +1,102 @@
+package pillar.controller.volume;
+
+import java.time.Clock;
+import java.time.Duration;
+
+import pillar.api.server.VolumeLocks;
+import pillar.controller.agent.AgentClient;
+import pillar.controller.auth.NodeSecrets;
+import pillar.controller.auth.VolumeStageSecrets;
+import pillar.controller.reconcile.AgentTargets;
+import pillar.controller.reconcile.Events;
+
+/**
+ * The volume state machine, assembled once per process: the states over their {@link VolumeRecords},
+ * the {@link Steps} that fence every agent call, and the operations on them ({@link Provisioner},
+ * {@link Publisher}, {@link Expander}, {@link LifecycleEnd}, {@link AbandonedCreates}) and reads
+ * ({@link CapacityReader}, {@link VolumeHealthReader}). It reaches the cluster only through its
+ * ports ({@link VolumeRecords}, {@link Inventory}, {@link Events}), the agents through
+ * {@link AgentClient}; {@code pillar.controller.csi.ControllerService} and {@link VolumeStateReconciler} share it, and so
+ * share its {@code locks} and {@code leading}.
+ */
+public final class Volumes {
+    final VolumeLocks locks;
+    final Leading leading;
+    final Events events;
+    final Clock clock;
+    final VolumeStates states;
+    final Steps steps;
+    final AgentClient agents;
+    final AgentLocator locator;
+    final HostAuthentication auth;
+    final LifecycleEnd end;
+    final Provisioner provisioner;
+    final Publisher publisher;
+    final Expander expander;
+    final CapacityReader capacity;
+    final VolumeHealthReader health;
+    final AbandonedCreates abandoned;
+
+    /**
+     * @param writes         told of every write to a state (ListVolumes' catalog awaits them)
+     * @param locks          held per volume by each operation; shared with whatever else acts on volumes
+     * @param leading        whether this replica leads now (checked in every step's compare-and-swap)
+     * @param nodeSecrets    the nodes' DH-HMAC-CHAP secrets (used only for volumes whose export requires auth)
+     * @param stageSecrets   the volumes' stage Secrets (likewise)
+     * @param abandonedGrace how old an incomplete create whose claim is gone must be before it is removed
+     */
+    public Volumes(VolumeRecords records, VolumeStates.Writes writes, Inventory inventory, AgentTargets targets,
+                   AgentClient agents, VolumeLocks locks, Leading leading, Events events, NodeSecrets nodeSecrets,
+                   VolumeStageSecrets stageSecrets, Clock clock, Duration abandonedGrace) {
+        this.locks = locks;
+        this.leading = leading;
+        this.events = events;
+        this.clock = clock;
+        this.states = new VolumeStates(records, writes);
+        this.steps = new Steps(states, leading);
+        this.agents = agents;
+        this.locator = new AgentLocator(inventory, targets);
+        this.auth = new HostAuthentication(states, agents, locator, locks, nodeSecrets, stageSecrets);
+        this.end = new LifecycleEnd(states, steps, agents, auth);
+        this.provisioner = new Provisioner(states, steps, agents, locator, new Planner(inventory, locator, auth), auth, end);
+        this.publisher = new Publisher(states, steps, agents, locator, inventory, events, auth);
+        this.expander = new Expander(states, steps, agents, locator);
+        this.capacity = new CapacityReader(inventory, agents, locator);
+        this.health = new VolumeHealthReader(agents, locator);
+        this.abandoned = new AbandonedCreates(inventory, states, end, locator, locks, events, clock, abandonedGrace);
+    }
+
+    public VolumeStates states() {
+        return states;
+    }
+
+    public Provisioner provisioner() {
+        return provisioner;
+    }
+
+    public Publisher publisher() {
+        return publisher;
+    }
+
+    public Expander expander() {
+        return expander;
+    }
+
+    public CapacityReader capacity() {
+        return capacity;
+    }
+
+    public VolumeHealthReader health() {
+        return health;
+    }
+
+    /** The per-volume locks every operation on a volume holds, in the CSI service and the reconciler alike. */
+    public VolumeLocks locks() {
+        return locks;
+    }
+
+    /** Whether this replica leads now. */
+    public Leading leading() {
+        return leading;
+    }
+}
