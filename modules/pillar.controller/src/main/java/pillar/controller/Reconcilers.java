@@ -55,7 +55,7 @@ final class Reconcilers {
             return;
         }
         PillarControllers pillars = PillarControllers.start(client, agents, config.agentTls().isPresent(), namespace,
-                config.reconcile(), Clock.systemUTC());
+                config.reconcile(), Clock.systemUTC(), volumes.grantRevocation());
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, r -> {
             Thread thread = Executors.defaultThreadFactory().newThread(r);
             thread.setName("pillar-volume-states");

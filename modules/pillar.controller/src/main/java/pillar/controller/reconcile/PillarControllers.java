@@ -46,7 +46,7 @@ public final class PillarControllers implements AutoCloseable {
     private final AtomicBoolean open = new AtomicBoolean();
 
     private PillarControllers(KubernetesClient client, AgentClient agentClient, boolean agentTls, String namespace,
-                              ReconcileSettings settings, Clock clock) {
+                              ReconcileSettings settings, Clock clock, ExportAudit audit) {
         AtomicInteger threads = new AtomicInteger();
         ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(4, r -> {
             Thread thread = Executors.defaultThreadFactory().newThread(r);
@@ -67,7 +67,7 @@ public final class PillarControllers implements AutoCloseable {
                 settings.backoff(), scheduler);
         stores = new ReconcileLoop<>("PillarStore", client.resources(PillarStore.class).runnableInformer(resync),
                 new PillarStoreReconciler(agents::get, targets, agentClient, status, conditions, settings,
-                        () -> client.resources(PillarVolumeState.class).list().getItems(), events), PillarStore::getSpec,
+                        () -> client.resources(PillarVolumeState.class).list().getItems(), audit), PillarStore::getSpec,
                 settings.backoff(), scheduler);
         protocols = new ReconcileLoop<>("PillarProtocol", client.resources(PillarProtocol.class).runnableInformer(resync),
                 new PillarProtocolReconciler(status, conditions), PillarProtocol::getSpec, settings.backoff(), scheduler);
@@ -108,10 +108,11 @@ public final class PillarControllers implements AutoCloseable {
      *
      * @param agentTls  whether the controller has its agents.tls files
      * @param namespace where events about the (cluster-scoped) Pillar objects are recorded
+     * @param audit     what each PillarStore poll does with the agent's exports beyond the orphan check
      */
     public static PillarControllers start(KubernetesClient client, AgentClient agentClient, boolean agentTls, String namespace,
-                                          ReconcileSettings settings, Clock clock) {
-        PillarControllers controllers = new PillarControllers(client, agentClient, agentTls, namespace, settings, clock);
+                                          ReconcileSettings settings, Clock clock, ExportAudit audit) {
+        PillarControllers controllers = new PillarControllers(client, agentClient, agentTls, namespace, settings, clock, audit);
         controllers.begin();
         return controllers;
     }

@@ -41,8 +41,8 @@ import pillar.controller.crd.StoreCapacity;
  * <p>While the pool is discovered, condition {@code OrphanVolumes} reports the volumes and exports
  * of the backend that no PillarVolumeState claims ({@link OrphanVolumes}); they are never deleted.
  * From the same lists, a host the agent still admits to a volume that its state does not publish to
- * is revoked ({@link StaleGrants}), with a Warning event on the state: a grant never outlives its
- * publication by more than a poll interval.
+ * is revoked (the {@link ExportAudit} it is given; in production the volume package's grant
+ * revocation): a grant never outlives its publication by more than a poll interval.
  */
 public final class PillarStoreReconciler implements Reconciler<PillarStore> {
     private static final Logger LOG = Logger.getLogger(PillarStoreReconciler.class.getName());
@@ -53,12 +53,12 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
     private final ConditionRecorder conditions;
     private final ReconcileSettings settings;
     private final Supplier<List<PillarVolumeState>> volumeStates;
-    private final EventRecorder events;
+    private final ExportAudit audit;
 
     /** @param volumeStates every PillarVolumeState, read from the API server when called (not a cache) */
     public PillarStoreReconciler(Function<String, Optional<PillarAgent>> agentsByName, AgentTargets targets, AgentClient agents,
                                  StatusWriter status, ConditionRecorder conditions, ReconcileSettings settings,
-                                 Supplier<List<PillarVolumeState>> volumeStates, EventRecorder events) {
+                                 Supplier<List<PillarVolumeState>> volumeStates, ExportAudit audit) {
         this.agentsByName = agentsByName;
         this.targets = targets;
         this.agents = agents;
@@ -66,7 +66,7 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
         this.conditions = conditions;
         this.settings = settings;
         this.volumeStates = volumeStates;
-        this.events = events;
+        this.audit = audit;
     }
 
     @Override
@@ -148,29 +148,13 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
             var exports = agents.listExports(target, ListExportsRequest.getDefaultInstance());
             List<PillarVolumeState> states = volumeStates.get();
             orphans = OrphanVolumes.of(agent, backendName, volumes.getVolumesList(), exports.getExportsList(), states);
-            revoke(StaleGrants.of(agent, backendName, exports.getExportsList(), states), target, agent);
+            audit.audit(target, agent, backendName, exports.getExportsList(), states);
         } catch (AgentException | AgentTargets.Unresolved | io.fabric8.kubernetes.client.KubernetesClientException e) {
             LOG.warning(() -> "PillarStore " + store.getMetadata().getName() + ": orphans not checked now: " + e.getMessage());
             return current;
         }
         return conditions.setProblem(store, current, PillarStore.ORPHAN_VOLUMES, orphans.any(),
                 orphans.any() ? Reasons.ORPHANS_FOUND : Reasons.NO_ORPHANS, orphans.message(agent, backendName));
-    }
-
-    /** Each stale grant revoked by the agent; one the agent refuses (a newer token, say) is looked at next poll. */
-    private void revoke(List<StaleGrants> grants, AgentTarget target, String agent) {
-        for (StaleGrants grant : grants) {
-            try {
-                agents.reconcile(target, grant.revocation());
-            } catch (AgentException e) {
-                LOG.warning(() -> "PillarVolumeState " + grant.export().getVolumeId() + ": stale grants " + grant.stale()
-                        + " not revoked now: " + e.getMessage());
-                continue;
-            }
-            String message = grant.message(agent);
-            LOG.warning(() -> "PillarVolumeState " + grant.export().getVolumeId() + ": " + message);
-            events.warning(grant.state(), StaleGrants.REVOKED, message);
-        }
     }
 
     /** Whether the backend's problem is a non-zeroing thin pool that the store accepts. */

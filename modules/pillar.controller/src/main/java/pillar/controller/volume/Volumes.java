@@ -9,6 +9,7 @@ import pillar.controller.auth.NodeSecrets;
 import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.Events;
+import pillar.controller.reconcile.ExportAudit;
 
 /**
  * The volume state machine, assembled once per process: the states over their {@link VolumeRecords},
@@ -64,6 +65,11 @@ public final class Volumes {
         this.capacity = new CapacityReader(inventory, agents, locator);
         this.health = new VolumeHealthReader(agents, locator);
         this.abandoned = new AbandonedCreates(inventory, states, end, locator, locks, events, clock, abandonedGrace);
+    }
+
+    /** What each PillarStore poll does with the agent's exports: revoke the grants no publication holds. */
+    public ExportAudit grantRevocation() {
+        return new GrantRevocation(agents, events);
     }
 
     public VolumeStates states() {

@@ -45,7 +45,7 @@ public final class ControllerHarness implements BeforeEachCallback, AfterEachCal
         // no agents.tls files: the reconcilers dial the agents in plain text
         controllers = PillarControllers.start(api.client, agents, false, NAMESPACE, new ReconcileSettings(
                 Duration.ofMillis(200), new Backoff(Duration.ofMillis(50), Duration.ofMillis(400)), Duration.ofMinutes(10)),
-                Clock.systemUTC());
+                Clock.systemUTC(), ExportAudit.NONE);
         await().atMost(PATIENCE).until(controllers::ready);
     }
 

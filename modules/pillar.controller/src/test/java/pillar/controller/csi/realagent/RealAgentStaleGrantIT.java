@@ -20,7 +20,7 @@ import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.csi.CsiHarness;
 import pillar.controller.csi.Requests;
 import pillar.controller.reconcile.ControllerHarness;
-import pillar.controller.reconcile.StaleGrants;
+import pillar.controller.volume.StaleGrants;
 
 /**
  * The stale-grant revocation against the real agent over real gRPC: seen from the fake kernel's

@@ -1,4 +1,4 @@
-package pillar.controller.reconcile;
+package pillar.controller.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package pillar.controller.reconcile;
+package pillar.controller.volume;
 
 import java.util.List;
 import java.util.Map;
@@ -12,7 +12,6 @@ import pillar.api.agent.v1.Export;
 import pillar.api.agent.v1.ReconcileRequest;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.VolumePhase;
-import pillar.controller.csi.Records;
 
 /**
  * The hosts an agent admits to a volume that the volume's PillarVolumeState no longer publishes to:
