@@ -154,11 +154,11 @@ final class Lvm {
         } catch (CommandFailedException e) {
             throw switch (LvmFailure.of(e)) {
                 case LV_NOT_FOUND, VG_NOT_FOUND -> unavailable(e);
-                default -> BackendException.failed("lvs of thin pool " + where() + " failed", e);
+                default -> BackendException.failed("lvs of " + where() + " failed", e);
             };
         }
         ThinPool pool = pools.stream().findFirst()
-                .orElseThrow(() -> new BackendException(Kind.UNAVAILABLE, "thin pool " + where() + " does not exist"));
+                .orElseThrow(() -> new BackendException(Kind.UNAVAILABLE, where() + " does not exist"));
         if (pool.attr().isEmpty() || pool.attr().charAt(0) != 't') {
             throw new BackendException(Kind.UNAVAILABLE, where() + " is not a thin pool (lv_attr " + pool.attr() + ")");
         }

@@ -113,7 +113,7 @@ final class Zfs {
         try {
             return zvolsReport(properties);
         } catch (CommandFailedException e) {
-            throw ZfsFailure.of(e) == ZfsFailure.NOT_FOUND ? unavailable(e) : BackendException.failed("zfs list of " + parent + " failed", e);
+            throw ZfsFailure.of(e) == ZfsFailure.NOT_FOUND ? unavailable(e) : BackendException.failed("zfs get of the zvols of " + parent + " failed", e);
         }
     }
 
