@@ -1,4 +1,4 @@
-{{/* The CSI driver name: fixed, the workloads report it (pillar.api.server.Driver.NAME). */}}
+{{/* The CSI driver name: fixed, the workloads report it (pillar.runtime.server.Driver.NAME). */}}
 {{- define "pillar-csi.driverName" -}}pillar.csi.io{{- end -}}
 
 {{/* The prefix of every object's name. */}}

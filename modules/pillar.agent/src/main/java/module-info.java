@@ -6,6 +6,7 @@
  */
 module pillar.agent {
     requires pillar.api;
+    requires pillar.runtime;
     requires io.helidon.common.configurable;
     requires io.helidon.common.pki;
     requires io.helidon.logging.common;

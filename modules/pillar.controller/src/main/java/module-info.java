@@ -11,6 +11,7 @@
  */
 module pillar.controller {
     requires pillar.api;
+    requires pillar.runtime;
     requires io.helidon.logging.common;
     requires java.logging;
 

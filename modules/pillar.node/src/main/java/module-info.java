@@ -8,6 +8,7 @@
  */
 module pillar.node {
     requires pillar.api;
+    requires pillar.runtime;
     requires com.sun.jna;
     requires io.helidon.logging.common;
     requires java.logging;

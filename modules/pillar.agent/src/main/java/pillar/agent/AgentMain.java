@@ -32,11 +32,11 @@ import pillar.agent.service.AgentOperations;
 import pillar.agent.state.InstallationId;
 import pillar.agent.state.StateCheck;
 import pillar.agent.state.StateRecovery;
-import pillar.api.exec.SystemProcessRunner;
-import pillar.api.server.CertificateFiles;
-import pillar.api.server.MutualTls;
-import pillar.api.server.WorkloadConfig;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.exec.SystemProcessRunner;
+import pillar.runtime.server.CertificateFiles;
+import pillar.runtime.server.MutualTls;
+import pillar.runtime.server.WorkloadConfig;
+import pillar.runtime.server.WorkloadServer;
 
 /**
  * pillar-agent: runs on a storage node, serves the agent API over TCP (plaintext by default, mTLS

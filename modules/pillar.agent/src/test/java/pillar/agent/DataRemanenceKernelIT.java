@@ -27,7 +27,7 @@ import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.backend.ZfsVolumeBackend;
 import pillar.agent.config.BackendConfig;
 import pillar.api.agent.v1.BackendKind;
-import pillar.api.exec.SystemProcessRunner;
+import pillar.runtime.exec.SystemProcessRunner;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 

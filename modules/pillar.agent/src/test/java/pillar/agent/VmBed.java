@@ -14,8 +14,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Stream;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.SystemProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.SystemProcessRunner;
 
 /**
  * What the agent's *KernelIT tests need from the qemu VM: the check that they run there (with zfs

@@ -9,7 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.helidon.config.Config;
-import pillar.api.server.CsiEndpoint;
+import pillar.runtime.server.CsiEndpoint;
 import pillar.controller.agent.AgentTlsFiles;
 import pillar.controller.agent.GrpcAgentClient;
 import pillar.controller.crd.Grammars;
@@ -18,7 +18,7 @@ import pillar.controller.reconcile.Backoff;
 import pillar.controller.reconcile.ReconcileSettings;
 
 /**
- * The controller's configuration (file, environment, flags: see {@link pillar.api.server.WorkloadConfig}).
+ * The controller's configuration (file, environment, flags: see {@link pillar.runtime.server.WorkloadConfig}).
  *
  * <table>
  *   <caption>keys</caption>

@@ -9,11 +9,11 @@ import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.helidon.logging.common.LogConfig;
-import pillar.api.server.CsiServices;
-import pillar.api.server.IdentityService;
-import pillar.api.server.VolumeLocks;
-import pillar.api.server.WorkloadConfig;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.server.CsiServices;
+import pillar.runtime.server.IdentityService;
+import pillar.runtime.server.VolumeLocks;
+import pillar.runtime.server.WorkloadConfig;
+import pillar.runtime.server.WorkloadServer;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.GrpcAgentClient;
 import pillar.controller.auth.NodeSecrets;

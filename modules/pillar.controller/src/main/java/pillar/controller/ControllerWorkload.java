@@ -2,7 +2,7 @@ package pillar.controller;
 
 import java.util.Optional;
 
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.server.WorkloadServer;
 import pillar.controller.csi.HostNqns;
 import pillar.controller.csi.VolumeCatalog;
 import pillar.controller.leader.LeaderElection;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
-import pillar.api.server.WorkloadConfig;
+import pillar.runtime.server.WorkloadConfig;
 import pillar.controller.agent.GrpcAgentClient;
 
 class ControllerConfigTest {

@@ -5,12 +5,12 @@ import java.util.logging.Logger;
 
 import io.helidon.config.Config;
 import io.helidon.logging.common.LogConfig;
-import pillar.api.exec.SystemProcessRunner;
-import pillar.api.server.CsiEndpoint;
-import pillar.api.server.CsiServices;
-import pillar.api.server.IdentityService;
-import pillar.api.server.WorkloadConfig;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.exec.SystemProcessRunner;
+import pillar.runtime.server.CsiEndpoint;
+import pillar.runtime.server.CsiServices;
+import pillar.runtime.server.IdentityService;
+import pillar.runtime.server.WorkloadConfig;
+import pillar.runtime.server.WorkloadServer;
 import pillar.api.value.Nqn;
 import pillar.node.config.NodeConfig;
 import pillar.node.fs.FilesystemTools;
@@ -23,7 +23,7 @@ import pillar.node.nvme.SysfsNvme;
 import pillar.node.service.KubeletPaths;
 import pillar.node.service.NodeGrpcService;
 import pillar.node.service.NodePorts;
-import pillar.api.server.VolumeLocks;
+import pillar.runtime.server.VolumeLocks;
 import pillar.node.stage.StageRecords;
 import pillar.node.sys.KernelWait;
 

@@ -26,11 +26,11 @@ import pillar.api.csi.v1.NodeServiceCapability;
 import pillar.api.csi.v1.NodeStageVolumeRequest;
 import pillar.api.csi.v1.PluginCapability;
 import pillar.api.csi.v1.ProbeRequest;
-import pillar.api.server.Channels;
-import pillar.api.server.CsiEndpoint;
-import pillar.api.server.Driver;
-import pillar.api.server.WorkloadConfig;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.server.Channels;
+import pillar.runtime.server.CsiEndpoint;
+import pillar.runtime.server.Driver;
+import pillar.runtime.server.WorkloadConfig;
+import pillar.runtime.server.WorkloadServer;
 import pillar.node.config.NodeConfig;
 
 /** The node workload as its main starts it (real adapters, temporary roots), called over its real UNIX socket. */

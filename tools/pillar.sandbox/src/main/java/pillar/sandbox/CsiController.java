@@ -15,7 +15,7 @@ import pillar.api.csi.v1.CreateVolumeRequest;
 import pillar.api.csi.v1.DeleteVolumeRequest;
 import pillar.api.csi.v1.Volume;
 import pillar.api.csi.v1.VolumeCapability;
-import pillar.api.server.Channels;
+import pillar.runtime.server.Channels;
 
 /**
  * The controller's CSI socket, called as the sidecars call it: external-provisioner (CreateVolume,

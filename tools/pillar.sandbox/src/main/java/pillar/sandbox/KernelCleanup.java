@@ -10,8 +10,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.SystemProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.SystemProcessRunner;
 
 /**
  * Removes what pillar-csi may have left in the kernel when a bed goes away: mounts below the kubelet

@@ -25,7 +25,7 @@ import pillar.api.csi.v1.NodeUnpublishVolumeRequest;
 import pillar.api.csi.v1.NodeUnstageVolumeRequest;
 import pillar.api.csi.v1.Volume;
 import pillar.api.csi.v1.VolumeCapability;
-import pillar.api.server.Channels;
+import pillar.runtime.server.Channels;
 
 /**
  * One worker as kubelet drives its node plugin: the node's CSI socket, the kubelet root directory

@@ -26,7 +26,7 @@ import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
-import pillar.api.durable.AtomicFiles;
+import pillar.runtime.durable.AtomicFiles;
 
 /**
  * A throw-away CA for one bed and the two certificates a default install of the chart makes: the

@@ -9,9 +9,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.ProcessRunner;
-import pillar.api.exec.SystemProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.ProcessRunner;
+import pillar.runtime.exec.SystemProcessRunner;
 
 /**
  * The storage node's pools, created for the sandbox on sparse files behind loop devices: an LVM

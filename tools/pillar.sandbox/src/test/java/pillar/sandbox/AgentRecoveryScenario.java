@@ -11,8 +11,8 @@ import java.util.List;
 
 import pillar.api.csi.v1.Volume;
 import pillar.api.csi.v1.VolumeCapability;
-import pillar.api.exec.Command;
-import pillar.api.exec.SystemProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.SystemProcessRunner;
 
 /**
  * The storage node's crash in the middle of a volume's life: the agent killed (SIGKILL) and the

@@ -33,7 +33,7 @@ import pillar.api.csi.v1.ValidateVolumeCapabilitiesRequest;
 import pillar.api.csi.v1.Volume;
 import pillar.api.csi.v1.VolumeCapability;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
-import pillar.api.server.Driver;
+import pillar.runtime.server.Driver;
 
 /**
  * What the kubernetes-csi sanity suite (csi-test pkg/sanity) checks, in Java, against the running

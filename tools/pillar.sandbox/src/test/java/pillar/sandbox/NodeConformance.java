@@ -27,7 +27,7 @@ import pillar.api.csi.v1.NodeUnpublishVolumeRequest;
 import pillar.api.csi.v1.NodeUnstageVolumeRequest;
 import pillar.api.csi.v1.Volume;
 import pillar.api.csi.v1.VolumeCapability;
-import pillar.api.server.Fabric;
+import pillar.runtime.server.Fabric;
 
 /**
  * The node's half of {@link CsiConformance}, on the node's own socket: each check names the

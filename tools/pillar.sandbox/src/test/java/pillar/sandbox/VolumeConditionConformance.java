@@ -19,8 +19,8 @@ import pillar.api.csi.v1.ControllerGetVolumeResponse;
 import pillar.api.csi.v1.Volume;
 import pillar.api.csi.v1.VolumeCapability;
 import pillar.api.csi.v1.VolumeCondition;
-import pillar.api.exec.Command;
-import pillar.api.exec.SystemProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.SystemProcessRunner;
 
 /**
  * ControllerGetVolume and its VolumeCondition against the running controller and agent on the real

@@ -3,7 +3,7 @@ package pillar.agent.backend;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-import pillar.api.exec.CommandFailedException;
+import pillar.runtime.exec.CommandFailedException;
 
 /** A backend call that failed, with what the service needs to answer with the right code. */
 public final class BackendException extends RuntimeException {

@@ -8,7 +8,7 @@ import java.util.Map;
 
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
-import pillar.api.exec.ProcessRunner;
+import pillar.runtime.exec.ProcessRunner;
 
 /** Builds the configured backends by name: the adapter for each one's kind. */
 public final class Backends {

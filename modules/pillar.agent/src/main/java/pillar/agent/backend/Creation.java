@@ -1,6 +1,6 @@
 package pillar.agent.backend;
 
-import pillar.api.exec.CommandFailedException;
+import pillar.runtime.exec.CommandFailedException;
 
 /**
  * What a create command ({@code lvcreate}, {@code zfs create}) did, where the backend decides what

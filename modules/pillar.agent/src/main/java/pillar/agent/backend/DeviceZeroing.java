@@ -4,9 +4,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
-import pillar.api.exec.ProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.ProcessRunner;
 
 /**
  * Zeroes a whole block device with {@code blkdiscard --zeroout} (util-linux): the kernel's BLKZEROOUT,

@@ -11,10 +11,10 @@ import pillar.agent.backend.LvmReport.Lv;
 import pillar.agent.backend.LvmReport.ThinPool;
 import pillar.agent.backend.LvmReport.Usage;
 import pillar.agent.backend.LvmReport.Vg;
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
-import pillar.api.exec.CommandResult;
-import pillar.api.exec.ProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.CommandResult;
+import pillar.runtime.exec.ProcessRunner;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 

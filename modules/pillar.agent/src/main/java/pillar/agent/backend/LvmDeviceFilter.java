@@ -12,9 +12,9 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
-import pillar.api.exec.ProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.ProcessRunner;
 
 /**
  * Keeps LVM's device scan off the NVMe-oF namespaces this host is connected to as an initiator.

@@ -2,7 +2,7 @@ package pillar.agent.backend;
 
 import java.util.Locale;
 
-import pillar.api.exec.CommandFailedException;
+import pillar.runtime.exec.CommandFailedException;
 
 /**
  * What a failed LVM command means, recognised from its exit status and stderr. LVM exits 5

@@ -9,9 +9,9 @@ import java.util.Optional;
 
 import pillar.agent.backend.BackendException.Kind;
 import pillar.agent.backend.ZfsOutput.Property;
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
-import pillar.api.exec.ProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.ProcessRunner;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 

@@ -1,6 +1,6 @@
 package pillar.agent.backend;
 
-import pillar.api.exec.CommandFailedException;
+import pillar.runtime.exec.CommandFailedException;
 
 /**
  * What a failed {@code zfs} command means. zfs exits 1 for every failure (2 for a usage error) and

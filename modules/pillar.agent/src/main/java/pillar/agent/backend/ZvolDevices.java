@@ -13,9 +13,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
-import pillar.api.exec.ProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.ProcessRunner;
 
 /**
  * Finds the block device of a zvol. With udev, {@code <dev>/zvol/<dataset>} links to it. Without udev

@@ -6,7 +6,7 @@
  * sizes, zeroing, device waits); each tool's commands are built, run, parsed and their failures mapped
  * in one class per tool, {@code Lvm} and {@code Zfs}.
  *
- * <p>Every command goes through {@link pillar.api.exec.ProcessRunner}: an argument list, never a
+ * <p>Every command goes through {@link pillar.runtime.exec.ProcessRunner}: an argument list, never a
  * shell, with a deadline. Nothing from outside the agent reaches an argument unchecked: volume IDs
  * arrive validated, pool and group names come validated from the configuration, options are checked
  * against an allow-list before the first command runs, and every size is a number the adapter

@@ -60,7 +60,7 @@ public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path
     /**
      * An in-process agent's configuration (tests, benchmarks): this host's name and the
      * {@link InstallationId#EMBEDDED} installation, which {@link pillar.agent.backend.Backends#create(List,
-     * pillar.api.exec.ProcessRunner, pillar.agent.backend.Backends.Host)} gives its backends too.
+     * pillar.runtime.exec.ProcessRunner, pillar.agent.backend.Backends.Host)} gives its backends too.
      */
     public AgentConfig(String listenHost, int listenPort, Path stateDir, Path configfsRoot, Optional<TlsFiles> tls,
                        List<BackendConfig> backends, String healthHost, int healthPort) {

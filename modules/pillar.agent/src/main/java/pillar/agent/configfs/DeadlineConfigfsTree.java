@@ -13,7 +13,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import pillar.api.exec.CallBudget;
+import pillar.runtime.exec.CallBudget;
 
 /**
  * A {@link ConfigfsTree} whose every call returns within a deadline: the call runs on a worker thread

@@ -7,7 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 
-import pillar.api.durable.RecordDirectory;
+import pillar.runtime.durable.RecordDirectory;
 import pillar.api.fencing.FencingMark;
 import pillar.api.value.VolumeId;
 

@@ -9,7 +9,7 @@ import pillar.api.value.VolumeId;
 /**
  * One lock per volume that a call waits for (fairly): the agent's calls on one volume run one at a
  * time, calls on different volumes in parallel. Unlike the CSI services' try-lock
- * ({@link pillar.api.server.VolumeLocks}, which answers ABORTED), a call here queues: the
+ * ({@link pillar.runtime.server.VolumeLocks}, which answers ABORTED), a call here queues: the
  * controller already holds the volume on its side, so a second call is a retry that must see the
  * first one's outcome. Locks are never removed (one small object per volume ever seen by this process).
  */

@@ -6,12 +6,12 @@ import io.grpc.Status;
 import pillar.agent.backend.BackendException;
 import pillar.agent.configfs.NvmetTargetException;
 import pillar.api.fencing.FencingViolation;
-import pillar.api.server.ErrorMapping;
+import pillar.runtime.server.ErrorMapping;
 
 /** The agent's own failures as the gRPC status the controller acts on. */
 final class GrpcErrors {
     /**
-     * For {@link pillar.api.server.UnaryCall}: a fencing violation and a state the call cannot change
+     * For {@link pillar.runtime.server.UnaryCall}: a fencing violation and a state the call cannot change
      * are FAILED_PRECONDITION, a backend's refusal keeps its kind, nvmet that does not answer in time
      * is DEADLINE_EXCEEDED.
      */

@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.regex.Pattern;
 
-import pillar.api.durable.AtomicFiles;
+import pillar.runtime.durable.AtomicFiles;
 
 /**
  * Whose state a state directory holds: the storage node (the agent's node name), the installation

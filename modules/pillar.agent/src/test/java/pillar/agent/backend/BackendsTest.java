@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import pillar.agent.config.BackendConfig;
 import pillar.api.agent.v1.BackendKind;
-import pillar.api.exec.ProcessRunner;
+import pillar.runtime.exec.ProcessRunner;
 
 /** Each configured kind gets its adapter, by name, and building them runs no command. */
 class BackendsTest {

@@ -7,8 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
 
 /** Real tool output kept as test resources (see {@code lvm/README.md}, {@code zfs/README.md}): one capture per command. */
 final class Captures {

@@ -13,10 +13,10 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
-import pillar.api.exec.CommandResult;
-import pillar.api.exec.ProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.CommandResult;
+import pillar.runtime.exec.ProcessRunner;
 
 /**
  * A stateful fake of {@code zfs} and {@code zvol_id} behind the {@link ProcessRunner} port: one pool

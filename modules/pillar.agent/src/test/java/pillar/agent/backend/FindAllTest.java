@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
-import pillar.api.exec.ProcessRunner;
+import pillar.runtime.exec.ProcessRunner;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.backend.BackendException.Kind;
 import pillar.agent.config.BackendConfig;
 import pillar.api.agent.v1.BackendKind;
-import pillar.api.exec.Command;
-import pillar.api.exec.ProcessRunner;
-import pillar.api.exec.SystemProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.ProcessRunner;
+import pillar.runtime.exec.SystemProcessRunner;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 

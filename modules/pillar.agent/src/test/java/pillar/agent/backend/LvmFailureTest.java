@@ -7,8 +7,8 @@ import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
 
 /** Every failure LvmVolumeBackend tells apart, recognised on the real tools' stderr and exit status. */
 class LvmFailureTest {

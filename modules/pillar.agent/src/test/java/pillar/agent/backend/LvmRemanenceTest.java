@@ -21,8 +21,8 @@ import pillar.agent.backend.BackendException.Kind;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.config.BackendConfig;
 import pillar.api.agent.v1.BackendKind;
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
 import pillar.api.value.ByteSize;
 
 /**

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException.Kind;
-import pillar.api.exec.Command;
+import pillar.runtime.exec.Command;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 

@@ -8,10 +8,10 @@ import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
-import pillar.api.exec.CommandResult;
-import pillar.api.exec.ProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.CommandResult;
+import pillar.runtime.exec.ProcessRunner;
 
 /**
  * Answers each command with the next of the given captures, in order: what it printed, or its failure

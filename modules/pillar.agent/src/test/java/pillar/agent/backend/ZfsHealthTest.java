@@ -59,12 +59,12 @@ class ZfsHealthTest {
         FakeZfs zfs = zfs();
         ZfsVolumeBackend backend = backend(zfs, "tank");
         VolumeId id = VolumeId.of("pvc-1");
-        zfs.run(pillar.api.exec.Command.of(Duration.ofSeconds(5), "zfs", "create", "-V", "8388608", "-s", "-o",
+        zfs.run(pillar.runtime.exec.Command.of(Duration.ofSeconds(5), "zfs", "create", "-V", "8388608", "-s", "-o",
                 "io.pillar-csi:managed=embedded", "tank/k8s/pvc-1"));
 
         assertThat(backend.exists(id)).isTrue(); // no device ever appears (Devices.NEVER): find would time out
 
-        zfs.run(pillar.api.exec.Command.of(Duration.ofSeconds(5), "zfs", "destroy", "tank/k8s/pvc-1"));
+        zfs.run(pillar.runtime.exec.Command.of(Duration.ofSeconds(5), "zfs", "destroy", "tank/k8s/pvc-1"));
         assertThat(backend.exists(id)).isFalse();
         assertThat(backend.exists(VolumeId.of("pvc-2"))).isFalse();
     }

@@ -18,8 +18,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException.Kind;
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
 
 /**
  * The zfs output parser and the failure classification on real zfs 2.1.11 output captured in the VM

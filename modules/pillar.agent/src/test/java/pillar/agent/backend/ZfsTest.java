@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import pillar.agent.backend.BackendException.Kind;
 import pillar.agent.backend.ZfsOutput.Property;
-import pillar.api.exec.Command;
+import pillar.runtime.exec.Command;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 

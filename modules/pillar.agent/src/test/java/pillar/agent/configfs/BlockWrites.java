@@ -10,10 +10,10 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Random;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
-import pillar.api.exec.ProcessRunner;
-import pillar.api.exec.SystemProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.ProcessRunner;
+import pillar.runtime.exec.SystemProcessRunner;
 
 /**
  * The kernel tests' writer: one 4 KiB block at a time with {@code dd oflag=direct,dsync conv=fsync}

@@ -8,9 +8,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.ProcessRunner;
-import pillar.api.exec.SystemProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.ProcessRunner;
+import pillar.runtime.exec.SystemProcessRunner;
 
 /**
  * What the *KernelIT contracts need from the qemu VM: the check that they run there, loop devices to

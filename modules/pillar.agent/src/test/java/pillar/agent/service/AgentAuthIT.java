@@ -34,7 +34,7 @@ import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.HostAuth;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.fencing.FencingToken;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.server.WorkloadServer;
 import pillar.api.value.DhchapSecret;
 import pillar.api.value.LifecycleUid;
 

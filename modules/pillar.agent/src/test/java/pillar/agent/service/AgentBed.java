@@ -37,7 +37,7 @@ import pillar.api.agent.v1.ExportSpec;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.fencing.FencingToken;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.server.WorkloadServer;
 import pillar.api.value.LifecycleUid;
 
 /**

@@ -35,11 +35,11 @@ import pillar.api.agent.v1.ExpandVolumeRequest;
 import pillar.api.agent.v1.ExportSpec;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.UnexportVolumeRequest;
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandResult;
-import pillar.api.exec.ProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandResult;
+import pillar.runtime.exec.ProcessRunner;
 import pillar.api.fencing.FencingToken;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.server.WorkloadServer;
 import pillar.api.value.LifecycleUid;
 
 /**

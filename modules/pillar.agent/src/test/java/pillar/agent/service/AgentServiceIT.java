@@ -29,7 +29,7 @@ import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListVolumesRequest;
 import pillar.api.agent.v1.UnexportVolumeRequest;
 import pillar.api.fencing.FencingToken;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.server.WorkloadServer;
 import pillar.api.value.LifecycleUid;
 import pillar.api.value.Nqn;
 

@@ -29,7 +29,7 @@ import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.agent.v1.GetCapacityRequest;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.server.WorkloadServer;
 
 /**
  * The agent API over real TCP with mTLS admits only the controller: a client certificate from its

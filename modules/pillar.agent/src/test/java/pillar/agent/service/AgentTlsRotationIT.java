@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.AgentMain;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
-import pillar.api.server.CertificateFiles;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.server.CertificateFiles;
+import pillar.runtime.server.WorkloadServer;
 
 /**
  * The agent's and the controller's certificates are renewed in their Secret volumes (the kubelet's

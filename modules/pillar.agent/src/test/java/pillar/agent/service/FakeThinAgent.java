@@ -16,7 +16,7 @@ import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.BackendKind;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.server.WorkloadServer;
 
 /**
  * A plaintext agent on 127.0.0.1 with one LVM thin backend {@code fast} (vg0/pool0 of a {@link FakeLvm})

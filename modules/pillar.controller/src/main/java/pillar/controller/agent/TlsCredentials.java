@@ -2,7 +2,7 @@ package pillar.controller.agent;
 
 import io.grpc.ChannelCredentials;
 import io.grpc.TlsChannelCredentials;
-import pillar.api.server.CertificateFiles;
+import pillar.runtime.server.CertificateFiles;
 
 /**
  * The controller's mutual-TLS credentials, read from its PEM files and read again when any of

@@ -4,13 +4,13 @@ import java.util.Optional;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.grpc.Status;
-import pillar.api.server.ErrorMapping;
+import pillar.runtime.server.ErrorMapping;
 import pillar.controller.agent.AgentException;
 import pillar.controller.volume.VolumeRecords;
 
 /** The controller's own failures as the gRPC status the CSI spec asks for: the agent's outcome and the Kubernetes API's. */
 final class CsiErrors {
-    /** For {@link pillar.api.server.UnaryCall}: an agent's outcome, a Kubernetes API failure. */
+    /** For {@link pillar.runtime.server.UnaryCall}: an agent's outcome, a Kubernetes API failure. */
     static final ErrorMapping MAPPING = e -> switch (e) {
         case AgentException a -> Optional.of(agentStatus(a).withDescription(a.getMessage()));
         case KubernetesClientException k -> Optional.of(kubernetesStatus(k).withDescription("Kubernetes API: " + k.getMessage()));

@@ -18,8 +18,8 @@ import io.fabric8.kubernetes.api.model.storage.CSINodeDriver;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import pillar.api.server.CsiException;
-import pillar.api.server.Driver;
+import pillar.runtime.server.CsiException;
+import pillar.runtime.server.Driver;
 import pillar.controller.reconcile.EventRecorder;
 import pillar.controller.volume.SharedHostNqns;
 

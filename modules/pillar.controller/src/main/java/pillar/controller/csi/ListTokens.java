@@ -4,7 +4,7 @@ import java.util.Optional;
 
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 
 /**
  * ListVolumes' page tokens. A token is a position in the order of volume IDs (byte order of the

@@ -26,7 +26,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import pillar.api.csi.v1.ListVolumesResponse;
 import pillar.api.csi.v1.VolumeCondition;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.VolumePhase;
 import pillar.controller.volume.CsiVolumes;

@@ -9,7 +9,7 @@ import java.util.Optional;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 
 /**
  * The volume ID of a CreateVolume name, a pure function so that a retried CreateVolume finds its

@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
-import pillar.api.server.Driver;
+import pillar.runtime.server.Driver;
 import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.Pillar;
 import pillar.controller.crd.PillarStorageClass;

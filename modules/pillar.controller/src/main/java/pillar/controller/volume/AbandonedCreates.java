@@ -9,8 +9,8 @@ import java.util.Optional;
 import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
-import pillar.api.server.CsiException;
-import pillar.api.server.VolumeLocks;
+import pillar.runtime.server.CsiException;
+import pillar.runtime.server.VolumeLocks;
 import pillar.api.value.VolumeId;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarVolumeState;

@@ -1,6 +1,6 @@
 package pillar.controller.volume;
 
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarAgent;
 import pillar.controller.crd.Reasons;

@@ -6,7 +6,7 @@ import java.util.Optional;
 
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.api.csi.v1.VolumeCapability;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarVolumeStateSpec.VolumeMode;
 import pillar.controller.crd.PillarVolumeStateSpec;

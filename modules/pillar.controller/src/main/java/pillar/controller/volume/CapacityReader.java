@@ -6,7 +6,7 @@ import com.google.protobuf.Int64Value;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.csi.v1.GetCapacityResponse;
 import pillar.api.csi.v1.VolumeCapability;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarStore;

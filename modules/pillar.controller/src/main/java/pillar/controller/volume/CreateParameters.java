@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.SpecValidator;
 import pillar.controller.crd.StorageClassParameters;

@@ -2,7 +2,7 @@ package pillar.controller.volume;
 
 import pillar.api.context.VolumeContext;
 import pillar.api.csi.v1.Volume;
-import pillar.api.server.Fabric;
+import pillar.runtime.server.Fabric;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 

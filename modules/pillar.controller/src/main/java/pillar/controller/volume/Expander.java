@@ -5,7 +5,7 @@ import java.util.EnumSet;
 import pillar.api.agent.v1.ExpandVolumeRequest;
 import pillar.api.csi.v1.CapacityRange;
 import pillar.api.csi.v1.ControllerExpandVolumeResponse;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentTarget;

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Objects;
 
 import pillar.api.csi.v1.CapacityRange;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.api.value.VolumeName;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;

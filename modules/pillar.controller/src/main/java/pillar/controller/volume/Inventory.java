@@ -34,7 +34,7 @@ public interface Inventory {
     /**
      * The names of the nodes whose pillar.csi.io node ID (on their CSINode) is this host NQN, sorted.
      *
-     * @throws pillar.api.server.CsiException UNAVAILABLE until the nodes have been read
+     * @throws pillar.runtime.server.CsiException UNAVAILABLE until the nodes have been read
      */
     SortedSet<String> nodesWithHostNqn(String nqn);
 }

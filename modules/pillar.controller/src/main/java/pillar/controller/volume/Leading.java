@@ -1,6 +1,6 @@
 package pillar.controller.volume;
 
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 
 /**
  * Whether this controller replica leads now. Only the leader changes volumes; the others answer

@@ -5,7 +5,7 @@ import java.util.Set;
 import java.util.logging.Logger;
 
 import pillar.api.agent.v1.DeleteVolumeRequest;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentTarget;

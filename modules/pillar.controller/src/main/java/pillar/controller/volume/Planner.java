@@ -9,7 +9,7 @@ import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;

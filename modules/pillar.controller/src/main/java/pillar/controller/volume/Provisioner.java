@@ -9,7 +9,7 @@ import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.Volume;
 import pillar.api.csi.v1.CreateVolumeResponse;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;

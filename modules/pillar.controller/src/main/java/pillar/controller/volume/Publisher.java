@@ -11,7 +11,7 @@ import pillar.api.agent.v1.DenyInitiatorRequest;
 import pillar.api.context.PublishContext;
 import pillar.api.csi.v1.ControllerPublishVolumeResponse;
 import pillar.api.csi.v1.VolumeCapability;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;

@@ -4,7 +4,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 
-import pillar.api.server.Driver;
+import pillar.runtime.server.Driver;
 
 /**
  * A host NQN that two or more nodes report as their node ID is never published to: the target

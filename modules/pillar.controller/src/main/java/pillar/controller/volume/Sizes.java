@@ -1,7 +1,7 @@
 package pillar.controller.volume;
 
 import pillar.api.csi.v1.CapacityRange;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.api.value.ByteSize;
 
 /**

@@ -4,7 +4,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateStatus;
 import pillar.controller.crd.VolumePhase;

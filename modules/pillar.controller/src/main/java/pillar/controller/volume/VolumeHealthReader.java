@@ -7,7 +7,7 @@ import java.util.logging.Logger;
 
 import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.csi.v1.VolumeCondition;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentException;
 import pillar.controller.agent.AgentTarget;

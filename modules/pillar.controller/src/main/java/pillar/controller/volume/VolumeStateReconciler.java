@@ -10,8 +10,8 @@ import java.util.logging.Logger;
 
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeResponse;
-import pillar.api.server.CsiException;
-import pillar.api.server.VolumeLocks;
+import pillar.runtime.server.CsiException;
+import pillar.runtime.server.VolumeLocks;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;

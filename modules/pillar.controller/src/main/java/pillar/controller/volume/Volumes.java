@@ -3,7 +3,7 @@ package pillar.controller.volume;
 import java.time.Clock;
 import java.time.Duration;
 
-import pillar.api.server.VolumeLocks;
+import pillar.runtime.server.VolumeLocks;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.auth.NodeSecrets;
 import pillar.controller.auth.VolumeStageSecrets;

@@ -27,7 +27,7 @@ import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapacityRequest;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.server.WorkloadServer;
 
 /**
  * GrpcAgentClient against a real gRPC agent API server (Helidon, over TCP): plaintext and mutual

@@ -19,7 +19,7 @@ import pillar.api.csi.v1.CreateVolumeRequest;
 import pillar.api.csi.v1.CreateVolumeResponse;
 import pillar.api.csi.v1.DeleteVolumeRequest;
 import pillar.api.csi.v1.DeleteVolumeResponse;
-import pillar.api.server.VolumeLocks;
+import pillar.runtime.server.VolumeLocks;
 import pillar.controller.agent.FakeAgent;
 import pillar.controller.agent.FakeAgentClient;
 import pillar.controller.agent.FaultInjectingAgentClient;

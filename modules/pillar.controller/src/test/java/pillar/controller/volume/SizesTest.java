@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.grpc.Status;
 import org.junit.jupiter.api.Test;
 import pillar.api.csi.v1.CapacityRange;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 
 class SizesTest {
     private static final long MIB = 1L << 20;

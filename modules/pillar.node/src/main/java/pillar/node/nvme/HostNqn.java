@@ -12,7 +12,7 @@ import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import pillar.api.durable.AtomicFiles;
+import pillar.runtime.durable.AtomicFiles;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
 

@@ -8,7 +8,7 @@ import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.api.value.InvalidValueException;
 import pillar.node.fs.FsType;
 import pillar.node.mount.MountOptions;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 
 /**
  * A request's volume capability, validated: Block, or a filesystem from the allow-list with

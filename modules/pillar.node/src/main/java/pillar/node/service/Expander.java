@@ -7,7 +7,7 @@ import java.util.logging.Logger;
 import io.grpc.Status;
 import pillar.node.mount.MountState;
 import pillar.node.stage.StageRecord;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 
 /**
  * NodeExpandVolume: after ControllerExpandVolume grew the LV or zvol and the target revalidated its
@@ -47,7 +47,7 @@ final class Expander {
             }
             try {
                 ports.filesystems().grow(r.fsType().get(), device, r.stagingPath());
-            } catch (pillar.api.exec.CommandFailedException e) {
+            } catch (pillar.runtime.exec.CommandFailedException e) {
                 if (e.stderr().contains("Permission denied")) {
                     throw new CsiException(Status.Code.INTERNAL, e.getMessage() + " (online resize needs the capability "
                             + "CAP_SYS_RESOURCE for ext4: run pillar-node privileged)");

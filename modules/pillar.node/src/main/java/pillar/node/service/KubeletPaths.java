@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Pattern;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 
 /**
  * The rule for staging and target paths: absolute, normalized (no {@code .} or {@code ..} segments,

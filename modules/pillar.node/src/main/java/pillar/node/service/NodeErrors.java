@@ -4,7 +4,7 @@ import java.io.UncheckedIOException;
 import java.util.Optional;
 
 import io.grpc.Status;
-import pillar.api.server.ErrorMapping;
+import pillar.runtime.server.ErrorMapping;
 import pillar.node.nvme.InitiatorException;
 import pillar.node.stage.StageRecordException;
 import pillar.node.sys.StuckInKernelException;
@@ -13,7 +13,7 @@ import pillar.node.sys.SyscallException;
 /** The node's own failures as gRPC statuses: a kernel that does not answer, an initiator that cannot connect, local I/O. */
 final class NodeErrors {
     /**
-     * For {@link pillar.api.server.UnaryCall}: a call the kernel still holds is ABORTED (retry once it
+     * For {@link pillar.runtime.server.UnaryCall}: a call the kernel still holds is ABORTED (retry once it
      * lets go), one it let go of too late DEADLINE_EXCEEDED; a connect that fails is UNAVAILABLE;
      * syscalls, stage records and local I/O are INTERNAL.
      */

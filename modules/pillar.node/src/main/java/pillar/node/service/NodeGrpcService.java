@@ -21,9 +21,9 @@ import pillar.api.csi.v1.NodeUnpublishVolumeRequest;
 import pillar.api.csi.v1.NodeUnpublishVolumeResponse;
 import pillar.api.csi.v1.NodeUnstageVolumeRequest;
 import pillar.api.csi.v1.NodeUnstageVolumeResponse;
-import pillar.api.server.Fabric;
-import pillar.api.server.UnaryCall;
-import pillar.api.server.VolumeLocks;
+import pillar.runtime.server.Fabric;
+import pillar.runtime.server.UnaryCall;
+import pillar.runtime.server.VolumeLocks;
 
 /**
  * CSI Node over gRPC. Each call is: validate the request into values ({@link Requests}; bad input

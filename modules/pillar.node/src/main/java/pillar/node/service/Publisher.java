@@ -16,7 +16,7 @@ import pillar.node.mount.MountState;
 import pillar.node.stage.Phase;
 import pillar.node.stage.Publication;
 import pillar.node.stage.StageRecord;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 
 /**
  * NodePublishVolume and NodeUnpublishVolume: bind mounts of the staging mount (Filesystem) or of the

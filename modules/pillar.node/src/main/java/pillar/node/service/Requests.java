@@ -16,7 +16,7 @@ import pillar.api.value.VolumeId;
 import pillar.node.fs.MkfsOptions;
 import pillar.node.nvme.FabricsAuth;
 import pillar.node.nvme.FabricsTarget;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 
 /**
  * Turns each Node request into validated values before anything is locked or touched: the volume ID

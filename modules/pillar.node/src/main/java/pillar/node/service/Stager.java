@@ -19,7 +19,7 @@ import pillar.node.nvme.Controller;
 import pillar.node.nvme.SysfsNvme;
 import pillar.node.stage.Phase;
 import pillar.node.stage.StageRecord;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 
 /**
  * NodeStageVolume and NodeUnstageVolume. Stage converges rather than assumes: each step checks the

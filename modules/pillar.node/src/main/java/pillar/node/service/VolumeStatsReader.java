@@ -13,7 +13,7 @@ import pillar.node.stage.Phase;
 import pillar.node.stage.StageRecord;
 import pillar.node.sys.FsStats;
 import pillar.node.sys.SyscallException;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 
 /**
  * NodeGetVolumeStats: bytes and inodes from {@code statfs} (Filesystem) or the device's size

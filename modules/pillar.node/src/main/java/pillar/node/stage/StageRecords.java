@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-import pillar.api.durable.RecordDirectory;
+import pillar.runtime.durable.RecordDirectory;
 import pillar.api.value.VolumeId;
 
 /**

@@ -8,7 +8,7 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
-import pillar.api.server.WorkloadConfig;
+import pillar.runtime.server.WorkloadConfig;
 
 /** The node's configuration: node.id is required and validated, roots default to the host's. */
 class NodeConfigTest {

@@ -9,10 +9,10 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
-import pillar.api.exec.CommandResult;
-import pillar.api.exec.ProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.CommandResult;
+import pillar.runtime.exec.ProcessRunner;
 
 /** The exact argument lists of the filesystem tools, and how their answers are read. */
 class FilesystemToolsTest {

@@ -3,9 +3,9 @@ package pillar.node.fs;
 import java.util.ArrayList;
 import java.util.List;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandResult;
-import pillar.api.exec.ProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandResult;
+import pillar.runtime.exec.ProcessRunner;
 
 /** Runs commands through another runner and records each, with how long it took. */
 public final class RecordingRunner implements ProcessRunner {

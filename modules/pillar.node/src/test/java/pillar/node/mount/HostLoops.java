@@ -12,10 +12,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.CommandFailedException;
-import pillar.api.exec.ProcessRunner;
-import pillar.api.exec.SystemProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.ProcessRunner;
+import pillar.runtime.exec.SystemProcessRunner;
 import pillar.node.sys.Syscalls;
 
 /**

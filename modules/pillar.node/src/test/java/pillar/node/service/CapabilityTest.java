@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import pillar.api.csi.v1.VolumeCapability;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.node.fs.FsType;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 
 /** A request's capability: access types, fs types, flags, access modes and the code each failure gets. */
 class CapabilityTest {

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
-import pillar.api.exec.SystemProcessRunner;
+import pillar.runtime.exec.SystemProcessRunner;
 import pillar.node.fs.RecordingRunner;
 import pillar.node.mount.HostLoops;
 import pillar.node.mount.JnaMounter;

@@ -12,10 +12,10 @@ import java.util.concurrent.TimeUnit;
 import io.grpc.ManagedChannel;
 import pillar.api.csi.v1.NodeGetInfoRequest;
 import pillar.api.csi.v1.NodeGrpc;
-import pillar.api.exec.SystemProcessRunner;
-import pillar.api.server.Channels;
-import pillar.api.server.CsiEndpoint;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.exec.SystemProcessRunner;
+import pillar.runtime.server.Channels;
+import pillar.runtime.server.CsiEndpoint;
+import pillar.runtime.server.WorkloadServer;
 import pillar.api.value.NodeId;
 import pillar.api.value.Nqn;
 import pillar.launch.ChildProcess;
@@ -128,7 +128,7 @@ final class KernelNode {
     }
 
     static String run(String... argv) {
-        return new SystemProcessRunner().run(pillar.api.exec.Command.of(Duration.ofMinutes(2), argv)).stdout();
+        return new SystemProcessRunner().run(pillar.runtime.exec.Command.of(Duration.ofMinutes(2), argv)).stdout();
     }
 
     private static void setLength(Path file, long bytes) {

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import pillar.api.server.CsiException;
+import pillar.runtime.server.CsiException;
 
 /** Staging and target paths: absolute, normalized, below the kubelet directory, no symlink escape. */
 class KubeletPathsTest {

@@ -24,7 +24,7 @@ import io.grpc.ManagedChannel;
 import pillar.api.csi.v1.ControllerGrpc;
 import pillar.api.csi.v1.NodeGetInfoRequest;
 import pillar.api.csi.v1.NodeGrpc;
-import pillar.api.server.Channels;
+import pillar.runtime.server.Channels;
 import pillar.bench.proc.Daemon;
 import pillar.bench.proc.Launches;
 import pillar.controller.crd.Conditions;

@@ -15,7 +15,7 @@ import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.api.agent.v1.BackendKind;
-import pillar.api.durable.AtomicFiles;
+import pillar.runtime.durable.AtomicFiles;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 import pillar.bench.Args;

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import io.helidon.logging.common.LogConfig;
-import pillar.api.server.CsiEndpoint;
+import pillar.runtime.server.CsiEndpoint;
 import pillar.api.value.ByteSize;
 import pillar.api.value.NodeId;
 import pillar.api.value.Nqn;

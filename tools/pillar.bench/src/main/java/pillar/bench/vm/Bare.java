@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import pillar.api.exec.Command;
-import pillar.api.exec.SystemProcessRunner;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.SystemProcessRunner;
 
 /**
  * The same phases done by hand, as an operator's shell would: LVM's tools, {@code mkdir}, {@code echo}

@@ -17,7 +17,7 @@ import pillar.api.csi.v1.NodeGrpc;
 import pillar.api.csi.v1.NodeStageVolumeRequest;
 import pillar.api.csi.v1.NodeUnstageVolumeRequest;
 import pillar.api.csi.v1.VolumeCapability;
-import pillar.api.server.Channels;
+import pillar.runtime.server.Channels;
 import pillar.api.value.LifecycleUid;
 import pillar.api.value.Nqn;
 import pillar.node.fs.FsType;

@@ -9,7 +9,7 @@ import pillar.agent.backend.VolumeBackend;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
-import pillar.api.exec.SystemProcessRunner;
+import pillar.runtime.exec.SystemProcessRunner;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 import pillar.bench.Report;

@@ -16,7 +16,7 @@ import io.grpc.Status;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import pillar.api.server.Driver;
+import pillar.runtime.server.Driver;
 import pillar.controller.csi.CsiHarness;
 import pillar.controller.csi.Requests;
 import pillar.controller.reconcile.ControllerHarness;

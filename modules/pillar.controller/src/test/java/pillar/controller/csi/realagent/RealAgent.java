@@ -11,7 +11,7 @@ import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.api.agent.v1.BackendKind;
-import pillar.api.server.WorkloadServer;
+import pillar.runtime.server.WorkloadServer;
 import pillar.controller.agent.GrpcAgentClient;
 
 /**

@@ -1,2 +1,0 @@
-/** Crash-safe files: temp file, fsync, rename, fsync of the directory. */
-package pillar.api.durable;

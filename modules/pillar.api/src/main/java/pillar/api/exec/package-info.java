@@ -1,5 +1,0 @@
-/**
- * Commands as argument lists with deadlines ({@link pillar.api.exec.ProcessRunner}). Shared by the
- * agent (zfs, lvm) and the node (mkfs, blkid, resize tools) so both obey one contract.
- */
-package pillar.api.exec;

@@ -1,0 +1,2 @@
+/** Crash-safe files: temp file, fsync, rename, fsync of the directory. */
+package pillar.runtime.durable;

@@ -1,0 +1,12 @@
+package pillar.runtime.exec;
+
+/**
+ * Runs commands on the host. The port every zfs, lvm, mkfs, blkid and resize call goes through.
+ *
+ * <p>Contract: the command runs with {@code LC_ALL=C} so output is parseable; it is killed, with its
+ * children, when its deadline passes; status 0 returns what it printed; anything else throws
+ * {@link CommandFailedException} with the exit code and stderr.
+ */
+public interface ProcessRunner {
+    CommandResult run(Command command);
+}

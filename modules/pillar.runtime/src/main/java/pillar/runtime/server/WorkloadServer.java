@@ -1,0 +1,182 @@
+package pillar.runtime.server;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Logger;
+
+import io.grpc.BindableService;
+import io.helidon.common.tls.Tls;
+import io.helidon.health.HealthCheckResponse;
+import io.helidon.health.HealthCheckType;
+import io.helidon.webserver.WebServer;
+import io.helidon.webserver.WebServerConfig;
+import io.helidon.webserver.grpc.GrpcRouting;
+import io.helidon.webserver.observe.ObserveFeature;
+import io.helidon.webserver.observe.health.HealthObserver;
+import io.helidon.webserver.observe.health.HealthObserverConfig;
+
+/**
+ * One workload's Helidon server: its gRPC services on one endpoint (a UNIX socket for CSI, TCP for
+ * the agent API, optionally with TLS), and liveness and readiness over HTTP on another port
+ * ({@code /observe/health/live}, {@code /observe/health/ready}).
+ */
+public final class WorkloadServer implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(WorkloadServer.class.getName());
+    private static final String GRPC_SOCKET = "grpc";
+
+    private final WebServer server;
+    private final Optional<Path> unixSocket;
+
+    private WorkloadServer(WebServer server, Optional<Path> unixSocket) {
+        this.server = server;
+        this.unixSocket = unixSocket;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The HTTP port of the health endpoints. */
+    public int healthPort() {
+        return server.port();
+    }
+
+    /** The TCP port gRPC listens on; meaningless for a UNIX socket. */
+    public int grpcPort() {
+        return server.port(GRPC_SOCKET);
+    }
+
+    /** Whether the gRPC endpoint's connections have Nagle's algorithm off (it matters on TCP only). */
+    boolean grpcNoDelay() {
+        return server.prototype().sockets().get(GRPC_SOCKET).connectionOptions().tcpNoDelay();
+    }
+
+    public Optional<Path> unixSocket() {
+        return unixSocket;
+    }
+
+    public boolean isRunning() {
+        return server.isRunning();
+    }
+
+    @Override
+    public void close() {
+        server.stop();
+        unixSocket.ifPresent(socket -> {
+            try {
+                Files.deleteIfExists(socket);
+            } catch (IOException e) {
+                LOG.warning("could not remove socket " + socket + ": " + e.getMessage());
+            }
+        });
+    }
+
+    /** Builds and starts a {@link WorkloadServer}. */
+    public static final class Builder {
+        private final List<BindableService> services = new ArrayList<>();
+        private final Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
+        private SocketAddress grpcAddress;
+        private Path unixSocket;
+        private Tls tls;
+        private String healthHost = "0.0.0.0";
+        private int healthPort;
+
+        private Builder() {
+        }
+
+        /** Serve gRPC on a UNIX socket; a stale socket file from an earlier run is replaced. */
+        public Builder unixSocket(Path socket) {
+            this.unixSocket = socket.toAbsolutePath();
+            this.grpcAddress = UnixDomainSocketAddress.of(this.unixSocket);
+            return this;
+        }
+
+        /** Serve gRPC on TCP. Port 0 picks a free port. */
+        public Builder tcp(String host, int port) {
+            this.unixSocket = null;
+            this.grpcAddress = new InetSocketAddress(host, port);
+            return this;
+        }
+
+        /** TLS (and, with client auth required, mTLS) on the gRPC endpoint. */
+        public Builder tls(Tls tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        /** Where the HTTP health endpoints listen. Port 0 picks a free port. */
+        public Builder health(String host, int port) {
+            this.healthHost = host;
+            this.healthPort = port;
+            return this;
+        }
+
+        public Builder service(BindableService service) {
+            services.add(service);
+            return this;
+        }
+
+        /** A readiness check: the workload is ready when every check answers true. */
+        public Builder readiness(String name, BooleanSupplier check) {
+            readiness.put(name, check);
+            return this;
+        }
+
+        public WorkloadServer start() {
+            if (grpcAddress == null) {
+                throw new IllegalStateException("no gRPC endpoint configured");
+            }
+            if (unixSocket != null) {
+                prepareSocketPath(unixSocket);
+            }
+            GrpcRouting.Builder grpc = GrpcRouting.builder().intercept(new VolumeLogContext());
+            services.forEach(grpc::service);
+
+            HealthObserverConfig.Builder health = HealthObserver.builder().details(true).useSystemServices(false);
+            health.addCheck(() -> HealthCheckResponse.builder().status(true).build(), HealthCheckType.LIVENESS,
+                    "alive");
+            readiness.forEach((name, check) -> health.addCheck(
+                    () -> HealthCheckResponse.builder().status(check.getAsBoolean()).build(),
+                    HealthCheckType.READINESS, name));
+
+            WebServerConfig.Builder config = WebServer.builder()
+                    .host(healthHost)
+                    .port(healthPort)
+                    .addFeature(ObserveFeature.builder().addObserver(health.build()).build())
+                    .putSocket(GRPC_SOCKET, socket -> {
+                        socket.bindAddress(grpcAddress).addRouting(grpc);
+                        if (grpcAddress instanceof InetSocketAddress) {
+                            // Helidon leaves Nagle's algorithm on: a reply's HTTP/2 frames, written apart, then
+                            // waited for the caller's delayed ACK, ~40 ms on every agent call
+                            socket.connectionOptions(options -> options.tcpNoDelay(true));
+                        }
+                        if (tls != null) {
+                            socket.tls(tls);
+                        }
+                    });
+            WebServer server = config.build().start();
+            return new WorkloadServer(server, Optional.ofNullable(unixSocket));
+        }
+
+        private static void prepareSocketPath(Path socket) {
+            try {
+                Files.createDirectories(socket.getParent());
+                // a socket left by a crashed run would make bind fail with EADDRINUSE
+                Files.deleteIfExists(socket);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot prepare the socket " + socket, e);
+            }
+        }
+    }
+}
