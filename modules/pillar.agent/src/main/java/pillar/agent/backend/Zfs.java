@@ -110,22 +110,25 @@ final class Zfs {
 
     /** These properties of every zvol directly below the parent, by dataset; UNAVAILABLE without the parent. */
     Map<String, Map<String, Property>> zvolsOfParent(String properties) {
-        try {
-            return zvolsReport(properties);
-        } catch (CommandFailedException e) {
-            throw ZfsFailure.of(e) == ZfsFailure.NOT_FOUND ? unavailable(e) : BackendException.failed("zfs get of the zvols of " + parent + " failed", e);
-        }
+        return zvolsOfParent(properties, true);
     }
 
     /** As {@link #zvolsOfParent}, but none when the parent does not exist (as of each volume below it). */
     Map<String, Map<String, Property>> zvolsOfParentIfAny(String properties) {
+        return zvolsOfParent(properties, false);
+    }
+
+    private Map<String, Map<String, Property>> zvolsOfParent(String properties, boolean parentRequired) {
         try {
             return zvolsReport(properties);
         } catch (CommandFailedException e) {
-            if (ZfsFailure.of(e) == ZfsFailure.NOT_FOUND) {
-                return Map.of();
+            if (ZfsFailure.of(e) != ZfsFailure.NOT_FOUND) {
+                throw BackendException.failed("zfs get of the zvols of " + parent + " failed", e);
             }
-            throw BackendException.failed("zfs get of " + parent + " failed", e);
+            if (parentRequired) {
+                throw unavailable(e);
+            }
+            return Map.of();
         }
     }
 

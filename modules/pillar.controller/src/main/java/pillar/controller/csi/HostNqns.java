@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.logging.Logger;
@@ -28,11 +27,9 @@ import pillar.controller.volume.SharedHostNqns;
  * CSINode objects (pillar-node's node ID is its host NQN), read from an informer's cache indexed by
  * that ID, never by a list per call. One NQN on two nodes (a cloned OS image's /etc/nvme/hostnqn)
  * makes them one host to the target, which breaks ReadWriteOnce: such an NQN is refused
- * ({@link #duplicate(String)}), and each node that newly shares one gets a Warning event.
+ * ({@link SharedHostNqns}, on publish), and each node that newly shares one gets a Warning event.
  */
 public final class HostNqns implements AutoCloseable {
-    /** The reason of the events and of the refusal. */
-    public static final String DUPLICATE_HOST_NQN = SharedHostNqns.REASON;
     private static final Logger LOG = Logger.getLogger(HostNqns.class.getName());
     private static final String BY_NODE_ID = "pillar-node-id";
 
@@ -82,16 +79,6 @@ public final class HostNqns implements AutoCloseable {
     }
 
     /**
-     * Why this NQN must not be published to: two or more nodes report it (the words name them and
-     * say what to do); empty when at most one does (an NQN no CSINode reports yet passes).
-     *
-     * @throws CsiException UNAVAILABLE until the cache has synced
-     */
-    Optional<String> duplicate(String nqn) {
-        return SharedHostNqns.sharing(nqn, synced(nqn));
-    }
-
-    /**
      * {@link #nodes}, once the cache has synced.
      *
      * @throws CsiException UNAVAILABLE until then
@@ -104,20 +91,15 @@ public final class HostNqns implements AutoCloseable {
         return nodes(nqn);
     }
 
-    /** The refusal's words: which nodes, why, and what to do. */
-    static String duplicate(String nqn, Set<String> nodes) {
-        return SharedHostNqns.message(nqn, nodes);
-    }
-
     private void announce(CSINode changed) {
         nodeId(changed).ifPresent(nqn -> {
             SortedSet<String> names = nodes(nqn);
             if (names.size() < 2) {
                 return;
             }
-            String message = duplicate(nqn, names);
+            String message = SharedHostNqns.message(nqn, names);
             LOG.warning(message);
-            informer.getIndexer().byIndex(BY_NODE_ID, nqn).forEach(c -> events.warning(node(c), DUPLICATE_HOST_NQN, message));
+            informer.getIndexer().byIndex(BY_NODE_ID, nqn).forEach(c -> events.warning(node(c), SharedHostNqns.REASON, message));
         });
     }
 

@@ -1,5 +1,6 @@
 package pillar.controller.volume;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -56,7 +57,7 @@ public record StaleGrants(PillarVolumeState state, Export export, List<String> s
                     return new StaleGrants(state, e, stale);
                 })
                 .filter(g -> !g.stale.isEmpty())
-                .sorted(java.util.Comparator.comparing(g -> g.export.getVolumeId()))
+                .sorted(Comparator.comparing(g -> g.export.getVolumeId()))
                 .toList();
     }
 

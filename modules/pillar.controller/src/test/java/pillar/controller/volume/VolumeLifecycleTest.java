@@ -17,7 +17,6 @@ import pillar.api.csi.v1.CreateVolumeResponse;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.Publication;
 import pillar.controller.crd.VolumePhase;
-import pillar.controller.csi.HostNqns;
 import pillar.controller.csi.Requests;
 
 /**
@@ -105,7 +104,7 @@ class VolumeLifecycleTest {
                 Requests.publish("pvc-1", NODE_A, Requests.rwo(), false)));
         assertThat(controller.agent().allowedHosts("pvc-1")).isEmpty();
         assertThat(record("pvc-1").getStatus().getPublications()).isEmpty();
-        assertThat(controller.events).singleElement().asString().startsWith("Warning " + HostNqns.DUPLICATE_HOST_NQN)
+        assertThat(controller.events).singleElement().asString().startsWith("Warning " + SharedHostNqns.REASON)
                 .contains("node-1 and node-2").endsWith("about pvc-1");
     }
 

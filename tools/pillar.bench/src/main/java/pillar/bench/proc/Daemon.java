@@ -30,8 +30,9 @@ public final class Daemon implements AutoCloseable {
     }
 
     public static Daemon start(String name, List<String> command, Path log) {
-        // as deployed: the runtimes' launchers and the images set it (jlink/lib.sh, MALLOC_ARENAS)
-        return new Daemon(ChildProcess.start(name, command, log, Map.of("MALLOC_ARENA_MAX", "2"), false));
+        // as deployed: the runtimes' launchers and the images set it (jlink/lib.sh, MALLOC_ARENAS), unless it is set
+        Map<String, String> environment = System.getenv().containsKey("MALLOC_ARENA_MAX") ? Map.of() : Map.of("MALLOC_ARENA_MAX", "2");
+        return new Daemon(ChildProcess.start(name, command, log, environment, false));
     }
 
     public String name() {
