@@ -23,6 +23,8 @@ public final class BackendException extends RuntimeException {
         NOT_FOUND,
         /** The pool or volume group itself is missing or unusable (UNAVAILABLE). */
         UNAVAILABLE,
+        /** The backend's layout cannot do this at all, e.g. snapshots on LVM linear (FAILED_PRECONDITION, reason SnapshotsUnsupported). */
+        UNSUPPORTED,
         /** Anything else: a tool failed unexpectedly (INTERNAL). */
         FAILED
     }

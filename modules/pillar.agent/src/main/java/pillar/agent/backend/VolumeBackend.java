@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import pillar.agent.state.InstallationId;
 import pillar.api.value.ByteSize;
+import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
 
 /**
@@ -99,6 +100,49 @@ public interface VolumeBackend {
 
     /** Total and available bytes for new volumes. */
     Capacity capacity();
+
+    /** Whether this backend can take snapshots (ZFS, LVM thin; an LVM linear backend cannot). */
+    default boolean snapshots() {
+        return false;
+    }
+
+    /**
+     * Creates the volume with the content of {@code source} (a snapshot or a volume of this backend),
+     * at least {@code size} bytes and at least the source's size: a smaller {@code size} is
+     * {@code OUT_OF_RANGE}, a larger one grows the new volume. A missing source is {@code NOT_FOUND}.
+     * An existing volume of this ID made from the same source and size is returned as it is; otherwise
+     * {@code ALREADY_EXISTS}. A copy cut short by a crash is started again by the retry, never returned.
+     */
+    default BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool pool,
+                                 VolumeSource source) {
+        throw new BackendException(BackendException.Kind.INVALID, "backend " + name() + " cannot make volumes from a source");
+    }
+
+    /**
+     * Takes a snapshot of volume {@code source}. An existing snapshot of this ID and source is returned
+     * as it is; of another source: {@code ALREADY_EXISTS}. A missing source is {@code NOT_FOUND}; a backend
+     * without snapshots ({@link #snapshots()} false) refuses with {@code UNSUPPORTED} naming its layout.
+     */
+    default BackendSnapshot snapshot(SnapshotId id, VolumeId source) {
+        throw new BackendException(BackendException.Kind.UNSUPPORTED, "backend " + name() + " cannot take snapshots");
+    }
+
+    /** The snapshot, or empty if it does not exist (or was deleted and is only kept for its clones). */
+    default Optional<BackendSnapshot> findSnapshot(SnapshotId id) {
+        return Optional.empty();
+    }
+
+    /**
+     * Destroys the snapshot; a missing one is success. One that volumes made from it still depend on is
+     * hidden at once (never listed, never restorable again) and destroyed when the last of them goes.
+     */
+    default void deleteSnapshot(SnapshotId id) {
+    }
+
+    /** The snapshots this driver took on this backend that are not deleted. */
+    default List<BackendSnapshot> listSnapshots() {
+        return List.of();
+    }
 
     /** Whether a create may use a thin pool whose new chunks are not zeroed (they may hold a deleted volume's bytes). */
     enum NonZeroingPool {

@@ -10,6 +10,9 @@ import pillar.runtime.server.ErrorMapping;
 
 /** The agent's own failures as the gRPC status the controller acts on. */
 final class GrpcErrors {
+    /** The reason (the start of a FAILED_PRECONDITION description) when a backend's layout cannot take snapshots. */
+    public static final String SNAPSHOTS_UNSUPPORTED = "SnapshotsUnsupported";
+
     /**
      * For {@link pillar.runtime.server.UnaryCall}: a fencing violation and a state the call cannot change
      * are FAILED_PRECONDITION, a backend's refusal keeps its kind, nvmet that does not answer in time
@@ -17,7 +20,8 @@ final class GrpcErrors {
      */
     static final ErrorMapping MAPPING = e -> Optional.ofNullable(switch (e) {
         case FencingViolation f -> Status.FAILED_PRECONDITION.withDescription("fencing: " + f.getMessage());
-        case BackendException b -> backendStatus(b.kind()).withDescription(b.getMessage());
+        case BackendException b -> backendStatus(b.kind()).withDescription(b.kind() == BackendException.Kind.UNSUPPORTED
+                ? SNAPSHOTS_UNSUPPORTED + ": " + b.getMessage() : b.getMessage());
         case NvmetTargetException t -> (t.timedOut() ? Status.DEADLINE_EXCEEDED : Status.INTERNAL)
                 .withDescription("nvmet: " + t.getMessage());
         case IllegalStateException s -> Status.FAILED_PRECONDITION.withDescription(s.getMessage());
@@ -36,6 +40,7 @@ final class GrpcErrors {
             case NOT_FOUND -> Status.NOT_FOUND;
             // the pool itself is missing: not a transient outage of the agent, which answered
             case UNAVAILABLE -> Status.FAILED_PRECONDITION;
+            case UNSUPPORTED -> Status.FAILED_PRECONDITION;
             case FAILED -> Status.INTERNAL;
         };
     }
