@@ -161,6 +161,9 @@ public final class AgentMain {
             return server;
         }
         ExportReapply.run(records, exports, exporter, backends);
+        // zvols hidden by a delete whose dependents went while the agent was down
+        backends.values().stream().filter(b -> b instanceof pillar.agent.backend.ZfsVolumeBackend)
+                .forEach(b -> ((pillar.agent.backend.ZfsVolumeBackend) b).reapHidden());
         gate.open();
         return server;
     }
