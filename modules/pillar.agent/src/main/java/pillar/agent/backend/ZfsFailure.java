@@ -37,6 +37,9 @@ enum ZfsFailure {
         }
         for (String raw : e.stderr().split("\n")) {
             String line = raw.strip();
+            if (line.startsWith("could not find any snapshots to destroy")) {
+                return NOT_FOUND; // zfs destroy of a missing snapshot
+            }
             if (!line.startsWith("cannot ")) {
                 continue;
             }

@@ -34,7 +34,11 @@ final class ZfsSnapshots {
     static final String SNAPSHOT_PROPERTY = "io.pillar-csi:snapshot";
     /** The volume the snapshot was taken of, on the ZFS snapshot (its dataset may be hidden since). */
     static final String SOURCE_PROPERTY = "io.pillar-csi:source";
-    /** What a volume was made from and how, {@code snapshot/<id>/linked} style, for an idempotent retry. */
+    /**
+     * What a volume was made from, how, and the size asked for, {@code snapshot/<id>/linked/<bytes>}
+     * style: a retry of the same request is recognised (and finishes a growth a crash cut short),
+     * any other request is a conflict.
+     */
     static final String CONTENT_PROPERTY = "io.pillar-csi:content";
     static final String HIDDEN = "_hidden_";
     static final String RECEIVING = "_receiving";
@@ -92,7 +96,12 @@ final class ZfsSnapshots {
                 SOURCE_PROPERTY + "=" + source.value());
     }
 
-    /** What {@link #CONTENT_PROPERTY} records for this source. */
+    /** What {@link #CONTENT_PROPERTY} records: the source and mode, and the size asked for (rounded). */
+    static String sized(String content, ByteSize rounded) {
+        return content + "/" + rounded.bytes();
+    }
+
+    /** The source and mode part of {@link #CONTENT_PROPERTY}. */
     static String content(VolumeSource source, boolean linked) {
         String how = linked ? "linked" : "independent";
         return switch (source) {

@@ -303,7 +303,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         ZfsOptions.parse(options);
         String dataset = zfs.dataset(id);
         boolean linked = source.mode() != VolumeSource.Mode.INDEPENDENT;
-        String content = ZfsSnapshots.content(source, linked);
+        String how = ZfsSnapshots.content(source, linked);
         // the origin: its snapshot's name, size and block size (a clone of a volume passes through a new snapshot)
         String origin;
         long originSize;
@@ -318,7 +318,8 @@ public final class ZfsVolumeBackend implements VolumeBackend {
             }
             case VolumeSource.FromVolume v -> {
                 Zvol from = lookup(v.volume()).filter(this::owns).orElse(null);
-                Optional<Zvol> made = from == null ? lookupContent(id).filter(z -> content.equals(z.content())).map(ContentZvol::zvol)
+                Optional<Zvol> made = from == null ? lookupContent(id).map(ContentZvol::zvol).filter(z -> owns(z)
+                        && lookupContent(id).get().content().equals(ZfsSnapshots.sized(how, roundUp(size, z.volblocksize()))))
                         : Optional.empty();
                 if (made.isPresent()) {
                     return usable(id, made.get()); // the source went after the clone was made: the retry is done
@@ -336,6 +337,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
             throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + size + " is smaller than its source ("
                     + ByteSize.of(originSize) + ")");
         }
+        String content = ZfsSnapshots.sized(how, rounded);
         Optional<ContentZvol> existing = lookupContent(id);
         if (existing.isEmpty()) {
             List<String> properties = List.of("volmode=dev", MANAGED_PROPERTY + "=" + owner, ZfsSnapshots.CONTENT_PROPERTY + "=" + content);
