@@ -136,7 +136,7 @@ public final class FakeZfs implements ProcessRunner {
         busy.hold(name, removals);
     }
 
-    synchronized boolean exists(String name) {
+    public synchronized boolean exists(String name) {
         return datasets.containsKey(name);
     }
 
