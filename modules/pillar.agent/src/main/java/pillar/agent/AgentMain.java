@@ -140,7 +140,8 @@ public final class AgentMain {
         ExportStore exports = new ExportStore(config.stateDir());
         Exporter exporter = new Exporter(target);
         AgentOperations operations = new AgentOperations(backends,
-                new Fence(new MarkStore(config.stateDir()), new WaitingVolumeLocks()), exports, exporter);
+                new Fence(new MarkStore(config.stateDir()), new WaitingVolumeLocks()),
+                new Fence(MarkStore.snapshots(config.stateDir()), new WaitingVolumeLocks()), exports, exporter);
         List<ExportRecord> records = state instanceof StateCheck.Verdict.Ready ? exports.list() : List.of();
         AdmissionGate gate = switch (state) {
             case StateCheck.Verdict.Missing missing -> AdmissionGate.refusing(StateCheck.REASON, missing.message());
@@ -160,6 +161,9 @@ public final class AgentMain {
             return server;
         }
         ExportReapply.run(records, exports, exporter, backends);
+        // zvols hidden by a delete whose dependents went while the agent was down
+        backends.values().stream().filter(b -> b instanceof pillar.agent.backend.ZfsVolumeBackend)
+                .forEach(b -> ((pillar.agent.backend.ZfsVolumeBackend) b).reapHidden());
         gate.open();
         return server;
     }

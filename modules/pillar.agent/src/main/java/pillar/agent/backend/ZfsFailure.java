@@ -22,6 +22,8 @@ enum ZfsFailure {
     EXISTS,
     NO_SPACE,
     BUSY,
+    /** A destroy refused: the zvol has snapshots, or the snapshot has clones (2.1.11: "volume has children", "snapshot has dependent clones"). */
+    HAS_DEPENDENTS,
     /** Anything else, including a timeout. */
     OTHER;
 
@@ -35,6 +37,9 @@ enum ZfsFailure {
         }
         for (String raw : e.stderr().split("\n")) {
             String line = raw.strip();
+            if (line.startsWith("could not find any snapshots to destroy")) {
+                return NOT_FOUND; // zfs destroy of a missing snapshot
+            }
             if (!line.startsWith("cannot ")) {
                 continue;
             }
@@ -50,6 +55,9 @@ enum ZfsFailure {
             }
             if (line.endsWith(": out of space") || line.endsWith(": size is greater than available space")) {
                 return NO_SPACE;
+            }
+            if (line.endsWith(" has children") || line.endsWith(" has dependent clones")) {
+                return HAS_DEPENDENTS;
             }
             if (line.endsWith(": dataset is busy")) {
                 return BUSY;

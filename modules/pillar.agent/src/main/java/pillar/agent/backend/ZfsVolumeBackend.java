@@ -18,6 +18,7 @@ import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.ProcessRunner;
 import pillar.api.value.ByteSize;
 import pillar.api.value.InvalidValueException;
+import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
 
 /**
@@ -43,6 +44,16 @@ import pillar.api.value.VolumeId;
  * one (ZFS allocates blocks copy-on-write and reads an unwritten block as a hole), so nothing is zeroed
  * here and no pool setting is checked ({@code DataRemanenceKernelIT} proves it).
  *
+ * <p>Snapshots ({@link ZfsSnapshots} names the datasets): {@code zfs snapshot <volume>@<id>}; a restore or
+ * clone is LINKED (the default, {@code zfs clone}) or INDEPENDENT ({@code zfs send | zfs recv} into a
+ * temporary name, renamed when complete, its received snapshot destroyed so nothing ties it to the
+ * source). A clone of a volume passes through a snapshot of it, destroyed with {@code -d} (deferred: it
+ * goes with the linked clone) or at once after a copy. A deleted snapshot is {@code zfs destroy -d}: one
+ * that clones use lingers, deferred, never found nor listed, until ZFS destroys it with its last clone.
+ * A deleted zvol that still has snapshots is never refused: it is renamed to a hidden name (never
+ * found, listed nor adopted) and destroyed once nothing depends on it, tried after every delete and at
+ * start-up ({@link #reapHidden}).
+ *
  * <p>The commands themselves (arguments, deadlines, output, failures) are {@link Zfs}'s; this class
  * keeps the policy: ownership, rounding, sizes and the device waits.
  */
@@ -60,6 +71,8 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     private final Duration deviceTimeout;
     private final String parent;
     private final String owner;
+    private final ZfsSnapshotCommands snapshotCommands;
+    private final ZfsSnapshots snapshots;
 
     /**
      * @param devRoot        the device tree ({@code /dev}): zvol links and {@code zdN} nodes
@@ -85,6 +98,8 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         this.parent = config.parent().isEmpty() ? config.pool() : config.pool() + "/" + config.parent();
         this.zfs = new Zfs(runner, commandTimeout, parent);
         this.owner = installation.value();
+        this.snapshotCommands = new ZfsSnapshotCommands(runner, commandTimeout, parent);
+        this.snapshots = new ZfsSnapshots(zfs, snapshotCommands, parent, owner);
     }
 
     @Override
@@ -205,8 +220,175 @@ public final class ZfsVolumeBackend implements VolumeBackend {
             throw new BackendException(Kind.FAILED, "refusing to destroy " + dataset + ": " + ownership(zvol.get())
                     + ", so this installation did not create it");
         }
-        DeviceWait.whileBusy(deviceTimeout, () -> zfs.destroy(id));
-        LOG.info(() -> "destroyed zvol " + dataset);
+        boolean[] depended = {false};
+        DeviceWait.whileBusy(deviceTimeout, () -> switch (snapshotCommands.destroy(dataset, "")) {
+            case GONE -> Optional.empty();
+            case HAS_DEPENDENTS -> {
+                depended[0] = true;
+                yield Optional.empty();
+            }
+            case BUSY -> Optional.of(new BackendException(Kind.FAILED, dataset
+                    + " is busy: unexport it first (an nvmet namespace or another user still holds the zvol)"));
+        });
+        if (depended[0]) {
+            String hidden = snapshots.hidden(id);
+            snapshotCommands.rename(dataset, hidden);
+            LOG.info(() -> "zvol " + dataset + " has snapshots: hidden as " + hidden + " until nothing depends on it");
+        } else {
+            LOG.info(() -> "destroyed zvol " + dataset);
+        }
+        snapshots.reapHidden();
+    }
+
+    /** Destroys the hidden zvols nothing depends on any more (after a crash, at start-up); never throws. */
+    public void reapHidden() {
+        snapshots.reapHidden();
+    }
+
+    @Override
+    public boolean snapshots() {
+        return true;
+    }
+
+    @Override
+    public BackendSnapshot snapshot(SnapshotId id, VolumeId source) {
+        Optional<ZfsSnapshots.Found> existing = snapshots.any(id);
+        if (existing.isPresent()) {
+            return sameSnapshot(existing.get(), id, source);
+        }
+        lookup(source).filter(this::owns).orElseThrow(() -> new BackendException(Kind.NOT_FOUND,
+                "volume " + source + " does not exist below " + parent));
+        String name = zfs.dataset(source) + "@" + id.value();
+        snapshotCommands.snapshot(name, snapshots.properties(id, source));
+        ZfsSnapshots.Found made = snapshots.any(id).orElseThrow(() -> new BackendException(Kind.CONFLICT,
+                "a snapshot named " + name + " exists and is not snapshot " + id + " of this installation"));
+        LOG.info(() -> "took snapshot " + name);
+        return sameSnapshot(made, id, source);
+    }
+
+    private static BackendSnapshot sameSnapshot(ZfsSnapshots.Found found, SnapshotId id, VolumeId source) {
+        if (found.deferred()) {
+            throw new BackendException(Kind.CONFLICT, "snapshot " + id + " was deleted (it lingers for its clones only)");
+        }
+        if (!found.snapshot().source().equals(source)) {
+            throw new BackendException(Kind.CONFLICT, "snapshot " + id + " already exists of volume " + found.snapshot().source()
+                    + ", not of " + source);
+        }
+        return found.snapshot();
+    }
+
+    @Override
+    public Optional<BackendSnapshot> findSnapshot(SnapshotId id) {
+        return snapshots.any(id).filter(f -> !f.deferred()).map(ZfsSnapshots.Found::snapshot);
+    }
+
+    @Override
+    public void deleteSnapshot(SnapshotId id) {
+        Optional<ZfsSnapshots.Found> found = snapshots.any(id);
+        if (found.isPresent() && !found.get().deferred()) {
+            snapshotCommands.destroy(found.get().name(), "-d");
+            LOG.info(() -> "destroyed snapshot " + found.get().name() + " (deferred while clones use it)");
+        }
+        snapshots.reapHidden();
+    }
+
+    @Override
+    public List<BackendSnapshot> listSnapshots() {
+        return snapshots.all().stream().filter(f -> !f.deferred()).map(ZfsSnapshots.Found::snapshot).toList();
+    }
+
+    @Override
+    public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool pool,
+                                VolumeSource source) {
+        ZfsOptions.parse(options);
+        String dataset = zfs.dataset(id);
+        boolean linked = source.mode() != VolumeSource.Mode.INDEPENDENT;
+        String how = ZfsSnapshots.content(source, linked);
+        // the origin: its snapshot's name, size and block size (a clone of a volume passes through a new snapshot)
+        String origin;
+        long originSize;
+        long block;
+        switch (source) {
+            case VolumeSource.FromSnapshot s -> {
+                ZfsSnapshots.Found found = snapshots.any(s.snapshot()).filter(f -> !f.deferred())
+                        .orElseThrow(() -> ZfsSnapshots.missing(source, parent));
+                origin = found.name();
+                originSize = found.snapshot().size().bytes();
+                block = found.volblocksize();
+            }
+            case VolumeSource.FromVolume v -> {
+                Zvol from = lookup(v.volume()).filter(this::owns).orElse(null);
+                Optional<Zvol> made = from == null ? lookupContent(id).map(ContentZvol::zvol).filter(z -> owns(z)
+                        && lookupContent(id).get().content().equals(ZfsSnapshots.sized(how, roundUp(size, z.volblocksize()))))
+                        : Optional.empty();
+                if (made.isPresent()) {
+                    return usable(id, made.get()); // the source went after the clone was made: the retry is done
+                }
+                if (from == null) {
+                    throw ZfsSnapshots.missing(source, parent);
+                }
+                origin = snapshots.passage(v.volume(), id);
+                originSize = from.volsize();
+                block = from.volblocksize();
+            }
+        }
+        ByteSize rounded = roundUp(size, block);
+        if (rounded.bytes() < originSize) {
+            throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + size + " is smaller than its source ("
+                    + ByteSize.of(originSize) + ")");
+        }
+        String content = ZfsSnapshots.sized(how, rounded);
+        Optional<ContentZvol> existing = lookupContent(id);
+        if (existing.isEmpty()) {
+            List<String> properties = List.of("volmode=dev", MANAGED_PROPERTY + "=" + owner, ZfsSnapshots.CONTENT_PROPERTY + "=" + content);
+            if (source instanceof VolumeSource.FromVolume) {
+                snapshotCommands.snapshot(origin, List.of());
+            }
+            if (linked) {
+                snapshotCommands.clone(origin, dataset, properties);
+                if (rounded.bytes() > originSize) {
+                    snapshotCommands.setVolsize(dataset, rounded);
+                }
+            } else {
+                String receiving = snapshots.receiving(id);
+                snapshotCommands.destroy(receiving, "-r"); // a copy a crash cut short: started again
+                snapshotCommands.sendReceive(origin, receiving, properties);
+                snapshotCommands.destroy(receiving + origin.substring(origin.indexOf('@')), "");
+                if (rounded.bytes() > originSize) {
+                    snapshotCommands.setVolsize(receiving, rounded);
+                }
+                snapshotCommands.rename(receiving, dataset);
+            }
+            if (source instanceof VolumeSource.FromVolume) {
+                snapshotCommands.destroy(origin, linked ? "-d" : "");
+            }
+            LOG.info(() -> "made zvol " + dataset + " of " + rounded + " from " + content);
+            existing = lookupContent(id);
+        }
+        ContentZvol zvol = existing.orElseThrow(() -> new BackendException(Kind.FAILED, dataset + " was made but zfs get does not find it"));
+        if (!owns(zvol.zvol()) || !content.equals(zvol.content())) {
+            throw new BackendException(Kind.CONFLICT, "a dataset named " + dataset + " already exists and was not made from "
+                    + content + " (" + (zvol.content().isEmpty() ? ownership(zvol.zvol()) : "it was made from " + zvol.content()) + ")");
+        }
+        if (zvol.zvol().volsize() < rounded.bytes() && linked) {
+            snapshotCommands.setVolsize(dataset, rounded); // a crash came between the clone and its growth
+            return usable(id, new Zvol(dataset, rounded.bytes(), zvol.zvol().volblocksize(), zvol.zvol().mark()));
+        }
+        if (zvol.zvol().volsize() != rounded.bytes()) {
+            throw new BackendException(Kind.CONFLICT, "volume " + id + " already exists with " + ByteSize.of(zvol.zvol().volsize())
+                    + ", not the " + rounded + " requested");
+        }
+        return usable(id, zvol.zvol());
+    }
+
+    /** A zvol with what it was made from ({@link ZfsSnapshots#CONTENT_PROPERTY}, "" for an empty one). */
+    private record ContentZvol(Zvol zvol, String content) {
+    }
+
+    private Optional<ContentZvol> lookupContent(VolumeId id) {
+        String dataset = zfs.dataset(id);
+        return zfs.properties(id, ZVOL_PROPERTIES + "," + ZfsSnapshots.CONTENT_PROPERTY).map(p -> new ContentZvol(zvol(dataset, p),
+                p.getOrDefault(ZfsSnapshots.CONTENT_PROPERTY, ZfsOutput.Property.NONE).localValue()));
     }
 
     @Override
@@ -216,7 +398,8 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         for (Map.Entry<String, Map<String, ZfsOutput.Property>> row : rows.entrySet()) {
             String name = row.getKey();
             ZfsOutput.Property mark = row.getValue().get(MANAGED_PROPERTY);
-            if (mark == null || !mark.localValue().equals(owner) || !name.startsWith(parent + "/")) {
+            if (mark == null || !mark.localValue().equals(owner) || !name.startsWith(parent + "/")
+                    || name.contains(ZfsSnapshots.HIDDEN) || name.endsWith(ZfsSnapshots.RECEIVING)) {
                 continue;
             }
             ZfsOutput.Property size = row.getValue().get("volsize");

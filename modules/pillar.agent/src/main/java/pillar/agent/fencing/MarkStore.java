@@ -21,7 +21,25 @@ public final class MarkStore {
     private final RecordDirectory marks;
 
     public MarkStore(Path stateDir) {
-        this.marks = RecordDirectory.open(stateDir.resolve("generations"), "", "the fencing mark", false);
+        this(stateDir, "generations");
+    }
+
+    private MarkStore(Path stateDir, String dirName) {
+        this.marks = RecordDirectory.open(stateDir.resolve(dirName), "", "the fencing mark", false);
+    }
+
+    /**
+     * The snapshots' marks, under {@code <state-dir>/snapshot-generations/} beside the volumes', with
+     * the same semantics. A snapshot ID has a volume ID's grammar, so it keys its file as a
+     * {@link VolumeId} of the same text ({@link #key}); the two directories never share a file.
+     */
+    public static MarkStore snapshots(Path stateDir) {
+        return new MarkStore(stateDir, "snapshot-generations");
+    }
+
+    /** The key a snapshot's mark (and lock) is kept under in {@link #snapshots}. */
+    public static VolumeId key(pillar.api.value.SnapshotId snapshot) {
+        return VolumeId.of(snapshot.value());
     }
 
     /** The volume's mark, or empty if none was ever written. A damaged file is an error, never "no mark". */

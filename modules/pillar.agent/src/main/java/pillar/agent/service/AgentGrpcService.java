@@ -7,7 +7,9 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.grpc.stub.StreamObserver;
+import pillar.agent.backend.BackendSnapshot;
 import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.VolumeSource;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.config.BackendConfig;
@@ -18,8 +20,12 @@ import pillar.api.agent.v1.AddressFamily;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
+import pillar.api.agent.v1.CreateSnapshotRequest;
+import pillar.api.agent.v1.CreateSnapshotResponse;
 import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.CreateVolumeResponse;
+import pillar.api.agent.v1.DeleteSnapshotRequest;
+import pillar.api.agent.v1.DeleteSnapshotResponse;
 import pillar.api.agent.v1.DeleteVolumeRequest;
 import pillar.api.agent.v1.DeleteVolumeResponse;
 import pillar.api.agent.v1.DenyInitiatorRequest;
@@ -38,11 +44,14 @@ import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
+import pillar.api.agent.v1.ListSnapshotsRequest;
+import pillar.api.agent.v1.ListSnapshotsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
 import pillar.api.agent.v1.ListVolumesResponse;
 import pillar.api.agent.v1.Problem;
 import pillar.api.agent.v1.ReconcileRequest;
 import pillar.api.agent.v1.ReconcileResponse;
+import pillar.api.agent.v1.Snapshot;
 import pillar.api.agent.v1.UnexportVolumeRequest;
 import pillar.api.agent.v1.UnexportVolumeResponse;
 import pillar.api.agent.v1.Volume;
@@ -53,6 +62,7 @@ import pillar.runtime.server.Driver;
 import pillar.api.value.ByteSize;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
+import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
 
 /**
@@ -101,6 +111,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     /** A configured backend, with the problem it reports now (e.g. a thin pool that does not zero). */
     private pillar.api.agent.v1.Backend withProblem(BackendConfig config) {
         pillar.api.agent.v1.Backend.Builder backend = config.toProto().toBuilder();
+        operations.built(config.name()).ifPresent(b -> backend.setSnapshots(b.snapshots()));
         operations.problem(config.name())
                 .ifPresent(p -> backend.setProblem(Problem.newBuilder().setReason(p.reason()).setMessage(p.message())));
         return backend.build();
@@ -119,11 +130,63 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     public void createVolume(CreateVolumeRequest request, StreamObserver<CreateVolumeResponse> response) {
         change("CreateVolume", response, () -> {
             VolumeId id = VolumeId.of(request.getVolumeId());
-            BackendVolume volume = operations.create(token(request.hasToken(), request.getToken()), id,
-                    request.getBackend(), size("size_bytes", request.getSizeBytes()), request.getOptionsMap(),
-                    request.getAcceptNonZeroingThinPool() ? NonZeroingPool.ACCEPT : NonZeroingPool.REFUSE);
+            Optional<VolumeSource> source = request.hasSource() ? Optional.of(source(request.getSource())) : Optional.empty();
+            Optional<FencingToken> token = token(request.hasToken(), request.getToken());
+            ByteSize size = size("size_bytes", request.getSizeBytes());
+            NonZeroingPool pool = request.getAcceptNonZeroingThinPool() ? NonZeroingPool.ACCEPT : NonZeroingPool.REFUSE;
+            BackendVolume volume = source.isPresent()
+                    ? operations.create(token, id, request.getBackend(), size, request.getOptionsMap(), pool, source.get())
+                    : operations.create(token, id, request.getBackend(), size, request.getOptionsMap(), pool);
             return CreateVolumeResponse.newBuilder().setVolume(toProto(volume, request.getBackend())).build();
         });
+    }
+
+    @Override
+    public void createSnapshot(CreateSnapshotRequest request, StreamObserver<CreateSnapshotResponse> response) {
+        change("CreateSnapshot", response, () -> {
+            SnapshotId id = SnapshotId.of(request.getSnapshotId());
+            VolumeId source = VolumeId.of(request.getSourceVolumeId());
+            BackendSnapshot snapshot = operations.createSnapshot(token(request.hasToken(), request.getToken()), id,
+                    request.getBackend(), source);
+            return CreateSnapshotResponse.newBuilder().setSnapshot(toProto(snapshot, request.getBackend())).build();
+        });
+    }
+
+    @Override
+    public void deleteSnapshot(DeleteSnapshotRequest request, StreamObserver<DeleteSnapshotResponse> response) {
+        change("DeleteSnapshot", response, () -> {
+            SnapshotId id = SnapshotId.of(request.getSnapshotId());
+            operations.deleteSnapshot(token(request.hasToken(), request.getToken()), id, request.getBackend());
+            return DeleteSnapshotResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void listSnapshots(ListSnapshotsRequest request, StreamObserver<ListSnapshotsResponse> response) {
+        unary("ListSnapshots", response, () -> ListSnapshotsResponse.newBuilder().addAllSnapshots(operations
+                .listSnapshots(request.getBackend()).stream().map(s -> toProto(s, request.getBackend())).toList()).build());
+    }
+
+    /** The wire source as a validated value: an ID of either kind is checked before use; no mode is the default. */
+    private static VolumeSource source(pillar.api.agent.v1.VolumeSource source) {
+        VolumeSource.Mode mode = switch (source.getMode()) {
+            case COPY_MODE_UNSPECIFIED -> VolumeSource.Mode.DEFAULT;
+            case COPY_MODE_LINKED -> VolumeSource.Mode.LINKED;
+            case COPY_MODE_INDEPENDENT -> VolumeSource.Mode.INDEPENDENT;
+            default -> throw new InvalidValueException("source.mode", "is not a known copy mode");
+        };
+        return switch (source.getKindCase()) {
+            case SNAPSHOT_ID -> new VolumeSource.FromSnapshot(SnapshotId.of(source.getSnapshotId()), mode);
+            case VOLUME_ID -> new VolumeSource.FromVolume(VolumeId.of(source.getVolumeId()), mode);
+            case KIND_NOT_SET -> throw new InvalidValueException("source", "must name a snapshot_id or a volume_id");
+        };
+    }
+
+    /** A snapshot on a backend is restorable as soon as it exists (hidden ones are never listed nor found). */
+    private static Snapshot toProto(BackendSnapshot snapshot, String backend) {
+        return Snapshot.newBuilder().setSnapshotId(snapshot.id().value()).setSourceVolumeId(snapshot.source().value())
+                .setBackend(backend).setSizeBytes(snapshot.size().bytes())
+                .setCreationTimeSeconds(snapshot.created().getEpochSecond()).setReadyToUse(true).build();
     }
 
     @Override

@@ -7,12 +7,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 import pillar.agent.backend.BackendException;
 import pillar.agent.backend.BackendProblem;
+import pillar.agent.backend.BackendSnapshot;
 import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.VolumeBackend;
+import pillar.agent.backend.VolumeSource;
 import pillar.agent.configfs.ConfigfsNvmetTarget;
 import pillar.agent.configfs.HostAuth;
 import pillar.agent.configfs.PortAddress;
@@ -21,11 +24,13 @@ import pillar.agent.export.ExportStore;
 import pillar.agent.export.Exporter;
 import pillar.agent.export.RecordedAuth;
 import pillar.agent.fencing.Fence;
+import pillar.agent.fencing.MarkStore;
 import pillar.api.fencing.Fencing.Intent;
 import pillar.api.fencing.FencingToken;
 import pillar.api.value.ByteSize;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
+import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
 
 /**
@@ -47,12 +52,19 @@ public final class AgentOperations {
 
     private final Map<String, VolumeBackend> backends;
     private final Fence fence;
+    private final Fence snapshotFence;
     private final ExportStore exports;
     private final Exporter exporter;
 
-    public AgentOperations(Map<String, VolumeBackend> backends, Fence fence, ExportStore exports, Exporter exporter) {
+    /**
+     * @param snapshotFence fences snapshot calls by the snapshot's own token, over marks kept apart
+     *                      from the volumes' ({@link pillar.agent.fencing.MarkStore#snapshots})
+     */
+    public AgentOperations(Map<String, VolumeBackend> backends, Fence fence, Fence snapshotFence, ExportStore exports,
+                           Exporter exporter) {
         this.backends = Map.copyOf(backends);
         this.fence = fence;
+        this.snapshotFence = snapshotFence;
         this.exports = exports;
         this.exporter = exporter;
     }
@@ -64,6 +76,11 @@ public final class AgentOperations {
                     + backends.keySet().stream().sorted().toList());
         }
         return backend;
+    }
+
+    /** The configured backend {@code name} as built on this host; empty when it is not built. */
+    public Optional<VolumeBackend> built(String name) {
+        return Optional.ofNullable(backends.get(name));
     }
 
     /** Why the configured backend {@code name} refuses new volumes now; empty when it serves or is not built. */
@@ -78,6 +95,52 @@ public final class AgentOperations {
             throw new InvalidValueException("size_bytes", "must be greater than 0");
         }
         return fence.run(id, token, Intent.CHANGE, done -> backend.create(id, size, options, nonZeroing));
+    }
+
+    /** {@link #create} with content: a restore of a snapshot or a clone of a volume, fenced by the new volume's token. */
+    public BackendVolume create(Optional<FencingToken> token, VolumeId id, String backendName, ByteSize size,
+                                Map<String, String> options, VolumeBackend.NonZeroingPool nonZeroing, VolumeSource source) {
+        VolumeBackend backend = backend(backendName);
+        if (size.bytes() == 0) {
+            throw new InvalidValueException("size_bytes", "must be greater than 0");
+        }
+        return fence.run(id, token, Intent.CHANGE, done -> backend.create(id, size, options, nonZeroing, source));
+    }
+
+    /**
+     * Takes a snapshot, fenced by the snapshot's token (CHANGE) and holding the source volume's lock, so
+     * it never races a delete of the source. Lock order: the source volume's, then the snapshot's.
+     */
+    public BackendSnapshot createSnapshot(Optional<FencingToken> token, SnapshotId id, String backendName,
+                                          VolumeId source) {
+        VolumeBackend backend = backend(backendName);
+        return fence.locked(source, () -> snapshotFence.run(MarkStore.key(id), token, Intent.CHANGE,
+                done -> backend.snapshot(id, source)));
+    }
+
+    /**
+     * Deletes a snapshot and ends its lifecycle (tombstone after success), under its source volume's
+     * lock when the snapshot still exists. A repeated delete of an ended lifecycle changes nothing.
+     */
+    public void deleteSnapshot(Optional<FencingToken> token, SnapshotId id, String backendName) {
+        VolumeBackend backend = backend(backendName);
+        Optional<VolumeId> source = backend.findSnapshot(id).map(BackendSnapshot::source);
+        Supplier<Void> delete = () -> snapshotFence.run(MarkStore.key(id), token, Intent.END, done -> {
+            if (!done) {
+                backend.deleteSnapshot(id);
+                LOG.info("snapshot " + id + " deleted; lifecycle ended");
+            }
+            return null;
+        });
+        if (source.isPresent()) {
+            fence.locked(source.get(), delete);
+        } else {
+            delete.get();
+        }
+    }
+
+    public List<BackendSnapshot> listSnapshots(String backendName) {
+        return backend(backendName).listSnapshots();
     }
 
     public void delete(Optional<FencingToken> token, VolumeId id, String backendName) {

@@ -31,6 +31,12 @@ import pillar.runtime.exec.ProcessRunner;
  * 2.1.11 in the VM ({@code zfs/README.md}; {@link ZfsParsingTest} holds the fake to those captures);
  * any other argument list fails the test. Like the real zfs, {@code create} rounds a volsize up to the
  * block size, {@code set volsize} refuses an unaligned one and shrinks a zvol without complaint.
+ *
+ * <p>Snapshots ({@code dataset@name}, inheriting user properties from their dataset), clones (which
+ * depend on their origin: destroying a snapshot with clones fails unless {@code -d}, which defers it
+ * until its last clone goes; destroying a zvol with snapshots fails unless {@code -r}),
+ * {@code zfs send | zfs recv} through {@link #pipe} (the copy gets the stream's snapshot too), and
+ * {@code rename} (a dataset with its snapshots, its clones keep their origin).
  */
 public final class FakeZfs implements ProcessRunner {
     /** How zvol device nodes appear. */
@@ -51,6 +57,8 @@ public final class FakeZfs implements ProcessRunner {
     private final List<Command> commands = new ArrayList<>();
     private Duration deviceDelay = Duration.ZERO;
     private String health = "ONLINE";
+    private boolean failNextReceive;
+    private long clock = 1_700_000_000L;
 
     private static final class Dataset {
         final boolean volume;
@@ -59,6 +67,11 @@ public final class FakeZfs implements ProcessRunner {
         final boolean sparse;
         final Map<String, String> properties = new HashMap<>();
         int minor = -1;
+        boolean snapshot;
+        boolean deferDestroy;
+        long creation;
+        /** The snapshot a clone was made of, or null. */
+        Dataset origin;
 
         Dataset(boolean volume, long volsize, long volblocksize, boolean sparse) {
             this.volume = volume;
@@ -123,7 +136,7 @@ public final class FakeZfs implements ProcessRunner {
         busy.hold(name, removals);
     }
 
-    synchronized boolean exists(String name) {
+    public synchronized boolean exists(String name) {
         return datasets.containsKey(name);
     }
 
@@ -133,6 +146,17 @@ public final class FakeZfs implements ProcessRunner {
 
     synchronized Map<String, String> properties(String name) {
         return Map.copyOf(datasets.get(name).properties);
+    }
+
+    /** Every dataset and snapshot at or below {@code name}, in name order. */
+    public synchronized List<String> below(String name) {
+        return datasets.keySet().stream().filter(n -> n.equals(name) || n.startsWith(name + "/") || n.startsWith(name + "@")).toList();
+    }
+
+    /** The next receive is cut short, as by a crash: its target is left half made and the pipe fails. */
+    synchronized FakeZfs failNextReceive() {
+        failNextReceive = true;
+        return this;
     }
 
     synchronized List<List<String>> argvs() {
@@ -171,8 +195,138 @@ public final class FakeZfs implements ProcessRunner {
             case "list" -> list(command, a);
             case "set" -> set(command, a);
             case "destroy" -> destroy(command, a);
+            case "snapshot" -> snapshot(command, a);
+            case "clone" -> cloneOf(command, a);
+            case "rename" -> rename(command, a);
             default -> throw notUnderstood(a);
         };
+    }
+
+    /** {@code zfs send SNAPSHOT | zfs recv [-o p=v]... TARGET}: a new sparse zvol with the stream's snapshot. */
+    @Override
+    public synchronized CommandResult pipe(Command first, Command second) {
+        commands.add(first);
+        commands.add(second);
+        List<String> send = first.argv();
+        List<String> recv = second.argv();
+        expect(send, send.size() == 3 && send.subList(0, 2).equals(List.of("zfs", "send")));
+        Map<String, String> properties = options(recv, 2, recv.size() - 1);
+        expect(recv, recv.subList(0, 2).equals(List.of("zfs", "recv")));
+        String from = send.get(2);
+        Dataset snap = datasets.get(from);
+        if (snap == null || !snap.snapshot) {
+            throw failure(first, "cannot open '" + from + "': dataset does not exist");
+        }
+        String target = recv.getLast();
+        if (datasets.containsKey(target)) {
+            throw failure(second, "cannot receive new filesystem stream: destination '" + target + "' exists");
+        }
+        if (!datasets.containsKey(target.substring(0, target.lastIndexOf('/')))) {
+            throw failure(second, "cannot receive new filesystem stream: destination '" + target + "' does not exist");
+        }
+        Dataset copy = new Dataset(true, snap.volsize, snap.volblocksize, true);
+        copy.properties.putAll(properties);
+        datasets.put(target, copy);
+        attachDevice(target, copy);
+        if (failNextReceive) {
+            failNextReceive = false;
+            throw failure(second, "cannot receive new filesystem stream: checksum mismatch or incomplete stream");
+        }
+        Dataset received = new Dataset(false, snap.volsize, snap.volblocksize, true);
+        received.snapshot = true;
+        received.creation = ++clock;
+        datasets.put(target + from.substring(from.indexOf('@')), received);
+        return ok("");
+    }
+
+    /** {@code zfs snapshot [-o p=v]... DATASET@NAME}. */
+    private CommandResult snapshot(Command command, List<String> a) {
+        Map<String, String> properties = options(a, 2, a.size() - 1);
+        String name = a.getLast();
+        expect(a, name.indexOf('@') > 0);
+        Dataset of = datasets.get(name.substring(0, name.indexOf('@')));
+        if (of == null || of.snapshot) {
+            throw failure(command, "cannot open '" + name.substring(0, name.indexOf('@')) + "': dataset does not exist");
+        }
+        if (datasets.containsKey(name)) {
+            throw failure(command, "cannot create snapshot '" + name + "': dataset already exists");
+        }
+        Dataset snap = new Dataset(false, of.volsize, of.volblocksize, true);
+        snap.snapshot = true;
+        snap.creation = ++clock;
+        snap.properties.putAll(properties);
+        datasets.put(name, snap);
+        return ok("");
+    }
+
+    /** {@code zfs clone [-o p=v]... SNAPSHOT TARGET}: a sparse zvol that depends on the snapshot. */
+    private CommandResult cloneOf(Command command, List<String> a) {
+        Map<String, String> properties = options(a, 2, a.size() - 2);
+        String from = a.get(a.size() - 2);
+        String target = a.getLast();
+        Dataset snap = datasets.get(from);
+        if (snap == null || !snap.snapshot) {
+            throw failure(command, "cannot open '" + from + "': dataset does not exist");
+        }
+        if (datasets.containsKey(target)) {
+            throw failure(command, "cannot create '" + target + "': dataset already exists");
+        }
+        if (!datasets.containsKey(target.substring(0, target.lastIndexOf('/')))) {
+            throw failure(command, "cannot create '" + target + "': parent does not exist");
+        }
+        Dataset clone = new Dataset(true, snap.volsize, snap.volblocksize, true);
+        clone.origin = snap;
+        clone.properties.putAll(properties);
+        datasets.put(target, clone);
+        attachDevice(target, clone);
+        return ok("");
+    }
+
+    /** {@code zfs rename FROM TO}: the dataset with its snapshots; its device link follows. */
+    private CommandResult rename(Command command, List<String> a) {
+        expect(a, a.size() == 4);
+        String from = a.get(2);
+        String to = a.get(3);
+        Dataset dataset = datasets.get(from);
+        if (dataset == null || dataset.snapshot) {
+            throw failure(command, "cannot open '" + from + "': dataset does not exist");
+        }
+        if (datasets.containsKey(to)) {
+            throw failure(command, "cannot rename to '" + to + "': dataset already exists");
+        }
+        for (String name : below(from)) {
+            if (name.equals(from) || name.startsWith(from + "@")) {
+                datasets.put(to + name.substring(from.length()), datasets.remove(name));
+            }
+        }
+        if (dataset.minor >= 0 && devices == Devices.UDEV) {
+            try {
+                Files.deleteIfExists(devRoot.resolve("zvol").resolve(from));
+                Path link = devRoot.resolve("zvol").resolve(to);
+                Files.createDirectories(link.getParent());
+                Files.createSymbolicLink(link, zd(dataset.minor));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return ok("");
+    }
+
+    /** The {@code -o name=value} pairs of {@code a[from..to)}. */
+    private static Map<String, String> options(List<String> a, int from, int to) {
+        Map<String, String> properties = new HashMap<>();
+        expect(a, (to - from) % 2 == 0 && to >= from);
+        for (int i = from; i < to; i += 2) {
+            expect(a, a.get(i).equals("-o"));
+            String[] kv = a.get(i + 1).split("=", 2);
+            expect(a, kv.length == 2);
+            properties.put(kv[0], kv[1]);
+        }
+        return properties;
+    }
+
+    private List<String> clonesOf(Dataset snapshot) {
+        return datasets.entrySet().stream().filter(e -> e.getValue().origin == snapshot).map(Map.Entry::getKey).toList();
     }
 
     /** {@code zpool list -H -o health POOL}: one line; a pool not imported is "cannot open 'P': no such pool", status 1. */
@@ -251,7 +405,8 @@ public final class FakeZfs implements ProcessRunner {
      */
     private CommandResult get(Command command, List<String> a) {
         boolean recursive = a.size() == 12 && a.subList(2, 9).equals(List.of("-Hp", "-r", "-d", "1", "-t", "volume", "-o"));
-        expect(a, recursive || (a.size() == 7 && a.get(2).equals("-Hp") && a.get(3).equals("-o")));
+        boolean snapshots = a.size() == 10 && a.subList(2, 7).equals(List.of("-Hp", "-r", "-t", "snapshot", "-o"));
+        expect(a, recursive || snapshots || (a.size() == 7 && a.get(2).equals("-Hp") && a.get(3).equals("-o")));
         List<String> columns = List.of(a.get(a.size() - 3).split(","));
         expect(a, columns.equals(List.of("name", "property", "value", "source")) || columns.equals(List.of("name", "property", "value"))
                 || columns.equals(List.of("property", "value")));
@@ -259,7 +414,10 @@ public final class FakeZfs implements ProcessRunner {
         if (!datasets.containsKey(name)) {
             throw failure(command, "cannot open '" + name + "': dataset does not exist");
         }
-        List<String> names = recursive
+        List<String> names = snapshots
+                ? datasets.entrySet().stream().filter(e -> e.getValue().snapshot && e.getKey().startsWith(name + "/"))
+                        .map(Map.Entry::getKey).toList()
+                : recursive
                 ? datasets.entrySet().stream().filter(e -> e.getValue().volume && e.getKey().startsWith(name + "/")
                         && e.getKey().indexOf('/', name.length() + 1) < 0).map(Map.Entry::getKey).toList()
                 : List.of(name);
@@ -315,17 +473,49 @@ public final class FakeZfs implements ProcessRunner {
         return ok("");
     }
 
+    /**
+     * {@code zfs destroy [-d|-r] NAME}: a zvol with snapshots needs {@code -r}; a snapshot with clones is
+     * refused, or with {@code -d} deferred until its last clone goes; a clone's going destroys its
+     * deferred origin once it was the last.
+     */
     private CommandResult destroy(Command command, List<String> a) {
-        expect(a, a.size() == 3);
-        String name = a.get(2);
+        expect(a, a.size() == 3 || (a.size() == 4 && List.of("-d", "-r").contains(a.get(2))));
+        String flag = a.size() == 4 ? a.get(2) : "";
+        String name = a.getLast();
         Dataset dataset = datasets.get(name);
         if (dataset == null) {
-            throw failure(command, "cannot open '" + name + "': dataset does not exist");
+            throw failure(command, name.contains("@") ? "could not find any snapshots to destroy; check snapshot names."
+                    : "cannot open '" + name + "': dataset does not exist");
+        }
+        if (dataset.snapshot && !clonesOf(dataset).isEmpty()) {
+            if (flag.equals("-d")) {
+                dataset.deferDestroy = true;
+                return ok("");
+            }
+            throw failure(command, "cannot destroy '" + name + "': snapshot has dependent clones\nuse '-R' to destroy the following datasets:\n"
+                    + String.join("\n", clonesOf(dataset)));
+        }
+        List<String> snapshotsOf = datasets.keySet().stream().filter(n -> n.startsWith(name + "@")).toList();
+        if (!snapshotsOf.isEmpty()) {
+            if (!flag.equals("-r")) {
+                throw failure(command, "cannot destroy '" + name + "': volume has children\nuse '-r' to destroy the following datasets:\n"
+                        + String.join("\n", snapshotsOf));
+            }
+            for (String snap : snapshotsOf) {
+                if (!clonesOf(datasets.get(snap)).isEmpty()) {
+                    throw failure(command, "cannot destroy '" + snap + "': snapshot has dependent clones");
+                }
+            }
         }
         if (busy.refuse(name)) {
             throw failure(command, "cannot destroy '" + name + "': dataset is busy");
         }
+        snapshotsOf.forEach(datasets::remove);
         datasets.remove(name);
+        Dataset origin = dataset.origin;
+        if (origin != null && origin.deferDestroy && clonesOf(origin).isEmpty()) {
+            datasets.values().removeIf(d -> d == origin);
+        }
         if (dataset.minor >= 0) {
             try {
                 Files.deleteIfExists(devRoot.resolve("zvol").resolve(name));
@@ -363,7 +553,8 @@ public final class FakeZfs implements ProcessRunner {
             String value = value(argv, name, property);
             return new String[] {value, property.equals("volsize") && !value.equals("-") ? "local" : "-"};
         }
-        for (String at = name; !at.isEmpty(); at = at.substring(0, Math.max(0, at.lastIndexOf('/')))) {
+        for (String at = name; !at.isEmpty(); at = at.contains("@") ? at.substring(0, at.indexOf('@'))
+                : at.substring(0, Math.max(0, at.lastIndexOf('/')))) {
             String value = datasets.get(at).properties.get(property);
             if (value != null) {
                 return new String[] {value, at.equals(name) ? "local" : "inherited from " + at};
@@ -378,8 +569,10 @@ public final class FakeZfs implements ProcessRunner {
     private String value(List<String> argv, String name, String property) {
         Dataset d = datasets.get(name);
         return switch (property) {
-            case "volsize" -> d.volume ? Long.toString(d.volsize) : "-";
-            case "volblocksize" -> d.volume ? Long.toString(d.volblocksize) : "-";
+            case "volsize" -> d.volume || d.snapshot ? Long.toString(d.volsize) : "-";
+            case "volblocksize" -> d.volume || d.snapshot ? Long.toString(d.volblocksize) : "-";
+            case "defer_destroy" -> d.snapshot ? (d.deferDestroy ? "on" : "off") : "-";
+            case "creation" -> Long.toString(d.creation);
             case "available" -> Long.toString(available());
             case "used" -> Long.toString(used(name));
             default -> {

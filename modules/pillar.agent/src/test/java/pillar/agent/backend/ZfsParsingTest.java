@@ -197,7 +197,9 @@ class ZfsParsingTest {
             "cannot set property for 'tank/k8s/pvc-1': out of space | NO_SPACE",
             "cannot set property for 'tank/k8s/pvc-1': size is greater than available space | NO_SPACE",
             "cannot destroy 'tank/k8s/pvc-1': dataset is busy | BUSY",
-            "cannot destroy 'tank/k8s/pvc-1': volume has children | OTHER",
+            "cannot destroy 'tank/k8s/pvc-1': volume has children | HAS_DEPENDENTS",
+            "cannot destroy 'tank/k8s/pvc-1@s': snapshot has dependent clones | HAS_DEPENDENTS",
+            "could not find any snapshots to destroy; check snapshot names. | NOT_FOUND",
             "cannot create 'tank/k8s/pvc-1': volume size must be a multiple of volume block size | OTHER",
             "internal error: out of memory | OTHER",
     })

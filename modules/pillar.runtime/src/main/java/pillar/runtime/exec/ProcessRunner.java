@@ -9,4 +9,14 @@ package pillar.runtime.exec;
  */
 public interface ProcessRunner {
     CommandResult run(Command command);
+
+    /**
+     * Runs {@code first | second} without a shell: {@code first}'s stdout feeds {@code second}'s stdin,
+     * both killed at the earlier of their deadlines. Succeeds only when both exit 0; otherwise throws
+     * {@link CommandFailedException} for the first of them that failed (or timed out). Returns
+     * {@code second}'s output.
+     */
+    default CommandResult pipe(Command first, Command second) {
+        throw new UnsupportedOperationException("this runner cannot run " + first + " | " + second);
+    }
 }

@@ -64,6 +64,67 @@ public final class SystemProcessRunner implements ProcessRunner {
         }
     }
 
+    /** Both processes of the pipe through {@link ProcessBuilder#startPipeline}, each with its stderr drained. */
+    @Override
+    public CommandResult pipe(Command first, Command second) {
+        Duration timeout = CallBudget.cap(first.timeout().compareTo(second.timeout()) < 0 ? first.timeout() : second.timeout());
+        if (timeout.isZero()) {
+            throw new CommandFailedException(first, -1, "not started: the call's time budget is spent", true);
+        }
+        ProcessBuilder from = new ProcessBuilder(first.argv());
+        ProcessBuilder to = new ProcessBuilder(second.argv());
+        for (ProcessBuilder builder : java.util.List.of(from, to)) {
+            builder.environment().put("LC_ALL", "C");
+            builder.environment().put("LANG", "C");
+        }
+        from.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        java.util.List<Process> processes;
+        try {
+            processes = ProcessBuilder.startPipeline(java.util.List.of(from, to));
+        } catch (IOException e) {
+            throw new CommandFailedException(first, 127, "cannot start the pipe: " + e.getMessage(), false);
+        }
+        Process sender = processes.get(0);
+        Process receiver = processes.get(1);
+        CompletableFuture<String> senderErr = drain(sender.getErrorStream());
+        CompletableFuture<String> out = drain(receiver.getInputStream());
+        CompletableFuture<String> err = drain(receiver.getErrorStream());
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            boolean done = receiver.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                    && sender.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (!done) {
+                kill(processes);
+                throw new CommandFailedException(first, -1, join(senderErr) + join(err), true);
+            }
+            if (sender.exitValue() != 0) {
+                throw new CommandFailedException(first, sender.exitValue(), join(senderErr), false);
+            }
+            if (receiver.exitValue() != 0) {
+                throw new CommandFailedException(second, receiver.exitValue(), join(err), false);
+            }
+            return new CommandResult(join(out), join(err));
+        } catch (InterruptedException e) {
+            kill(processes);
+            Thread.currentThread().interrupt();
+            throw new CommandFailedException(first, -1, "interrupted", true);
+        }
+    }
+
+    private static void kill(java.util.List<Process> processes) {
+        for (Process process : processes) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        }
+        try {
+            for (Process process : processes) {
+                process.waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static CompletableFuture<String> drain(InputStream stream) {
         CompletableFuture<String> result = new CompletableFuture<>();
         Thread.ofVirtual().start(() -> {

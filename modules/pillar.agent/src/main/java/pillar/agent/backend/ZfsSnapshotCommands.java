@@ -1,0 +1,152 @@
+package pillar.agent.backend;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.ZfsOutput.Property;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.ProcessRunner;
+import pillar.api.value.ByteSize;
+
+/**
+ * The {@code zfs} commands of snapshots, clones and copies below one parent dataset, one method a
+ * command (a send/receive is one pipe), each with its deadline. Names come from {@link ZfsSnapshots},
+ * built only from validated IDs; properties are {@code name=value} pairs of the backend's own.
+ */
+final class ZfsSnapshotCommands {
+    /** How a destroy ended when it did not throw. */
+    enum Destroyed { GONE, HAS_DEPENDENTS, BUSY }
+
+    private final ProcessRunner runner;
+    private final Duration timeout;
+    private final String parent;
+
+    ZfsSnapshotCommands(ProcessRunner runner, Duration timeout, String parent) {
+        this.runner = runner;
+        this.timeout = timeout;
+        this.parent = parent;
+    }
+
+    /** {@code zfs snapshot -o p=v... DATASET@NAME}: false when a snapshot of that name exists already. */
+    boolean snapshot(String snapshot, List<String> properties) {
+        List<String> argv = new ArrayList<>(List.of("zfs", "snapshot"));
+        properties.forEach(p -> argv.addAll(List.of("-o", p)));
+        argv.add(snapshot);
+        try {
+            run(argv);
+            return true;
+        } catch (CommandFailedException e) {
+            return switch (ZfsFailure.of(e)) {
+                case EXISTS -> false;
+                case NOT_FOUND -> throw new BackendException(Kind.NOT_FOUND, "the source of " + snapshot + " does not exist", e);
+                case NO_SPACE -> throw new BackendException(Kind.NO_SPACE, parent + " has no room for " + snapshot, e);
+                default -> throw BackendException.failed("zfs snapshot " + snapshot + " failed", e);
+            };
+        }
+    }
+
+    /** {@code zfs clone -o p=v... SNAPSHOT TARGET}: false when the target exists already. */
+    boolean clone(String snapshot, String target, List<String> properties) {
+        List<String> argv = new ArrayList<>(List.of("zfs", "clone"));
+        properties.forEach(p -> argv.addAll(List.of("-o", p)));
+        argv.addAll(List.of(snapshot, target));
+        try {
+            run(argv);
+            return true;
+        } catch (CommandFailedException e) {
+            return switch (ZfsFailure.of(e)) {
+                case EXISTS -> false;
+                case NOT_FOUND -> throw new BackendException(Kind.NOT_FOUND, snapshot + " does not exist", e);
+                case NO_SPACE -> throw new BackendException(Kind.NO_SPACE, parent + " has no room for " + target, e);
+                default -> throw BackendException.failed("zfs clone of " + snapshot + " to " + target + " failed", e);
+            };
+        }
+    }
+
+    /**
+     * {@code zfs send SNAPSHOT | zfs recv -o p=v... TARGET}: a full stream into a new dataset, which
+     * then also has the snapshot of the stream's name. The target must not exist.
+     */
+    void sendReceive(String snapshot, String target, List<String> properties) {
+        List<String> receive = new ArrayList<>(List.of("zfs", "recv"));
+        properties.forEach(p -> receive.addAll(List.of("-o", p)));
+        receive.add(target);
+        try {
+            runner.pipe(new Command(List.of("zfs", "send", snapshot), timeout), new Command(receive, timeout));
+        } catch (CommandFailedException e) {
+            throw switch (ZfsFailure.of(e)) {
+                case NOT_FOUND -> new BackendException(Kind.NOT_FOUND, snapshot + " does not exist", e);
+                case NO_SPACE -> new BackendException(Kind.NO_SPACE, parent + " has no room for a copy of " + snapshot, e);
+                default -> BackendException.failed("zfs send " + snapshot + " | zfs recv " + target + " failed", e);
+            };
+        }
+    }
+
+    /** {@code zfs rename FROM TO}. */
+    void rename(String from, String to) {
+        try {
+            run(List.of("zfs", "rename", from, to));
+        } catch (CommandFailedException e) {
+            throw BackendException.failed("zfs rename " + from + " " + to + " failed", e);
+        }
+    }
+
+    /** {@code zfs set volsize=N DATASET} of a zvol that is not (yet) a volume's by its name. */
+    void setVolsize(String dataset, ByteSize volsize) {
+        try {
+            run(List.of("zfs", "set", "volsize=" + volsize.bytes(), dataset));
+        } catch (CommandFailedException e) {
+            throw ZfsFailure.of(e) == ZfsFailure.NO_SPACE
+                    ? new BackendException(Kind.NO_SPACE, parent + " has no room to grow " + dataset + " to " + volsize, e)
+                    : BackendException.failed("zfs set volsize of " + dataset + " failed", e);
+        }
+    }
+
+    /**
+     * {@code zfs destroy [-d|-r] NAME}: {@code -d} defers a snapshot's destruction while clones depend on
+     * it, {@code -r} takes a dataset's snapshots with it. A missing one is {@link Destroyed#GONE}.
+     */
+    Destroyed destroy(String name, String flag) {
+        List<String> argv = new ArrayList<>(List.of("zfs", "destroy"));
+        if (!flag.isEmpty()) {
+            argv.add(flag);
+        }
+        argv.add(name);
+        try {
+            run(argv);
+            return Destroyed.GONE;
+        } catch (CommandFailedException e) {
+            return switch (ZfsFailure.of(e)) {
+                case NOT_FOUND -> Destroyed.GONE;
+                case HAS_DEPENDENTS -> Destroyed.HAS_DEPENDENTS;
+                case BUSY -> Destroyed.BUSY;
+                default -> throw BackendException.failed("zfs destroy of " + name + " failed", e);
+            };
+        }
+    }
+
+    /**
+     * {@code zfs get -Hp -r -t snapshot} of the parent: these properties of every snapshot below it, by
+     * name ({@code dataset@snapshot}); UNAVAILABLE without the parent.
+     */
+    Map<String, Map<String, Property>> snapshots(String properties) {
+        try {
+            return ZfsOutput.sourcedByDataset(run(List.of("zfs", "get", "-Hp", "-r", "-t", "snapshot",
+                    "-o", "name,property,value,source", properties, parent)));
+        } catch (CommandFailedException e) {
+            if (ZfsFailure.of(e) == ZfsFailure.NOT_FOUND) {
+                throw new BackendException(Kind.UNAVAILABLE, "parent dataset " + parent + " is not available: "
+                        + Texts.oneLine(e.stderr()), e);
+            }
+            throw BackendException.failed("zfs get of the snapshots below " + parent + " failed", e);
+        }
+    }
+
+    private String run(List<String> argv) {
+        return runner.run(new Command(argv, timeout)).stdout();
+    }
+}

@@ -1,0 +1,240 @@
+package pillar.agent.backend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static pillar.agent.backend.BackendAssertions.assertFails;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.VolumeBackend.NonZeroingPool;
+import pillar.agent.backend.VolumeSource.Mode;
+import pillar.agent.config.BackendConfig;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.value.ByteSize;
+import pillar.api.value.SnapshotId;
+import pillar.api.value.VolumeId;
+
+/**
+ * ZfsVolumeBackend's snapshots, restores and clones against the fake zfs: idempotent retries,
+ * ALREADY_EXISTS and OUT_OF_RANGE, growth, and every delete order leaving nothing below the parent.
+ */
+class ZfsSnapshotBackendTest {
+    private static final VolumeId SRC = VolumeId.of("pvc-src");
+    private static final VolumeId COPY = VolumeId.of("pvc-copy");
+    private static final SnapshotId SNAP = SnapshotId.of("snapshot-1");
+    private static final String ZVOL_ID = "/lib/udev/zvol_id";
+    private static final ByteSize SIZE = ByteSize.ofMiB(64);
+
+    @TempDir
+    Path root;
+
+    private FakeZfs zfs;
+    private ZfsVolumeBackend backend;
+
+    @BeforeEach
+    void setUp() {
+        zfs = new FakeZfs("tank", ByteSize.ofGiB(10).bytes(), root.resolve("dev"), root.resolve("sys"), ZVOL_ID, FakeZfs.Devices.UDEV)
+                .withFilesystem("tank/k8s");
+        backend = new ZfsVolumeBackend(new BackendConfig("zfs", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s"), zfs,
+                root.resolve("dev"), root.resolve("sys"), Path.of(ZVOL_ID), Duration.ofSeconds(5), Duration.ofSeconds(5));
+        backend.create(SRC, SIZE, Map.of());
+    }
+
+    private BackendVolume restore(VolumeId id, ByteSize size, Mode mode) {
+        return backend.create(id, size, Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromSnapshot(SNAP, mode));
+    }
+
+    private BackendVolume cloneOf(VolumeId id, Mode mode) {
+        return cloneOf(id, mode, SRC);
+    }
+
+    private BackendVolume cloneOf(VolumeId id, Mode mode, VolumeId source) {
+        return backend.create(id, SIZE, Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromVolume(source, mode));
+    }
+
+    private void assertOnlyParentLeft() {
+        assertThat(zfs.below("tank/k8s")).containsExactly("tank/k8s");
+    }
+
+    @Test
+    void aSnapshotCarriesItsIdAndSourceAndARetryReturnsIt() {
+        BackendSnapshot taken = backend.snapshot(SNAP, SRC);
+
+        assertThat(taken.id()).isEqualTo(SNAP);
+        assertThat(taken.source()).isEqualTo(SRC);
+        assertThat(taken.size()).isEqualTo(SIZE);
+        assertThat(zfs.properties("tank/k8s/pvc-src@snapshot-1")).containsEntry("io.pillar-csi:managed", "embedded")
+                .containsEntry("io.pillar-csi:snapshot", "snapshot-1").containsEntry("io.pillar-csi:source", "pvc-src");
+        assertThat(backend.snapshot(SNAP, SRC)).isEqualTo(taken);
+        assertThat(backend.findSnapshot(SNAP)).contains(taken);
+        assertThat(backend.listSnapshots()).containsExactly(taken);
+        assertThat(backend.snapshots()).isTrue();
+    }
+
+    @Test
+    void theSameIdOfAnotherSourceIsAlreadyExistsAndAMissingSourceNotFound() {
+        backend.create(VolumeId.of("pvc-other"), SIZE, Map.of());
+        backend.snapshot(SNAP, SRC);
+
+        assertFails(() -> backend.snapshot(SNAP, VolumeId.of("pvc-other")), Kind.CONFLICT, "not of pvc-other");
+        assertFails(() -> backend.snapshot(SnapshotId.of("snapshot-2"), VolumeId.of("pvc-none")), Kind.NOT_FOUND, "pvc-none");
+        assertFails(() -> backend.create(COPY, SIZE, Map.of(), NonZeroingPool.REFUSE,
+                new VolumeSource.FromSnapshot(SnapshotId.of("snapshot-none"), Mode.DEFAULT)), Kind.NOT_FOUND, "does not exist");
+        assertFails(() -> cloneOf(COPY, Mode.DEFAULT, VolumeId.of("pvc-none")), Kind.NOT_FOUND, "does not exist");
+    }
+
+    @Test
+    void aLinkedRestoreIsACloneMarkedWithItsSourceAndARetryReturnsIt() {
+        backend.snapshot(SNAP, SRC);
+
+        BackendVolume restored = restore(COPY, SIZE, Mode.DEFAULT);
+
+        assertThat(restored.size()).isEqualTo(SIZE);
+        assertThat(restored.device()).exists();
+        assertThat(zfs.argvs()).contains(List.of("zfs", "clone", "-o", "volmode=dev", "-o", "io.pillar-csi:managed=embedded",
+                "-o", "io.pillar-csi:content=snapshot/snapshot-1/linked/67108864", "tank/k8s/pvc-src@snapshot-1", "tank/k8s/pvc-copy"));
+        assertThat(restore(COPY, SIZE, Mode.LINKED)).isEqualTo(restored);
+        assertFails(() -> restore(COPY, SIZE, Mode.INDEPENDENT), Kind.CONFLICT, "snapshot/snapshot-1/linked");
+        assertFails(() -> restore(COPY, ByteSize.ofMiB(128), Mode.LINKED), Kind.CONFLICT, "was made from");
+    }
+
+    @Test
+    void aRestoreSmallerThanTheSourceIsOutOfRangeAndALargerOneGrows() {
+        backend.snapshot(SNAP, SRC);
+
+        assertFails(() -> restore(COPY, ByteSize.ofMiB(32), Mode.LINKED), Kind.OUT_OF_RANGE, "smaller than its source");
+        assertThat(zfs.exists("tank/k8s/pvc-copy")).isFalse();
+        assertThat(restore(COPY, ByteSize.ofMiB(128), Mode.LINKED).size()).isEqualTo(ByteSize.ofMiB(128));
+        assertThat(restore(VolumeId.of("pvc-indep"), ByteSize.ofMiB(96), Mode.INDEPENDENT).size()).isEqualTo(ByteSize.ofMiB(96));
+        assertThat(zfs.volsize("tank/k8s/pvc-indep")).isEqualTo(ByteSize.ofMiB(96).bytes());
+    }
+
+    @Test
+    void anIndependentRestoreIsReceivedUnderATemporaryNameAndDependsOnNothing() {
+        backend.snapshot(SNAP, SRC);
+
+        restore(COPY, SIZE, Mode.INDEPENDENT);
+
+        assertThat(zfs.argvs()).contains(List.of("zfs", "send", "tank/k8s/pvc-src@snapshot-1"),
+                List.of("zfs", "rename", "tank/k8s/pvc-copy_receiving", "tank/k8s/pvc-copy"));
+        assertThat(zfs.below("tank/k8s/pvc-copy")).containsExactly("tank/k8s/pvc-copy");
+        backend.deleteSnapshot(SNAP);
+        backend.delete(SRC);
+        assertThat(zfs.below("tank/k8s")).containsExactly("tank/k8s", "tank/k8s/pvc-copy");
+        assertThat(backend.list()).extracting(BackendVolume::id).containsExactly(COPY);
+    }
+
+    @Test
+    void aCopyACrashCutShortIsStartedAgainNeverReturned() {
+        backend.snapshot(SNAP, SRC);
+        zfs.failNextReceive();
+
+        assertFails(() -> restore(COPY, SIZE, Mode.INDEPENDENT).id(), Kind.FAILED, "zfs recv");
+        assertThat(zfs.exists("tank/k8s/pvc-copy_receiving")).isTrue();
+        assertThat(backend.find(COPY)).isEmpty();
+        assertThat(backend.list()).extracting(BackendVolume::id).containsExactly(SRC);
+
+        assertThat(restore(COPY, SIZE, Mode.INDEPENDENT).id()).isEqualTo(COPY);
+        assertThat(zfs.exists("tank/k8s/pvc-copy_receiving")).isFalse();
+    }
+
+    @Test
+    void aLinkedCloneOfAVolumeLeavesOnlyADeferredPassage() {
+        BackendVolume clone = cloneOf(COPY, Mode.DEFAULT);
+
+        assertThat(clone.size()).isEqualTo(SIZE);
+        assertThat(backend.listSnapshots()).isEmpty();
+        assertThat(cloneOf(COPY, Mode.DEFAULT)).isEqualTo(clone);
+        backend.delete(COPY);
+        assertThat(zfs.below("tank/k8s")).containsExactly("tank/k8s", "tank/k8s/pvc-src");
+        backend.delete(SRC);
+        assertOnlyParentLeft();
+    }
+
+    @Test
+    void anIndependentCloneOfAVolumeLeavesNoSnapshot() {
+        cloneOf(COPY, Mode.INDEPENDENT);
+
+        assertThat(zfs.below("tank/k8s")).containsExactly("tank/k8s", "tank/k8s/pvc-copy", "tank/k8s/pvc-src");
+        backend.delete(SRC);
+        backend.delete(COPY);
+        assertOnlyParentLeft();
+    }
+
+    @Test
+    void deletingTheSnapshotBeforeItsCloneDefersItUntilTheCloneGoes() {
+        backend.snapshot(SNAP, SRC);
+        restore(COPY, SIZE, Mode.LINKED);
+
+        backend.deleteSnapshot(SNAP);
+
+        assertThat(backend.findSnapshot(SNAP)).isEmpty();
+        assertThat(backend.listSnapshots()).isEmpty();
+        assertThat(zfs.exists("tank/k8s/pvc-src@snapshot-1")).isTrue();
+        backend.deleteSnapshot(SNAP); // a retry
+        backend.delete(COPY);
+        assertThat(zfs.below("tank/k8s")).containsExactly("tank/k8s", "tank/k8s/pvc-src");
+        backend.delete(SRC);
+        assertOnlyParentLeft();
+    }
+
+    @Test
+    void deletingTheSourceBeforeItsSnapshotHidesItAndTheSnapshotStaysRestorable() {
+        backend.snapshot(SNAP, SRC);
+
+        backend.delete(SRC);
+
+        assertThat(backend.find(SRC)).isEmpty();
+        assertThat(backend.exists(SRC)).isFalse();
+        assertThat(backend.list()).isEmpty();
+        assertThat(backend.findSnapshot(SNAP)).hasValueSatisfying(s -> assertThat(s.source()).isEqualTo(SRC));
+        assertThat(restore(COPY, SIZE, Mode.LINKED).id()).isEqualTo(COPY);
+        backend.delete(SRC); // a retry finds nothing
+        backend.deleteSnapshot(SNAP);
+        backend.delete(COPY);
+        assertOnlyParentLeft();
+    }
+
+    @Test
+    void deletingTheSourceBeforeItsCloneAndThenTheSnapshotLeavesNothing() {
+        backend.snapshot(SNAP, SRC);
+        restore(COPY, SIZE, Mode.LINKED);
+
+        backend.delete(SRC);
+        backend.deleteSnapshot(SNAP);
+        assertThat(backend.list()).extracting(BackendVolume::id).containsExactly(COPY);
+        backend.delete(COPY);
+
+        assertOnlyParentLeft();
+    }
+
+    @Test
+    void deletingTheSourceOfALinkedCloneOfAVolumeLeavesNothingOnceTheCloneGoes() {
+        cloneOf(COPY, Mode.LINKED);
+
+        backend.delete(SRC);
+        assertThat(backend.list()).extracting(BackendVolume::id).containsExactly(COPY);
+        backend.delete(COPY);
+
+        assertOnlyParentLeft();
+    }
+
+    @Test
+    void aHiddenZvolIsNeverAdoptedByANewVolumeOfItsName() {
+        backend.snapshot(SNAP, SRC);
+        backend.delete(SRC);
+
+        BackendVolume again = backend.create(SRC, SIZE, Map.of());
+
+        assertThat(again.id()).isEqualTo(SRC);
+        assertThat(backend.findSnapshot(SNAP)).isPresent();
+        assertThat(zfs.below("tank/k8s/pvc-src")).containsExactly("tank/k8s/pvc-src");
+    }
+}
