@@ -107,6 +107,20 @@ public record MountOptions(long flags, List<String> data, List<String> canonical
         return new MountOptions(flags | MS_RDONLY, data, canonical);
     }
 
+    /**
+     * These options for the staging mount of a {@code fsType} filesystem: XFS always gets {@code nouuid},
+     * since a restored snapshot or a clone carries its source's filesystem UUID and XFS refuses to mount
+     * a second filesystem of a UUID already mounted on the node (ext4 does not check).
+     */
+    public MountOptions forStaging(FsType fsType) {
+        if (fsType != FsType.XFS || data.contains("nouuid")) {
+            return this;
+        }
+        List<String> withNouuid = new ArrayList<>(data);
+        withNouuid.add("nouuid");
+        return new MountOptions(flags, withNouuid, canonical);
+    }
+
     /** The filesystem data string for {@code mount(2)}, or null when there is none. */
     public String dataString() {
         return data.isEmpty() ? null : String.join(",", data);

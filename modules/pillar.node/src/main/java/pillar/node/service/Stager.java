@@ -208,7 +208,7 @@ final class Stager {
             throw CsiException.precondition(device + " of volume " + call.volume() + " holds " + content.describe()
                     + ", the capability asks for " + fsType + "; pillar-csi never formats a device that is not blank");
         }
-        MountOptions options = call.capability().mountOptions();
+        MountOptions options = call.capability().mountOptions().forStaging(fsType);
         ports.mounter().mount(device, staging, fsType, call.capability().readerOnly() ? options.withReadOnly() : options);
     }
 

@@ -27,6 +27,15 @@ class MountOptionsTest {
     }
 
     @Test
+    void xfsIsStagedWithoutItsUuidCheckSoThatAClonePlacedBesideItsSourceMounts() {
+        assertThat(MountOptions.parse(List.of(), FsType.XFS).forStaging(FsType.XFS).dataString()).isEqualTo("nouuid");
+        assertThat(MountOptions.parse(List.of("inode64"), FsType.XFS).forStaging(FsType.XFS).dataString())
+                .isEqualTo("inode64,nouuid");
+        assertThat(MountOptions.parse(List.of("nouuid"), FsType.XFS).forStaging(FsType.XFS).dataString()).isEqualTo("nouuid");
+        assertThat(MountOptions.parse(List.of("discard"), FsType.EXT4).forStaging(FsType.EXT4).dataString()).isEqualTo("discard");
+    }
+
+    @Test
     void repeatedOptionsCollapse() {
         assertThat(MountOptions.parse(List.of("noatime", "noatime"), FsType.XFS).canonical()).containsExactly("noatime");
     }
