@@ -22,11 +22,13 @@ import pillar.controller.csi.ControllerService;
 import pillar.controller.csi.HostNqns;
 import pillar.controller.csi.VolumeCatalog;
 import pillar.controller.kube.KubeInventory;
+import pillar.controller.kube.KubeSnapshotRecords;
 import pillar.controller.kube.KubeVolumeRecords;
 import pillar.controller.leader.LeaderElection;
 import pillar.controller.leader.LeaderElectionSettings;
 import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.EventRecorder;
+import pillar.controller.snapshot.Snapshots;
 import pillar.controller.volume.Leading;
 import pillar.controller.volume.Volumes;
 
@@ -101,7 +103,8 @@ public final class ControllerMain {
             BooleanSupplier ready = () -> !now.now() || reconcilers.ready();
             IdentityService identity = new IdentityService(ready);
             WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", ready);
-            ControllerService service = new ControllerService(volumes, catalog);
+            ControllerService service = new ControllerService(volumes, catalog,
+                    new Snapshots(new KubeSnapshotRecords(client), volumes));
             CsiServices.controller(identity, service).forEach(builder::service);
             WorkloadServer server = builder.start();
             if (elected.isPresent()) {

@@ -94,8 +94,10 @@ class ControllerMainIT {
                 assertThat(ControllerGrpc.newBlockingStub(channel)
                         .controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList())
                         .extracting(c -> c.getRpc().getType()).contains(ControllerServiceCapability.RPC.Type.CREATE_DELETE_VOLUME);
-                // what the controller does not offer (snapshots) answers UNIMPLEMENTED, as does the Node service
-                assertUnimplemented(() -> ControllerGrpc.newBlockingStub(channel).createSnapshot(CreateSnapshotRequest.getDefaultInstance()));
+                // snapshots are served (an empty request is refused on its merits); the Node service is not
+                assertThatThrownBy(() -> ControllerGrpc.newBlockingStub(channel).createSnapshot(CreateSnapshotRequest.getDefaultInstance()))
+                        .isInstanceOfSatisfying(StatusRuntimeException.class,
+                                e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
                 assertUnimplemented(() -> NodeGrpc.newBlockingStub(channel).nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()));
             } finally {
                 channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);

@@ -2,8 +2,12 @@ package pillar.controller.agent;
 
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
+import pillar.api.agent.v1.CreateSnapshotRequest;
+import pillar.api.agent.v1.CreateSnapshotResponse;
 import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.CreateVolumeResponse;
+import pillar.api.agent.v1.DeleteSnapshotRequest;
+import pillar.api.agent.v1.DeleteSnapshotResponse;
 import pillar.api.agent.v1.DeleteVolumeRequest;
 import pillar.api.agent.v1.DeleteVolumeResponse;
 import pillar.api.agent.v1.DenyInitiatorRequest;
@@ -20,6 +24,8 @@ import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
+import pillar.api.agent.v1.ListSnapshotsRequest;
+import pillar.api.agent.v1.ListSnapshotsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
 import pillar.api.agent.v1.ListVolumesResponse;
 import pillar.api.agent.v1.ReconcileRequest;
@@ -94,4 +100,17 @@ public interface AgentClient {
      * as the answer rather than waiting through retries.
      */
     GetVolumeHealthResponse getVolumeHealth(AgentTarget agent, GetVolumeHealthRequest request);
+
+    /**
+     * Takes a snapshot of a volume, fenced by the snapshot's own token; the same snapshot again is
+     * returned as it is (ALREADY_EXISTS for another source; FAILED_PRECONDITION when the backend
+     * cannot take snapshots).
+     */
+    CreateSnapshotResponse createSnapshot(AgentTarget agent, CreateSnapshotRequest request);
+
+    /** Destroys a snapshot (deferred while volumes made from it exist); repeating it succeeds. */
+    DeleteSnapshotResponse deleteSnapshot(AgentTarget agent, DeleteSnapshotRequest request);
+
+    /** The snapshots of one backend. A read. */
+    ListSnapshotsResponse listSnapshots(AgentTarget agent, ListSnapshotsRequest request);
 }

@@ -21,8 +21,12 @@ import io.grpc.StatusRuntimeException;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
+import pillar.api.agent.v1.CreateSnapshotRequest;
+import pillar.api.agent.v1.CreateSnapshotResponse;
 import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.CreateVolumeResponse;
+import pillar.api.agent.v1.DeleteSnapshotRequest;
+import pillar.api.agent.v1.DeleteSnapshotResponse;
 import pillar.api.agent.v1.DeleteVolumeRequest;
 import pillar.api.agent.v1.DeleteVolumeResponse;
 import pillar.api.agent.v1.DenyInitiatorRequest;
@@ -39,6 +43,8 @@ import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
+import pillar.api.agent.v1.ListSnapshotsRequest;
+import pillar.api.agent.v1.ListSnapshotsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
 import pillar.api.agent.v1.ListVolumesResponse;
 import pillar.api.agent.v1.ReconcileRequest;
@@ -180,6 +186,21 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
     @Override
     public GetVolumeHealthResponse getVolumeHealth(AgentTarget agent, GetVolumeHealthRequest request) {
         return once(agent, "GetVolumeHealth", settings.deadline(), stub -> stub.getVolumeHealth(request));
+    }
+
+    @Override
+    public CreateSnapshotResponse createSnapshot(AgentTarget agent, CreateSnapshotRequest request) {
+        return mutate(agent, "CreateSnapshot", stub -> stub.createSnapshot(request));
+    }
+
+    @Override
+    public DeleteSnapshotResponse deleteSnapshot(AgentTarget agent, DeleteSnapshotRequest request) {
+        return mutate(agent, "DeleteSnapshot", stub -> stub.deleteSnapshot(request));
+    }
+
+    @Override
+    public ListSnapshotsResponse listSnapshots(AgentTarget agent, ListSnapshotsRequest request) {
+        return read(agent, "ListSnapshots", stub -> stub.listSnapshots(request));
     }
 
     /** The number of channels held, one per agent target called. */

@@ -111,6 +111,18 @@ public class PillarVolumeStateSpec {
     @ValidationRule(value = FROZEN, message = FROZEN_MESSAGE)
     private VolumeConnect connect;
 
+    @JsonPropertyDescription("What the volume was made from (a snapshot or a volume); unset: it started empty.")
+    @ValidationRule(value = FROZEN, message = FROZEN_MESSAGE)
+    private VolumeContentSource contentSource;
+
+    public VolumeContentSource getContentSource() {
+        return contentSource;
+    }
+
+    public void setContentSource(VolumeContentSource contentSource) {
+        this.contentSource = contentSource;
+    }
+
     public String getVolumeName() {
         return volumeName;
     }

@@ -35,6 +35,11 @@ public final class StorageClassParameters {
      * {@link #SETTINGS} order (the PillarStorageClass's {@code overridable}). Present when any is;
      * absent, a claim overrides nothing.
      */
+    /**
+     * How a volume restored from a snapshot or cloned from a volume relates to its source: {@code linked}
+     * (shares blocks: instant) or {@code independent} (a full copy: no dependency); absent: linked.
+     */
+    public static final String CLONE_MODE = "pillar.csi.io/cloneMode";
     public static final String OVERRIDABLE = "pillar.csi.io/overridable";
 
     /** The prefix of every pillar key, in StorageClass parameters and claim annotations alike. */

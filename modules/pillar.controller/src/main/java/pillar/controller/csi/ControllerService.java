@@ -18,12 +18,18 @@ import pillar.api.csi.v1.ControllerPublishVolumeResponse;
 import pillar.api.csi.v1.ControllerServiceCapability;
 import pillar.api.csi.v1.ControllerUnpublishVolumeRequest;
 import pillar.api.csi.v1.ControllerUnpublishVolumeResponse;
+import pillar.api.csi.v1.CreateSnapshotRequest;
+import pillar.api.csi.v1.CreateSnapshotResponse;
 import pillar.api.csi.v1.CreateVolumeRequest;
 import pillar.api.csi.v1.CreateVolumeResponse;
+import pillar.api.csi.v1.DeleteSnapshotRequest;
+import pillar.api.csi.v1.DeleteSnapshotResponse;
 import pillar.api.csi.v1.DeleteVolumeRequest;
 import pillar.api.csi.v1.DeleteVolumeResponse;
 import pillar.api.csi.v1.GetCapacityRequest;
 import pillar.api.csi.v1.GetCapacityResponse;
+import pillar.api.csi.v1.ListSnapshotsRequest;
+import pillar.api.csi.v1.ListSnapshotsResponse;
 import pillar.api.csi.v1.ListVolumesRequest;
 import pillar.api.csi.v1.ListVolumesResponse;
 import pillar.api.csi.v1.ValidateVolumeCapabilitiesRequest;
@@ -35,10 +41,14 @@ import pillar.runtime.server.UnaryCall;
 import pillar.runtime.server.VolumeLocks;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
+import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.crd.VolumeContentSource;
+import pillar.controller.snapshot.CsiSnapshots;
+import pillar.controller.snapshot.Snapshots;
 import pillar.controller.volume.Capabilities;
 import pillar.controller.volume.CapacityReader;
 import pillar.controller.volume.CreateParameters;
@@ -49,6 +59,7 @@ import pillar.controller.volume.Provisioner;
 import pillar.controller.volume.Publisher;
 import pillar.controller.volume.Records;
 import pillar.controller.volume.Sizes;
+import pillar.controller.volume.VolumeContent;
 import pillar.controller.volume.VolumeHealthReader;
 import pillar.controller.volume.VolumeStates;
 import pillar.controller.volume.Volumes;
@@ -75,7 +86,14 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
             ControllerServiceCapability.RPC.Type.GET_VOLUME,
             ControllerServiceCapability.RPC.Type.VOLUME_CONDITION,
             ControllerServiceCapability.RPC.Type.LIST_VOLUMES,
-            ControllerServiceCapability.RPC.Type.LIST_VOLUMES_PUBLISHED_NODES);
+            ControllerServiceCapability.RPC.Type.LIST_VOLUMES_PUBLISHED_NODES,
+            // a PillarSnapshotState each; restores and clones on the source's store (LVM linear: no snapshots)
+            ControllerServiceCapability.RPC.Type.CREATE_DELETE_SNAPSHOT,
+            ControllerServiceCapability.RPC.Type.LIST_SNAPSHOTS,
+            ControllerServiceCapability.RPC.Type.CLONE_VOLUME);
+    /** The keys external-snapshotter adds with --extra-create-metadata: the only CreateSnapshot parameters. */
+    private static final java.util.Set<String> SNAPSHOT_METADATA = java.util.Set.of("csi.storage.k8s.io/volumesnapshot/name",
+            "csi.storage.k8s.io/volumesnapshot/namespace", "csi.storage.k8s.io/volumesnapshotcontent/name");
 
     private final VolumeStates states;
     private final VolumeLocks locks;
@@ -86,13 +104,16 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     private final CapacityReader capacity;
     private final VolumeHealthReader health;
     private final VolumeCatalog catalog;
+    private final Snapshots snapshots;
 
     /**
-     * @param volumes the volume state machine; its locks are held by each call (shared with the state
-     *                reconciler), and it changes volumes only while its replica leads
-     * @param catalog the volumes ListVolumes lists; told of every write the state machine makes
+     * @param volumes   the volume state machine; its locks are held by each call (shared with the state
+     *                  reconciler), and it changes volumes only while its replica leads
+     * @param catalog   the volumes ListVolumes lists; told of every write the state machine makes
+     * @param snapshots the snapshot state machine over the same volumes
      */
-    public ControllerService(Volumes volumes, VolumeCatalog catalog) {
+    public ControllerService(Volumes volumes, VolumeCatalog catalog, Snapshots snapshots) {
+        this.snapshots = snapshots;
         this.states = volumes.states();
         this.catalog = catalog;
         this.locks = volumes.locks();
@@ -111,10 +132,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
             CreateParameters parameters = CreateParameters.parse(r.getParametersMap());
             Capabilities.Requested capabilities = Capabilities.forCreate(r.getVolumeCapabilitiesList(),
                     parameters.fsType().orElse(Capabilities.DEFAULT_FS_TYPE));
-            var size = Sizes.forCreate(r.getCapacityRange());
-            if (r.hasVolumeContentSource()) {
-                throw CsiException.invalid("volume_content_source: snapshots and clones are not supported");
-            }
+            Sizes.forCreate(r.getCapacityRange()); // the range's own errors first, whatever the source
             if (r.getMutableParametersMapCount() > 0) {
                 throw CsiException.invalid("mutable_parameters_map: volume modification is not supported");
             }
@@ -126,7 +144,19 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
             VolumeId id = VolumeIds.of(name);
             return locks.run(id, "CreateVolume", () -> {
                 leading.require();
-                return provisioner.create(name, id, capabilities, size, r.getCapacityRange(), parameters, r.getParametersMap());
+                if (!r.hasVolumeContentSource()) {
+                    return provisioner.create(name, id, capabilities, Sizes.forCreate(r.getCapacityRange()), r.getCapacityRange(),
+                            parameters, r.getParametersMap(), Optional.empty());
+                }
+                // the source is held too: a snapshot is not deleted, a volume not deleted or changed, while copied
+                VolumeContent content = snapshots.sources().resolve(r.getVolumeContentSource(), parameters.cloneMode());
+                Supplier<CreateVolumeResponse> create = () -> provisioner.create(name, id, capabilities,
+                        Sizes.forSource(r.getCapacityRange(), content.sizeBytes()), r.getCapacityRange(), parameters,
+                        r.getParametersMap(), Optional.of(content));
+                VolumeContentSource source = content.source();
+                return source.getSnapshotId() != null
+                        ? snapshots.holding(SnapshotId.of(source.getSnapshotId()), "CreateVolume " + id, create)
+                        : locks.run(VolumeId.of(source.getVolumeId()), "CreateVolume " + id, create);
             });
         });
     }
@@ -279,6 +309,57 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
             }
             return catalog.page(ListTokens.position(r.getStartingToken()), r.getMaxEntries(), health.forListing());
         });
+    }
+
+    /**
+     * A snapshot of the source volume, taken or found by name; the snapshot and its source are held
+     * meanwhile. No name or source_volume_id: INVALID_ARGUMENT; a source that does not exist: NOT_FOUND;
+     * a store that cannot take snapshots (LVM linear): FAILED_PRECONDITION naming its layout.
+     */
+    @Override
+    public void createSnapshot(CreateSnapshotRequest r, StreamObserver<CreateSnapshotResponse> response) {
+        unary("CreateSnapshot", response, () -> {
+            if (r.getName().isEmpty()) {
+                throw CsiException.invalid("name is required");
+            }
+            VolumeName name = VolumeName.of(r.getName());
+            if (r.getSourceVolumeId().isEmpty()) {
+                throw CsiException.invalid("source_volume_id is required");
+            }
+            for (String key : r.getParametersMap().keySet()) {
+                if (!SNAPSHOT_METADATA.contains(key)) {
+                    throw CsiException.invalid("parameters[" + Grammars.printable(key) + "]: unknown parameter; a pillar-csi"
+                            + " VolumeSnapshotClass takes none (the snapshot stays on its source's store)");
+                }
+            }
+            VolumeId source = VolumeIds.existing(r.getSourceVolumeId());
+            SnapshotId id = SnapshotIds.of(name.value());
+            return snapshots.holding(id, "CreateSnapshot", () -> locks.run(source, "CreateSnapshot " + id, () -> {
+                leading.require();
+                return CreateSnapshotResponse.newBuilder()
+                        .setSnapshot(CsiSnapshots.of(snapshots.snapshotter().create(name.value(), id, source))).build();
+            }));
+        });
+    }
+
+    /** Destroys the snapshot; one that does not exist (or cannot be an ID of ours) is deleted already. */
+    @Override
+    public void deleteSnapshot(DeleteSnapshotRequest r, StreamObserver<DeleteSnapshotResponse> response) {
+        unary("DeleteSnapshot", response, () -> {
+            Optional<SnapshotId> named = SnapshotIds.ifAny(r.getSnapshotId());
+            named.ifPresent(id -> snapshots.holding(id, "DeleteSnapshot", () -> {
+                leading.require();
+                snapshots.snapshotter().delete(id);
+                return null;
+            }));
+            return DeleteSnapshotResponse.getDefaultInstance();
+        });
+    }
+
+    /** A page of the snapshots whose create completed, read now on any replica; see {@link SnapshotListing}. */
+    @Override
+    public void listSnapshots(ListSnapshotsRequest r, StreamObserver<ListSnapshotsResponse> response) {
+        unary("ListSnapshots", response, () -> SnapshotListing.page(r, snapshots.ready()));
     }
 
     @Override

@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.grpc.Status;
 import pillar.runtime.server.ErrorMapping;
 import pillar.controller.agent.AgentException;
-import pillar.controller.volume.VolumeRecords;
+import pillar.controller.volume.DurableRecords;
 
 /** The controller's own failures as the gRPC status the CSI spec asks for: the agent's outcome and the Kubernetes API's. */
 final class CsiErrors {
@@ -15,7 +15,7 @@ final class CsiErrors {
         case AgentException a -> Optional.of(agentStatus(a).withDescription(a.getMessage()));
         case KubernetesClientException k -> Optional.of(kubernetesStatus(k).withDescription("Kubernetes API: " + k.getMessage()));
         // a compare-and-swap lost to another writer, as the API server's 409 is (the CO retries)
-        case VolumeRecords.Conflict c -> Optional.of(Status.ABORTED.withDescription("Kubernetes API: " + c.getMessage()));
+        case DurableRecords.Conflict c -> Optional.of(Status.ABORTED.withDescription("Kubernetes API: " + c.getMessage()));
         default -> Optional.empty();
     };
 

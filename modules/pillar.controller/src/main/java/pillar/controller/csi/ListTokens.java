@@ -7,7 +7,7 @@ import pillar.api.value.VolumeId;
 import pillar.runtime.server.CsiException;
 
 /**
- * ListVolumes' page tokens. A token is a position in the order of volume IDs (byte order of the
+ * ListVolumes' and ListSnapshots' page tokens. A token is a position in the order of IDs (byte order of the
  * ID), not a reference to a volume: {@code after:<volume-id>}, the last ID of the page it ended.
  * The next page lists the volumes whose IDs sort after it, as they are when that page is read.
  *
@@ -40,12 +40,12 @@ final class ListTokens {
             return Optional.empty();
         }
         if (!token.startsWith(PREFIX)) {
-            throw CsiException.aborted("starting_token is not a token ListVolumes handed out; list again from the start");
+            throw CsiException.aborted("starting_token is not a token this controller handed out; list again from the start");
         }
         try {
             return Optional.of(VolumeId.of(token.substring(PREFIX.length())).value());
         } catch (InvalidValueException e) {
-            throw CsiException.aborted("starting_token is not a token ListVolumes handed out (" + e.getMessage()
+            throw CsiException.aborted("starting_token is not a token this controller handed out (" + e.getMessage()
                     + "); list again from the start");
         }
     }

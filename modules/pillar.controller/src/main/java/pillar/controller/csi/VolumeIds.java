@@ -27,17 +27,24 @@ final class VolumeIds {
     }
 
     static VolumeId of(VolumeName name) {
-        String value = name.value();
-        if (!value.startsWith(HASHED_PREFIX)) {
+        return VolumeId.of(idOf(name.value(), HASHED_PREFIX));
+    }
+
+    /**
+     * A name as an ID of the label grammar: the name itself when it is a label and does not start
+     * with {@code hashedPrefix}, else {@code hashedPrefix} and the hex of its SHA-256, to 63 characters.
+     */
+    static String idOf(String name, String hashedPrefix) {
+        if (!name.startsWith(hashedPrefix)) {
             try {
-                return VolumeId.of(value);
+                return VolumeId.of(name).value();
             } catch (InvalidValueException notALabel) {
                 // upper case, '.', '_' or too long: hashed below
             }
         }
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-            return VolumeId.of(HASHED_PREFIX + HexFormat.of().formatHex(digest).substring(0, VolumeId.MAX_LENGTH - 3));
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
+            return hashedPrefix + HexFormat.of().formatHex(digest).substring(0, VolumeId.MAX_LENGTH - hashedPrefix.length());
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("the JDK has no SHA-256", e);
         }

@@ -8,6 +8,7 @@ import java.util.TreeMap;
 
 import pillar.runtime.server.CsiException;
 import pillar.controller.crd.Grammars;
+import pillar.controller.crd.VolumeContentSource;
 import pillar.controller.crd.SpecValidator;
 import pillar.controller.crd.StorageClassParameters;
 
@@ -20,9 +21,10 @@ import pillar.controller.crd.StorageClassParameters;
  * @param settings    the volume settings by short name (sparse, volblocksize, compression, mkfsOptions)
  * @param overridable the settings a claim may override by annotation; empty: none
  * @param claim       the claim's namespace and name, when the provisioner passed them
+ * @param cloneMode   how a restore or clone relates to its source, when the class says
  */
 public record CreateParameters(String store, String protocol, Optional<String> fsType, Map<String, String> settings,
-                        Set<String> overridable, Optional<Claim> claim) {
+                        Set<String> overridable, Optional<Claim> claim, Optional<VolumeContentSource.CopyMode> cloneMode) {
     static final String PVC_NAME = "csi.storage.k8s.io/pvc/name";
     static final String PVC_NAMESPACE = "csi.storage.k8s.io/pvc/namespace";
     static final String PV_NAME = "csi.storage.k8s.io/pv/name";
@@ -46,6 +48,7 @@ public record CreateParameters(String store, String protocol, Optional<String> f
         Set<String> overridable = Set.of();
         String pvcName = null;
         String pvcNamespace = null;
+        Optional<VolumeContentSource.CopyMode> cloneMode = Optional.empty();
         for (Map.Entry<String, String> e : new TreeMap<>(parameters).entrySet()) {
             String key = e.getKey();
             String value = e.getValue();
@@ -68,13 +71,18 @@ public record CreateParameters(String store, String protocol, Optional<String> f
                 }
                 case PV_NAME -> objectName(field, value, "a volume name");
                 case StorageClassParameters.OVERRIDABLE -> overridable = overridable(field, value);
+                case StorageClassParameters.CLONE_MODE -> cloneMode = Optional.of(switch (value) {
+                    case "linked" -> VolumeContentSource.CopyMode.Linked;
+                    case "independent" -> VolumeContentSource.CopyMode.Independent;
+                    default -> throw CsiException.invalid(field + ": must be linked or independent, is " + Grammars.printable(value));
+                });
                 default -> {
                     String setting = key.startsWith(StorageClassParameters.PREFIX)
                             ? key.substring(StorageClassParameters.PREFIX.length()) : "";
                     if (!StorageClassParameters.SETTINGS.contains(setting)) {
                         throw CsiException.invalid(field + ": unknown parameter; pillar-csi takes " + StorageClassParameters.STORE
                                 + ", " + StorageClassParameters.PROTOCOL + ", " + StorageClassParameters.FS_TYPE + ", "
-                                + StorageClassParameters.OVERRIDABLE + " and " + StorageClassParameters.PREFIX + StorageClassParameters.SETTINGS);
+                                + StorageClassParameters.OVERRIDABLE + ", " + StorageClassParameters.CLONE_MODE + " and " + StorageClassParameters.PREFIX + StorageClassParameters.SETTINGS);
                     }
                     settings.put(setting, checked(field, setting, value));
                 }
@@ -88,7 +96,7 @@ public record CreateParameters(String store, String protocol, Optional<String> f
             throw CsiException.invalid("parameters: " + PVC_NAME + " and " + PVC_NAMESPACE + " come together");
         }
         Optional<Claim> claim = pvcName == null ? Optional.empty() : Optional.of(new Claim(pvcNamespace, pvcName));
-        return new CreateParameters(store, protocol, fsType, Map.copyOf(settings), overridable, claim);
+        return new CreateParameters(store, protocol, fsType, Map.copyOf(settings), overridable, claim, cloneMode);
     }
 
     /** One volume setting's value, checked by the same rules as the PillarStorageClass's. */

@@ -3,12 +3,14 @@ package pillar.controller.volume;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 import pillar.api.csi.v1.CapacityRange;
 import pillar.runtime.server.CsiException;
 import pillar.api.value.VolumeName;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
+import pillar.controller.crd.VolumeContentSource;
 
 /**
  * Name idempotency of CreateVolume: a repeated request for an existing volume gets that volume
@@ -20,7 +22,7 @@ final class Idempotency {
     }
 
     static void requireSame(PillarVolumeState state, VolumeName name, Capabilities.Requested capabilities, CapacityRange range,
-                            Map<String, String> parameters) {
+                            Map<String, String> parameters, Optional<VolumeContentSource> source) {
         PillarVolumeStateSpec spec = state.getSpec();
         String id = state.getMetadata().getName();
         if (!name.value().equals(spec.getVolumeName())) {
@@ -34,6 +36,10 @@ final class Idempotency {
                 || !new HashSet<>(capabilities.accessModes()).equals(new HashSet<>(spec.getAccessModes()))) {
             throw CsiException.alreadyExists("volume " + name + " exists as " + spec.getVolumeMode()
                     + (spec.getFsType() == null ? "" : " " + spec.getFsType()) + " " + spec.getAccessModes());
+        }
+        if (!Objects.equals(spec.getContentSource(), source.orElse(null))) {
+            throw CsiException.alreadyExists("volume " + name + " exists "
+                    + (spec.getContentSource() == null ? "without a content source" : "made from " + spec.getContentSource()));
         }
         long size = Records.capacity(state);
         if (!Sizes.satisfies(size, range)) {

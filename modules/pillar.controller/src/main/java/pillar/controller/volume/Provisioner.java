@@ -2,12 +2,15 @@ package pillar.controller.volume;
 
 import java.util.EnumSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.logging.Logger;
 
+import pillar.api.agent.v1.CopyMode;
 import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.Volume;
+import pillar.api.agent.v1.VolumeSource;
 import pillar.api.csi.v1.CreateVolumeResponse;
 import pillar.runtime.server.CsiException;
 import pillar.api.value.ByteSize;
@@ -18,6 +21,7 @@ import pillar.controller.agent.AgentException;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
+import pillar.controller.crd.VolumeContentSource;
 import pillar.controller.crd.VolumeExport;
 import pillar.controller.crd.VolumePhase;
 
@@ -52,12 +56,32 @@ public final class Provisioner {
         this.end = end;
     }
 
-    /** The volume of that name, created or found, with its agent steps completed. */
+    /**
+     * The volume of that name, created or found, with its agent steps completed; made from
+     * {@code content} when given (on the source's store: a class of another store is INVALID_ARGUMENT).
+     */
     public CreateVolumeResponse create(VolumeName name, VolumeId id, Capabilities.Requested capabilities, ByteSize size,
-                                pillar.api.csi.v1.CapacityRange range, CreateParameters parameters, Map<String, String> raw) {
-        PillarVolumeState state = states.get(id)
-                .orElseGet(() -> states.create(planner.plan(name, id, capabilities, size, parameters, raw)));
-        Idempotency.requireSame(state, name, capabilities, range, raw);
+                                pillar.api.csi.v1.CapacityRange range, CreateParameters parameters, Map<String, String> raw,
+                                Optional<VolumeContent> content) {
+        content.ifPresent(c -> {
+            if (!c.store().equals(parameters.store())) {
+                throw CsiException.invalid("volume_content_source: the source is on PillarStore " + c.store()
+                        + ", the StorageClass creates on " + parameters.store() + "; a restore or clone is made on its source's store");
+            }
+        });
+        Optional<VolumeContentSource> source = content.map(VolumeContent::source);
+        PillarVolumeState state = states.get(id).orElseGet(() -> {
+            PillarVolumeState planned = planner.plan(name, id, capabilities, size, parameters, raw);
+            content.ifPresent(c -> {
+                if (!c.backend().equals(planned.getSpec().getBackend())) {
+                    throw CsiException.precondition("volume_content_source: the source is on backend " + c.backend()
+                            + ", PillarStore " + c.store() + " now on " + planned.getSpec().getBackend());
+                }
+                planned.getSpec().setContentSource(c.source());
+            });
+            return states.create(planned);
+        });
+        Idempotency.requireSame(state, name, capabilities, range, raw, source);
         state = complete(state);
         return CreateVolumeResponse.newBuilder().setVolume(CsiVolumes.of(state)).build();
     }
@@ -89,7 +113,8 @@ public final class Provisioner {
                 created = agents.createVolume(target, CreateVolumeRequest.newBuilder().setToken(Records.token(state).toProto())
                         .setVolumeId(id.value()).setBackend(spec.getBackend()).setSizeBytes(spec.getCapacityBytes())
                         .putAllOptions(spec.getBackendOptions())
-                        .setAcceptNonZeroingThinPool(planner.acceptsNonZeroingThinPool(spec.getStore())).build()).getVolume();
+                        .setAcceptNonZeroingThinPool(planner.acceptsNonZeroingThinPool(spec.getStore()))
+                        .mergeFrom(sourceOf(spec)).build()).getVolume();
             } catch (AgentException e) {
                 if (nothingWasMade(e)) {
                     rollBack(state, target, e);
@@ -121,10 +146,29 @@ public final class Provisioner {
         });
     }
 
-    /** The agent refused before making anything: a retry with the same frozen settings cannot succeed. */
+    /** The agent request's source, when the spec records one (an empty request otherwise, to merge). */
+    private static CreateVolumeRequest sourceOf(PillarVolumeStateSpec spec) {
+        VolumeContentSource recorded = spec.getContentSource();
+        if (recorded == null) {
+            return CreateVolumeRequest.getDefaultInstance();
+        }
+        VolumeSource.Builder source = VolumeSource.newBuilder().setMode(recorded.getMode() == null ? CopyMode.COPY_MODE_UNSPECIFIED
+                : recorded.getMode() == VolumeContentSource.CopyMode.Linked ? CopyMode.COPY_MODE_LINKED : CopyMode.COPY_MODE_INDEPENDENT);
+        if (recorded.getSnapshotId() != null) {
+            source.setSnapshotId(recorded.getSnapshotId());
+        } else {
+            source.setVolumeId(recorded.getVolumeId());
+        }
+        return CreateVolumeRequest.newBuilder().setSource(source).build();
+    }
+
+    /**
+     * The agent refused before making anything: a retry with the same frozen settings cannot succeed
+     * (NOT_FOUND: the source snapshot or volume went).
+     */
     private static boolean nothingWasMade(AgentException e) {
         return switch (e.kind()) {
-            case INVALID_ARGUMENT, NO_SPACE, OUT_OF_RANGE -> true;
+            case INVALID_ARGUMENT, NO_SPACE, OUT_OF_RANGE, NOT_FOUND -> true;
             default -> false;
         };
     }

@@ -40,7 +40,7 @@ public final class Records {
     }
 
     /** The size now: as last reported by the agent, else as created. */
-    static long capacity(PillarVolumeState state) {
+    public static long capacity(PillarVolumeState state) {
         return status(state).map(s -> s.getCapacityBytes()).orElse(state.getSpec().getCapacityBytes());
     }
 

@@ -37,6 +37,26 @@ public final class Sizes {
         return fit(required, limit);
     }
 
+    /**
+     * The size to create for a restore or clone of a source of {@code sourceBytes}: the range's size,
+     * and the source's when the range asks for none; a range whose size would be smaller than the
+     * source (required or limit below it) is OUT_OF_RANGE: a copy never truncates its source.
+     */
+    public static ByteSize forSource(CapacityRange range, long sourceBytes) {
+        long required = range.getRequiredBytes();
+        long limit = range.getLimitBytes();
+        checkSigns(required, limit);
+        if (limit != 0 && limit < sourceBytes) {
+            throw CsiException.outOfRange("capacity_range.limit_bytes " + limit + " is below the source's size, "
+                    + sourceBytes + " bytes");
+        }
+        if (required != 0 && required < sourceBytes) {
+            throw CsiException.outOfRange("capacity_range.required_bytes " + required + " is below the source's size, "
+                    + sourceBytes + " bytes: a restore or clone is at least as large as its source");
+        }
+        return fit(Math.max(required, sourceBytes), limit);
+    }
+
     /** The size to grow to for a ControllerExpandVolume range (required_bytes must be set). */
     static ByteSize forExpand(CapacityRange range) {
         long required = range.getRequiredBytes();

@@ -101,6 +101,16 @@ public final class Volumes {
         return locks;
     }
 
+    /** The agents, as every operation calls them. */
+    public AgentClient agents() {
+        return agents;
+    }
+
+    /** How to reach a PillarAgent, by name (FAILED_PRECONDITION when it cannot be reached now). */
+    public pillar.controller.agent.AgentTarget agentTarget(String agentName) {
+        return locator.target(agentName);
+    }
+
     /** Whether this replica leads now. */
     public Leading leading() {
         return leading;

@@ -35,6 +35,10 @@ public final class FakeAgent {
     public record PoolState(String health, Optional<pillar.api.agent.v1.ThinPoolUsage> thin) {
     }
 
+    /** A snapshot on a backend: its source, the source's size when taken, and when. */
+    public record Snapshot(String backend, String source, long size, long createdSeconds) {
+    }
+
     /** The drift GetVolumeHealth reports for an exported volume, by volume ID (as the agent finds it in the kernel). */
     final Map<String, List<String>> drift = new HashMap<>();
     final Map<String, PoolState> pools = new HashMap<>();
@@ -49,6 +53,14 @@ public final class FakeAgent {
     final Map<String, Volume> volumes = new TreeMap<>();
     final Map<String, Export> exports = new TreeMap<>();
     final Map<String, FencingMark> marks = new HashMap<>();
+    /** The snapshots not deleted, by snapshot ID. */
+    final Map<String, Snapshot> snapshots = new TreeMap<>();
+    /** What each volume made from a source was made from ({@code snapshot:<id>} or {@code volume:<id>}), by volume ID. */
+    final Map<String, String> contents = new HashMap<>();
+    /** The copy mode each volume made from a source was asked to be made with, by volume ID. */
+    final Map<String, pillar.api.agent.v1.CopyMode> copyModes = new HashMap<>();
+    /** The snapshots' own fencing marks (the agent keeps them apart from the volumes'). */
+    final Map<String, FencingMark> snapshotMarks = new HashMap<>();
 
     public synchronized boolean isUp() {
         return up;
@@ -91,9 +103,13 @@ public final class FakeAgent {
         return version;
     }
 
-    /** Configures a backend (replacing one of that name); its capacity starts at 0. */
+    /**
+     * Configures a backend (replacing one of that name); its capacity starts at 0. As the agent's,
+     * it takes snapshots unless it is an LVM linear volume group.
+     */
     public synchronized FakeAgent backend(String name, BackendKind kind, String pool, String parent) {
-        backends.put(name, Backend.newBuilder().setName(name).setKind(kind).setPool(pool).setParent(parent).build());
+        backends.put(name, Backend.newBuilder().setName(name).setKind(kind).setPool(pool).setParent(parent)
+                .setSnapshots(kind != BackendKind.BACKEND_KIND_LVM_LINEAR).build());
         return this;
     }
 
@@ -176,6 +192,21 @@ public final class FakeAgent {
     public synchronized List<String> allowedHosts(String volumeId) {
         Export export = exports.get(volumeId);
         return export == null ? List.of() : List.copyOf(new TreeSet<>(export.allowedHosts()));
+    }
+
+    /** The snapshots not deleted, by snapshot ID. */
+    public synchronized Map<String, Snapshot> snapshots() {
+        return Map.copyOf(snapshots);
+    }
+
+    /** What a volume was made from: {@code snapshot:<id>} or {@code volume:<id>}; empty for a new, zeroed one. */
+    public synchronized Optional<String> content(String volumeId) {
+        return Optional.ofNullable(contents.get(volumeId));
+    }
+
+    /** The copy mode a volume made from a source was asked for. */
+    public synchronized Optional<pillar.api.agent.v1.CopyMode> copyMode(String volumeId) {
+        return Optional.ofNullable(copyModes.get(volumeId));
     }
 
     /** The volume's fencing mark, if a fenced call ever reached it. */

@@ -13,8 +13,12 @@ import java.util.function.Supplier;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
 import pillar.api.agent.v1.BackendKind;
+import pillar.api.agent.v1.CreateSnapshotRequest;
+import pillar.api.agent.v1.CreateSnapshotResponse;
 import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.CreateVolumeResponse;
+import pillar.api.agent.v1.DeleteSnapshotRequest;
+import pillar.api.agent.v1.DeleteSnapshotResponse;
 import pillar.api.agent.v1.DeleteVolumeRequest;
 import pillar.api.agent.v1.DeleteVolumeResponse;
 import pillar.api.agent.v1.DenyInitiatorRequest;
@@ -33,6 +37,8 @@ import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
+import pillar.api.agent.v1.ListSnapshotsRequest;
+import pillar.api.agent.v1.ListSnapshotsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
 import pillar.api.agent.v1.ListVolumesResponse;
 import pillar.api.agent.v1.ReconcileRequest;
@@ -40,6 +46,7 @@ import pillar.api.agent.v1.ReconcileResponse;
 import pillar.api.agent.v1.UnexportVolumeRequest;
 import pillar.api.agent.v1.UnexportVolumeResponse;
 import pillar.api.fencing.Fencing;
+import pillar.api.fencing.FencingMark;
 import pillar.api.fencing.FencingToken;
 import pillar.api.fencing.FencingViolation;
 import pillar.api.value.InvalidValueException;
@@ -107,9 +114,11 @@ public final class FakeAgentClient implements AgentClient {
             BackendKind kind = agent.backends.get(r.getBackend()).getKind();
             Set<String> allowed = kind == BackendKind.BACKEND_KIND_ZFS_ZVOL ? ZFS_OPTIONS : Set.of();
             check(allowed.containsAll(r.getOptionsMap().keySet()), "options: " + r.getOptionsMap().keySet() + " are not all in " + allowed);
+            Optional<String> content = r.hasSource() ? Optional.of(content(target, agent, r)) : Optional.empty();
             FakeAgent.Volume existing = agent.volumes.get(r.getVolumeId());
             if (existing != null) {
-                if (existing.size() != r.getSizeBytes() || !existing.backend().equals(r.getBackend())) {
+                if (existing.size() != r.getSizeBytes() || !existing.backend().equals(r.getBackend())
+                        || !content.equals(Optional.ofNullable(agent.contents.get(r.getVolumeId())))) {
                     throw new AgentException(AgentException.Kind.ALREADY_EXISTS, "CreateVolume", target, "ALREADY_EXISTS: volume "
                             + r.getVolumeId() + " exists with " + existing.size() + " bytes on " + existing.backend());
                 }
@@ -122,6 +131,10 @@ public final class FakeAgentClient implements AgentClient {
             FakeAgent.Volume volume = new FakeAgent.Volume(r.getBackend(), r.getSizeBytes(), Map.copyOf(r.getOptionsMap()),
                     "/dev/" + agent.backends.get(r.getBackend()).getPool() + "/" + r.getVolumeId());
             agent.volumes.put(r.getVolumeId(), volume);
+            content.ifPresent(c -> {
+                agent.contents.put(r.getVolumeId(), c);
+                agent.copyModes.put(r.getVolumeId(), r.getSource().getMode());
+            });
             return CreateVolumeResponse.newBuilder().setVolume(proto(r.getVolumeId(), volume)).build();
         });
     }
@@ -133,6 +146,8 @@ public final class FakeAgentClient implements AgentClient {
             if (!done) {
                 agent.exports.remove(r.getVolumeId());
                 agent.volumes.remove(r.getVolumeId());
+                agent.contents.remove(r.getVolumeId());
+                agent.copyModes.remove(r.getVolumeId());
             }
             return DeleteVolumeResponse.getDefaultInstance();
         });
@@ -324,6 +339,91 @@ public final class FakeAgentClient implements AgentClient {
         }
     }
 
+    /**
+     * As the agent: fenced by the snapshot's own mark; the source volume must exist on the backend,
+     * which must take snapshots (else FAILED_PRECONDITION SnapshotsUnsupported); the same ID again is
+     * the snapshot as taken, of another source ALREADY_EXISTS.
+     */
+    @Override
+    public CreateSnapshotResponse createSnapshot(AgentTarget target, CreateSnapshotRequest r) {
+        return snapshotFenced(target, "CreateSnapshot", r.getSnapshotId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, agent -> {
+            VolumeId.of(r.getSourceVolumeId());
+            backend(target, "CreateSnapshot", agent, r.getBackend());
+            if (!agent.backends.get(r.getBackend()).getSnapshots()) {
+                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, "CreateSnapshot", target,
+                        "FAILED_PRECONDITION: SnapshotsUnsupported: backend " + r.getBackend() + " is an LVM linear volume group:"
+                                + " it cannot take snapshots");
+            }
+        }, (agent, done) -> {
+            FakeAgent.Snapshot existing = agent.snapshots.get(r.getSnapshotId());
+            if (existing != null) {
+                if (!existing.source().equals(r.getSourceVolumeId()) || !existing.backend().equals(r.getBackend())) {
+                    throw new AgentException(AgentException.Kind.ALREADY_EXISTS, "CreateSnapshot", target, "ALREADY_EXISTS: snapshot "
+                            + r.getSnapshotId() + " is of volume " + existing.source());
+                }
+                return CreateSnapshotResponse.newBuilder().setSnapshot(proto(r.getSnapshotId(), existing)).build();
+            }
+            FakeAgent.Volume source = existing(target, "CreateSnapshot", agent, r.getSourceVolumeId());
+            FakeAgent.Snapshot snapshot = new FakeAgent.Snapshot(r.getBackend(), r.getSourceVolumeId(), source.size(),
+                    java.time.Instant.now().getEpochSecond());
+            agent.snapshots.put(r.getSnapshotId(), snapshot);
+            return CreateSnapshotResponse.newBuilder().setSnapshot(proto(r.getSnapshotId(), snapshot)).build();
+        });
+    }
+
+    /** As the agent: the snapshot goes at once for the CO (its clones keep their blocks); repeating it succeeds. */
+    @Override
+    public DeleteSnapshotResponse deleteSnapshot(AgentTarget target, DeleteSnapshotRequest r) {
+        return snapshotFenced(target, "DeleteSnapshot", r.getSnapshotId(), r.hasToken(), r.getToken(), Fencing.Intent.END,
+                agent -> backend(target, "DeleteSnapshot", agent, r.getBackend()), (agent, done) -> {
+            agent.snapshots.remove(r.getSnapshotId());
+            return DeleteSnapshotResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public ListSnapshotsResponse listSnapshots(AgentTarget target, ListSnapshotsRequest request) {
+        return onBackend(target, "ListSnapshots", request.getBackend(), agent -> {
+            ListSnapshotsResponse.Builder out = ListSnapshotsResponse.newBuilder();
+            agent.snapshots.forEach((id, s) -> {
+                if (s.backend().equals(request.getBackend())) {
+                    out.addSnapshots(proto(id, s));
+                }
+            });
+            return out.build();
+        });
+    }
+
+    /** What a CreateVolume with a source makes the volume of, checked as the agent checks it. */
+    private static String content(AgentTarget target, FakeAgent agent, CreateVolumeRequest r) {
+        pillar.api.agent.v1.VolumeSource source = r.getSource();
+        long size;
+        String content;
+        if (source.hasSnapshotId()) {
+            FakeAgent.Snapshot snapshot = agent.snapshots.get(source.getSnapshotId());
+            if (snapshot == null || !snapshot.backend().equals(r.getBackend())) {
+                throw new AgentException(AgentException.Kind.NOT_FOUND, "CreateVolume", target, "NOT_FOUND: snapshot "
+                        + source.getSnapshotId() + " does not exist on backend " + r.getBackend());
+            }
+            size = snapshot.size();
+            content = "snapshot:" + source.getSnapshotId();
+        } else {
+            FakeAgent.Volume volume = existing(target, "CreateVolume", agent, source.getVolumeId());
+            size = volume.size();
+            content = "volume:" + source.getVolumeId();
+        }
+        if (r.getSizeBytes() < size) {
+            throw new AgentException(AgentException.Kind.OUT_OF_RANGE, "CreateVolume", target, "OUT_OF_RANGE: size_bytes "
+                    + r.getSizeBytes() + " is below the source's " + size);
+        }
+        return content;
+    }
+
+    private static pillar.api.agent.v1.Snapshot proto(String id, FakeAgent.Snapshot s) {
+        return pillar.api.agent.v1.Snapshot.newBuilder().setSnapshotId(id).setSourceVolumeId(s.source()).setBackend(s.backend())
+                .setSizeBytes(s.size()).setCreationTimeSeconds(s.createdSeconds()).setReadyToUse(true).build();
+    }
+
     @FunctionalInterface
     private interface Action<T> {
         T apply(FakeAgent agent, boolean alreadyDone);
@@ -339,6 +439,20 @@ public final class FakeAgentClient implements AgentClient {
     private <T> T fenced(AgentTarget target, String rpc, String volumeId, boolean hasToken,
                          pillar.api.agent.v1.FencingToken token, Fencing.Intent intent,
                          java.util.function.Consumer<FakeAgent> validate, Action<T> action) {
+        return fenced(target, rpc, volumeId, hasToken, token, intent, agent -> agent.marks, validate, action);
+    }
+
+    /** A snapshot-changing call: as a volume's, fenced by the snapshot's own mark. */
+    private <T> T snapshotFenced(AgentTarget target, String rpc, String snapshotId, boolean hasToken,
+                                 pillar.api.agent.v1.FencingToken token, Fencing.Intent intent,
+                                 java.util.function.Consumer<FakeAgent> validate, Action<T> action) {
+        return fenced(target, rpc, snapshotId, hasToken, token, intent, agent -> agent.snapshotMarks, validate, action);
+    }
+
+    private <T> T fenced(AgentTarget target, String rpc, String volumeId, boolean hasToken,
+                         pillar.api.agent.v1.FencingToken token, Fencing.Intent intent,
+                         Function<FakeAgent, Map<String, FencingMark>> markMap,
+                         java.util.function.Consumer<FakeAgent> validate, Action<T> action) {
         FakeAgent agent = reach(target, rpc, volumeId);
         synchronized (agent) {
             agent.problem().ifPresent(p -> {
@@ -351,12 +465,12 @@ public final class FakeAgentClient implements AgentClient {
                 Optional<FencingToken> t = hasToken ? Optional.of(FencingToken.fromProto(token)) : Optional.empty();
                 Fencing.Admission admission;
                 try {
-                    admission = Fencing.admit(Optional.ofNullable(agent.marks.get(volumeId)), t, intent);
+                    admission = Fencing.admit(Optional.ofNullable(markMap.apply(agent).get(volumeId)), t, intent);
                 } catch (FencingViolation e) {
                     throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, rpc, target,
                             "FAILED_PRECONDITION: fencing: " + e.getMessage());
                 }
-                agent.marks.put(volumeId, admission.next());
+                markMap.apply(agent).put(volumeId, admission.next());
                 return action.apply(agent, admission.alreadyDone());
             });
         }

@@ -10,8 +10,12 @@ import java.util.function.Supplier;
 
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
+import pillar.api.agent.v1.CreateSnapshotRequest;
+import pillar.api.agent.v1.CreateSnapshotResponse;
 import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.CreateVolumeResponse;
+import pillar.api.agent.v1.DeleteSnapshotRequest;
+import pillar.api.agent.v1.DeleteSnapshotResponse;
 import pillar.api.agent.v1.DeleteVolumeRequest;
 import pillar.api.agent.v1.DeleteVolumeResponse;
 import pillar.api.agent.v1.DenyInitiatorRequest;
@@ -28,6 +32,8 @@ import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
+import pillar.api.agent.v1.ListSnapshotsRequest;
+import pillar.api.agent.v1.ListSnapshotsResponse;
 import pillar.api.agent.v1.ListVolumesRequest;
 import pillar.api.agent.v1.ListVolumesResponse;
 import pillar.api.agent.v1.ReconcileRequest;
@@ -180,5 +186,20 @@ public final class FaultInjectingAgentClient implements AgentClient {
     @Override
     public GetVolumeHealthResponse getVolumeHealth(AgentTarget target, GetVolumeHealthRequest request) {
         return call(target, "GetVolumeHealth", () -> agent.getVolumeHealth(target, request));
+    }
+
+    @Override
+    public CreateSnapshotResponse createSnapshot(AgentTarget target, CreateSnapshotRequest request) {
+        return call(target, "CreateSnapshot", () -> agent.createSnapshot(target, request));
+    }
+
+    @Override
+    public DeleteSnapshotResponse deleteSnapshot(AgentTarget target, DeleteSnapshotRequest request) {
+        return call(target, "DeleteSnapshot", () -> agent.deleteSnapshot(target, request));
+    }
+
+    @Override
+    public ListSnapshotsResponse listSnapshots(AgentTarget target, ListSnapshotsRequest request) {
+        return call(target, "ListSnapshots", () -> agent.listSnapshots(target, request));
     }
 }

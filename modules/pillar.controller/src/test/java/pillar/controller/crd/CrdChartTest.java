@@ -37,7 +37,7 @@ class CrdChartTest {
         assertThat(generated).as("generated CRDs in " + GENERATED).containsOnlyKeys(
                 "pillaragents.pillar.csi.io-v1.yml", "pillarstores.pillar.csi.io-v1.yml",
                 "pillarprotocols.pillar.csi.io-v1.yml", "pillarstorageclasses.pillar.csi.io-v1.yml",
-                "pillarvolumestates.pillar.csi.io-v1.yml");
+                "pillarvolumestates.pillar.csi.io-v1.yml", "pillarsnapshotstates.pillar.csi.io-v1.yml");
         assertThat(read(CHART))
                 .as("helm/pillar-csi/crds differs from the CRDs generated from pillar.controller.crd; refresh it with"
                         + " ./mvnw -pl modules/pillar.controller -am -Prefresh-crds process-classes")
@@ -49,7 +49,7 @@ class CrdChartTest {
         // fabric8's CustomResource constructor otherwise runs its Pluralize (regular expressions) twice per
         // object: a tenth of the controller's CPU under load; the first test keeps the names the same
         for (Class<?> kind : List.of(PillarAgent.class, PillarStore.class, PillarProtocol.class, PillarStorageClass.class,
-                PillarVolumeState.class)) {
+                PillarVolumeState.class, PillarSnapshotState.class)) {
             assertThat(kind.getAnnotation(Plural.class)).as(kind.getSimpleName()).isNotNull();
             assertThat(HasMetadata.getPlural(kind)).isEqualTo(Pluralize.toPlural(HasMetadata.getSingular(kind)));
         }
@@ -58,7 +58,7 @@ class CrdChartTest {
     @Test
     void everyCrdIsClusterScopedWithAStatusSubresourceAndPrinterColumns() throws IOException {
         for (String plural : List.of("pillaragents", "pillarstores", "pillarprotocols", "pillarstorageclasses",
-                "pillarvolumestates")) {
+                "pillarvolumestates", "pillarsnapshotstates")) {
             CustomResourceDefinition crd = crd(plural);
             assertThat(crd.getSpec().getGroup()).isEqualTo("pillar.csi.io");
             assertThat(crd.getSpec().getScope()).isEqualTo("Cluster");

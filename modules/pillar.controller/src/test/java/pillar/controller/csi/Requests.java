@@ -6,9 +6,12 @@ import java.util.TreeMap;
 import pillar.api.csi.v1.CapacityRange;
 import pillar.api.csi.v1.ControllerPublishVolumeRequest;
 import pillar.api.csi.v1.ControllerUnpublishVolumeRequest;
+import pillar.api.csi.v1.CreateSnapshotRequest;
 import pillar.api.csi.v1.CreateVolumeRequest;
+import pillar.api.csi.v1.DeleteSnapshotRequest;
 import pillar.api.csi.v1.DeleteVolumeRequest;
 import pillar.api.csi.v1.VolumeCapability;
+import pillar.api.csi.v1.VolumeContentSource;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.controller.crd.StorageClassParameters;
 
@@ -54,6 +57,29 @@ public final class Requests {
         return CreateVolumeRequest.newBuilder().setName(name)
                 .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(requiredBytes))
                 .addVolumeCapabilities(capability).putAllParameters(parameters).build();
+    }
+
+    /** A CreateSnapshot as external-snapshotter sends it (with --extra-create-metadata). */
+    public static CreateSnapshotRequest snapshot(String name, String sourceVolumeId) {
+        return CreateSnapshotRequest.newBuilder().setName(name).setSourceVolumeId(sourceVolumeId)
+                .putParameters("csi.storage.k8s.io/volumesnapshot/name", name)
+                .putParameters("csi.storage.k8s.io/volumesnapshot/namespace", "default").build();
+    }
+
+    /** A CreateVolume of {@code requiredBytes} (0: unset) restored from a snapshot. */
+    public static CreateVolumeRequest restore(String name, long requiredBytes, String snapshotId, Map<String, String> parameters) {
+        return create(name, requiredBytes, rwo(), parameters).toBuilder().setVolumeContentSource(VolumeContentSource.newBuilder()
+                .setSnapshot(VolumeContentSource.SnapshotSource.newBuilder().setSnapshotId(snapshotId))).build();
+    }
+
+    /** A CreateVolume of {@code requiredBytes} (0: unset) cloned from a volume. */
+    public static CreateVolumeRequest clone(String name, long requiredBytes, String volumeId, Map<String, String> parameters) {
+        return create(name, requiredBytes, rwo(), parameters).toBuilder().setVolumeContentSource(VolumeContentSource.newBuilder()
+                .setVolume(VolumeContentSource.VolumeSource.newBuilder().setVolumeId(volumeId))).build();
+    }
+
+    public static DeleteSnapshotRequest deleteSnapshot(String snapshotId) {
+        return DeleteSnapshotRequest.newBuilder().setSnapshotId(snapshotId).build();
     }
 
     public static DeleteVolumeRequest delete(String volumeId) {

@@ -15,10 +15,16 @@ import pillar.api.csi.v1.ControllerPublishVolumeRequest;
 import pillar.api.csi.v1.ControllerPublishVolumeResponse;
 import pillar.api.csi.v1.ControllerUnpublishVolumeRequest;
 import pillar.api.csi.v1.ControllerUnpublishVolumeResponse;
+import pillar.api.csi.v1.CreateSnapshotRequest;
+import pillar.api.csi.v1.CreateSnapshotResponse;
 import pillar.api.csi.v1.CreateVolumeRequest;
 import pillar.api.csi.v1.CreateVolumeResponse;
+import pillar.api.csi.v1.DeleteSnapshotRequest;
+import pillar.api.csi.v1.DeleteSnapshotResponse;
 import pillar.api.csi.v1.DeleteVolumeRequest;
 import pillar.api.csi.v1.DeleteVolumeResponse;
+import pillar.api.csi.v1.ListSnapshotsRequest;
+import pillar.api.csi.v1.ListSnapshotsResponse;
 import pillar.runtime.server.VolumeLocks;
 import pillar.controller.agent.FakeAgent;
 import pillar.controller.agent.FakeAgentClient;
@@ -27,6 +33,8 @@ import pillar.controller.crd.Condition;
 import pillar.controller.crd.PillarStore;
 import pillar.controller.crd.PillarStoreStatus;
 import pillar.controller.csi.ControllerService;
+import pillar.controller.snapshot.InMemorySnapshotRecords;
+import pillar.controller.snapshot.Snapshots;
 import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.Events;
 import pillar.controller.reconcile.Pillars;
@@ -47,6 +55,7 @@ final class InMemoryController {
     static final long GIB = 1L << 30;
 
     final InMemoryVolumeRecords records = new InMemoryVolumeRecords();
+    final InMemorySnapshotRecords snapshotRecords = new InMemorySnapshotRecords();
     final InMemoryInventory inventory = new InMemoryInventory();
     final FakeAgentClient fake = new FakeAgentClient();
     final FaultInjectingAgentClient agents = new FaultInjectingAgentClient(fake);
@@ -69,6 +78,21 @@ final class InMemoryController {
         restart();
     }
 
+    /** Adds a ready LVM linear store (backend of the same name on the agent): one that cannot take snapshots. */
+    InMemoryController linearStore(String name) {
+        fake.agent(HOST, 9500).backend(name, BackendKind.BACKEND_KIND_LVM_LINEAR, "vg1", "").capacity(name, 100 * GIB, 100 * GIB);
+        PillarStore store = Pillars.lvmStore(name, AGENT, name, "vg1", null);
+        store.getMetadata().setGeneration(1L);
+        PillarStoreStatus status = new PillarStoreStatus();
+        status.setObservedGeneration(1L);
+        status.setBackendKind("lvm");
+        status.setConditions(List.of(new Condition(PillarStore.POOL_DISCOVERED, Condition.TRUE, "PoolFound", "vg1",
+                "2026-01-01T00:00:00Z", 1)));
+        store.setStatus(status);
+        inventory.put(store);
+        return this;
+    }
+
     /** A crash and a fresh process: a new object graph over the same records and agent. */
     void restart() {
         VolumeLocks locks = new VolumeLocks();
@@ -85,7 +109,7 @@ final class InMemoryController {
         };
         Volumes volumes = new Volumes(records, VolumeStates.Writes.NONE, inventory, new AgentTargets(inventory::node, false),
                 agents, locks, Leading.ALWAYS, recorder, null, null, Clock.systemUTC(), Duration.ofMinutes(10));
-        csi = new ControllerService(volumes, null);
+        csi = new ControllerService(volumes, null, new Snapshots(snapshotRecords, volumes));
     }
 
     private synchronized void record(String type, HasMetadata about, String reason, String message) {
@@ -110,6 +134,18 @@ final class InMemoryController {
 
     ControllerUnpublishVolumeResponse unpublish(ControllerUnpublishVolumeRequest request) {
         return call(csi::controllerUnpublishVolume, request);
+    }
+
+    CreateSnapshotResponse snapshot(CreateSnapshotRequest request) {
+        return call(csi::createSnapshot, request);
+    }
+
+    DeleteSnapshotResponse deleteSnapshot(DeleteSnapshotRequest request) {
+        return call(csi::deleteSnapshot, request);
+    }
+
+    ListSnapshotsResponse listSnapshots(ListSnapshotsRequest request) {
+        return call(csi::listSnapshots, request);
     }
 
     ControllerExpandVolumeResponse expand(ControllerExpandVolumeRequest request) {

@@ -134,7 +134,7 @@ class HostileInputIT {
     }
 
     @Test
-    void unsupportedCapabilitiesAndSourcesAreInvalidArguments() {
+    void unsupportedCapabilitiesAreInvalidAndMissingSourcesNotFound() {
         List<List<VolumeCapability>> hostile = List.of(List.of(),
                 List.of(Requests.mount(Mode.MULTI_NODE_MULTI_WRITER, "ext4")),
                 List.of(Requests.block(Mode.MULTI_NODE_SINGLE_WRITER)),
@@ -151,9 +151,13 @@ class HostileInputIT {
             assertCode(Status.Code.INVALID_ARGUMENT, () -> harness.csi().createVolume(CreateVolumeRequest.newBuilder()
                     .setName("pvc-1").addAllVolumeCapabilities(capabilities).putAllParameters(Requests.parameters()).build()));
         }
-        assertCode(Status.Code.INVALID_ARGUMENT, () -> harness.csi().createVolume(Requests.create("pvc-1", GIB).toBuilder()
+        // a source that does not exist is NOT_FOUND (CSI's code for it), and nothing is made
+        assertCode(Status.Code.NOT_FOUND, () -> harness.csi().createVolume(Requests.create("pvc-1", GIB).toBuilder()
                 .setVolumeContentSource(VolumeContentSource.newBuilder().setVolume(VolumeContentSource.VolumeSource.newBuilder()
                         .setVolumeId("pvc-0"))).build()));
+        assertCode(Status.Code.NOT_FOUND, () -> harness.csi().createVolume(Requests.create("pvc-1", GIB).toBuilder()
+                .setVolumeContentSource(VolumeContentSource.newBuilder().setSnapshot(VolumeContentSource.SnapshotSource.newBuilder()
+                        .setSnapshotId("ps-nothing"))).build()));
         assertNothingCreated();
     }
 

@@ -184,7 +184,9 @@ class VolumeLifecycleIT {
                 ControllerServiceCapability.RPC.Type.EXPAND_VOLUME, ControllerServiceCapability.RPC.Type.GET_CAPACITY,
                 ControllerServiceCapability.RPC.Type.PUBLISH_READONLY, ControllerServiceCapability.RPC.Type.SINGLE_NODE_MULTI_WRITER,
                 ControllerServiceCapability.RPC.Type.GET_VOLUME, ControllerServiceCapability.RPC.Type.VOLUME_CONDITION,
-                ControllerServiceCapability.RPC.Type.LIST_VOLUMES, ControllerServiceCapability.RPC.Type.LIST_VOLUMES_PUBLISHED_NODES);
+                ControllerServiceCapability.RPC.Type.LIST_VOLUMES, ControllerServiceCapability.RPC.Type.LIST_VOLUMES_PUBLISHED_NODES,
+                ControllerServiceCapability.RPC.Type.CREATE_DELETE_SNAPSHOT, ControllerServiceCapability.RPC.Type.LIST_SNAPSHOTS,
+                ControllerServiceCapability.RPC.Type.CLONE_VOLUME);
 
         harness.csi().createVolume(Requests.create("pvc-7", GIB));
         assertThat(harness.csi().validateVolumeCapabilities(ValidateVolumeCapabilitiesRequest.newBuilder().setVolumeId("pvc-7")
