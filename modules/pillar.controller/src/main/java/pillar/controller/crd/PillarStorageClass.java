@@ -22,10 +22,14 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "StorageClass", jsonPath = ".status.storageClassName", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Created", jsonPath = ".status.conditions[?(@.type==\"StorageClassCreated\")].status",
         type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Snapshots", jsonPath = ".status.conditions[?(@.type==\"SnapshotClassCreated\")].reason",
+        type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class PillarStorageClass extends CustomResource<PillarStorageClassSpec, PillarStorageClassStatus> {
     private static final long serialVersionUID = 1L;
 
     /** The StorageClass exists as this object describes it. */
     public static final String STORAGE_CLASS_CREATED = "StorageClassCreated";
+    /** The VolumeSnapshotClass of the same name exists; false when the store or the cluster cannot take snapshots. */
+    public static final String SNAPSHOT_CLASS_CREATED = "SnapshotClassCreated";
 }

@@ -13,7 +13,9 @@ public class PillarStorageClassStatus {
     private Long observedGeneration;
     @JsonPropertyDescription("The StorageClass this object owns, once created.")
     private String storageClassName;
-    @JsonPropertyDescription("StorageClassCreated.")
+    @JsonPropertyDescription("The VolumeSnapshotClass this object owns, once created.")
+    private String snapshotClassName;
+    @JsonPropertyDescription("StorageClassCreated, SnapshotClassCreated.")
     private List<Condition> conditions = new ArrayList<>();
 
     public Long getObservedGeneration() {
@@ -30,6 +32,14 @@ public class PillarStorageClassStatus {
 
     public void setStorageClassName(String storageClassName) {
         this.storageClassName = storageClassName;
+    }
+
+    public String getSnapshotClassName() {
+        return snapshotClassName;
+    }
+
+    public void setSnapshotClassName(String snapshotClassName) {
+        this.snapshotClassName = snapshotClassName;
     }
 
     public List<Condition> getConditions() {

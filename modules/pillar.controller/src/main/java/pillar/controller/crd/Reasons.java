@@ -63,6 +63,10 @@ public final class Reasons {
     public static final String API_ERROR = "ApiError";
     /** The protocol requires NVMe in-band authentication and the store's agent's kernel has none. */
     public static final String NVME_AUTH_UNSUPPORTED = "NvmeAuthUnsupported";
+    /** SnapshotClassCreated false: the store is an LVM linear volume group, which cannot take snapshots. */
+    public static final String SNAPSHOTS_UNSUPPORTED = "SnapshotsUnsupported";
+    /** SnapshotClassCreated false: the cluster serves no snapshot.storage.k8s.io/v1 (its CRDs are not installed). */
+    public static final String SNAPSHOT_API_MISSING = "SnapshotApiMissing";
 
     private static final Pattern REASON = Pattern.compile("[A-Za-z]([A-Za-z0-9_,:]{0,126}[A-Za-z0-9_])?");
 

@@ -38,8 +38,12 @@ public final class ConditionRecorder {
         return set(about, current, type, present, reason, message, !present);
     }
 
-    private List<Condition> set(HasMetadata about, List<Condition> current, String type, boolean status, String reason,
-                                String message, boolean good) {
+    /**
+     * Sets a condition whose event is Normal when {@code good} (e.g. a False that is a choice the
+     * user made, not a fault) and Warning otherwise.
+     */
+    public List<Condition> set(HasMetadata about, List<Condition> current, String type, boolean status, String reason,
+                               String message, boolean good) {
         if (Conditions.transitions(current, type, status, reason)) {
             String line = about.getKind() + " " + about.getMetadata().getName() + ": " + type + "=" + status + " " + reason
                     + ": " + message;

@@ -28,7 +28,9 @@ import pillar.controller.crd.SpecValidator;
  * PillarStorageClass goes (Kubernetes' garbage collector would too, through the owner reference).
  * A StorageClass of that name that is not ours is never touched: {@code NameConflict}. A class whose
  * protocol requires authentication gets its StorageClass only when the store's agent reported a
- * kernel with nvmet authentication ({@code NvmeAuthUnsupported} otherwise).
+ * kernel with nvmet authentication ({@code NvmeAuthUnsupported} otherwise). Once the StorageClass
+ * is in place, so is the VolumeSnapshotClass of the same name ({@link SnapshotClasses}), or the
+ * SnapshotClassCreated condition says why there is none.
  */
 public final class PillarStorageClassReconciler implements Reconciler<PillarStorageClass> {
     private final KubernetesClient client;
@@ -39,6 +41,7 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
     private final StatusWriter status;
     private final ConditionRecorder conditions;
     private final EventRecorder events;
+    private final SnapshotClasses snapshotClasses;
 
     /**
      * @param stores    the stores by name (the informers' caches), likewise the protocols and agents
@@ -56,6 +59,7 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
         this.status = status;
         this.conditions = conditions;
         this.events = events;
+        this.snapshotClasses = new SnapshotClasses(client);
     }
 
     @Override
@@ -108,9 +112,7 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
             }
             if (actual == null) {
                 client.storage().v1().storageClasses().resource(desired).create();
-                return write(psc, true, Reasons.CREATED, "StorageClass " + name + " is in place", Result.done());
-            }
-            if (DesiredStorageClass.needsReplacing(actual, desired)) {
+            } else if (DesiredStorageClass.needsReplacing(actual, desired)) {
                 // parameters, provisioner, reclaimPolicy and volumeBindingMode cannot change in place
                 resource.delete();
                 client.storage().v1().storageClasses().resource(desired).create();
@@ -131,7 +133,9 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
                     return sc;
                 });
             }
-            return write(psc, true, Reasons.CREATED, "StorageClass " + name + " is in place", Result.done());
+            SnapshotClasses.Outcome snapshots = snapshotClasses.sync(psc, store.get());
+            return write(psc, true, Reasons.CREATED, "StorageClass " + name + " is in place", Optional.of(snapshots),
+                    snapshots.fault() ? Result.retry() : Result.done());
         } catch (KubernetesClientException e) {
             return write(psc, false, Reasons.API_ERROR, "StorageClass " + name + ": " + e.getMessage(), Result.retry());
         }
@@ -144,17 +148,34 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
         if (actual != null && DesiredStorageClass.ownedByAnyPillarStorageClass(actual)) {
             resource.delete();
         }
+        snapshotClasses.remove(name);
         return Result.done();
     }
 
     private Result write(PillarStorageClass psc, boolean created, String reason, String message, Result result) {
+        return write(psc, created, reason, message, Optional.empty(), result);
+    }
+
+    private Result write(PillarStorageClass psc, boolean created, String reason, String message,
+                         Optional<SnapshotClasses.Outcome> snapshots, Result result) {
         PillarStorageClassStatus next = new PillarStorageClassStatus();
         next.setObservedGeneration(ConditionRecorder.generation(psc));
         if (created) {
             next.setStorageClassName(psc.getMetadata().getName());
         }
         List<Condition> current = psc.getStatus() == null ? List.of() : psc.getStatus().getConditions();
-        next.setConditions(conditions.set(psc, current, PillarStorageClass.STORAGE_CLASS_CREATED, created, reason, message));
+        List<Condition> updated = conditions.set(psc, current, PillarStorageClass.STORAGE_CLASS_CREATED, created, reason, message);
+        if (snapshots.isPresent()) {
+            SnapshotClasses.Outcome outcome = snapshots.get();
+            if (outcome.created()) {
+                next.setSnapshotClassName(psc.getMetadata().getName());
+            }
+            updated = conditions.set(psc, updated, PillarStorageClass.SNAPSHOT_CLASS_CREATED, outcome.created(),
+                    outcome.reason(), outcome.message(), !outcome.fault());
+        } else if (psc.getStatus() != null) {
+            next.setSnapshotClassName(psc.getStatus().getSnapshotClassName());
+        }
+        next.setConditions(updated);
         status.write(psc, next);
         return result;
     }
