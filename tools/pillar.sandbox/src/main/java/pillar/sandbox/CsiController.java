@@ -11,16 +11,21 @@ import pillar.api.csi.v1.ControllerExpandVolumeResponse;
 import pillar.api.csi.v1.ControllerGrpc;
 import pillar.api.csi.v1.ControllerPublishVolumeRequest;
 import pillar.api.csi.v1.ControllerUnpublishVolumeRequest;
+import pillar.api.csi.v1.CreateSnapshotRequest;
 import pillar.api.csi.v1.CreateVolumeRequest;
+import pillar.api.csi.v1.DeleteSnapshotRequest;
 import pillar.api.csi.v1.DeleteVolumeRequest;
+import pillar.api.csi.v1.Snapshot;
 import pillar.api.csi.v1.Volume;
 import pillar.api.csi.v1.VolumeCapability;
+import pillar.api.csi.v1.VolumeContentSource;
 import pillar.runtime.server.Channels;
 
 /**
  * The controller's CSI socket, called as the sidecars call it: external-provisioner (CreateVolume,
- * DeleteVolume), external-attacher (ControllerPublish/Unpublish) and external-resizer
- * (ControllerExpandVolume). Every call has a deadline fit for emulation.
+ * DeleteVolume), external-attacher (ControllerPublish/Unpublish), external-resizer
+ * (ControllerExpandVolume) and external-snapshotter (CreateSnapshot, DeleteSnapshot). Every call
+ * has a deadline fit for emulation.
  */
 final class CsiController implements AutoCloseable {
     static final long CALL_DEADLINE_SECONDS = 300;
@@ -76,6 +81,37 @@ final class CsiController implements AutoCloseable {
         return stub().controllerExpandVolume(ControllerExpandVolumeRequest.newBuilder().setVolumeId(volumeId)
                 .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(bytes)).setVolumeCapability(capability)
                 .build());
+    }
+
+    /** As external-provisioner asks for a claim with a dataSource (a VolumeSnapshot or a claim to clone). */
+    Volume createFrom(String name, long bytes, VolumeCapability capability, Map<String, String> parameters,
+                      VolumeContentSource source) {
+        return stub().createVolume(CreateVolumeRequest.newBuilder().setName(name)
+                .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(bytes))
+                .addVolumeCapabilities(capability).putAllParameters(parameters).setVolumeContentSource(source).build())
+                .getVolume();
+    }
+
+    /** As external-snapshotter does for a VolumeSnapshotContent, with the metadata parameters it adds. */
+    Snapshot snapshot(String name, String sourceVolumeId) {
+        return stub().createSnapshot(CreateSnapshotRequest.newBuilder().setName(name).setSourceVolumeId(sourceVolumeId)
+                .putParameters("csi.storage.k8s.io/volumesnapshot/name", "sandbox-snapshot")
+                .putParameters("csi.storage.k8s.io/volumesnapshot/namespace", "default")
+                .putParameters("csi.storage.k8s.io/volumesnapshotcontent/name", name).build()).getSnapshot();
+    }
+
+    void deleteSnapshot(String snapshotId) {
+        stub().deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(snapshotId).build());
+    }
+
+    static VolumeContentSource fromSnapshot(String snapshotId) {
+        return VolumeContentSource.newBuilder().setSnapshot(VolumeContentSource.SnapshotSource.newBuilder()
+                .setSnapshotId(snapshotId)).build();
+    }
+
+    static VolumeContentSource fromVolume(String volumeId) {
+        return VolumeContentSource.newBuilder().setVolume(VolumeContentSource.VolumeSource.newBuilder()
+                .setVolumeId(volumeId)).build();
     }
 
     void delete(String volumeId) {

@@ -14,7 +14,8 @@ import io.helidon.logging.common.LogConfig;
  * The sandbox driver, a developer tool (not shipped). {@code dev/sandbox} boots the VM and runs
  * {@code up} there:
  * <pre>
- * up --project DIR --out DIR [--backend lvm|lvm-thin|zfs] [--fs ext4|xfs|block] [--keep] [-- CMD ARGS...]
+ * up --project DIR --out DIR [--backend lvm|lvm-thin|zfs] [--fs ext4|xfs|block] [--scenario lifecycle|snapshot]
+ *    [--keep] [-- CMD ARGS...]
  * train --project DIR
  * kube-api PORT KUBECONFIG CRD_DIR
  * </pre>
@@ -24,7 +25,8 @@ import io.helidon.logging.common.LogConfig;
  */
 public final class SandboxMain {
     private static final String USAGE = "usage: up --project DIR --out DIR [--backend lvm|lvm-thin|zfs] "
-            + "[--fs ext4|xfs|block] [--keep] [-- CMD ARGS...] | train --project DIR | kube-api PORT KUBECONFIG CRD_DIR";
+            + "[--fs ext4|xfs|block] [--scenario lifecycle|snapshot] [--keep] [-- CMD ARGS...] | train --project DIR"
+            + " | kube-api PORT KUBECONFIG CRD_DIR";
 
     private SandboxMain() {
     }
@@ -95,6 +97,7 @@ public final class SandboxMain {
         Path out = null;
         Backend backend = Backend.LVM_THIN;
         VolumeMode mode = VolumeMode.EXT4;
+        SandboxRun.Scenario scenario = SandboxRun.Scenario.LIFECYCLE;
         boolean keep = false;
         List<String> command = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
@@ -103,6 +106,7 @@ public final class SandboxMain {
                 case "--out" -> out = Path.of(value(args, ++i, "--out")).toAbsolutePath();
                 case "--backend" -> backend = Backend.of(value(args, ++i, "--backend"));
                 case "--fs" -> mode = VolumeMode.of(value(args, ++i, "--fs"));
+                case "--scenario" -> scenario = SandboxRun.Scenario.of(value(args, ++i, "--scenario"));
                 case "--keep" -> keep = true;
                 case "--" -> {
                     command.addAll(List.of(args).subList(i + 1, args.length));
@@ -114,7 +118,7 @@ public final class SandboxMain {
         if (project == null || out == null) {
             throw new IllegalArgumentException("--project and --out are required");
         }
-        return new SandboxRun.Options(project, out, backend, mode, keep, List.copyOf(command));
+        return new SandboxRun.Options(project, out, backend, mode, scenario, keep, List.copyOf(command));
     }
 
     private static String value(String[] args, int i, String option) {

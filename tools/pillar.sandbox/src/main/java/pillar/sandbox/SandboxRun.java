@@ -20,7 +20,21 @@ final class SandboxRun {
     private static final long MIB = 1 << 20;
 
     /** The parsed options of {@code up}. */
-    record Options(Path project, Path outDir, Backend backend, VolumeMode mode, boolean keep, List<String> command) {
+    /** What the sandbox plays once everything is up: one volume's whole life, or its snapshots and clones. */
+    enum Scenario {
+        LIFECYCLE, SNAPSHOT;
+
+        static Scenario of(String name) {
+            return switch (name) {
+                case "lifecycle" -> LIFECYCLE;
+                case "snapshot" -> SNAPSHOT;
+                default -> throw new IllegalArgumentException("--scenario must be lifecycle or snapshot, is '" + name + "'");
+            };
+        }
+    }
+
+    record Options(Path project, Path outDir, Backend backend, VolumeMode mode, Scenario scenario, boolean keep,
+                   List<String> command) {
     }
 
     private SandboxRun() {
@@ -37,7 +51,8 @@ final class SandboxRun {
             out.println("the VM's kernel has no zfs module loaded (dev/vm/setup builds it; dev/sandbox sets PILLAR_VM_ZFS=1)");
             return 2;
         }
-        out.printf("pillar-csi sandbox: backend %s, volume mode %s, kernel %s%n", options.backend(), options.mode(),
+        out.printf("pillar-csi sandbox: backend %s, volume mode %s, scenario %s, kernel %s%n", options.backend(), options.mode(),
+                options.scenario().name().toLowerCase(java.util.Locale.ROOT),
                 System.getProperty("os.version"));
         List<String> changes = new ArrayList<>();
         Path quickstart = options.project().resolve("examples/quickstart.yaml");
@@ -59,10 +74,17 @@ final class SandboxRun {
             out.println("  node ID (NodeGetInfo): " + bed.node().nodeId());
 
             out.println();
-            out.println("== one volume's life, played as external-provisioner, external-attacher, kubelet and external-resizer");
             Lifecycle.Plan plan = new Lifecycle.Plan(options.backend() + " " + options.mode(), options.mode(),
                     sc.getParameters().get("csi.storage.k8s.io/fstype"), sc.getParameters(), 320 * MIB, 640 * MIB);
-            Steps.Result result = new Lifecycle(bed.controller(), bed.node(), out).run(plan);
+            Steps.Result result;
+            if (options.scenario() == Scenario.SNAPSHOT) {
+                out.println("== one volume's snapshot, restore and clone, played as external-snapshotter,"
+                        + " external-provisioner and kubelet");
+                result = new SnapshotScenario(bed.controller(), bed.node(), out).run(plan);
+            } else {
+                out.println("== one volume's life, played as external-provisioner, external-attacher, kubelet and external-resizer");
+                result = new Lifecycle(bed.controller(), bed.node(), out).run(plan);
+            }
             Steps.summary(result, out);
             status = result.passed() ? 0 : 1;
 

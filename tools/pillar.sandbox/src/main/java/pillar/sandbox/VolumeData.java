@@ -26,6 +26,15 @@ final class VolumeData {
 
     /** Writes the data through {@code target} (the published path) and returns its checksum. */
     static String write(Path target, boolean block, long seed) throws IOException {
+        return write(target, block, seed, StandardOpenOption.CREATE_NEW);
+    }
+
+    /** Writes other data over what {@link #write} wrote (the same file, or the same device range); returns its checksum. */
+    static String rewrite(Path target, boolean block, long seed) throws IOException {
+        return write(target, block, seed, StandardOpenOption.TRUNCATE_EXISTING);
+    }
+
+    private static String write(Path target, boolean block, long seed, StandardOpenOption fileMode) throws IOException {
         byte[] data = new byte[BYTES];
         new Random(seed).nextBytes(data);
         if (block) {
@@ -34,8 +43,7 @@ final class VolumeData {
                 device.force(true);
             }
         } else {
-            try (FileChannel file = FileChannel.open(target.resolve(FILE), StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE)) {
+            try (FileChannel file = FileChannel.open(target.resolve(FILE), fileMode, StandardOpenOption.WRITE)) {
                 file.write(ByteBuffer.wrap(data));
                 file.force(true);
             }

@@ -41,7 +41,7 @@ final class AccessModeScenarios {
                 suite.parameters(Backend.LVM_THIN, "ext4"), "pvc-rwo"));
         String id = volume.getVolumeId();
 
-        Volumes.Attached onA = Volumes.Attached.attach(controller, a, volume, rwo, false);
+        Attached onA = Attached.attach(controller, a, volume, rwo, false);
         assertThat(controller.publish(volume, a.nodeId(), rwo, false)).as("publishing again to the same node")
                 .isEqualTo(onA.publishContext());
         assertCode(Status.Code.FAILED_PRECONDITION, () -> controller.publish(volume, b.nodeId(), rwo, false));
@@ -57,7 +57,7 @@ final class AccessModeScenarios {
         String checksum = VolumeData.write(onA.target(), false, 1);
         onA.detach(controller);
 
-        Volumes.Attached onB = Volumes.Attached.attach(controller, b, volume, rwo, false);
+        Attached onB = Attached.attach(controller, b, volume, rwo, false);
         Lifecycle.dropCaches();
         assertThat(VolumeData.read(onB.target(), false)).as("node B reads what node A wrote").isEqualTo(checksum);
         assertCode(Status.Code.FAILED_PRECONDITION, () -> controller.publish(volume, a.nodeId(), rwo, false));
@@ -75,12 +75,12 @@ final class AccessModeScenarios {
                 Lifecycle.provisionerParameters(suite.parameters(Backend.LVM_THIN, "ext4"), "pvc-rox"));
 
         // the data a ReadOnlyMany claim is made for, written once through a ReadWriteOnce attachment
-        Volumes.Attached writer = Volumes.Attached.attach(controller, a, volume, rwo, false);
+        Attached writer = Attached.attach(controller, a, volume, rwo, false);
         String checksum = VolumeData.write(writer.target(), false, 2);
         writer.detach(controller);
 
-        Volumes.Attached onA = Volumes.Attached.attach(controller, a, volume, rox, true);
-        Volumes.Attached onB = Volumes.Attached.attach(controller, b, volume, rox, true);
+        Attached onA = Attached.attach(controller, a, volume, rox, true);
+        Attached onB = Attached.attach(controller, b, volume, rox, true);
         KernelObjects both = suite.snapshot();
         assertThat(both.keysStartingWith("nvmet subsystem " + onA.nqn() + " allowed host ")).as("both hosts allowed")
                 .hasSize(2);

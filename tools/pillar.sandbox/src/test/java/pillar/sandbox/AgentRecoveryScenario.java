@@ -40,7 +40,7 @@ final class AgentRecoveryScenario {
         VolumeCapability capability = Capabilities.readWriteOnce(mode, mode.fsType());
         Volume volume = controller.create(Volumes.pvName(), 320 * MIB, capability, Lifecycle.provisionerParameters(
                 suite.parameters(backend, mode.fsType()), "pvc-recovery"));
-        Volumes.Attached attached = Volumes.Attached.attach(controller, node, volume, capability, false);
+        Attached attached = Attached.attach(controller, node, volume, capability, false);
         String nqn = attached.nqn();
         String first = VolumeData.write(attached.target(), false, 3);
 
@@ -63,7 +63,7 @@ final class AgentRecoveryScenario {
         assertThat(KernelCleanup.list(SUBSYSTEMS)).as("a fresh nvmet").isEmpty();
         restartAgent();
         awaitExported(nqn, node.nodeId());
-        Volumes.Attached again = Volumes.Attached.attach(controller, node, volume, capability, false);
+        Attached again = Attached.attach(controller, node, volume, capability, false);
         Lifecycle.dropCaches();
         assertThat(VolumeData.read(again.target(), false)).as("the data after the second crash").isEqualTo(first);
         assertThat(Files.readString(again.target().resolve("after-crash"))).isEqualTo("written after the first crash");

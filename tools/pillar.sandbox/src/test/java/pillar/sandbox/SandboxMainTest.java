@@ -15,16 +15,18 @@ class SandboxMainTest {
         assertThat(o.backend()).isEqualTo(Backend.LVM_THIN);
         assertThat(o.mode()).isEqualTo(VolumeMode.EXT4);
         assertThat(o.keep()).isFalse();
+        assertThat(o.scenario()).isEqualTo(SandboxRun.Scenario.LIFECYCLE);
         assertThat(o.command()).isEmpty();
     }
 
     @Test
     void everythingAfterTheDoubleDashIsTheCommandVerbatim() {
         SandboxRun.Options o = SandboxMain.parse(new String[] {"up", "--project", "/p", "--out", "/o", "--backend", "zfs",
-                "--fs", "block", "--keep", "--", "csi-sanity", "--ginkgo.focus", "Node Service", "--keep"});
+                "--fs", "block", "--scenario", "snapshot", "--keep", "--", "csi-sanity", "--ginkgo.focus", "Node Service", "--keep"});
         assertThat(o.backend()).isEqualTo(Backend.ZFS);
         assertThat(o.mode()).isEqualTo(VolumeMode.BLOCK);
         assertThat(o.keep()).isTrue();
+        assertThat(o.scenario()).isEqualTo(SandboxRun.Scenario.SNAPSHOT);
         assertThat(o.command()).isEqualTo(List.of("csi-sanity", "--ginkgo.focus", "Node Service", "--keep"));
     }
 
@@ -34,6 +36,8 @@ class SandboxMainTest {
                 .hasMessage("--backend must be lvm, lvm-thin or zfs, is 'btrfs'");
         assertThatThrownBy(() -> SandboxMain.parse(new String[] {"up", "--project", "/p", "--out", "/o", "--fs", "vfat"}))
                 .hasMessage("--fs must be ext4, xfs or block, is 'vfat'");
+        assertThatThrownBy(() -> SandboxMain.parse(new String[] {"up", "--project", "/p", "--out", "/o", "--scenario", "backup"}))
+                .hasMessage("--scenario must be lifecycle or snapshot, is 'backup'");
         assertThatThrownBy(() -> SandboxMain.parse(new String[] {"up", "--out", "/o"}))
                 .hasMessage("--project and --out are required");
         assertThatThrownBy(() -> SandboxMain.parse(new String[] {"up", "--project"})).hasMessage("--project needs a value");

@@ -210,6 +210,11 @@ final class Stager {
         }
         MountOptions options = call.capability().mountOptions().forStaging(fsType);
         ports.mounter().mount(device, staging, fsType, call.capability().readerOnly() ? options.withReadOnly() : options);
+        if (!content.blank() && !call.capability().readerOnly()) {
+            // a volume restored or cloned into a larger size holds its source's smaller filesystem:
+            // grow it to the device, as NodeExpandVolume would (a filesystem that fills it is left alone)
+            ports.filesystems().grow(fsType, device, staging);
+        }
     }
 
     private void prepareStagingDirectory(Path staging) {

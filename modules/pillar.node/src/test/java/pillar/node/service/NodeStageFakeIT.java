@@ -77,6 +77,9 @@ class NodeStageFakeIT {
         node.node.nodeUnstageVolume(Csi.unstage("pvc-1", node.staging("pvc-1")));
         node.node.nodeStageVolume(Csi.stage("pvc-1", node.staging("pvc-1"), Csi.ext4(), node.export("pvc-1", GIB), Map.of()));
         assertThat(tools.count("mkfs.ext4")).isEqualTo(1);
+        // the blank device was formatted to its size; the formatted one (a restore may be larger than its
+        // source's filesystem) is grown to its device once mounted
+        assertThat(tools.count("resize2fs")).isEqualTo(1);
 
         Map<String, String> context = node.export("pvc-2", GIB);
         tools.formatted(node.root.resolve("backing/pvc-2.img"), "ext4");
@@ -122,6 +125,7 @@ class NodeStageFakeIT {
         node.node.nodeStageVolume(Csi.stage("pvc-r", node.staging("pvc-r"), Csi.fs("ext4", Mode.MULTI_NODE_READER_ONLY),
                 context, Map.of()));
         assertThat(mounter.find(node.staging("pvc-r"))).get().satisfies(e -> assertThat(e.readOnly()).isTrue());
+        assertThat(tools.count("resize2fs")).as("a read-only staging never writes").isZero();
     }
 
     @Test
