@@ -33,7 +33,7 @@ import io.fabric8.mockwebserver.MockWebServer;
 
 /**
  * An EMULATED Kubernetes API: fabric8's mock API server in CRUD mode on 127.0.0.1, serving the
- * chart's CRDs, with a kubeconfig written for it. It stores and watches objects like an API server
+ * chart's CRDs (and the external-snapshotter's VolumeSnapshotClass), with a kubeconfig written for it. It stores and watches objects like an API server
  * (status subresource, resourceVersion conflicts), but runs no admission, no schema validation and
  * no controllers of its own. It runs in the sandbox's own JVM (one JVM fewer to start under
  * emulation) until closed.
@@ -41,6 +41,15 @@ import io.fabric8.mockwebserver.MockWebServer;
 final class KubeApi implements AutoCloseable {
     /** Under emulation a request may take many seconds: generous timeouts, no retry that would re-POST. */
     private static final int REQUEST_TIMEOUT_MS = 120_000;
+
+    /**
+     * The external-snapshotter's VolumeSnapshotClass, served as on a cluster with snapshots set up
+     * (its CRDs are a cluster add-on, not the chart's): the controller then generates its classes.
+     */
+    static final CustomResourceDefinitionContext SNAPSHOT_CLASSES = new CustomResourceDefinitionContext.Builder()
+            .withName("volumesnapshotclasses.snapshot.storage.k8s.io").withGroup("snapshot.storage.k8s.io")
+            .withVersion("v1").withKind("VolumeSnapshotClass").withPlural("volumesnapshotclasses").withScope("Cluster")
+            .build();
 
     private final KubernetesMockServer server;
     private final KubernetesClient client;
@@ -76,8 +85,11 @@ final class KubeApi implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the CRDs in " + crds, e);
         }
+        List<CustomResourceDefinitionContext> served = new ArrayList<>(contexts);
+        served.add(SNAPSHOT_CLASSES);
+        names.add(SNAPSHOT_CLASSES.getName());
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new CountingDispatcher(contexts), false);
+                new CountingDispatcher(served), false);
         server.init(InetAddress.getLoopbackAddress(), port);
         KubernetesClient client = client("http://127.0.0.1:" + port);
         try {

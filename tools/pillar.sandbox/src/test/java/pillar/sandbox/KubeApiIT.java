@@ -63,7 +63,10 @@ class KubeApiIT {
     @Test
     void servesTheChartsCrdsThroughTheKubeconfigItWrites() {
         assertThat(api.crds()).containsExactly("pillaragents.pillar.csi.io", "pillarprotocols.pillar.csi.io",
-                "pillarstorageclasses.pillar.csi.io", "pillarstores.pillar.csi.io", "pillarvolumestates.pillar.csi.io");
+                "pillarsnapshotstates.pillar.csi.io", "pillarstorageclasses.pillar.csi.io", "pillarstores.pillar.csi.io",
+                "pillarvolumestates.pillar.csi.io", "volumesnapshotclasses.snapshot.storage.k8s.io");
+        assertThat(asController.supports("snapshot.storage.k8s.io/v1", "VolumeSnapshotClass"))
+                .as("discovery serves the external-snapshotter's class, as a cluster with snapshots does").isTrue();
         assertThat(asController.getNamespace()).isEqualTo("pillar-system");
         List<GenericKubernetesResource> quickstart = SandboxObjects.load(Path.of("../../examples/quickstart.yaml"));
         Quickstart.create(api.client(), quickstart, out);
