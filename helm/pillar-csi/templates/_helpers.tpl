@@ -112,3 +112,16 @@ readOnlyRootFilesystem: true
 capabilities:
   drop: ["ALL"]
 {{- end -}}
+
+{{/*
+"true" when the csi-snapshotter sidecar runs: snapshots.enabled true, or auto and the cluster serves
+snapshot.storage.k8s.io/v1 VolumeSnapshot (the external-snapshotter's CRDs).
+*/}}
+{{- define "pillar-csi.snapshotsEnabled" -}}
+{{- $enabled := toString .Values.snapshots.enabled -}}
+{{- if eq $enabled "auto" -}}
+{{- .Capabilities.APIVersions.Has "snapshot.storage.k8s.io/v1/VolumeSnapshot" -}}
+{{- else -}}
+{{- eq $enabled "true" -}}
+{{- end -}}
+{{- end -}}

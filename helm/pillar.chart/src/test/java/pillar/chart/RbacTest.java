@@ -38,6 +38,11 @@ class RbacTest {
                 rule("pillar.csi.io", List.of("pillarvolumestates"),
                         "get", "list", "watch", "create", "update", "patch", "delete"),
                 rule("pillar.csi.io", List.of("pillarvolumestates/status"), "update", "patch"),
+                rule("pillar.csi.io", List.of("pillarsnapshotstates"),
+                        "get", "list", "watch", "create", "update", "patch", "delete"),
+                rule("pillar.csi.io", List.of("pillarsnapshotstates/status"), "update", "patch"),
+                rule("snapshot.storage.k8s.io", List.of("volumesnapshotclasses"),
+                        "get", "list", "watch", "create", "update", "patch", "delete"),
                 rule("storage.k8s.io", List.of("storageclasses"), "get", "list", "watch", "create", "patch", "delete"),
                 rule("storage.k8s.io", List.of("csinodes"), "list", "watch"),
                 rule("", List.of("nodes"), "get"),
@@ -98,7 +103,7 @@ class RbacTest {
         List<PolicyRule> rules = Stream.concat(
                 withAgents.all(ClusterRole.class).stream().flatMap(r -> r.getRules().stream()),
                 withAgents.all(Role.class).stream().flatMap(r -> r.getRules().stream())).toList();
-        assertThat(rules).hasSize(37).filteredOn(rule -> !secrets.contains(rule)).hasSize(36).allSatisfy(rule -> {
+        assertThat(rules).hasSize(40).filteredOn(rule -> !secrets.contains(rule)).hasSize(39).allSatisfy(rule -> {
             assertThat(rule.getVerbs()).doesNotContain("*");
             assertThat(rule.getResources()).doesNotContain("*", "secrets");
             assertThat(rule.getApiGroups()).doesNotContain("*");

@@ -72,7 +72,7 @@ class ReleaseBundleIT {
         }
         List<String> sidecars = Files.readAllLines(release.resolve("sidecar-images.txt")).stream()
                 .filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
-        assertThat(sidecars).hasSize(5).allMatch(l -> l.matches("\\w+\\s+registry\\.k8s\\.io/sig-storage/csi-[a-z-]+:v\\d+\\.\\d+\\.\\d+"));
+        assertThat(sidecars).hasSize(6).allMatch(l -> l.matches("\\w+\\s+registry\\.k8s\\.io/sig-storage/csi-[a-z-]+:v\\d+\\.\\d+\\.\\d+"));
         String install = Files.readString(release.resolve("INSTALL.md"));
         assertThat(install).contains("sha256sum -c SHA256SUMS", "skopeo copy oci-archive:images/pillar-$w-" + chartAppVersion
                 + ".oci.tar docker://$MIRROR/pillar-csi/$w:" + chartAppVersion, "--set global.imageRegistry=$MIRROR", "helm install")
