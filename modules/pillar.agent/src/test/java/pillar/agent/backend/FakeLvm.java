@@ -31,7 +31,10 @@ import pillar.runtime.exec.ProcessRunner;
  * <p>Linear LVs and thin pools take physical space ({@link FakeExtents}): a linear LV made where a
  * removed one was shows that one's bytes unless they were zeroed, with {@code blkdiscard --zeroout}
  * (the one other program it understands). Thin LVs read zeroes when new; their pool's chunk reuse
- * is not modelled, only its {@code zero} setting as lvs reports it.
+ * is not modelled, only its {@code zero} setting as lvs reports it. Thin snapshots ({@code lvcreate -s})
+ * behave as {@code LvmSnapshotKernelIT#whatLvm2DoesWithThinSnapshots} pins lvm2 2.03.16: only the tags
+ * given (none copied from the origin), activation skipped ('k', inactive) unless {@code -kn}, the
+ * origin's size and bytes, and no dependency on the origin (either can be removed first).
  */
 public final class FakeLvm implements ProcessRunner {
     static final long EXTENT = 4L << 20;
