@@ -68,7 +68,12 @@ final class Lvm {
 
     /** {@code <vg>/<lv>}: how the commands name the LV of a volume. */
     String path(VolumeId id) {
-        return vg + "/" + id.value();
+        return path(id.value());
+    }
+
+    /** {@code <vg>/<name>}: how the commands name an LV (a snapshot's included). */
+    String path(String lv) {
+        return vg + "/" + lv;
     }
 
     /** {@code <vg>/<pool>}: the thin pool. */
@@ -115,14 +120,42 @@ final class Lvm {
 
     /** The LV of this volume, whoever owns it ({@code lvs <vg>/<lv>}); empty when there is none. */
     Optional<Lv> lv(VolumeId id) {
+        return lv(id.value());
+    }
+
+    /** The LV of this name ({@code lvs <vg>/<name>}), whoever owns it; empty when there is none. */
+    Optional<Lv> lv(String name) {
         try {
-            return LvmReport.lvs(report(LvmReport.LV_FIELDS, path(id))).stream().filter(l -> l.name().equals(id.value())).findFirst();
+            return LvmReport.lvs(report(LvmReport.LV_FIELDS, path(name))).stream().filter(l -> l.name().equals(name)).findFirst();
         } catch (CommandFailedException e) {
             return switch (LvmFailure.of(e)) {
                 case LV_NOT_FOUND -> Optional.empty();
                 case VG_NOT_FOUND -> throw unavailable(e);
-                default -> throw BackendException.failed("lvs of " + path(id) + " failed", e);
+                default -> throw BackendException.failed("lvs of " + path(name) + " failed", e);
             };
+        }
+    }
+
+    /** The LV of this name with its creation time ({@code lv_time}); empty when there is none. */
+    Optional<LvmReport.Stamped> stamped(String name) {
+        try {
+            return LvmReport.stamped(report(LvmReport.STAMPED_FIELDS, path(name))).stream().filter(l -> l.lv().name().equals(name))
+                    .findFirst();
+        } catch (CommandFailedException e) {
+            return switch (LvmFailure.of(e)) {
+                case LV_NOT_FOUND -> Optional.empty();
+                case VG_NOT_FOUND -> throw unavailable(e);
+                default -> throw BackendException.failed("lvs of " + path(name) + " failed", e);
+            };
+        }
+    }
+
+    /** Every LV of the volume group with its creation time ({@code lvs <vg>}). */
+    List<LvmReport.Stamped> stampedLvs() {
+        try {
+            return LvmReport.stamped(report(LvmReport.STAMPED_FIELDS, vg));
+        } catch (CommandFailedException e) {
+            throw LvmFailure.of(e) == LvmFailure.VG_NOT_FOUND ? unavailable(e) : BackendException.failed("lvs of " + vg + " failed", e);
         }
     }
 
@@ -197,17 +230,66 @@ final class Lvm {
 
     /** {@code lvremove -f} of the volume's LV: empty when it is gone (or was), the failure when something holds it. */
     Optional<BackendException> remove(VolumeId id) {
+        return remove(id.value());
+    }
+
+    /** {@code lvremove -f <vg>/<name>}: empty when it is gone (or was), the failure when something holds it. */
+    Optional<BackendException> remove(String name) {
         try {
-            run(List.of("lvremove", "-f", path(id)));
+            run(List.of("lvremove", "-f", path(name)));
             return Optional.empty();
         } catch (CommandFailedException e) {
             return switch (LvmFailure.of(e)) {
                 case LV_NOT_FOUND -> Optional.empty();
-                case IN_USE -> Optional.of(new BackendException(Kind.FAILED, path(id)
+                case IN_USE -> Optional.of(new BackendException(Kind.FAILED, path(name)
                         + " is in use: unexport it first (an nvmet namespace or a mount still holds it)", e));
                 case VG_NOT_FOUND -> throw unavailable(e);
-                default -> throw BackendException.failed("lvremove of " + id + " failed", e);
+                default -> throw BackendException.failed("lvremove of " + path(name) + " failed", e);
             };
+        }
+    }
+
+    /**
+     * {@code lvcreate -y -s [-kn] --addtag T... -n NAME <vg>/<origin>}: a thin snapshot of a thin LV, in its
+     * pool and of its size, with these tags. LVM gives a thin snapshot the activation-skip flag and
+     * leaves it inactive; {@code active} clears the flag ({@code -kn}) so that the new LV is activated
+     * now and by every later activation, as a volume must be. A name already taken or a full pool is a
+     * result; a missing origin is NOT_FOUND, a missing group UNAVAILABLE, anything else FAILED.
+     */
+    Creation thinSnapshot(String origin, String name, List<String> tags, boolean active) {
+        List<String> argv = new ArrayList<>(List.of("lvcreate", "-y", "-s"));
+        if (active) {
+            argv.add("-kn");
+        }
+        for (String tag : tags) {
+            argv.addAll(List.of("--addtag", tag));
+        }
+        argv.addAll(List.of("-n", name, path(origin)));
+        try {
+            exec(argv);
+            return new Creation.Made(false);
+        } catch (CommandFailedException e) {
+            return switch (LvmFailure.of(e)) {
+                case EXISTS -> new Creation.NameTaken(e);
+                case NO_SPACE -> new Creation.NoRoom(e);
+                case LV_NOT_FOUND -> throw new BackendException(Kind.NOT_FOUND, path(origin) + " does not exist", e);
+                case VG_NOT_FOUND, POOL_NOT_FOUND -> throw unavailable(e);
+                default -> throw BackendException.failed("lvcreate of the thin snapshot " + path(name) + " of " + origin + " failed", e);
+            };
+        }
+    }
+
+    /** {@code lvchange --deltag T... <vg>/<name>}: takes these tags off the LV (one it does not carry is no error). */
+    void deleteTags(String name, List<String> tags) {
+        List<String> argv = new ArrayList<>(List.of("lvchange"));
+        for (String tag : tags) {
+            argv.addAll(List.of("--deltag", tag));
+        }
+        argv.add(path(name));
+        try {
+            run(argv);
+        } catch (CommandFailedException e) {
+            throw BackendException.failed("lvchange --deltag of " + path(name) + " failed", e);
         }
     }
 

@@ -10,8 +10,9 @@ import pillar.runtime.exec.CommandFailedException;
  * the message decides. The messages are LVM 2.03's, captured from the real tools in the test VM
  * (see the test resources {@code pillar/agent/backend/lvm/}):
  * <ul>
- *   <li>{@code Failed to find logical volume "vg0/pvc-1"} (lvs, lvremove) and
- *       {@code Logical volume pvc-1 not found in volume group vg0.} (lvextend);</li>
+ *   <li>{@code Failed to find logical volume "vg0/pvc-1"} (lvs, lvremove),
+ *       {@code Logical volume pvc-1 not found in volume group vg0.} (lvextend) and
+ *       {@code Snapshot origin LV pvc-1 not found in Volume group vg0.} (lvcreate -s);</li>
  *   <li>{@code Volume group "vg0" not found} then {@code Cannot process volume group vg0};</li>
  *   <li>{@code Pool pool0 not found in Volume group vg0.};</li>
  *   <li>{@code Logical Volume "pvc-1" already exists in volume group "vg0"};</li>
@@ -50,7 +51,8 @@ enum LvmFailure {
     private static LvmFailure ofLine(String line) {
         String lower = line.toLowerCase(Locale.ROOT);
         if (line.startsWith("Failed to find logical volume ")
-                || line.startsWith("Logical volume ") && lower.contains(" not found in volume group ")) {
+                || line.startsWith("Logical volume ") && lower.contains(" not found in volume group ")
+                || lower.contains("origin") && lower.contains(" not found in volume group ")) {
             return LV_NOT_FOUND;
         }
         if (line.startsWith("Volume group ") && line.endsWith(" not found")) {

@@ -1,9 +1,14 @@
 package pillar.agent.backend;
 
 import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Collectors;
 
 import io.helidon.json.JsonArray;
@@ -21,6 +26,10 @@ import io.helidon.json.JsonValue;
 final class LvmReport {
     /** Fields of {@link Lv}, in the order {@code -o} asks for them. */
     static final String LV_FIELDS = "lv_name,lv_path,lv_size,lv_tags,pool_lv,lv_attr,vg_extent_size";
+    /** Fields of {@link Stamped}: those of {@link Lv} and {@code lv_time}. */
+    static final String STAMPED_FIELDS = LV_FIELDS + ",lv_time";
+    /** How lvs prints {@code lv_time} (report/time_format's default {@code %Y-%m-%d %T %z}). */
+    private static final DateTimeFormatter LV_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss Z", Locale.ROOT);
     /** Fields of {@link Vg}. */
     static final String VG_FIELDS = "vg_name,vg_size,vg_free,vg_extent_size";
     /** Fields of {@link ThinPool}. */
@@ -45,6 +54,10 @@ final class LvmReport {
         }
     }
 
+    /** A logical volume and when LVM created it ({@code lv_time}, whole seconds). */
+    record Stamped(Lv lv, Instant created) {
+    }
+
     /** One volume group: size and free bytes, and the extent size every LV size is a multiple of. */
     record Vg(String name, long size, long free, long extentSize) {
     }
@@ -63,10 +76,25 @@ final class LvmReport {
     }
 
     static List<Lv> lvs(String json) {
-        return rows(json, "lv").stream()
-                .map(row -> new Lv(text(row, "lv_name"), text(row, "lv_path"), number(row, "lv_size"), tags(text(row, "lv_tags")),
-                        text(row, "pool_lv"), text(row, "lv_attr"), number(row, "vg_extent_size")))
-                .toList();
+        return rows(json, "lv").stream().map(LvmReport::lv).toList();
+    }
+
+    private static Lv lv(JsonObject row) {
+        return new Lv(text(row, "lv_name"), text(row, "lv_path"), number(row, "lv_size"), tags(text(row, "lv_tags")),
+                text(row, "pool_lv"), text(row, "lv_attr"), number(row, "vg_extent_size"));
+    }
+
+    private static Instant time(JsonObject row, String field) {
+        String text = text(row, field);
+        try {
+            return OffsetDateTime.parse(text, LV_TIME).toInstant();
+        } catch (DateTimeParseException e) {
+            throw malformed("lvm's report has '" + Texts.oneLine(text) + "' in the time field " + field);
+        }
+    }
+
+    static List<Stamped> stamped(String json) {
+        return rows(json, "lv").stream().map(row -> new Stamped(lv(row), time(row, "lv_time"))).toList();
     }
 
     static List<Vg> vgs(String json) {

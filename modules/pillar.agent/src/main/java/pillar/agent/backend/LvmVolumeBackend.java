@@ -24,6 +24,7 @@ import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.ProcessRunner;
 import pillar.api.value.ByteSize;
 import pillar.api.value.InvalidValueException;
+import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
 
 /**
@@ -79,6 +80,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
     private final boolean thin;
     private final String installationTag;
     private final DeviceZeroing zeroing;
+    private final LvmSnapshots snapshots;
     /** The volume group's extent size as the last report gave it; 0 until one did. */
     private volatile long extentSize;
 
@@ -107,6 +109,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
         this.thin = config.kind() == BackendKind.BACKEND_KIND_LVM_THIN;
         this.installationTag = INSTALLATION_TAG + installation.value();
         this.zeroing = new DeviceZeroing(runner, commandTimeout);
+        this.snapshots = new LvmSnapshots(config.parent(), installationTag);
     }
 
     @Override
@@ -277,7 +280,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
         List<BackendVolume> volumes = new ArrayList<>();
         for (Lv lv : lvs) {
             extentSize = lv.extentSize();
-            if (!owns(lv)) {
+            if (!owns(lv) || LvmSnapshots.isSnapshotName(lv.name())) {
                 continue;
             }
             try {
@@ -319,6 +322,175 @@ public final class LvmVolumeBackend implements VolumeBackend {
         String pool = lvm.poolPath();
         return "thin pool " + pool + " does not zero new chunks, so a new volume could show bytes of a deleted one: turn"
                 + " zeroing on with 'lvchange --zero y " + pool + "', or accept it explicitly on the PillarStore";
+    }
+
+    // --- snapshots (thin only) -------------------------------------------------------------------------
+
+    /** A thin backend: thin snapshots; a linear one cannot take any. */
+    @Override
+    public boolean snapshots() {
+        return thin;
+    }
+
+    /**
+     * {@code lvcreate -s} of the source's thin LV as {@code snap.<id>} ({@link LvmSnapshots}), left with
+     * LVM's activation-skip flag and inactive: it is never exported, only restored from. Its size is the
+     * source's then, its creation time LVM's {@code lv_time}.
+     */
+    @Override
+    public BackendSnapshot snapshot(SnapshotId id, VolumeId source) {
+        requireThin("take snapshots");
+        String name = LvmSnapshots.name(id);
+        Optional<LvmReport.Stamped> existing = lvm.stamped(name);
+        if (existing.isEmpty()) {
+            lookup(source).filter(this::owns).orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + source
+                    + " does not exist in " + lvm.where()));
+            switch (lvm.thinSnapshot(source.value(), name, snapshots.tags(source), false)) {
+                case Creation.NoRoom full -> throw new BackendException(Kind.NO_SPACE, lvm.where() + " has no room for snapshot " + id
+                        + ": " + Texts.oneLine(full.cause().stderr()), full.cause());
+                case Creation.NameTaken taken -> LOG.fine(() -> lvm.path(name) + " was made meanwhile");
+                case Creation.Made made -> LOG.info(() -> "took snapshot " + lvm.path(name) + " of " + source);
+            }
+            existing = lvm.stamped(name);
+        }
+        LvmReport.Stamped lv = existing.orElseThrow(() -> new BackendException(Kind.FAILED, "lvcreate made " + lvm.path(name)
+                + " but lvs does not show it"));
+        BackendSnapshot found = snapshots.ours(lv).orElseThrow(() -> new BackendException(Kind.CONFLICT, "an LV named "
+                + lvm.path(name) + " exists and is not snapshot " + id + " of backend " + config.name() + " (" + ownership(lv.lv()) + ")"));
+        if (!found.source().equals(source)) {
+            throw new BackendException(Kind.CONFLICT, "snapshot " + id + " already exists of volume " + found.source() + ", not of " + source);
+        }
+        tidy(name, lv.lv(), snapshots.tags(source));
+        return found;
+    }
+
+    @Override
+    public Optional<BackendSnapshot> findSnapshot(SnapshotId id) {
+        return thin ? lvm.stamped(LvmSnapshots.name(id)).flatMap(snapshots::ours) : Optional.empty();
+    }
+
+    /**
+     * {@code lvremove} of the snapshot's LV. Nothing depends on it: a thin snapshot of it (a restore)
+     * is a thin LV of its own that LVM keeps when its origin goes.
+     */
+    @Override
+    public void deleteSnapshot(SnapshotId id) {
+        if (!thin) {
+            return;
+        }
+        String name = LvmSnapshots.name(id);
+        Optional<LvmReport.Stamped> lv = lvm.stamped(name);
+        if (lv.isEmpty()) {
+            return;
+        }
+        if (snapshots.ours(lv.get()).isEmpty()) {
+            throw new BackendException(Kind.FAILED, "refusing to remove " + lvm.path(name) + ": it is not a snapshot of backend "
+                    + config.name() + " (" + ownership(lv.get().lv()) + ")");
+        }
+        DeviceWait.whileBusy(deviceTimeout, () -> lvm.remove(name));
+        LOG.info(() -> "removed snapshot " + lvm.path(name));
+    }
+
+    @Override
+    public List<BackendSnapshot> listSnapshots() {
+        return thin ? lvm.stampedLvs().stream().map(snapshots::ours).flatMap(Optional::stream).toList() : List.of();
+    }
+
+    /**
+     * A restore or clone: a thin snapshot of the snapshot's or volume's LV named after the new volume,
+     * tagged as {@link #create} tags one plus the request ({@link LvmSnapshots#CONTENT_TAG}), activated
+     * without the activation-skip flag ({@code -kn}), and grown with lvextend when asked larger.
+     * LINKED and DEFAULT are the same; INDEPENDENT is refused (INVALID): a thin snapshot shares its
+     * blocks with its source in the pool, which INDEPENDENT promises not to. The new volume depends on
+     * nothing else: its source and the snapshot can be deleted in any order.
+     */
+    @Override
+    public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool nonZeroing,
+                                VolumeSource source) {
+        checkOptions(options);
+        Lvm.checkName(id);
+        requireThin("make volumes from a snapshot or a volume");
+        if (source.mode() == VolumeSource.Mode.INDEPENDENT) {
+            throw new BackendException(Kind.INVALID, "backend " + config.name() + " is an LVM thin pool: a volume made from a source"
+                    + " is a thin snapshot, which shares its blocks with the source, so an INDEPENDENT copy cannot be made here"
+                    + " (ask for DEFAULT or LINKED)");
+        }
+        if (size.bytes() <= 0) {
+            throw new BackendException(Kind.OUT_OF_RANGE, "a volume needs a size above 0 bytes");
+        }
+        Optional<Lv> existing = lookup(id);
+        ByteSize rounded = roundUp(size, extentSize());
+        String content = LvmSnapshots.contentTag(source, rounded);
+        List<String> tags = List.of(TAG, installationTag, content);
+        if (existing.isEmpty()) {
+            String origin = origin(id, source, rounded);
+            if (nonZeroing == NonZeroingPool.REFUSE && !lvm.thinPool().zeroing()) {
+                throw new BackendException(Kind.UNAVAILABLE, notZeroing() + "; refusing to create " + id);
+            }
+            switch (lvm.thinSnapshot(origin, id.value(), tags, true)) {
+                case Creation.NoRoom full -> throw noSpace(id, rounded, full.cause());
+                case Creation.NameTaken taken -> LOG.fine(() -> lvm.path(id) + " was made meanwhile");
+                case Creation.Made made -> LOG.info(() -> "made " + lvm.path(id) + " as a thin snapshot of " + lvm.path(origin));
+            }
+            existing = lookup(id);
+        }
+        Lv lv = existing.orElseThrow(() -> new BackendException(Kind.FAILED, "lvcreate made " + id + " but lvs does not show it"));
+        if (!owns(lv) || !lv.tags().contains(content)) {
+            throw new BackendException(Kind.CONFLICT, "an LV named " + id + " already exists in volume group " + config.pool()
+                    + " and was not made from " + content.substring(LvmSnapshots.CONTENT_TAG.length()) + " ("
+                    + (owns(lv) ? LvmSnapshots.contents(lv) : ownership(lv)) + ")");
+        }
+        if (lv.size() > rounded.bytes()) {
+            throw new BackendException(Kind.CONFLICT, "volume " + id + " already exists with " + ByteSize.of(lv.size())
+                    + ", not the " + rounded + " requested");
+        }
+        tidy(id.value(), lv, tags);
+        BackendVolume volume = usable(id, lv);
+        if (lv.size() < rounded.bytes()) {
+            lvm.extend(id, rounded); // larger than its source (or a crash came between the snapshot and its growth)
+            LOG.info(() -> "grew " + lvm.path(id) + " from " + ByteSize.of(lv.size()) + " to " + rounded);
+            return new BackendVolume(id, rounded, volume.device());
+        }
+        return volume;
+    }
+
+    /** The LV a new volume is a thin snapshot of: NOT_FOUND when missing, OUT_OF_RANGE when larger than {@code rounded}. */
+    private String origin(VolumeId id, VolumeSource source, ByteSize rounded) {
+        String origin;
+        long originSize;
+        switch (source) {
+            case VolumeSource.FromSnapshot s -> {
+                origin = LvmSnapshots.name(s.snapshot());
+                originSize = lvm.stamped(origin).flatMap(snapshots::ours).orElseThrow(() -> ZfsSnapshots.missing(source, lvm.where()))
+                        .size().bytes();
+            }
+            case VolumeSource.FromVolume v -> {
+                origin = v.volume().value();
+                originSize = lookup(v.volume()).filter(this::owns).orElseThrow(() -> ZfsSnapshots.missing(source, lvm.where())).size();
+            }
+        }
+        if (rounded.bytes() < originSize) {
+            throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + rounded + " is smaller than its source ("
+                    + ByteSize.of(originSize) + ")");
+        }
+        return origin;
+    }
+
+    /** Takes tags of ours off the LV that it should not carry (an origin's, should lvcreate -s copy them). */
+    private void tidy(String name, Lv lv, List<String> wanted) {
+        List<String> stray = LvmSnapshots.stray(lv, wanted);
+        if (!stray.isEmpty()) {
+            lvm.deleteTags(name, stray);
+            LOG.info(() -> "took the tags " + stray + " off " + lvm.path(name));
+        }
+    }
+
+    /** A linear backend refuses with UNSUPPORTED, naming its layout. */
+    private void requireThin(String what) {
+        if (!thin) {
+            throw new BackendException(Kind.UNSUPPORTED, "backend " + config.name() + " is an LVM linear volume group: it cannot "
+                    + what + " (use a thin pool)");
+        }
     }
 
     // --- helpers ---------------------------------------------------------------------------------------

@@ -5,6 +5,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,10 +31,19 @@ import pillar.runtime.exec.ProcessRunner;
  * <p>Linear LVs and thin pools take physical space ({@link FakeExtents}): a linear LV made where a
  * removed one was shows that one's bytes unless they were zeroed, with {@code blkdiscard --zeroout}
  * (the one other program it understands). Thin LVs read zeroes when new; their pool's chunk reuse
- * is not modelled, only its {@code zero} setting as lvs reports it.
+ * is not modelled, only its {@code zero} setting as lvs reports it. Thin snapshots ({@code lvcreate -s})
+ * behave as {@code LvmSnapshotKernelIT#whatLvm2DoesWithThinSnapshots} pins lvm2 2.03.16: only the tags
+ * given (none copied from the origin), activation skipped ('k', inactive) unless {@code -kn}, the
+ * origin's size and bytes, and no dependency on the origin (either can be removed first).
  */
 public final class FakeLvm implements ProcessRunner {
     static final long EXTENT = 4L << 20;
+    /** How lvs prints lv_time (report/time_format {@code %Y-%m-%d %T %z}). */
+    private static final DateTimeFormatter LV_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss Z", Locale.ROOT)
+            .withZone(ZoneOffset.UTC);
+    /** When the first LV is made; each next one a second later. */
+    static final Instant FIRST_TIME = Instant.parse("2026-12-03T10:00:00Z");
+    private Instant clock = FIRST_TIME;
     private static final int ECMD_FAILED = 5;
     private static final int EINVALID_CMD_LINE = 3;
 
@@ -53,6 +65,9 @@ public final class FakeLvm implements ProcessRunner {
         final String pool; // "" unless thin
         final boolean thinPool;
         boolean active = true;
+        boolean skipActivation; // lv_attr 'k': thin snapshots unless made with -kn
+        byte[] data = new byte[0]; // a thin LV's bytes while it has no node (inactive)
+        Instant time = Instant.EPOCH;
         boolean zeroing = true; // thin pools: zero new chunks
         long dataUsed; // thin pools: bytes of data written
         double metadataPercent = 10.25; // thin pools: as lvs -o metadata_percent shows it
@@ -60,7 +75,7 @@ public final class FakeLvm implements ProcessRunner {
         Lv(String name, long size, List<String> tags, String pool, boolean thinPool) {
             this.name = name;
             this.size = size;
-            this.tags = tags;
+            this.tags = new ArrayList<>(tags);
             this.pool = pool;
             this.thinPool = thinPool;
         }
@@ -168,6 +183,16 @@ public final class FakeLvm implements ProcessRunner {
         lvs.get(pool).dataUsed += bytes;
     }
 
+    /** The names of every LV of the group, the thin pool's included, as {@code lvs} sorts them. */
+    public synchronized List<String> names() {
+        return List.copyOf(lvs.keySet());
+    }
+
+    /** Whether the LV is active (it has its device node). */
+    synchronized boolean active(String name) {
+        return lvs.get(name).active;
+    }
+
     public synchronized boolean exists(String name) {
         return lvs.containsKey(name);
     }
@@ -206,7 +231,7 @@ public final class FakeLvm implements ProcessRunner {
         return switch (a.get(0)) {
             case "lvs" -> lvs(command, a);
             case "vgs" -> vgs(command, a);
-            case "lvcreate" -> lvcreate(command, a);
+            case "lvcreate" -> a.contains("-s") ? snapshot(command, a) : lvcreate(command, a);
             case "lvextend" -> lvextend(command, a);
             case "lvremove" -> lvremove(command, a);
             case "lvchange" -> lvchange(command, a);
@@ -300,6 +325,7 @@ public final class FakeLvm implements ProcessRunner {
                     + " extents): " + extents + " required.\n");
         }
         lvs.put(name, new Lv(name, extents * extent, List.copyOf(tags), thin ? pool : "", false));
+        lvs.get(name).time = tick();
         created.add(name);
         place(name, extents * extent, thin ? pool : "");
         if (zero) {
@@ -351,6 +377,9 @@ public final class FakeLvm implements ProcessRunner {
     }
 
     private CommandResult lvchange(Command command, List<String> a) {
+        if (a.get(1).equals("--deltag")) {
+            return deltag(command, a);
+        }
         expect(a, a.size() == 4 && a.get(1).equals("-ay") && a.get(2).equals("-K"));
         Lv lv = existing(command, a.get(3), false);
         if (!lv.active) {
@@ -358,9 +387,103 @@ public final class FakeLvm implements ProcessRunner {
             createNode(lv.name);
             if (lv.pool.isEmpty()) {
                 space.load(lv.name, node(lv.name));
+            } else {
+                write(node(lv.name), lv.data);
             }
         }
         return ok("");
+    }
+
+    /** {@code lvchange --deltag T... VG/LV}: a tag the LV does not carry is no error. */
+    private CommandResult deltag(Command command, List<String> a) {
+        List<String> gone = new ArrayList<>();
+        int i = 1;
+        for (; i < a.size() - 1; i += 2) {
+            expect(a, a.get(i).equals("--deltag"));
+            gone.add(a.get(i + 1));
+        }
+        expect(a, i == a.size() - 1);
+        Lv lv = existing(command, a.get(i), false);
+        lv.tags.removeAll(gone);
+        return ok("  Logical volume " + a.get(i) + " changed.\n");
+    }
+
+    /**
+     * {@code lvcreate -y -s [-kn] --addtag T... -n NAME VG/ORIGIN}: a thin snapshot of a thin LV, in its
+     * pool, of its size and with its bytes; skipping activation (inactive, attr 'k') unless {@code -kn}.
+     */
+    private CommandResult snapshot(Command command, List<String> a) {
+        expect(a, a.size() >= 6 && a.subList(0, 3).equals(List.of("lvcreate", "-y", "-s")));
+        boolean activate = false;
+        String name = null;
+        List<String> tags = new ArrayList<>();
+        int i = 3;
+        for (; i < a.size() - 1; i++) {
+            switch (a.get(i)) {
+                case "-kn" -> activate = true;
+                case "--addtag" -> tags.add(a.get(++i));
+                case "-n" -> name = a.get(++i);
+                default -> throw notUnderstood(a);
+            }
+        }
+        expect(a, i == a.size() - 1 && name != null);
+        String[] origin = a.get(i).split("/", 2);
+        expect(a, origin.length == 2);
+        if (!origin[0].equals(vg)) {
+            throw vgNotFound(command, origin[0]);
+        }
+        for (String reserved : List.of("snapshot", "pvmove")) {
+            if (name.startsWith(reserved)) {
+                throw failure(command, EINVALID_CMD_LINE, "  Names starting \"" + reserved
+                        + "\" are reserved. Please choose a different LV name.\n  Run `lvcreate --help' for more information.\n");
+            }
+        }
+        Lv from = lvs.get(origin[1]);
+        if (from == null) {
+            throw failure(command, ECMD_FAILED, "  Snapshot origin LV " + origin[1] + " not found in Volume group " + vg + ".\n");
+        }
+        if (from.pool.isEmpty()) {
+            throw failure(command, EINVALID_CMD_LINE, "  Please specify either size or extents with snapshots.\n"
+                    + "  Run `lvcreate --help' for more information.\n");
+        }
+        if (lvs.containsKey(name)) {
+            throw failure(command, ECMD_FAILED, "  Logical Volume \"" + name + "\" already exists in volume group \"" + vg + "\"\n");
+        }
+        byte[] bytes = from.active ? read(node(from.name)) : from.data;
+        Lv lv = new Lv(name, from.size, new ArrayList<>(tags), from.pool, false);
+        lv.time = tick();
+        lv.skipActivation = !activate;
+        lv.active = activate;
+        lv.data = bytes;
+        lvs.put(name, lv);
+        created.add(name);
+        if (activate) {
+            write(node(name), bytes);
+        }
+        return ok("  Logical volume \"" + name + "\" created.\n");
+    }
+
+    private Instant tick() {
+        Instant now = clock;
+        clock = clock.plusSeconds(1);
+        return now;
+    }
+
+    private static byte[] read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readAllBytes(file) : new byte[0];
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void write(Path file, byte[] bytes) {
+        try {
+            Files.createDirectories(file.getParent());
+            Files.write(file, bytes);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** {@code blkdiscard --zeroout DEVICE}: the whole LV reads zeroes (or half of it, when interrupted). */
@@ -396,6 +519,8 @@ public final class FakeLvm implements ProcessRunner {
     private void keepBytes(Lv lv) {
         if (lv.pool.isEmpty() && !lv.thinPool && lv.active && Files.exists(node(lv.name))) {
             space.store(lv.name, node(lv.name));
+        } else if (!lv.pool.isEmpty() && lv.active) {
+            lv.data = read(node(lv.name));
         }
     }
 
@@ -410,8 +535,10 @@ public final class FakeLvm implements ProcessRunner {
         f.put("lv_tags", String.join(",", lv.tags));
         f.put("pool_lv", lv.pool);
         String active = lv.active ? "a" : "-";
-        f.put("lv_attr", lv.thinPool ? "twi-aotz--" : lv.pool.isEmpty() ? "-wi-" + active + "-----" : "Vwi-" + active + "-tz--");
+        f.put("lv_attr", lv.thinPool ? "twi-aotz--" : lv.pool.isEmpty() ? "-wi-" + active + "-----"
+                : "Vwi-" + active + "-tz-" + (lv.skipActivation ? "k" : "-"));
         f.put("vg_extent_size", Long.toString(extent));
+        f.put("lv_time", LV_TIME.format(lv.time));
         f.put("zero", lv.thinPool ? (lv.zeroing ? "zero" : "") : "unknown");
         f.put("data_percent", lv.thinPool ? String.format(Locale.ROOT, "%.2f", 100.0 * lv.dataUsed / lv.size)
                 : lv.pool.isEmpty() ? "" : "0.00");

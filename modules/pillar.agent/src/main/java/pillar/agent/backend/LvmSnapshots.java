@@ -1,0 +1,97 @@
+package pillar.agent.backend;
+
+import java.util.List;
+import java.util.Optional;
+
+import pillar.agent.backend.LvmReport.Lv;
+import pillar.api.value.ByteSize;
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.SnapshotId;
+import pillar.api.value.VolumeId;
+
+/**
+ * The snapshot side of a thin {@link LvmVolumeBackend}: which LVs are this installation's snapshots, and
+ * the tags of snapshots and of the volumes made from a source.
+ * <ul>
+ *   <li>A CSI snapshot is the thin LV {@code <vg>/snap.<snapshot-id>} in the backend's pool (LVM reserves
+ *       names starting "snapshot"), tagged {@value #SNAPSHOT_TAG}, the installation tag and
+ *       {@value #SOURCE_TAG}{@code <volume-id>}; never {@value LvmVolumeBackend#TAG}. Its name has a '.',
+ *       which no volume ID has, so it is never found, listed nor adopted as a volume, whatever tags it
+ *       carries; and a volume (its name a volume ID) is never taken for a snapshot.</li>
+ *   <li>A restore or clone is a thin snapshot named after its volume, tagged as a new volume is plus
+ *       {@value #CONTENT_TAG}{@code <source>/<id>/linked/<bytes>} (the request, as ZFS records it), so a
+ *       retry of the same request is recognised and any other is a conflict.</li>
+ * </ul>
+ * Tags of ours an LV carries beyond these (should {@code lvcreate -s} copy the origin's) are
+ * {@link #stray} and taken off.
+ */
+final class LvmSnapshots {
+    /** The prefix of a snapshot's LV name; the snapshot ID follows. */
+    static final String PREFIX = "snap.";
+    /** The tag on every snapshot LV this driver takes; distinct from the volumes' tag. */
+    static final String SNAPSHOT_TAG = "pillar-csi.snapshot";
+    /** The prefix of the tag naming the volume a snapshot was taken of (it may be deleted since). */
+    static final String SOURCE_TAG = "pillar-csi.source:";
+    /** The prefix of the tag recording what a volume was made from and the size asked for. */
+    static final String CONTENT_TAG = "pillar-csi.content:";
+
+    private final String pool;
+    private final String installationTag;
+
+    /**
+     * @param pool            the thin pool the backend's snapshots are in
+     * @param installationTag the tag of the installation they belong to
+     */
+    LvmSnapshots(String pool, String installationTag) {
+        this.pool = pool;
+        this.installationTag = installationTag;
+    }
+
+    /** The LV name of a snapshot: {@code snap.<id>}, at most 68 characters of [a-z0-9.-] (LVM allows 127). */
+    static String name(SnapshotId id) {
+        return PREFIX + id.value();
+    }
+
+    /** Whether an LV name is a snapshot's (never a volume's: volume IDs have no '.'). */
+    static boolean isSnapshotName(String lv) {
+        return lv.startsWith(PREFIX);
+    }
+
+    /** The tags a new snapshot of {@code source} carries. */
+    List<String> tags(VolumeId source) {
+        return List.of(SNAPSHOT_TAG, installationTag, SOURCE_TAG + source.value());
+    }
+
+    /** The tag recording a request for a volume from {@code source} of {@code rounded} bytes. */
+    static String contentTag(VolumeSource source, ByteSize rounded) {
+        return CONTENT_TAG + ZfsSnapshots.sized(ZfsSnapshots.content(source, true), rounded);
+    }
+
+    /** The LV as a snapshot of this installation in this pool; empty for any other LV. */
+    Optional<BackendSnapshot> ours(LvmReport.Stamped stamped) {
+        Lv lv = stamped.lv();
+        if (!isSnapshotName(lv.name()) || !lv.pool().equals(pool) || !lv.tags().contains(SNAPSHOT_TAG)
+                || !lv.tags().contains(installationTag)) {
+            return Optional.empty();
+        }
+        try {
+            SnapshotId id = SnapshotId.of(lv.name().substring(PREFIX.length()));
+            VolumeId source = VolumeId.of(lv.tags().stream().filter(t -> t.startsWith(SOURCE_TAG)).findFirst()
+                    .map(t -> t.substring(SOURCE_TAG.length())).orElse(""));
+            return Optional.of(new BackendSnapshot(id, source, ByteSize.of(lv.size()), stamped.created()));
+        } catch (InvalidValueException e) {
+            return Optional.empty(); // tagged as ours but not named or tagged as a snapshot is: never adopted
+        }
+    }
+
+    /** The tags of ours on the LV that are not {@code wanted} (copied from an origin, or left by a crash). */
+    static List<String> stray(Lv lv, List<String> wanted) {
+        return lv.tags().stream().filter(t -> t.startsWith(LvmVolumeBackend.TAG) && !wanted.contains(t)).toList();
+    }
+
+    /** What the LV says it was made from, for a conflict's message. */
+    static String contents(Lv lv) {
+        List<String> contents = lv.tags().stream().filter(t -> t.startsWith(CONTENT_TAG)).map(t -> t.substring(CONTENT_TAG.length())).toList();
+        return contents.isEmpty() ? "no content tag" : "made from " + String.join(", ", contents);
+    }
+}
