@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>The lifecycle matrix covers every filesystem once and every backend once (lvm-thin with ext4,
  * lvm with xfs, zfs with Block), the agent's crash runs on zfs with xfs, the access modes and the
- * conformance checks on lvm-thin with ext4. {@code PILLAR_SUITE_MATRIX=full} runs all nine
+ * conformance checks on lvm-thin with ext4, the snapshot scenario on lvm-thin and zfs, each with a
+ * filesystem and in Block mode. {@code PILLAR_SUITE_MATRIX=full} runs all nine
  * lifecycles instead.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -104,5 +105,32 @@ class EndToEndKernelIT {
     @Test
     void theAgentKilledAndTheTargetWipedInTheMiddleOfALifecycle() throws Exception {
         new AgentRecoveryScenario(suite).run(Backend.ZFS, VolumeMode.XFS);
+    }
+
+    @Order(8)
+    @TestFactory
+    List<DynamicTest> snapshotConformance() {
+        return new SnapshotConformance(suite).checks();
+    }
+
+    /** The backends that take snapshots, each in a Filesystem and in Block mode. */
+    @Order(9)
+    @TestFactory
+    Stream<DynamicTest> aSnapshotRestoredAndAVolumeClonedHoldTheirData() {
+        List<Object[]> matrix = List.of(new Object[] {Backend.LVM_THIN, VolumeMode.EXT4},
+                new Object[] {Backend.LVM_THIN, VolumeMode.BLOCK}, new Object[] {Backend.ZFS, VolumeMode.XFS},
+                new Object[] {Backend.ZFS, VolumeMode.BLOCK});
+        return matrix.stream().map(c -> DynamicTest.dynamicTest(c[0] + " " + c[1], () -> {
+            Backend backend = (Backend) c[0];
+            VolumeMode mode = (VolumeMode) c[1];
+            System.out.println();
+            System.out.println("[suite] snapshot scenario: " + backend + " " + mode);
+            Lifecycle.Plan plan = new Lifecycle.Plan(backend + " " + mode, mode, mode.fsType(),
+                    suite.parameters(backend, mode.fsType()), 320 * MIB, 640 * MIB);
+            Steps.Result result = new SnapshotScenario(suite.bed.controller(), suite.bed.node(), System.out).run(plan);
+            Steps.summary(result, System.out);
+            assertThat(result.failed()).as("the failed step").isNull();
+            assertThat(result.passed()).as("every step of " + result.label()).isTrue();
+        }));
     }
 }
