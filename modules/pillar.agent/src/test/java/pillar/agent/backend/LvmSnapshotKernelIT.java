@@ -7,13 +7,10 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterEach;
@@ -90,7 +87,7 @@ class LvmSnapshotKernelIT {
     @Test
     void restoresReadTheSnapshotTimeDataAndDeletingTheSnapshotFirstLeavesNothing() throws Exception {
         BackendVolume src = thin.create(SRC, SIZE, Map.of());
-        String atSnapshot = write(src, 1);
+        String atSnapshot = DeviceData.write(src, 1);
         Instant before = Instant.now().minusSeconds(2);
         BackendSnapshot snapshot = thin.snapshot(SNAP, SRC);
         assertThat(snapshot.size()).isEqualTo(SIZE);
@@ -99,16 +96,16 @@ class LvmSnapshotKernelIT {
         assertThat(thin.listSnapshots()).containsExactly(snapshot);
         assertThat(thin.list()).extracting(BackendVolume::id).containsExactly(SRC);
         assertThat(Path.of("/dev", vg, "snap.snapshot-1")).as("a snapshot is left inactive").doesNotExist();
-        String later = write(src, 2);
+        String later = DeviceData.write(src, 2);
         assertThat(later).isNotEqualTo(atSnapshot);
 
         BackendVolume restored = restore(VolumeId.of("pvc-restored"), SIZE);
         BackendVolume larger = restore(VolumeId.of("pvc-larger"), ByteSize.ofMiB(32));
 
-        assertThat(hash(restored, SIZE.bytes())).isEqualTo(atSnapshot);
-        assertThat(hash(larger, SIZE.bytes())).isEqualTo(atSnapshot);
+        assertThat(DeviceData.hash(restored, SIZE.bytes())).isEqualTo(atSnapshot);
+        assertThat(DeviceData.hash(larger, SIZE.bytes())).isEqualTo(atSnapshot);
         assertThat(kernelSize(larger.device())).isEqualTo(32 * MIB);
-        assertThat(hash(src, SIZE.bytes())).isEqualTo(later);
+        assertThat(DeviceData.hash(src, SIZE.bytes())).isEqualTo(later);
         assertThat(restore(VolumeId.of("pvc-restored"), SIZE)).isEqualTo(restored);
         assertThat(tags("pvc-restored")).containsExactlyInAnyOrder("pillar-csi", LvmVolumeBackend.INSTALLATION_TAG + "embedded",
                 "pillar-csi.content:snapshot/snapshot-1/linked/16777216");
@@ -119,10 +116,10 @@ class LvmSnapshotKernelIT {
         thin.deleteSnapshot(SNAP);
         thin.deleteSnapshot(SNAP);
         assertThat(thin.findSnapshot(SNAP)).isEmpty();
-        assertThat(hash(restored, SIZE.bytes())).as("a restore does not depend on its snapshot").isEqualTo(atSnapshot);
+        assertThat(DeviceData.hash(restored, SIZE.bytes())).as("a restore does not depend on its snapshot").isEqualTo(atSnapshot);
         sh("lvchange", "-an", vg + "/pvc-restored");
         assertThat(thin.find(VolumeId.of("pvc-restored")).orElseThrow().device()).exists();
-        assertThat(hash(restored, SIZE.bytes())).isEqualTo(atSnapshot);
+        assertThat(DeviceData.hash(restored, SIZE.bytes())).isEqualTo(atSnapshot);
         thin.delete(VolumeId.of("pvc-restored"));
         thin.delete(VolumeId.of("pvc-larger"));
         thin.delete(SRC);
@@ -132,23 +129,23 @@ class LvmSnapshotKernelIT {
     @Test
     void aCloneReadsTheSourceAndThenWritesStayOnTheirSide() throws Exception {
         BackendVolume src = thin.create(SRC, SIZE, Map.of());
-        String before = write(src, 3);
+        String before = DeviceData.write(src, 3);
 
         BackendVolume clone = thin.create(VolumeId.of("pvc-clone"), SIZE, Map.of(), NonZeroingPool.REFUSE,
                 new VolumeSource.FromVolume(SRC, Mode.DEFAULT));
-        assertThat(hash(clone, SIZE.bytes())).isEqualTo(before);
+        assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(before);
 
-        String cloneData = write(clone, 4);
-        assertThat(hash(src, SIZE.bytes())).isEqualTo(before);
-        String srcData = write(src, 5);
-        assertThat(hash(clone, SIZE.bytes())).isEqualTo(cloneData);
+        String cloneData = DeviceData.write(clone, 4);
+        assertThat(DeviceData.hash(src, SIZE.bytes())).isEqualTo(before);
+        String srcData = DeviceData.write(src, 5);
+        assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(cloneData);
         assertThat(srcData).isNotEqualTo(before);
         assertThat(thin.listSnapshots()).isEmpty();
 
         // the source before its clone
         thin.delete(SRC);
         assertThat(thin.find(SRC)).isEmpty();
-        assertThat(hash(clone, SIZE.bytes())).isEqualTo(cloneData);
+        assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(cloneData);
         thin.delete(VolumeId.of("pvc-clone"));
         assertOnlyThePoolLeft();
     }
@@ -156,7 +153,7 @@ class LvmSnapshotKernelIT {
     @Test
     void deletingTheSourceBeforeItsSnapshotKeepsTheSnapshotRestorable() throws Exception {
         BackendVolume src = thin.create(SRC, SIZE, Map.of());
-        String atSnapshot = write(src, 6);
+        String atSnapshot = DeviceData.write(src, 6);
         thin.snapshot(SNAP, SRC);
         BackendVolume first = restore(VolumeId.of("pvc-first"), SIZE);
 
@@ -165,8 +162,8 @@ class LvmSnapshotKernelIT {
         assertThat(thin.list()).extracting(BackendVolume::id).containsExactly(VolumeId.of("pvc-first"));
         assertThat(thin.findSnapshot(SNAP)).hasValueSatisfying(s -> assertThat(s.source()).isEqualTo(SRC));
         BackendVolume again = restore(VolumeId.of("pvc-again"), SIZE);
-        assertThat(hash(again, SIZE.bytes())).isEqualTo(atSnapshot);
-        assertThat(hash(first, SIZE.bytes())).isEqualTo(atSnapshot);
+        assertThat(DeviceData.hash(again, SIZE.bytes())).isEqualTo(atSnapshot);
+        assertThat(DeviceData.hash(first, SIZE.bytes())).isEqualTo(atSnapshot);
 
         // then the restores before the snapshot, the snapshot last
         thin.delete(VolumeId.of("pvc-first"));
@@ -225,39 +222,6 @@ class LvmSnapshotKernelIT {
 
     private long kernelSize(Path device) {
         return Long.parseLong(sh("blockdev", "--getsize64", device.toString()).strip());
-    }
-
-    /** Fills the volume with a pattern from {@code seed} through its device, flushed; returns its SHA-256. */
-    private static String write(BackendVolume volume, long seed) throws Exception {
-        byte[] data = new byte[(int) volume.size().bytes()];
-        new Random(seed).nextBytes(data);
-        try (FileChannel channel = FileChannel.open(volume.device(), StandardOpenOption.WRITE)) {
-            ByteBuffer buffer = ByteBuffer.wrap(data);
-            while (buffer.hasRemaining()) {
-                channel.write(buffer, buffer.position());
-            }
-            channel.force(true);
-        }
-        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
-    }
-
-    /** The SHA-256 of the device's first {@code bytes}. */
-    private static String hash(BackendVolume volume, long bytes) throws Exception {
-        MessageDigest digest = MessageDigest.getInstance("SHA-256");
-        try (FileChannel channel = FileChannel.open(volume.device(), StandardOpenOption.READ)) {
-            ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
-            long left = bytes;
-            long at = 0;
-            while (left > 0) {
-                buffer.clear().limit((int) Math.min(buffer.capacity(), left));
-                int n = channel.read(buffer, at);
-                assertThat(n).as("read of " + volume.device() + " at " + at).isPositive();
-                digest.update(buffer.flip());
-                at += n;
-                left -= n;
-            }
-        }
-        return HexFormat.of().formatHex(digest.digest());
     }
 
     private CommandFailedException failure(String... argv) {

@@ -3,17 +3,11 @@ package pillar.agent.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.RandomAccessFile;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterEach;
@@ -87,24 +81,24 @@ class ZfsSnapshotKernelIT {
     @Test
     void restoresReadTheSnapshotTimeDataAndDeletingTheSnapshotFirstLeavesNothing() throws Exception {
         BackendVolume src = zfs.create(SRC, SIZE, SPARSE);
-        String atSnapshot = write(src, 1);
+        String atSnapshot = DeviceData.write(src, 1);
         zfs.snapshot(SNAP, SRC);
-        String later = write(src, 2);
+        String later = DeviceData.write(src, 2);
         assertThat(later).isNotEqualTo(atSnapshot);
 
         BackendVolume linked = restore(VolumeId.of("pvc-linked"), SIZE, Mode.LINKED);
         BackendVolume independent = restore(VolumeId.of("pvc-copy"), ByteSize.ofMiB(32), Mode.INDEPENDENT);
 
-        assertThat(hash(linked, SIZE.bytes())).isEqualTo(atSnapshot);
-        assertThat(hash(independent, SIZE.bytes())).isEqualTo(atSnapshot);
+        assertThat(DeviceData.hash(linked, SIZE.bytes())).isEqualTo(atSnapshot);
+        assertThat(DeviceData.hash(independent, SIZE.bytes())).isEqualTo(atSnapshot);
         assertThat(Long.parseLong(Files.readString(Path.of("/sys/class/block", independent.device().getFileName().toString(), "size"))
                 .strip()) * 512).isEqualTo(32 * MIB);
-        assertThat(hash(src, SIZE.bytes())).isEqualTo(later);
+        assertThat(DeviceData.hash(src, SIZE.bytes())).isEqualTo(later);
         assertThat(sh("zfs", "get", "-H", "-o", "value", "origin", pool + "/k8s/pvc-copy").strip()).isEqualTo("-");
 
         zfs.deleteSnapshot(SNAP);
         assertThat(zfs.findSnapshot(SNAP)).isEmpty();
-        assertThat(hash(linked, SIZE.bytes())).as("the deferred snapshot still holds the linked restore").isEqualTo(atSnapshot);
+        assertThat(DeviceData.hash(linked, SIZE.bytes())).as("the deferred snapshot still holds the linked restore").isEqualTo(atSnapshot);
         zfs.delete(VolumeId.of("pvc-linked"));
         zfs.delete(VolumeId.of("pvc-copy"));
         zfs.delete(SRC);
@@ -114,26 +108,26 @@ class ZfsSnapshotKernelIT {
     @Test
     void aCloneReadsTheSourceAndThenWritesStayOnTheirSide() throws Exception {
         BackendVolume src = zfs.create(SRC, SIZE, SPARSE);
-        String before = write(src, 3);
+        String before = DeviceData.write(src, 3);
 
         BackendVolume linked = zfs.create(VolumeId.of("pvc-clone"), SIZE, SPARSE, NonZeroingPool.REFUSE,
                 new VolumeSource.FromVolume(SRC, Mode.LINKED));
         BackendVolume independent = zfs.create(VolumeId.of("pvc-twin"), SIZE, SPARSE, NonZeroingPool.REFUSE,
                 new VolumeSource.FromVolume(SRC, Mode.INDEPENDENT));
-        assertThat(hash(linked, SIZE.bytes())).isEqualTo(before);
-        assertThat(hash(independent, SIZE.bytes())).isEqualTo(before);
+        assertThat(DeviceData.hash(linked, SIZE.bytes())).isEqualTo(before);
+        assertThat(DeviceData.hash(independent, SIZE.bytes())).isEqualTo(before);
 
-        String cloneData = write(linked, 4);
-        assertThat(hash(src, SIZE.bytes())).isEqualTo(before);
-        String srcData = write(src, 5);
-        assertThat(hash(linked, SIZE.bytes())).isEqualTo(cloneData);
-        assertThat(hash(independent, SIZE.bytes())).isEqualTo(before);
+        String cloneData = DeviceData.write(linked, 4);
+        assertThat(DeviceData.hash(src, SIZE.bytes())).isEqualTo(before);
+        String srcData = DeviceData.write(src, 5);
+        assertThat(DeviceData.hash(linked, SIZE.bytes())).isEqualTo(cloneData);
+        assertThat(DeviceData.hash(independent, SIZE.bytes())).isEqualTo(before);
         assertThat(srcData).isNotEqualTo(before);
 
         // the source before its clones: hidden while the linked clone depends on it
         zfs.delete(SRC);
         assertThat(zfs.find(SRC)).isEmpty();
-        assertThat(hash(linked, SIZE.bytes())).isEqualTo(cloneData);
+        assertThat(DeviceData.hash(linked, SIZE.bytes())).isEqualTo(cloneData);
         zfs.delete(VolumeId.of("pvc-clone"));
         zfs.delete(VolumeId.of("pvc-twin"));
         assertOnlyTheParentLeft();
@@ -142,7 +136,7 @@ class ZfsSnapshotKernelIT {
     @Test
     void deletingTheSourceBeforeItsSnapshotKeepsTheSnapshotRestorable() throws Exception {
         BackendVolume src = zfs.create(SRC, SIZE, SPARSE);
-        String atSnapshot = write(src, 6);
+        String atSnapshot = DeviceData.write(src, 6);
         zfs.snapshot(SNAP, SRC);
         BackendVolume linked = restore(VolumeId.of("pvc-linked"), SIZE, Mode.LINKED);
 
@@ -150,8 +144,8 @@ class ZfsSnapshotKernelIT {
         assertThat(zfs.find(SRC)).isEmpty();
         assertThat(zfs.list()).extracting(BackendVolume::id).containsExactly(VolumeId.of("pvc-linked"));
         BackendVolume again = restore(VolumeId.of("pvc-again"), SIZE, Mode.INDEPENDENT);
-        assertThat(hash(again, SIZE.bytes())).isEqualTo(atSnapshot);
-        assertThat(hash(linked, SIZE.bytes())).isEqualTo(atSnapshot);
+        assertThat(DeviceData.hash(again, SIZE.bytes())).isEqualTo(atSnapshot);
+        assertThat(DeviceData.hash(linked, SIZE.bytes())).isEqualTo(atSnapshot);
 
         // then the clone before the snapshot, the snapshot last
         zfs.delete(VolumeId.of("pvc-linked"));
@@ -167,39 +161,6 @@ class ZfsSnapshotKernelIT {
     private void assertOnlyTheParentLeft() {
         assertThat(sh("zfs", "list", "-H", "-o", "name", "-t", "all", "-r", pool + "/k8s").strip().lines().toList())
                 .containsExactly(pool + "/k8s");
-    }
-
-    /** Fills the volume with a pattern from {@code seed} through its device, flushed; returns its SHA-256. */
-    private static String write(BackendVolume volume, long seed) throws Exception {
-        byte[] data = new byte[(int) volume.size().bytes()];
-        new Random(seed).nextBytes(data);
-        try (FileChannel channel = FileChannel.open(volume.device(), StandardOpenOption.WRITE)) {
-            ByteBuffer buffer = ByteBuffer.wrap(data);
-            while (buffer.hasRemaining()) {
-                channel.write(buffer, buffer.position());
-            }
-            channel.force(true);
-        }
-        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
-    }
-
-    /** The SHA-256 of the device's first {@code bytes}. */
-    private static String hash(BackendVolume volume, long bytes) throws Exception {
-        MessageDigest digest = MessageDigest.getInstance("SHA-256");
-        try (FileChannel channel = FileChannel.open(volume.device(), StandardOpenOption.READ)) {
-            ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
-            long left = bytes;
-            long at = 0;
-            while (left > 0) {
-                buffer.clear().limit((int) Math.min(buffer.capacity(), left));
-                int n = channel.read(buffer, at);
-                assertThat(n).as("read of " + volume.device() + " at " + at).isPositive();
-                digest.update(buffer.flip());
-                at += n;
-                left -= n;
-            }
-        }
-        return HexFormat.of().formatHex(digest.digest());
     }
 
     private String sh(String... argv) {

@@ -205,4 +205,30 @@ public class InMemoryRecords<S, U, T extends CustomResource<S, U>> implements Du
     public synchronized List<String> names() {
         return new ArrayList<>(stored.keySet());
     }
+
+    /** Fails the {@code strike}-th record write: before it (no effect) or, when {@code lost}, after it (effect, no answer). */
+    public static final class Strike implements Faults {
+        private final int strike;
+        private final boolean lost;
+        private int attempts;
+
+        public Strike(int strike, boolean lost) {
+            this.strike = strike;
+            this.lost = lost;
+        }
+
+        @Override
+        public synchronized void before(Write write) {
+            if (++attempts == strike && !lost) {
+                throw new IllegalStateException("injected: the API server was not reached (" + write + ")");
+            }
+        }
+
+        @Override
+        public synchronized void after(Write write) {
+            if (attempts == strike && lost) {
+                throw new IllegalStateException("injected: the answer to " + write + " was lost");
+            }
+        }
+    }
 }

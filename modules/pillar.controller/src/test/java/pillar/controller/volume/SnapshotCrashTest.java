@@ -79,7 +79,7 @@ class SnapshotCrashTest {
         for (int strike = 1; strike <= writes[0]; strike++) {
             for (boolean lost : new boolean[] {false, true}) {
                 InMemoryController controller = new InMemoryController();
-                controller.snapshotRecords.faults(new Strike(strike, lost));
+                controller.snapshotRecords.faults(new InMemoryRecords.Strike(strike, lost));
                 assertThat(live(controller, -1, null, null, 1)).as("write " + strike + (lost ? ", its answer lost" : ", failed"))
                         .isEqualTo(expected);
             }
@@ -129,32 +129,6 @@ class SnapshotCrashTest {
             failed.add(step.name() + ": " + e.getStatus());
             controller.restart();
             step.call().accept(controller);
-        }
-    }
-
-    /** Fails the {@code strike}-th write: before it (no effect) or, when {@code lost}, after it (effect, no answer). */
-    private static final class Strike implements InMemoryRecords.Faults {
-        private final int strike;
-        private final boolean lost;
-        private int attempts;
-
-        Strike(int strike, boolean lost) {
-            this.strike = strike;
-            this.lost = lost;
-        }
-
-        @Override
-        public synchronized void before(InMemoryRecords.Write write) {
-            if (++attempts == strike && !lost) {
-                throw new IllegalStateException("injected: the API server was not reached (" + write + ")");
-            }
-        }
-
-        @Override
-        public synchronized void after(InMemoryRecords.Write write) {
-            if (attempts == strike && lost) {
-                throw new IllegalStateException("injected: the answer to " + write + " was lost");
-            }
         }
     }
 }

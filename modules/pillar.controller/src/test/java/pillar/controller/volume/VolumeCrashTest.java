@@ -77,7 +77,7 @@ class VolumeCrashTest {
         for (int strike = 1; strike <= writes[0]; strike++) {
             for (boolean lost : new boolean[] {false, true}) {
                 InMemoryController controller = new InMemoryController();
-                controller.records.faults(new Strike(strike, lost));
+                controller.records.faults(new InMemoryRecords.Strike(strike, lost));
                 assertThat(live(controller, 1)).as("write " + strike + (lost ? ", its answer lost" : ", failed")).isEqualTo(expected);
             }
         }
@@ -121,31 +121,5 @@ class VolumeCrashTest {
         copy.getMetadata().setCreationTimestamp(null);
         copy.getStatus().setPublicationGeneration(0L);
         return JSON.asJson(copy.getSpec()) + " " + JSON.asJson(copy.getStatus()) + " " + copy.getMetadata().getFinalizers();
-    }
-
-    /** Fails the {@code strike}-th record write: before it (no effect) or, when {@code lost}, after it (effect, no answer). */
-    private static final class Strike implements InMemoryVolumeRecords.Faults {
-        private final int strike;
-        private final boolean lost;
-        private int attempts;
-
-        Strike(int strike, boolean lost) {
-            this.strike = strike;
-            this.lost = lost;
-        }
-
-        @Override
-        public synchronized void before(InMemoryVolumeRecords.Write write) {
-            if (++attempts == strike && !lost) {
-                throw new IllegalStateException("injected: the API server was not reached (" + write + ")");
-            }
-        }
-
-        @Override
-        public synchronized void after(InMemoryVolumeRecords.Write write) {
-            if (attempts == strike && lost) {
-                throw new IllegalStateException("injected: the answer to " + write + " was lost");
-            }
-        }
     }
 }
