@@ -16,13 +16,19 @@ import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 /**
  * Applies Pillar objects and waits, as an operator watching {@code kubectl describe} would, until
  * the controller has set every condition of every object to its healthy value (True; False for the
- * conditions that report a problem, {@link #PROBLEMS}) and generated the StorageClass of every
+ * conditions that report a problem, {@link #PROBLEMS}; or a False that is a fact,
+ * {@link #SETTLED_WHEN_FALSE}) and generated the StorageClass of every
  * PillarStorageClass. Prints the conditions at the end, and the ones still pending every 15 s while
  * it waits; fails after the deadline with the conditions that never turned healthy.
  */
 final class Quickstart {
     /** Conditions whose True means something is wrong (PillarStore's OrphanVolumes). */
     static final Set<String> PROBLEMS = Set.of("OrphanVolumes");
+    /**
+     * False conditions that state a fact of the object, not a fault to wait out: an LVM linear
+     * store's classes take no snapshots (SnapshotClassCreated=False, SnapshotsUnsupported).
+     */
+    static final Map<String, Set<String>> SETTLED_WHEN_FALSE = Map.of("SnapshotClassCreated", Set.of("SnapshotsUnsupported"));
 
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(15);
 
@@ -58,7 +64,9 @@ final class Quickstart {
                 for (Map<String, Object> c : conditions) {
                     report.add("      " + c.get("type") + "=" + c.get("status") + "  " + c.get("reason") + ": " + c.get("message"));
                     String healthy = PROBLEMS.contains(String.valueOf(c.get("type"))) ? "False" : "True";
-                    if (!healthy.equals(c.get("status"))) {
+                    boolean settled = "False".equals(c.get("status"))
+                            && SETTLED_WHEN_FALSE.getOrDefault(String.valueOf(c.get("type")), Set.of()).contains(c.get("reason"));
+                    if (!healthy.equals(c.get("status")) && !settled) {
                         pending.add(name + " " + c.get("type") + "=" + c.get("status") + " (" + c.get("reason") + ")");
                     }
                 }
