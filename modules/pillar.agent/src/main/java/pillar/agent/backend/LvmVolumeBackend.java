@@ -60,6 +60,10 @@ import pillar.api.value.VolumeId;
  *       {@code lvchange --zero} counts at once).</li>
  * </ul>
  *
+ * <p>Volumes from a source: on a thin backend a thin snapshot ({@link LvmSnapshots}); on a linear one
+ * only clones, each a block copy onto a new LV that relies on the zeroing on delete above to skip the
+ * source's zero chunks ({@link #create(VolumeId, ByteSize, Map, NonZeroingPool, VolumeSource)}).
+ *
  * <p>Options: none. Every key is refused with INVALID_ARGUMENT; striping and RAID layouts are a
  * volume group decision of the operator, not a per-volume setting.
  *
