@@ -11,5 +11,6 @@ module pillar.agent {
     requires io.helidon.common.pki;
     requires io.helidon.logging.common;
     requires java.logging;
+    requires jdk.unsupported; // com.sun.nio.file.ExtendedOpenOption.DIRECT: the block copy of an LVM linear clone
     requires io.helidon.json; // parses lvs/vgs --reportformat json (pillar.agent.backend)
 }

@@ -39,6 +39,11 @@ final class DeviceZeroing {
     }
 
     Duration deadline(long bytes) {
+        return deadline(base, bytes);
+    }
+
+    /** {@code base} plus {@code bytes} at {@value #FLOOR_MIB_PER_SECOND} MiB/s: the time a whole pass over a device may take. */
+    static Duration deadline(Duration base, long bytes) {
         return base.plusSeconds(bytes / (FLOOR_MIB_PER_SECOND << 20) + 1);
     }
 

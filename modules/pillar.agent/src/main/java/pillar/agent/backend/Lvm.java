@@ -281,15 +281,26 @@ final class Lvm {
 
     /** {@code lvchange --deltag T... <vg>/<name>}: takes these tags off the LV (one it does not carry is no error). */
     void deleteTags(String name, List<String> tags) {
+        changeTags(name, tags, List.of());
+    }
+
+    /**
+     * {@code lvchange --deltag D... --addtag A... <vg>/<name>}: one command, so one metadata commit: the LV
+     * carries either the old tags or the new ones, never neither. A tag already there or already gone is no error.
+     */
+    void changeTags(String name, List<String> delete, List<String> add) {
         List<String> argv = new ArrayList<>(List.of("lvchange"));
-        for (String tag : tags) {
+        for (String tag : delete) {
             argv.addAll(List.of("--deltag", tag));
+        }
+        for (String tag : add) {
+            argv.addAll(List.of("--addtag", tag));
         }
         argv.add(path(name));
         try {
             run(argv);
         } catch (CommandFailedException e) {
-            throw BackendException.failed("lvchange --deltag of " + path(name) + " failed", e);
+            throw BackendException.failed("lvchange of the tags of " + path(name) + " failed", e);
         }
     }
 

@@ -21,6 +21,8 @@ import pillar.api.value.VolumeId;
  *   <li>A restore or clone is a thin snapshot named after its volume, tagged as a new volume is plus
  *       {@value #CONTENT_TAG}{@code <source>/<id>/linked/<bytes>} (the request, as ZFS records it), so a
  *       retry of the same request is recognised and any other is a conflict.</li>
+ *   <li>A clone on a linear backend is a block copy ({@link BlockCopy}): tagged {@value #COPYING_TAG}{@code <request>}
+ *       while it is copied, {@value #CONTENT_TAG}{@code <request>} (mode {@code independent}) once it is whole.</li>
  * </ul>
  * Tags of ours an LV carries beyond these (should {@code lvcreate -s} copy the origin's) are
  * {@link #stray} and taken off.
@@ -34,6 +36,11 @@ final class LvmSnapshots {
     static final String SOURCE_TAG = "pillar-csi.source:";
     /** The prefix of the tag recording what a volume was made from and the size asked for. */
     static final String CONTENT_TAG = "pillar-csi.content:";
+    /**
+     * The prefix of the tag of a linear copy not finished yet (the request follows, as in {@link #CONTENT_TAG}):
+     * replaced by the content tag in one lvchange once the copy is on stable storage.
+     */
+    static final String COPYING_TAG = "pillar-csi.copying:";
 
     private final String pool;
     private final String installationTag;
@@ -64,7 +71,12 @@ final class LvmSnapshots {
 
     /** The tag recording a request for a volume from {@code source} of {@code rounded} bytes. */
     static String contentTag(VolumeSource source, ByteSize rounded) {
-        return CONTENT_TAG + ZfsSnapshots.sized(ZfsSnapshots.content(source, true), rounded);
+        return CONTENT_TAG + request(source, true, rounded);
+    }
+
+    /** The request part of a content or copying tag: {@code <kind>/<id>/<linked|independent>/<bytes>}. */
+    static String request(VolumeSource source, boolean linked, ByteSize rounded) {
+        return ZfsSnapshots.sized(ZfsSnapshots.content(source, linked), rounded);
     }
 
     /** The LV as a snapshot of this installation in this pool; empty for any other LV. */
@@ -92,6 +104,13 @@ final class LvmSnapshots {
     /** What the LV says it was made from, for a conflict's message. */
     static String contents(Lv lv) {
         List<String> contents = lv.tags().stream().filter(t -> t.startsWith(CONTENT_TAG)).map(t -> t.substring(CONTENT_TAG.length())).toList();
-        return contents.isEmpty() ? "no content tag" : "made from " + String.join(", ", contents);
+        List<String> copying = lv.tags().stream().filter(t -> t.startsWith(COPYING_TAG)).map(t -> t.substring(COPYING_TAG.length())).toList();
+        return !copying.isEmpty() ? "an unfinished copy of " + String.join(", ", copying)
+                : contents.isEmpty() ? "no content tag" : "made from " + String.join(", ", contents);
+    }
+
+    /** Whether the LV is a linear copy cut short (it carries a {@link #COPYING_TAG}). */
+    static boolean unfinished(Lv lv) {
+        return lv.tags().stream().anyMatch(t -> t.startsWith(COPYING_TAG));
     }
 }

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -59,6 +60,10 @@ import pillar.api.value.VolumeId;
  *       {@code lvchange --zero} counts at once).</li>
  * </ul>
  *
+ * <p>Volumes from a source: on a thin backend a thin snapshot ({@link LvmSnapshots}); on a linear one
+ * only clones, each a block copy onto a new LV that relies on the zeroing on delete above to skip the
+ * source's zero chunks ({@link #create(VolumeId, ByteSize, Map, NonZeroingPool, VolumeSource)}).
+ *
  * <p>Options: none. Every key is refused with INVALID_ARGUMENT; striping and RAID layouts are a
  * volume group decision of the operator, not a per-volume setting.
  *
@@ -81,6 +86,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
     private final String installationTag;
     private final DeviceZeroing zeroing;
     private final LvmSnapshots snapshots;
+    private final BlockCopy copier;
     /** The volume group's extent size as the last report gave it; 0 until one did. */
     private volatile long extentSize;
 
@@ -99,6 +105,15 @@ public final class LvmVolumeBackend implements VolumeBackend {
     /** @param installation the installation whose LVs this backend owns and tags its new ones with */
     public LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Duration commandTimeout,
                             Duration deviceTimeout, InstallationId installation) {
+        this(config, runner, devRoot, sysRoot, commandTimeout, deviceTimeout, installation, BlockCopy.DIRECT, System::nanoTime);
+    }
+
+    /**
+     * @param devices how a linear clone's copy opens the LVs' devices ({@link BlockCopy#DIRECT} on a host)
+     * @param clock   the clock of the copy's deadline and progress log
+     */
+    LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Duration commandTimeout,
+                     Duration deviceTimeout, InstallationId installation, BlockCopy.Devices devices, LongSupplier clock) {
         if (config.kind() != BackendKind.BACKEND_KIND_LVM_LINEAR && config.kind() != BackendKind.BACKEND_KIND_LVM_THIN) {
             throw new IllegalArgumentException("backend " + config.name() + " is not an lvm backend: " + config.kind());
         }
@@ -110,6 +125,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
         this.installationTag = INSTALLATION_TAG + installation.value();
         this.zeroing = new DeviceZeroing(runner, commandTimeout);
         this.snapshots = new LvmSnapshots(config.parent(), installationTag);
+        this.copier = new BlockCopy(devices, commandTimeout, clock);
     }
 
     @Override
@@ -409,7 +425,9 @@ public final class LvmVolumeBackend implements VolumeBackend {
                                 VolumeSource source) {
         checkOptions(options);
         Lvm.checkName(id);
-        requireThin("make volumes from a snapshot or a volume");
+        if (!thin) {
+            return copyOf(id, size, source);
+        }
         if (source.mode() == VolumeSource.Mode.INDEPENDENT) {
             throw new BackendException(Kind.INVALID, "backend " + config.name() + " is an LVM thin pool: a volume made from a source"
                     + " is a thin snapshot, which shares its blocks with the source, so an INDEPENDENT copy cannot be made here"
@@ -485,6 +503,93 @@ public final class LvmVolumeBackend implements VolumeBackend {
         }
     }
 
+    /**
+     * A clone on a linear backend: a new LV of its own (made as {@link #create} makes one), onto which
+     * {@link BlockCopy} copies the source's device; restores are UNSUPPORTED (there are no snapshots) and
+     * LINKED is INVALID (linear LVs share no blocks). DEFAULT and INDEPENDENT are the same full copy,
+     * recorded as {@code volume/<source>/independent/<bytes>}.
+     *
+     * <p>Steps, each retryable: lvcreate with {@value LvmSnapshots#COPYING_TAG}{@code <request>}; the copy,
+     * skipping the source's zero chunks (a new linear LV reads zeroes everywhere, as every delete zeroed
+     * its LV before lvremove; a retry that finds the unfinished LV zeroes it first, since the cut-short copy
+     * wrote part of it); fsync; then one lvchange swaps the copying tag for the content tag. Only an LV
+     * with the content tag is ever returned; a plain create refuses an unfinished one (CONFLICT).
+     *
+     * <p>The source is only read, and may be in use (exported, written): the copy is then
+     * crash-consistent at best, as any block-level clone of a running volume. The copy runs in the
+     * calling thread within its deadline ({@link BlockCopy}); a copy past it fails and is redone by the retry.
+     */
+    private BackendVolume copyOf(VolumeId id, ByteSize size, VolumeSource source) {
+        VolumeSource.FromVolume from = switch (source) {
+            case VolumeSource.FromSnapshot s -> throw new BackendException(Kind.UNSUPPORTED, "backend " + config.name()
+                    + " is an LVM linear volume group: it has no snapshots to restore " + s.snapshot() + " from (use a thin pool)");
+            case VolumeSource.FromVolume v -> v;
+        };
+        if (from.mode() == VolumeSource.Mode.LINKED) {
+            throw new BackendException(Kind.INVALID, "backend " + config.name() + ": an LVM linear volume cannot share blocks: a clone"
+                    + " is a full copy; ask for independent or default");
+        }
+        if (size.bytes() <= 0) {
+            throw new BackendException(Kind.OUT_OF_RANGE, "a volume needs a size above 0 bytes");
+        }
+        ByteSize rounded = roundUp(size, extentSize());
+        String request = LvmSnapshots.request(from, false, rounded);
+        String copying = LvmSnapshots.COPYING_TAG + request;
+        String content = LvmSnapshots.CONTENT_TAG + request;
+        Optional<Lv> existing = lookup(id);
+        boolean fresh = false;
+        if (existing.isEmpty()) {
+            Lv src = lookup(from.volume()).filter(this::owns).orElseThrow(() -> ZfsSnapshots.missing(source, lvm.where()));
+            if (rounded.bytes() < src.size()) {
+                throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + rounded + " is smaller than its source ("
+                        + ByteSize.of(src.size()) + ")");
+            }
+            switch (lvm.create(id, rounded, List.of(TAG, installationTag, copying))) {
+                case Creation.NoRoom full -> throw noSpace(id, rounded, full.cause());
+                case Creation.NameTaken taken -> LOG.fine(() -> lvm.path(id) + " was made meanwhile");
+                case Creation.Made made -> fresh = true;
+            }
+            existing = lookup(id);
+        }
+        Lv lv = existing.orElseThrow(() -> new BackendException(Kind.FAILED, "lvcreate made " + id + " but lvs does not show it"));
+        boolean finished = lv.tags().contains(content) && !LvmSnapshots.unfinished(lv);
+        if (!owns(lv) || !(finished || lv.tags().contains(copying))) {
+            throw new BackendException(Kind.CONFLICT, "an LV named " + id + " already exists in volume group " + config.pool()
+                    + " and was not made from " + request + " (" + (owns(lv) ? LvmSnapshots.contents(lv) : ownership(lv)) + ")");
+        }
+        if (lv.size() != rounded.bytes()) {
+            throw new BackendException(Kind.CONFLICT, "volume " + id + " already exists with " + ByteSize.of(lv.size())
+                    + ", not the " + rounded + " requested");
+        }
+        BackendVolume target = usable(id, lv);
+        if (finished) {
+            return target;
+        }
+        Lv src = lookup(from.volume()).filter(this::owns).orElseThrow(() -> ZfsSnapshots.missing(source, lvm.where()));
+        if (!fresh) {
+            zeroForCopy(id, lv); // a copy cut short wrote part of it
+        }
+        String what = lvm.path(from.volume()) + " to " + lvm.path(id);
+        BlockCopy.Result copied = copier.copy(what, usable(from.volume(), src).device(), target.device(), src.size());
+        lvm.changeTags(id.value(), List.of(copying), List.of(content));
+        LOG.info(() -> "made " + lvm.path(id) + " of " + rounded + " as a copy of " + lvm.path(from.volume()) + " ("
+                + ByteSize.of(copied.written()) + " written, " + ByteSize.of(copied.skipped()) + " of zeroes skipped)");
+        return target;
+    }
+
+    /** Zeroes an unfinished copy before it is copied again. */
+    private void zeroForCopy(VolumeId id, Lv lv) {
+        try {
+            zeroing.zero(usable(id, lv).device(), lv.size());
+        } catch (CommandFailedException e) {
+            if (e.timedOut()) {
+                throw e;
+            }
+            throw BackendException.failed("zeroing the unfinished copy " + lvm.path(id) + " failed; a retry zeroes it again", e);
+        }
+        LOG.info(() -> "zeroed the unfinished copy " + lvm.path(id) + " to copy it again");
+    }
+
     /** A linear backend refuses with UNSUPPORTED, naming its layout. */
     private void requireThin(String what) {
         if (!thin) {
@@ -514,6 +619,10 @@ public final class LvmVolumeBackend implements VolumeBackend {
         if (!owns(lv)) {
             throw new BackendException(Kind.CONFLICT, "an LV named " + id + " already exists in volume group " + config.pool()
                     + " and is not a volume of backend " + config.name() + " (" + ownership(lv) + ")");
+        }
+        if (LvmSnapshots.unfinished(lv)) {
+            throw new BackendException(Kind.CONFLICT, "volume " + id + " already exists as " + LvmSnapshots.contents(lv)
+                    + ": retry that clone or delete it");
         }
         ByteSize rounded = roundUp(requested, lv.extentSize());
         if (lv.size() != rounded.bytes()) {

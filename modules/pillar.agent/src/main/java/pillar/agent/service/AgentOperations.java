@@ -97,14 +97,20 @@ public final class AgentOperations {
         return fence.run(id, token, Intent.CHANGE, done -> backend.create(id, size, options, nonZeroing));
     }
 
-    /** {@link #create} with content: a restore of a snapshot or a clone of a volume, fenced by the new volume's token. */
+    /**
+     * {@link #create} with content: a restore of a snapshot or a clone of a volume, fenced by the new volume's
+     * token. A clone also holds its source volume's lock, so that a delete of the source (which zeroes an
+     * LVM linear LV) never runs under the block copy reading it. Lock order: the source's, then the new volume's.
+     */
     public BackendVolume create(Optional<FencingToken> token, VolumeId id, String backendName, ByteSize size,
                                 Map<String, String> options, VolumeBackend.NonZeroingPool nonZeroing, VolumeSource source) {
         VolumeBackend backend = backend(backendName);
         if (size.bytes() == 0) {
             throw new InvalidValueException("size_bytes", "must be greater than 0");
         }
-        return fence.run(id, token, Intent.CHANGE, done -> backend.create(id, size, options, nonZeroing, source));
+        Supplier<BackendVolume> create = () -> fence.run(id, token, Intent.CHANGE, done -> backend.create(id, size, options, nonZeroing,
+                source));
+        return source instanceof VolumeSource.FromVolume clone ? fence.locked(clone.volume(), create) : create.get();
     }
 
     /**

@@ -377,8 +377,8 @@ public final class FakeLvm implements ProcessRunner {
     }
 
     private CommandResult lvchange(Command command, List<String> a) {
-        if (a.get(1).equals("--deltag")) {
-            return deltag(command, a);
+        if (a.get(1).equals("--deltag") || a.get(1).equals("--addtag")) {
+            return retag(command, a);
         }
         expect(a, a.size() == 4 && a.get(1).equals("-ay") && a.get(2).equals("-K"));
         Lv lv = existing(command, a.get(3), false);
@@ -394,17 +394,22 @@ public final class FakeLvm implements ProcessRunner {
         return ok("");
     }
 
-    /** {@code lvchange --deltag T... VG/LV}: a tag the LV does not carry is no error. */
-    private CommandResult deltag(Command command, List<String> a) {
+    /**
+     * {@code lvchange --deltag T... --addtag T... VG/LV}, in one metadata commit: a tag the LV does not
+     * carry is no error to delete, nor one it carries to add (it is not doubled).
+     */
+    private CommandResult retag(Command command, List<String> a) {
         List<String> gone = new ArrayList<>();
+        List<String> added = new ArrayList<>();
         int i = 1;
         for (; i < a.size() - 1; i += 2) {
-            expect(a, a.get(i).equals("--deltag"));
-            gone.add(a.get(i + 1));
+            expect(a, a.get(i).equals("--deltag") || a.get(i).equals("--addtag"));
+            (a.get(i).equals("--deltag") ? gone : added).add(a.get(i + 1));
         }
         expect(a, i == a.size() - 1);
         Lv lv = existing(command, a.get(i), false);
         lv.tags.removeAll(gone);
+        added.stream().filter(t -> !lv.tags.contains(t)).forEach(lv.tags::add);
         return ok("  Logical volume " + a.get(i) + " changed.\n");
     }
 

@@ -35,6 +35,12 @@ abstract class FakeLvmFixture {
     }
 
     LvmVolumeBackend backend(BackendConfig config) {
-        return new LvmVolumeBackend(config, lvm, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofSeconds(2));
+        return backend(config, System::nanoTime);
+    }
+
+    /** A backend whose linear clones copy the fake's node files (buffered) on this clock. */
+    LvmVolumeBackend backend(BackendConfig config, java.util.function.LongSupplier clock) {
+        return new LvmVolumeBackend(config, lvm, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofSeconds(2),
+                pillar.agent.state.InstallationId.EMBEDDED, BlockCopy.BUFFERED, clock);
     }
 }

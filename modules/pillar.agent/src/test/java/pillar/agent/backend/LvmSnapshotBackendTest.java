@@ -250,8 +250,8 @@ class LvmSnapshotBackendTest extends FakeLvmFixture {
         assertThat(linear.snapshots()).isFalse();
         assertFails(() -> linear.snapshot(SNAP, PVC1), Kind.UNSUPPORTED,
                 "backend fast is an LVM linear volume group: it cannot take snapshots (use a thin pool)");
-        assertFails(() -> linear.create(COPY, SIZE, Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromVolume(PVC1, Mode.DEFAULT)),
-                Kind.UNSUPPORTED, "it cannot make volumes from a snapshot or a volume (use a thin pool)");
+        assertFails(() -> linear.create(COPY, SIZE, Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromSnapshot(SNAP, Mode.DEFAULT)),
+                Kind.UNSUPPORTED, "it has no snapshots to restore snapshot-1 from (use a thin pool)");
         assertThat(linear.listSnapshots()).isEmpty();
         assertThat(linear.findSnapshot(SNAP)).isEmpty();
         linear.deleteSnapshot(SNAP);

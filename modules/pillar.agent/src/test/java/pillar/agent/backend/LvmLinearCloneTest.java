@@ -1,0 +1,198 @@
+package pillar.agent.backend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static pillar.agent.backend.BackendAssertions.assertFails;
+
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.VolumeBackend.NonZeroingPool;
+import pillar.agent.backend.VolumeSource.Mode;
+import pillar.agent.config.BackendConfig;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.value.ByteSize;
+import pillar.api.value.SnapshotId;
+import pillar.api.value.VolumeId;
+import pillar.runtime.exec.Command;
+
+/**
+ * Clones on the LVM linear backend against the fake LVM: a block copy onto a new LV that is exact,
+ * skips the source's zero chunks, is tagged unfinished until it is whole, converges when retried
+ * after a copy cut short, and refuses LINKED, restores, a smaller size, a missing source and a
+ * name taken by anything else.
+ */
+class LvmLinearCloneTest extends FakeLvmFixture {
+    private static final VolumeId SRC = VolumeId.of("pvc-src");
+    private static final VolumeId COPY = VolumeId.of("pvc-copy");
+    private static final ByteSize SIZE = ByteSize.ofMiB(64);
+    private static final String INSTALLATION = LvmVolumeBackend.INSTALLATION_TAG + "embedded";
+    private static final String REQUEST = "volume/pvc-src/independent/67108864";
+    private static final BackendConfig FAST = new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg0", "");
+
+    private BackendVolume src;
+
+    @BeforeEach
+    void aLinearSourceWithDataInTwoChunks() throws Exception {
+        src = linear.create(SRC, SIZE, Map.of());
+        writeChunk(src.device(), 0, 1);
+        writeChunk(src.device(), 10, 2);
+    }
+
+    private BackendVolume cloneOf(LvmVolumeBackend backend, VolumeId id, ByteSize size, VolumeId source, Mode mode) {
+        return backend.create(id, size, Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromVolume(source, mode));
+    }
+
+    private BackendVolume cloneOf(VolumeId id) {
+        return cloneOf(linear, id, SIZE, SRC, Mode.DEFAULT);
+    }
+
+    @Test
+    void aCloneIsAnExactCopyThatWritesOnlyTheDataChunksAndIsTaggedWhole() throws Exception {
+        String source = sha256(src.device(), SIZE.bytes());
+
+        BackendVolume clone = cloneOf(COPY);
+
+        assertThat(clone).isEqualTo(new BackendVolume(COPY, SIZE, lvm.node("pvc-copy")));
+        assertThat(sha256(clone.device(), SIZE.bytes())).isEqualTo(source);
+        assertThat(sha256(src.device(), SIZE.bytes())).as("the source is only read").isEqualTo(source);
+        assertThat(Files.size(clone.device())).as("nothing written past the last data chunk").isEqualTo(11L * BlockCopy.CHUNK);
+        assertThat(lvm.tags("pvc-copy")).containsExactly("pillar-csi", INSTALLATION, "pillar-csi.content:" + REQUEST);
+        assertThat(lvm.argvs()).contains(
+                List.of("lvcreate", "-y", "--wipesignatures", "y", "--zero", "y", "--addtag", "pillar-csi", "--addtag", INSTALLATION,
+                        "--addtag", "pillar-csi.copying:" + REQUEST, "-n", "pvc-copy", "-L", "67108864b", "vg0"),
+                List.of("lvchange", "--deltag", "pillar-csi.copying:" + REQUEST, "--addtag", "pillar-csi.content:" + REQUEST, "vg0/pvc-copy"));
+        assertThat(lvm.programs()).as("a new LV reads zeroes already (deletes zero)").doesNotContain("blkdiscard");
+        assertThat(cloneOf(linear, COPY, SIZE, SRC, Mode.INDEPENDENT)).as("DEFAULT and INDEPENDENT are one request").isEqualTo(clone);
+        assertThat(lvm.creations("pvc-copy")).isEqualTo(1);
+        assertThat(linear.list()).containsExactly(clone, src);
+        assertThat(linear.find(COPY)).contains(clone);
+    }
+
+    @Test
+    void aLargerCloneReadsZeroesPastTheSourceAndWritesStayOnTheirSide() throws Exception {
+        String source = sha256(src.device(), SIZE.bytes());
+        BackendVolume clone = cloneOf(linear, COPY, ByteSize.ofMiB(126), SRC, Mode.DEFAULT);
+
+        assertThat(clone.size()).isEqualTo(ByteSize.ofMiB(128));
+        assertThat(sha256(clone.device(), SIZE.bytes())).isEqualTo(source);
+        assertThat(read(clone.device(), SIZE.bytes(), SIZE.bytes())).as("past the source: zeroes").isEqualTo(new byte[(int) SIZE.bytes()]);
+        writeChunk(clone.device(), 0, 3);
+        assertThat(sha256(src.device(), SIZE.bytes())).isEqualTo(source);
+        writeChunk(src.device(), 1, 4);
+        assertThat(read(clone.device(), BlockCopy.CHUNK, BlockCopy.CHUNK)).containsOnly(0);
+    }
+
+    @Test
+    void aRetryAfterACopyCutShortZeroesAndCopiesAgainAndNothingUnfinishedIsReturned() throws Exception {
+        writeChunk(src.device(), 5, 9); // the first attempt copies it; the source then zeroes it
+        AtomicLong calls = new AtomicLong();
+        LvmVolumeBackend slow = backend(FAST, () -> calls.incrementAndGet() > 8 ? Long.MAX_VALUE / 2 : 0);
+
+        assertFails(() -> cloneOf(slow, COPY, SIZE, SRC, Mode.DEFAULT), Kind.FAILED, "stopped at its deadline");
+
+        assertThat(lvm.tags("pvc-copy")).containsExactly("pillar-csi", INSTALLATION, "pillar-csi.copying:" + REQUEST);
+        assertThat(read(lvm.node("pvc-copy"), 5L * BlockCopy.CHUNK, 16)).as("the cut-short copy wrote chunk 5").containsOnly(9);
+        assertFails(() -> linear.create(COPY, SIZE, Map.of()), Kind.CONFLICT, "an unfinished copy of " + REQUEST);
+        assertFails(() -> cloneOf(linear, COPY, SIZE, PVC1, Mode.DEFAULT), Kind.CONFLICT, "(an unfinished copy of " + REQUEST + ")");
+        writeChunk(src.device(), 5, 0);
+        String source = sha256(src.device(), SIZE.bytes());
+
+        BackendVolume clone = cloneOf(COPY);
+
+        assertThat(sha256(clone.device(), SIZE.bytes())).isEqualTo(source);
+        assertThat(lvm.programs()).contains("blkdiscard");
+        assertThat(lvm.tags("pvc-copy")).containsExactly("pillar-csi", INSTALLATION, "pillar-csi.content:" + REQUEST);
+        assertThat(lvm.creations("pvc-copy")).isEqualTo(1);
+    }
+
+    @Test
+    void aCrashBetweenLvcreateAndTheCopyIsFinishedByTheRetry() throws Exception {
+        lvm.run(new Command(List.of("lvcreate", "-y", "--wipesignatures", "y", "--zero", "y", "--addtag", "pillar-csi", "--addtag",
+                INSTALLATION, "--addtag", "pillar-csi.copying:" + REQUEST, "-n", "pvc-copy", "-L", "67108864b", "vg0"), TIMEOUT));
+
+        assertThat(sha256(cloneOf(COPY).device(), SIZE.bytes())).isEqualTo(sha256(src.device(), SIZE.bytes()));
+        assertThat(lvm.tags("pvc-copy")).containsExactly("pillar-csi", INSTALLATION, "pillar-csi.content:" + REQUEST);
+    }
+
+    @Test
+    void linkedRestoresSmallerAndMissingSourcesAreRefusedAndChangeNothing() {
+        assertFails(() -> cloneOf(linear, COPY, SIZE, SRC, Mode.LINKED), Kind.INVALID,
+                "an LVM linear volume cannot share blocks: a clone is a full copy; ask for independent or default");
+        assertFails(() -> linear.create(COPY, SIZE, Map.of(), NonZeroingPool.REFUSE,
+                new VolumeSource.FromSnapshot(SnapshotId.of("snapshot-1"), Mode.DEFAULT)), Kind.UNSUPPORTED, "has no snapshots");
+        assertFails(() -> cloneOf(linear, COPY, ByteSize.ofMiB(32), SRC, Mode.DEFAULT), Kind.OUT_OF_RANGE,
+                "smaller than its source (64MiB)");
+        assertFails(() -> cloneOf(linear, COPY, SIZE, VolumeId.of("pvc-none"), Mode.DEFAULT), Kind.NOT_FOUND,
+                "volume pvc-none does not exist");
+        lvm.addTagged("pvc-thin", SIZE.bytes(), "pool0");
+        assertFails(() -> cloneOf(linear, COPY, SIZE, VolumeId.of("pvc-thin"), Mode.DEFAULT), Kind.NOT_FOUND, "does not exist");
+        assertThat(lvm.exists("pvc-copy")).isFalse();
+    }
+
+    @Test
+    void theSameIdOfAnotherSourceSizeOrAPlainVolumeIsAlreadyExists() {
+        linear.create(PVC1, SIZE, Map.of());
+        cloneOf(COPY);
+
+        assertFails(() -> cloneOf(linear, COPY, SIZE, PVC1, Mode.DEFAULT), Kind.CONFLICT,
+                "was not made from volume/pvc-1/independent/67108864 (made from " + REQUEST + ")");
+        assertFails(() -> cloneOf(linear, COPY, ByteSize.ofMiB(128), SRC, Mode.DEFAULT), Kind.CONFLICT, "made from " + REQUEST);
+        assertFails(() -> cloneOf(linear, PVC1, SIZE, SRC, Mode.DEFAULT), Kind.CONFLICT, "(no content tag)");
+        lvm.addForeign("pvc-foreign", SIZE.bytes(), "");
+        assertFails(() -> cloneOf(linear, VolumeId.of("pvc-foreign"), SIZE, SRC, Mode.DEFAULT), Kind.CONFLICT, "no tag pillar-csi");
+    }
+
+    @Test
+    void deletingEitherFirstLeavesNoLvAndARetryAfterTheSourceWentReturnsTheClone() throws Exception {
+        BackendVolume clone = cloneOf(COPY);
+        BackendVolume second = cloneOf(VolumeId.of("pvc-second"));
+
+        linear.delete(SRC);
+        assertThat(cloneOf(COPY)).isEqualTo(clone);
+        linear.delete(COPY);
+        assertThat(read(second.device(), 0, 16)).containsOnly(1);
+        linear.delete(VolumeId.of("pvc-second"));
+        assertThat(lvm.names()).containsExactly("pool0");
+    }
+
+    // --- the devices -------------------------------------------------------------------------------------
+
+    /** Fills chunk {@code index} of the device with {@code fill} (1 and 2: with random bytes after 16 of the fill). */
+    static void writeChunk(Path device, long index, int fill) throws Exception {
+        byte[] data = new byte[BlockCopy.CHUNK];
+        if (fill == 1 || fill == 2) {
+            new Random(fill).nextBytes(data); // random data, its first 16 bytes the fill
+        }
+        java.util.Arrays.fill(data, 0, fill == 1 || fill == 2 ? 16 : data.length, (byte) fill);
+        try (FileChannel file = FileChannel.open(device, StandardOpenOption.WRITE)) {
+            file.write(ByteBuffer.wrap(data), index * BlockCopy.CHUNK);
+        }
+    }
+
+    /** {@code length} bytes of the device from {@code at}; past the node's end zeroes (as the fake's LV reads). */
+    static byte[] read(Path device, long at, long length) throws Exception {
+        byte[] all = Files.readAllBytes(device);
+        byte[] out = new byte[(int) length];
+        if (at < all.length) {
+            System.arraycopy(all, (int) at, out, 0, (int) Math.min(length, all.length - at));
+        }
+        return out;
+    }
+
+    static String sha256(Path device, long bytes) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(read(device, 0, bytes)));
+    }
+}
