@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
 import pillar.api.agent.v1.BackendKind;
+import pillar.api.agent.v1.CopyMode;
 import pillar.api.agent.v1.CreateSnapshotRequest;
 import pillar.api.agent.v1.CreateSnapshotResponse;
 import pillar.api.agent.v1.CreateVolumeRequest;
@@ -415,6 +416,18 @@ public final class FakeAgentClient implements AgentClient {
         if (r.getSizeBytes() < size) {
             throw new AgentException(AgentException.Kind.OUT_OF_RANGE, "CreateVolume", target, "OUT_OF_RANGE: size_bytes "
                     + r.getSizeBytes() + " is below the source's " + size);
+        }
+        // as the agent's backends: a thin snapshot always shares blocks, a linear clone never does
+        BackendKind kind = agent.backends.get(r.getBackend()).getKind();
+        if (kind == BackendKind.BACKEND_KIND_LVM_THIN && source.getMode() == CopyMode.COPY_MODE_INDEPENDENT) {
+            throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, "CreateVolume", target, "INVALID_ARGUMENT: backend "
+                    + r.getBackend() + " is an LVM thin pool: a volume made from a source is a thin snapshot, which shares its"
+                    + " blocks with the source, so an INDEPENDENT copy cannot be made here");
+        }
+        if (kind == BackendKind.BACKEND_KIND_LVM_LINEAR && source.getMode() == CopyMode.COPY_MODE_LINKED) {
+            throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, "CreateVolume", target, "INVALID_ARGUMENT: backend "
+                    + r.getBackend() + ": an LVM linear volume cannot share blocks: a clone is a full copy; ask for independent"
+                    + " or default");
         }
         return content;
     }

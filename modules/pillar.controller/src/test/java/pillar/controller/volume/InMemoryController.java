@@ -80,13 +80,23 @@ final class InMemoryController {
 
     /** Adds a ready LVM linear store (backend of the same name on the agent): one that cannot take snapshots. */
     InMemoryController linearStore(String name) {
-        fake.agent(HOST, 9500).backend(name, BackendKind.BACKEND_KIND_LVM_LINEAR, "vg1", "").capacity(name, 100 * GIB, 100 * GIB);
-        PillarStore store = Pillars.lvmStore(name, AGENT, name, "vg1", null);
+        return store(name, BackendKind.BACKEND_KIND_LVM_LINEAR);
+    }
+
+    /** Adds a ready ZFS store (backend of the same name on the agent). */
+    InMemoryController zfsStore(String name) {
+        return store(name, BackendKind.BACKEND_KIND_ZFS_ZVOL);
+    }
+
+    private InMemoryController store(String name, BackendKind kind) {
+        boolean zfs = kind == BackendKind.BACKEND_KIND_ZFS_ZVOL;
+        fake.agent(HOST, 9500).backend(name, kind, zfs ? "tank" : "vg1", zfs ? "k8s" : "").capacity(name, 100 * GIB, 100 * GIB);
+        PillarStore store = zfs ? Pillars.zfsStore(name, AGENT, name, "tank", "k8s") : Pillars.lvmStore(name, AGENT, name, "vg1", null);
         store.getMetadata().setGeneration(1L);
         PillarStoreStatus status = new PillarStoreStatus();
         status.setObservedGeneration(1L);
-        status.setBackendKind("lvm");
-        status.setConditions(List.of(new Condition(PillarStore.POOL_DISCOVERED, Condition.TRUE, "PoolFound", "vg1",
+        status.setBackendKind(zfs ? "zfs" : "lvm");
+        status.setConditions(List.of(new Condition(PillarStore.POOL_DISCOVERED, Condition.TRUE, "PoolFound", zfs ? "tank" : "vg1",
                 "2026-01-01T00:00:00Z", 1)));
         store.setStatus(status);
         inventory.put(store);

@@ -6,6 +6,7 @@ import static pillar.controller.volume.InMemoryController.GIB;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.grpc.Status;
 import org.junit.jupiter.api.Test;
@@ -86,16 +87,19 @@ class SnapshotLifecycleTest {
 
     @Test
     void aCloneIsMadeFromAVolumeWithTheClassCopyMode() {
-        controller.create(Requests.create("pvc-src", 2 * GIB));
+        controller.zfsStore("tank");
+        Map<String, String> zfs = Map.of(StorageClassParameters.STORE, "tank", StorageClassParameters.PROTOCOL,
+                InMemoryController.PROTOCOL);
+        controller.create(Requests.create("pvc-src", 2 * GIB, Requests.rwo(), zfs));
         CreateVolumeResponse clone = controller.create(Requests.clone("pvc-clone", 0, "pvc-src",
-                Requests.parameters(StorageClassParameters.CLONE_MODE, "independent")));
+                with(zfs, StorageClassParameters.CLONE_MODE, "independent")));
         assertThat(clone.getVolume().getCapacityBytes()).isEqualTo(2 * GIB);
         assertThat(clone.getVolume().getContentSource().getVolume().getVolumeId()).isEqualTo("pvc-src");
         assertThat(controller.agent().content("pvc-clone")).contains("volume:pvc-src");
         assertThat(controller.agent().copyMode("pvc-clone")).contains(CopyMode.COPY_MODE_INDEPENDENT);
-        controller.create(Requests.clone("pvc-linked", 0, "pvc-src", Requests.parameters(StorageClassParameters.CLONE_MODE, "linked")));
+        controller.create(Requests.clone("pvc-linked", 0, "pvc-src", with(zfs, StorageClassParameters.CLONE_MODE, "linked")));
         assertThat(controller.agent().copyMode("pvc-linked")).contains(CopyMode.COPY_MODE_LINKED);
-        controller.create(Requests.clone("pvc-default", 0, "pvc-src", Requests.parameters()));
+        controller.create(Requests.clone("pvc-default", 0, "pvc-src", zfs));
         assertThat(controller.agent().copyMode("pvc-default")).contains(CopyMode.COPY_MODE_UNSPECIFIED);
 
         // the source deleted first: the clones are volumes of their own
@@ -106,6 +110,32 @@ class SnapshotLifecycleTest {
         }
         assertThat(controller.records.names()).isEmpty();
         assertThat(controller.agent().volumes()).isEmpty();
+    }
+
+    @Test
+    void aCopyModeTheStoreCannotKeepIsRefusedAndChangesNothing() {
+        controller.create(Requests.create("pvc-thin", GIB));
+        controller.linearStore("slow");
+        Map<String, String> linear = Map.of(StorageClassParameters.STORE, "slow", StorageClassParameters.PROTOCOL,
+                InMemoryController.PROTOCOL);
+        controller.create(Requests.create("pvc-linear", GIB, Requests.rwo(), linear));
+        int volumes = controller.records.names().size();
+
+        assertThat(assertCode(Status.Code.INVALID_ARGUMENT, () -> controller.create(Requests.clone("pvc-x", 0, "pvc-thin",
+                Requests.parameters(StorageClassParameters.CLONE_MODE, "independent"))))).contains("LVM thin pool");
+        assertThat(assertCode(Status.Code.INVALID_ARGUMENT, () -> controller.create(Requests.clone("pvc-y", 0, "pvc-linear",
+                with(linear, StorageClassParameters.CLONE_MODE, "linked"))))).contains("LVM linear");
+        assertThat(controller.records.names()).hasSize(volumes);
+
+        // a linear clone by default is a full copy
+        controller.create(Requests.clone("pvc-copy", 0, "pvc-linear", linear));
+        assertThat(controller.agent().content("pvc-copy")).contains("volume:pvc-linear");
+    }
+
+    private static Map<String, String> with(Map<String, String> parameters, String key, String value) {
+        Map<String, String> all = new java.util.TreeMap<>(parameters);
+        all.put(key, value);
+        return all;
     }
 
     @Test
