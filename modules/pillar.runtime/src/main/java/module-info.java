@@ -1,8 +1,8 @@
 /**
  * What every pillar-csi workload runs on, and nothing else needs: the Helidon server with gRPC and
- * health, CSI Identity, mutual TLS and the configuration ({@code pillar.runtime.server}); host
- * commands as argument lists with deadlines ({@code pillar.runtime.exec}); crash-safe files
- * ({@code pillar.runtime.durable}). It holds no workload logic.
+ * health, CSI Identity, mutual TLS and the configuration ({@code pillar.runtime.server}); Prometheus
+ * metrics ({@code pillar.runtime.metrics}); host commands as argument lists with deadlines
+ * ({@code pillar.runtime.exec}); crash-safe files ({@code pillar.runtime.durable}). It holds no workload logic.
  *
  * <p>Exported to the three workloads only: a client of the contracts in {@code pillar.api} gets
  * neither a web server nor a process runner with them. (The project's tools and the tests that load
@@ -14,6 +14,9 @@ module pillar.runtime {
     requires transitive io.helidon.config;
     requires transitive io.helidon.common.tls;
     requires transitive io.helidon.webserver.grpc;
+    requires transitive io.prometheus.metrics.core;
+    requires transitive io.prometheus.metrics.model;
+    requires io.prometheus.writer.text;
     requires io.grpc.netty.shaded;
     requires io.helidon.webserver;
     requires io.helidon.webserver.observe;
@@ -28,4 +31,5 @@ module pillar.runtime {
     exports pillar.runtime.server to pillar.agent, pillar.node, pillar.controller;
     exports pillar.runtime.exec to pillar.agent, pillar.node, pillar.controller;
     exports pillar.runtime.durable to pillar.agent, pillar.node, pillar.controller;
+    exports pillar.runtime.metrics to pillar.agent, pillar.node, pillar.controller;
 }

@@ -19,17 +19,21 @@ import io.grpc.BindableService;
 import io.helidon.common.tls.Tls;
 import io.helidon.health.HealthCheckResponse;
 import io.helidon.health.HealthCheckType;
+import io.helidon.http.HeaderNames;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.WebServerConfig;
 import io.helidon.webserver.grpc.GrpcRouting;
 import io.helidon.webserver.observe.ObserveFeature;
 import io.helidon.webserver.observe.health.HealthObserver;
 import io.helidon.webserver.observe.health.HealthObserverConfig;
+import pillar.runtime.metrics.OperationTimer;
+import pillar.runtime.metrics.WorkloadMetrics;
 
 /**
  * One workload's Helidon server: its gRPC services on one endpoint (a UNIX socket for CSI, TCP for
  * the agent API, optionally with TLS), and liveness and readiness over HTTP on another port
- * ({@code /observe/health/live}, {@code /observe/health/ready}).
+ * ({@code /observe/health/live}, {@code /observe/health/ready}), with the workload's Prometheus
+ * metrics at {@code /metrics} when it has {@linkplain Builder#metrics enabled metrics}.
  */
 public final class WorkloadServer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(WorkloadServer.class.getName());
@@ -91,6 +95,7 @@ public final class WorkloadServer implements AutoCloseable {
         private Tls tls;
         private String healthHost = "0.0.0.0";
         private int healthPort;
+        private WorkloadMetrics metrics;
 
         private Builder() {
         }
@@ -122,6 +127,12 @@ public final class WorkloadServer implements AutoCloseable {
             return this;
         }
 
+        /** Serve these metrics at {@code /metrics} on the health port and time every call into them. */
+        public Builder metrics(WorkloadMetrics metrics) {
+            this.metrics = metrics;
+            return this;
+        }
+
         public Builder service(BindableService service) {
             services.add(service);
             return this;
@@ -141,6 +152,10 @@ public final class WorkloadServer implements AutoCloseable {
                 prepareSocketPath(unixSocket);
             }
             GrpcRouting.Builder grpc = GrpcRouting.builder().intercept(new VolumeLogContext());
+            boolean served = metrics != null && metrics.enabled();
+            if (served) {
+                grpc.intercept(new OperationTimer(metrics));
+            }
             services.forEach(grpc::service);
 
             HealthObserverConfig.Builder health = HealthObserver.builder().details(true).useSystemServices(false);
@@ -154,6 +169,16 @@ public final class WorkloadServer implements AutoCloseable {
                     .host(healthHost)
                     .port(healthPort)
                     .addFeature(ObserveFeature.builder().addObserver(health.build()).build())
+                    .routing(routing -> {
+                        if (served) {
+                            routing.get(WorkloadMetrics.PATH, (request, response) -> {
+                                response.header(HeaderNames.CONTENT_TYPE, WorkloadMetrics.contentType());
+                                try (java.io.OutputStream out = response.outputStream()) {
+                                    metrics.write(out);
+                                }
+                            });
+                        }
+                    })
                     .putSocket(GRPC_SOCKET, socket -> {
                         socket.bindAddress(grpcAddress).addRouting(grpc);
                         if (grpcAddress instanceof InetSocketAddress) {

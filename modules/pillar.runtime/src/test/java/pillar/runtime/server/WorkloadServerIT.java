@@ -37,6 +37,7 @@ import pillar.api.csi.v1.NodeGrpc;
 import pillar.api.csi.v1.NodeStageVolumeRequest;
 import pillar.api.csi.v1.PluginCapability;
 import pillar.api.csi.v1.ProbeRequest;
+import pillar.runtime.metrics.WorkloadMetrics;
 
 /** A workload server on a real UNIX socket, called by a real gRPC client. */
 class WorkloadServerIT {
@@ -45,6 +46,7 @@ class WorkloadServerIT {
 
     private final AtomicBoolean ready = new AtomicBoolean(true);
     private final AtomicReference<String> volumeSeenByLog = new AtomicReference<>();
+    private final WorkloadMetrics metrics = WorkloadMetrics.create("node");
     private WorkloadServer server;
     private ManagedChannel channel;
 
@@ -89,7 +91,8 @@ class WorkloadServerIT {
         WorkloadServer.Builder builder = WorkloadServer.builder()
                 .unixSocket(dir.resolve("csi/csi.sock"))
                 .health("127.0.0.1", 0)
-                .readiness("test", ready::get);
+                .readiness("test", ready::get)
+                .metrics(metrics);
         CsiServices.node(identity, new OneCallNode()).forEach(builder::service);
         server = builder.start();
         channel = Channels.unix(dir.resolve("csi/csi.sock"));
@@ -140,6 +143,39 @@ class WorkloadServerIT {
         ready.set(false);
         assertThat(status(base.resolve("ready"))).isEqualTo(503);
         assertThat(status(base.resolve("live"))).isEqualTo(200);
+    }
+
+    @Test
+    void metricsCountEveryCallByMethodAndCodeOnTheHealthPort() throws Exception {
+        NodeGrpc.newBlockingStub(channel).nodeGetInfo(NodeGetInfoRequest.getDefaultInstance());
+        NodeGrpc.newBlockingStub(channel).nodeGetInfo(NodeGetInfoRequest.getDefaultInstance());
+        assertCode(() -> NodeGrpc.newBlockingStub(channel)
+                .nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId("pvc-7").build()));
+        HttpURLConnection connection = (HttpURLConnection) URI.create("http://127.0.0.1:" + server.healthPort()
+                + WorkloadMetrics.PATH).toURL().openConnection();
+        String text;
+        try {
+            assertThat(connection.getResponseCode()).isEqualTo(200);
+            assertThat(connection.getContentType()).startsWith("text/plain; version=0.0.4");
+            text = new String(connection.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } finally {
+            connection.disconnect();
+        }
+        assertThat(text).contains("# TYPE pillar_csi_operation_seconds histogram")
+                .contains("pillar_csi_operation_seconds_count{code=\"OK\",method=\"NodeGetInfo\",workload=\"node\"} 2")
+                .contains("pillar_csi_operation_seconds_count{code=\"UNIMPLEMENTED\",method=\"NodeStageVolume\",workload=\"node\"} 1")
+                .doesNotContain("pvc-7");
+    }
+
+    @Test
+    void disabledMetricsAreNotServed() throws Exception {
+        IdentityService identity = new IdentityService(() -> true);
+        WorkloadServer.Builder builder = WorkloadServer.builder().unixSocket(dir.resolve("off.sock"))
+                .health("127.0.0.1", 0).metrics(WorkloadMetrics.disabled("node"));
+        CsiServices.node(identity, new CsiServices.UnimplementedNode()).forEach(builder::service);
+        try (WorkloadServer off = builder.start()) {
+            assertThat(status(URI.create("http://127.0.0.1:" + off.healthPort() + WorkloadMetrics.PATH))).isEqualTo(404);
+        }
     }
 
     @Test

@@ -1,0 +1,66 @@
+package pillar.runtime.metrics;
+
+import java.util.Set;
+
+import io.prometheus.metrics.core.metrics.Histogram;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.CommandResult;
+import pillar.runtime.exec.ProcessRunner;
+
+/**
+ * A {@link ProcessRunner} that times every command it runs into a histogram labelled
+ * {@code command} and {@code outcome} ({@code ok}, {@code failed}, {@code timeout}). The command label
+ * is the program's file name, with the subcommand for the tools that have them ({@code zfs create},
+ * {@code zpool list}); never an argument that names a volume or a device. A pipe is timed once, as
+ * {@code first|second}.
+ */
+public final class TimedProcessRunner implements ProcessRunner {
+    /** Tools whose first argument is a subcommand, a closed set of words. */
+    private static final Set<String> WITH_SUBCOMMANDS = Set.of("zfs", "zpool", "lvm", "nvme", "dmsetup");
+
+    private final ProcessRunner delegate;
+    private final Histogram seconds;
+
+    /** Times into {@code pillar_WORKLOAD_command_seconds}. */
+    public TimedProcessRunner(ProcessRunner delegate, WorkloadMetrics metrics) {
+        this.delegate = delegate;
+        this.seconds = metrics.histogram("pillar_" + metrics.workload() + "_command_seconds",
+                "host commands run, by command and outcome", "command", "outcome");
+    }
+
+    @Override
+    public CommandResult run(Command command) {
+        return timed(label(command), () -> delegate.run(command));
+    }
+
+    @Override
+    public CommandResult pipe(Command first, Command second) {
+        return timed(label(first) + "|" + label(second), () -> delegate.pipe(first, second));
+    }
+
+    private CommandResult timed(String command, java.util.function.Supplier<CommandResult> run) {
+        long started = System.nanoTime();
+        String outcome = "failed";
+        try {
+            CommandResult result = run.get();
+            outcome = "ok";
+            return result;
+        } catch (CommandFailedException e) {
+            outcome = e.timedOut() ? "timeout" : "failed";
+            throw e;
+        } finally {
+            seconds.labelValues(command, outcome).observe((System.nanoTime() - started) / 1e9);
+        }
+    }
+
+    /** The command's label: its program's file name, and its subcommand for {@link #WITH_SUBCOMMANDS}. */
+    static String label(Command command) {
+        String program = command.program().substring(command.program().lastIndexOf('/') + 1);
+        if (WITH_SUBCOMMANDS.contains(program) && command.argv().size() > 1
+                && command.argv().get(1).matches("[a-z][a-z-]{0,15}")) {
+            return program + " " + command.argv().get(1);
+        }
+        return program;
+    }
+}
