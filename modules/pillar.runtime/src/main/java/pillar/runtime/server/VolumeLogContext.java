@@ -15,8 +15,10 @@ import io.helidon.logging.common.HelidonMdc;
  * from the request's {@code volume_id} field, which every per-volume CSI and agent request has.
  */
 public final class VolumeLogContext implements ServerInterceptor {
-    /** The MDC key the log format refers to. */
+    /** The MDC key the text log format refers to: {@code "volume=<id> "}. */
     public static final String KEY = "volume";
+    /** The MDC key holding the bare ID, for structured formats ({@link JsonLogFormatter}). */
+    public static final String ID_KEY = "volume.id";
 
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
@@ -52,10 +54,12 @@ public final class VolumeLogContext implements ServerInterceptor {
                     return;
                 }
                 HelidonMdc.set(KEY, "volume=" + volume + " ");
+                HelidonMdc.set(ID_KEY, volume);
                 try {
                     action.run();
                 } finally {
                     HelidonMdc.remove(KEY);
+                    HelidonMdc.remove(ID_KEY);
                 }
             }
         };

@@ -74,7 +74,8 @@ class WorkloadServerIT {
             @Override
             public void publish(LogRecord record) {
                 if ("staging".equals(record.getMessage())) {
-                    volumeSeenByLog.set(HelidonMdc.get(VolumeLogContext.KEY).orElse("none"));
+                    volumeSeenByLog.set(HelidonMdc.get(VolumeLogContext.KEY).orElse("none") + "|"
+                            + HelidonMdc.get(VolumeLogContext.ID_KEY).orElse("none"));
                 }
             }
 
@@ -132,7 +133,7 @@ class WorkloadServerIT {
     void logLinesAboutAVolumeCarryItsId() {
         assertCode(() -> NodeGrpc.newBlockingStub(channel)
                 .nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId("pvc-42").build()));
-        assertThat(volumeSeenByLog.get()).isEqualTo("volume=pvc-42 ");
+        assertThat(volumeSeenByLog.get()).isEqualTo("volume=pvc-42 |pvc-42");
     }
 
     @Test
