@@ -25,6 +25,15 @@ record BedLayout(Path project, Path work, Path logs, Path aotCaches, Path kubele
     record Ports(int kubeApi, int agent, int controllerHealth, int nodeHealth, int agentHealth) {
         /** In the VM (its own network): the workloads' defaults, plus 10000; the agent's is the quickstart's. */
         static final Ports VM = new Ports(19443, 19500, 19808, 19809, 19810);
+
+        /** Each workload's health port (where it serves {@code /metrics} too): controller, agent, node. */
+        java.util.Map<String, Integer> healthPorts() {
+            java.util.Map<String, Integer> ports = new java.util.LinkedHashMap<>();
+            ports.put("controller", controllerHealth);
+            ports.put("agent", agentHealth);
+            ports.put("node", nodeHealth);
+            return ports;
+        }
     }
 
     /** The sandbox's layout: production paths inside the VM. */

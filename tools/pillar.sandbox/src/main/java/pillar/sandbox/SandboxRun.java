@@ -87,6 +87,8 @@ final class SandboxRun {
             }
             Steps.summary(result, out);
             status = result.passed() ? 0 : 1;
+            out.println();
+            MetricsExcerpt.print(layout.ports().healthPorts(), out);
 
             Map<String, String> env = UserCommand.environment(layout, sc.getParameters());
             if (!options.command().isEmpty()) {

@@ -25,7 +25,8 @@ final class UserCommand {
     /**
      * {@code PILLAR_CONTROLLER_SOCKET}, {@code PILLAR_NODE_SOCKET}, {@code PILLAR_KUBELET_DIR}, and
      * {@code PILLAR_SC_PARAMETERS}: a YAML file of the generated StorageClass's parameters as
-     * external-provisioner passes them to CreateVolume (its {@code csi.storage.k8s.io/} keys removed).
+     * external-provisioner passes them to CreateVolume (its {@code csi.storage.k8s.io/} keys removed),
+     * and {@code PILLAR_METRICS_URLS}: the controller's, agent's and node's {@code /metrics}, space-separated.
      */
     static Map<String, String> environment(BedLayout layout, Map<String, String> storageClassParameters) throws IOException {
         Path file = layout.work().resolve("storageclass-parameters.yaml");
@@ -42,6 +43,7 @@ final class UserCommand {
         env.put("PILLAR_NODE_SOCKET", layout.nodeSocket().toString());
         env.put("PILLAR_SC_PARAMETERS", file.toString());
         env.put("PILLAR_KUBELET_DIR", layout.kubeletDir().toString());
+        env.put("PILLAR_METRICS_URLS", MetricsExcerpt.urls(layout.ports().healthPorts()));
         return env;
     }
 
