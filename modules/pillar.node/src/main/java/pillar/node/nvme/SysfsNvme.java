@@ -3,6 +3,7 @@ package pillar.node.nvme;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,8 +18,8 @@ import java.util.stream.Stream;
 import pillar.api.value.Nqn;
 
 /**
- * Reads the kernel's NVMe state from sysfs ({@code <sys>/class/nvme}, {@code <sys>/block}) and the
- * device directory, both roots passed in so a fake tree can stand in for them.
+ * Reads the kernel's NVMe state from sysfs ({@code <sys>/class/nvme}, {@code <sys>/class/nvme-subsystem},
+ * {@code <sys>/block}) and the device directory, both roots passed in so a fake tree can stand in for them.
  *
  * <p>Block devices: with native multipath (Debian's default) {@code /sys/block} lists the head
  * {@code nvme<subsystem>n<ns>}, which has a {@code /dev} node, and hidden per-path nodes
@@ -78,9 +79,45 @@ public final class SysfsNvme {
         return out;
     }
 
-    /** The controller reaching {@code target} for {@code host}, unless it is being deleted. */
+    /**
+     * The controller reaching {@code target} for {@code host}, unless it is being deleted. Looked up
+     * through the subsystem, not by reading every controller: one {@code subsysnqn} per subsystem in
+     * {@code class/nvme-subsystem}, then the attributes of that subsystem's controllers alone (the
+     * kernel links each of them there as {@code nvme<c>} when it connects, nvme_init_subsystem).
+     */
     public Optional<ControllerInfo> controllerFor(FabricsTarget target, Nqn host) {
-        return controllers().stream().filter(c -> c.serves(target, host) && !c.deleting()).findFirst();
+        for (Path subsystem : list(sys.resolve("class/nvme-subsystem"))) {
+            if (readOptional(subsystem.resolve("subsysnqn")).filter(target.nqn().value()::equals).isEmpty()) {
+                continue;
+            }
+            for (Path link : list(subsystem)) {
+                String name = link.getFileName().toString();
+                Optional<ControllerInfo> found = Controller.isName(name)
+                        ? controller(Controller.parse(name)).filter(c -> c.serves(target, host) && !c.deleting())
+                        : Optional.empty();
+                if (found.isPresent()) {
+                    return found;
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * {@link #controllerFor(FabricsTarget, Nqn)}, trying {@code remembered} first (the controller a stage
+     * record holds) at the cost of one controller's attributes. A name is not an identity: the kernel
+     * numbers controllers lowest free first, so after a reboot or a reconnect the name may belong to
+     * another subsystem's controller; it counts only when its attributes say it reaches {@code target},
+     * else the lookup runs.
+     */
+    public Optional<ControllerInfo> controllerFor(FabricsTarget target, Nqn host, Optional<Controller> remembered) {
+        return remembered.flatMap(this::controller).filter(c -> c.serves(target, host) && !c.deleting())
+                .or(() -> controllerFor(target, host));
+    }
+
+    /** The controller as sysfs shows it, or empty when it does not exist (or is going away). */
+    public Optional<ControllerInfo> controller(Controller controller) {
+        return read(controllerDir(controller), controller);
     }
 
     /** The controller's state ({@code live}, {@code connecting}, ...), or empty when it does not exist. */
@@ -213,7 +250,7 @@ public final class SysfsNvme {
     static Optional<String> readOptional(Path file) {
         try {
             return Optional.of(Files.readString(file).strip());
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
             // a controller being deleted answers ENODEV on its attributes
@@ -221,12 +258,15 @@ public final class SysfsNvme {
         }
     }
 
+    /** The entries of {@code dir}, none when it does not exist or went away while listed (a deleted controller's). */
     private static List<Path> list(Path dir) {
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
         try (Stream<Path> entries = Files.list(dir)) {
             return entries.sorted().toList();
+        } catch (NoSuchFileException e) {
+            return List.of();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + dir, e);
         }

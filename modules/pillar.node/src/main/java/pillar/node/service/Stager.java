@@ -26,6 +26,12 @@ import pillar.runtime.server.CsiException;
  * host first (controller already there? device already formatted? already mounted?), so a retry
  * after a crash or a timeout at any point finishes the job without a second mkfs or a second mount.
  * The record is written before the first change to the host and again when staging is complete.
+ *
+ * <p>Serialization: the caller holds the volume ({@code VolumeLocks}); "connect or reuse" and
+ * "disconnect unless shared" hold the subsystem ({@link SubsystemLocks}). Nothing here is host-wide:
+ * the kernel already runs one connect at a time ({@code nvmf_dev_mutex} in fabrics.c, across the whole
+ * connect) and deletes different controllers side by side, so a stage or unstage of one volume never
+ * waits for another volume's in this code.
  */
 final class Stager {
     private static final Logger LOG = Logger.getLogger(Stager.class.getName());
@@ -130,7 +136,8 @@ final class Stager {
 
     /** Whether what a staged record says is still true on the host: controller, device, mount. */
     private boolean stillInPlace(StageRecord r) {
-        Optional<Controller> controller = ports.sysfs().controllerFor(r.target(), ports.hostNqn()).map(c -> c.controller());
+        Optional<Controller> controller = ports.sysfs().controllerFor(r.target(), ports.hostNqn(), r.controller())
+                .map(c -> c.controller());
         if (!controller.equals(r.controller())) {
             return false;
         }
@@ -164,9 +171,9 @@ final class Stager {
                 LOG.warning(() -> "keeping the controller of " + r.target().describe()
                         + ": unreadable stage records might use it: " + scan.unreadable());
             } else {
-                Optional<Controller> controller = r.controller().or(() -> ports.sysfs()
-                        .controllerFor(r.target(), ports.hostNqn()).map(c -> c.controller()));
-                controller.ifPresent(ports.initiator()::disconnect);
+                // the recorded name only if it still reaches the target: after a reboot it may be another volume's
+                ports.sysfs().controllerFor(r.target(), ports.hostNqn(), r.controller())
+                        .ifPresent(c -> ports.initiator().disconnect(c.controller()));
             }
             ports.records().delete(r.volume());
             return null;

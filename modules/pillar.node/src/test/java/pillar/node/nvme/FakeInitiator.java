@@ -5,11 +5,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
@@ -39,8 +40,16 @@ import pillar.node.sys.Hangs;
  *       namespace's {@linkplain #optimalWriteSize optimal write size} when larger (at most 32 MiB, the
  *       16-bit NOWS field), a limit a write keeps;</li>
  *   <li>connects are serialized, as the kernel serializes every write to {@code /dev/nvme-fabrics} under
- *       one mutex: a connect to a {@linkplain #hangConnectsTo hung} subsystem stays inside the call and
- *       holds up every other connect (disconnect and rescan are not held up), until released.</li>
+ *       one mutex ({@code nvmf_dev_mutex}, held by {@code nvmf_dev_write} across {@code nvmf_create_ctrl}):
+ *       a connect to a {@linkplain #hangConnectsTo hung} subsystem stays inside the call and holds up
+ *       every other connect, until released;</li>
+ *   <li>nothing else is host-wide, as in the kernel: a write to {@code delete_controller} deletes that
+ *       controller in the writer's context under no global lock ({@code nvme_sysfs_delete},
+ *       {@code nvme_delete_ctrl_sync}), and {@code rescan_controller} queues a scan; so a disconnect
+ *       ({@linkplain #hangDisconnectsFrom hung} or not) holds up no connect and no other disconnect. One
+ *       subsystem's controllers and namespaces change under that subsystem's lock (the kernel's
+ *       {@code subsys->lock} and the subsystem's list of controllers), which decides when the last
+ *       controller takes the namespace with it.</li>
  * </ul>
  */
 public final class FakeInitiator implements Initiator {
@@ -48,18 +57,22 @@ public final class FakeInitiator implements Initiator {
     private final Path dev;
     private final Nqn host;
     private final SysfsNvme sysfs;
-    private final Map<String, Export> exports = new HashMap<>();
-    private final Map<String, String[]> authKeys = new HashMap<>();
-    private final Map<String, Integer> subsystemInstances = new HashMap<>();
-    private final Map<String, Long> optimalWriteSizes = new HashMap<>();
+    private final Map<String, Export> exports = new ConcurrentHashMap<>();
+    private final Map<String, String[]> authKeys = new ConcurrentHashMap<>();
+    private final Map<String, Integer> subsystemInstances = new ConcurrentHashMap<>();
+    /** Per subsystem NQN: the kernel's subsys->lock. */
+    private final Map<String, Object> subsystemLocks = new ConcurrentHashMap<>();
+    private final Map<String, Long> optimalWriteSizes = new ConcurrentHashMap<>();
     private final List<String> calls = new ArrayList<>();
     private final Hangs hangs = new Hangs();
+    private final Hangs disconnectHangs = new Hangs();
     /** The kernel's nvmf_dev_mutex: one connect at a time, uninterruptibly. */
     private final ReentrantLock fabricsDevice = new ReentrantLock();
-    private int nextController = 0;
+    private final AtomicInteger nextController = new AtomicInteger();
+    private final AtomicInteger nextSubsystem = new AtomicInteger();
     private CountDownLatch gate = new CountDownLatch(0);
     private CountDownLatch entered = new CountDownLatch(0);
-    private boolean namespacesAppear = true;
+    private volatile boolean namespacesAppear = true;
 
     /** A subsystem the fake target offers: its backing file or device and its current size. */
     public record Export(Nqn nqn, String traddr, int trsvcid, Path backing, LongSupplier size) {
@@ -73,7 +86,7 @@ public final class FakeInitiator implements Initiator {
     }
 
     /** The target side: offer a subsystem at an address. */
-    public synchronized void export(Export export) {
+    public void export(Export export) {
         exports.put(export.nqn().value(), export);
     }
 
@@ -81,7 +94,7 @@ public final class FakeInitiator implements Initiator {
      * The target side: {@code subsystem}'s namespace reports {@code bytes} as its optimal write size
      * (NOWS), as nvmet does from its backing device's {@code optimal_io_size} (a zvol: 32 MiB).
      */
-    public synchronized void optimalWriteSize(Nqn subsystem, long bytes) {
+    public void optimalWriteSize(Nqn subsystem, long bytes) {
         optimalWriteSizes.put(subsystem.value(), bytes);
     }
 
@@ -92,7 +105,7 @@ public final class FakeInitiator implements Initiator {
     }
 
     /** Namespaces of later connects never show up (a target whose namespace is disabled). */
-    public synchronized void namespacesAppear(boolean appear) {
+    public void namespacesAppear(boolean appear) {
         this.namespacesAppear = appear;
     }
 
@@ -116,10 +129,18 @@ public final class FakeInitiator implements Initiator {
     }
 
     /**
+     * From now on disconnects of {@code subsystem}'s controllers hang in the "kernel" (a delete waiting
+     * for its queues, say) until the hang is released.
+     */
+    public Hangs.Hang hangDisconnectsFrom(Nqn subsystem) {
+        return disconnectHangs.on(subsystem);
+    }
+
+    /**
      * The target side: from now on {@code subsystem} admits only a host proving {@code hostKey} (and,
      * when the host asks, proving {@code controllerKey}, "" for none), as a target with DH-HMAC-CHAP does.
      */
-    public synchronized void requireAuth(Nqn subsystem, String hostKey, String controllerKey) {
+    public void requireAuth(Nqn subsystem, String hostKey, String controllerKey) {
         authKeys.put(subsystem.value(), new String[] {hostKey, controllerKey});
     }
 
@@ -147,10 +168,10 @@ public final class FakeInitiator implements Initiator {
             throw new InitiatorException("interrupted");
         }
         hangs.pass(target.nqn());
-        synchronized (this) {
-            Optional<SysfsNvme.ControllerInfo> existing = sysfs.controllerFor(target, host);
+        synchronized (subsystemLock(target.nqn().value())) {
+            Optional<Controller> existing = existing(target);
             if (existing.isPresent()) {
-                return existing.get().controller();
+                return existing.get();
             }
             Export export = exports.get(target.nqn().value());
             if (export == null || !export.traddr().equals(target.traddr()) || export.trsvcid() != target.trsvcid()) {
@@ -173,46 +194,57 @@ public final class FakeInitiator implements Initiator {
     }
 
     @Override
-    public synchronized void disconnect(Controller controller) {
-        calls.add("disconnect " + controller);
+    public void disconnect(Controller controller) {
+        synchronized (this) {
+            calls.add("disconnect " + controller);
+        }
         Path dir = sysfs.controllerDir(controller);
         Optional<String> nqn = SysfsNvme.readOptional(dir.resolve("subsysnqn"));
         if (nqn.isEmpty()) {
             return;
         }
-        delete(dir);
-        boolean othersLeft = sysfs.controllers().stream().anyMatch(c -> c.subsysnqn().equals(nqn.get()));
-        int s = subsystemInstances.get(nqn.get());
-        try (Stream<Path> blocks = Files.isDirectory(sys.resolve("block")) ? Files.list(sys.resolve("block")) : Stream.empty()) {
-            for (Path block : blocks.toList()) {
-                String name = block.getFileName().toString();
-                if (name.equals("nvme" + s + "c" + controller.instance() + "n1") || (!othersLeft && name.equals("nvme" + s + "n1"))) {
-                    delete(block);
-                }
+        disconnectHangs.pass(Nqn.of(nqn.get()));
+        synchronized (subsystemLock(nqn.get())) {
+            if (!Files.exists(dir)) {
+                return; // another writer of delete_controller got there first
+            }
+            int s = subsystemInstances.get(nqn.get());
+            Path subsystem = sys.resolve("class/nvme-subsystem/nvme-subsys" + s);
+            delete(subsystem.resolve(controller.name()));
+            delete(dir);
+            delete(sys.resolve("block/nvme" + s + "c" + controller.instance() + "n1"));
+            boolean othersLeft;
+            try (Stream<Path> entries = Files.list(subsystem)) {
+                othersLeft = entries.anyMatch(e -> Controller.isName(e.getFileName().toString()));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
             if (!othersLeft) {
-                Files.deleteIfExists(dev.resolve("nvme" + s + "n1"));
-                delete(sys.resolve("class/nvme-subsystem/nvme-subsys" + s));
+                delete(sys.resolve("block/nvme" + s + "n1"));
+                delete(dev.resolve("nvme" + s + "n1"));
+                delete(subsystem);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 
     @Override
-    public synchronized void rescan(Controller controller) {
-        calls.add("rescan " + controller);
+    public void rescan(Controller controller) {
+        synchronized (this) {
+            calls.add("rescan " + controller);
+        }
         Optional<String> nqn = SysfsNvme.readOptional(sysfs.controllerDir(controller).resolve("subsysnqn"));
         if (nqn.isEmpty()) {
             throw new InitiatorException("cannot rescan " + controller + ": no such controller");
         }
-        Export export = exports.get(nqn.get());
-        write(sys.resolve("block/nvme" + subsystemInstances.get(nqn.get()) + "n1/size"),
-                String.valueOf(export.size().getAsLong() / 512));
+        synchronized (subsystemLock(nqn.get())) {
+            Export export = exports.get(nqn.get());
+            write(sys.resolve("block/nvme" + subsystemInstances.get(nqn.get()) + "n1/size"),
+                    String.valueOf(export.size().getAsLong() / 512));
+        }
     }
 
     /** Sets a controller's state, e.g. {@code connecting} while the target is unreachable. */
-    public synchronized void state(Controller controller, String state) {
+    public void state(Controller controller, String state) {
         write(sysfs.controllerDir(controller).resolve("state"), state);
     }
 
@@ -225,9 +257,34 @@ public final class FakeInitiator implements Initiator {
         return calls.stream().filter(c -> c.startsWith(prefix)).count();
     }
 
+    /**
+     * A live controller of {@code target}'s subsystem reaching it for this host: the subsystem's own
+     * controllers are looked at, as the kernel walks its list, never every controller of the host.
+     */
+    private Optional<Controller> existing(FabricsTarget target) {
+        Integer s = subsystemInstances.get(target.nqn().value());
+        if (s == null) {
+            return Optional.empty();
+        }
+        try (Stream<Path> links = Files.list(sys.resolve("class/nvme-subsystem/nvme-subsys" + s))) {
+            return links.map(l -> l.getFileName().toString()).filter(Controller::isName).map(Controller::parse)
+                    .flatMap(c -> sysfs.controller(c).stream()).filter(c -> c.serves(target, host) && !c.deleting())
+                    .map(SysfsNvme.ControllerInfo::controller).findFirst();
+        } catch (java.nio.file.NoSuchFileException e) {
+            return Optional.empty(); // its last controller was disconnected
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Object subsystemLock(String nqn) {
+        return subsystemLocks.computeIfAbsent(nqn, n -> new Object());
+    }
+
+    /** Called holding the fabrics device and the subsystem's lock. */
     private Controller create(FabricsTarget target, Export export) {
-        Controller controller = new Controller(nextController++);
-        int s = subsystemInstances.computeIfAbsent(target.nqn().value(), n -> subsystemInstances.size());
+        Controller controller = new Controller(nextController.getAndIncrement());
+        int s = subsystemInstances.computeIfAbsent(target.nqn().value(), n -> nextSubsystem.getAndIncrement());
         Path ctrl = sysfs.controllerDir(controller);
         write(ctrl.resolve("subsysnqn"), target.nqn().value());
         write(ctrl.resolve("address"), "traddr=" + target.traddr() + ",trsvcid=" + target.trsvcid());
@@ -240,6 +297,7 @@ public final class FakeInitiator implements Initiator {
         write(ctrl.resolve("rescan_controller"), "");
         Path subsystem = sys.resolve("class/nvme-subsystem/nvme-subsys" + s);
         write(subsystem.resolve("subsysnqn"), target.nqn().value());
+        link(subsystem.resolve(controller.name()), ctrl);
         if (!namespacesAppear) {
             return controller;
         }
@@ -278,7 +336,16 @@ public final class FakeInitiator implements Initiator {
         }
     }
 
+    /** Deletes a file, a link (not what it points to) or a directory tree; idempotent. */
     private static void delete(Path dir) {
+        if (Files.isSymbolicLink(dir)) {
+            try {
+                Files.deleteIfExists(dir);
+                return;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
         try (Stream<Path> walk = Files.walk(dir)) {
             for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);

@@ -37,8 +37,8 @@ class SysfsNvmeTest {
         Files.createDirectories(dev);
         sysfs = new SysfsNvme(sys, dev);
         // controller nvme3 (subsystem instance 1) for SUBSYS, controller nvme0 (subsystem 0) for OTHER
-        controller("nvme3", SUBSYS, "traddr=10.0.0.5,trsvcid=4420,src_addr=10.0.0.9", "live");
-        controller("nvme0", OTHER, "traddr=10.0.0.5,trsvcid=4420", "live");
+        controller("nvme3", "nvme-subsys1", SUBSYS, "traddr=10.0.0.5,trsvcid=4420,src_addr=10.0.0.9", "live");
+        controller("nvme0", "nvme-subsys0", OTHER, "traddr=10.0.0.5,trsvcid=4420", "live");
         namespace("nvme1n1", "nvme-subsys1", SUBSYS, 2_097_152);
         namespace("nvme1c3n1", "nvme3", SUBSYS, 2_097_152);
         namespace("nvme0n1", "nvme-subsys0", OTHER, 1024);
@@ -46,9 +46,14 @@ class SysfsNvmeTest {
         Files.createFile(dev.resolve("nvme0n1"));
     }
 
-    private void controller(String name, Nqn nqn, String address, String state) throws IOException {
+    /** A controller and its link in its subsystem's directory, as nvme_init_subsystem makes it. */
+    private void controller(String name, String subsystemDir, Nqn nqn, String address, String state) throws IOException {
         Path c = sys.resolve("class/nvme").resolve(name);
         Files.createDirectories(c);
+        Path subsystem = sys.resolve("class/nvme-subsystem").resolve(subsystemDir);
+        Files.createDirectories(subsystem);
+        Files.writeString(subsystem.resolve("subsysnqn"), nqn.value() + "\n");
+        Files.createSymbolicLink(subsystem.resolve(name), c);
         Files.writeString(c.resolve("subsysnqn"), nqn.value() + "\n");
         Files.writeString(c.resolve("address"), address + "\n");
         Files.writeString(c.resolve("transport"), "tcp\n");
@@ -139,6 +144,34 @@ class SysfsNvmeTest {
         assertThat(sysfs.controllerFor(target(SUBSYS, "10.0.0.5", 4420), HOST)).isEmpty();
         assertThat(sysfs.state(new Controller(3))).contains("deleting");
         assertThat(sysfs.state(new Controller(9))).isEmpty();
+    }
+
+    @Test
+    void aControllerIsFoundThroughItsSubsystemsLinksAlone() throws IOException {
+        // a controller directory no subsystem links (left by nothing the kernel does) is not read
+        controller("nvme8", "nvme-subsys1", SUBSYS, "traddr=10.0.0.5,trsvcid=4420", "live");
+        Files.delete(sys.resolve("class/nvme-subsystem/nvme-subsys1/nvme8"));
+        Files.writeString(sys.resolve("class/nvme/nvme3/state"), "deleting\n");
+        assertThat(sysfs.controllerFor(target(SUBSYS, "10.0.0.5", 4420), HOST)).isEmpty();
+        Files.createSymbolicLink(sys.resolve("class/nvme-subsystem/nvme-subsys1/nvme8"), sys.resolve("class/nvme/nvme8"));
+        assertThat(sysfs.controllerFor(target(SUBSYS, "10.0.0.5", 4420), HOST))
+                .get().extracting(SysfsNvme.ControllerInfo::controller).isEqualTo(new Controller(8));
+    }
+
+    @Test
+    void aRememberedControllerCountsWhileItReachesTheTarget() throws IOException {
+        FabricsTarget pvc1 = target(SUBSYS, "10.0.0.5", 4420);
+        Files.delete(sys.resolve("class/nvme-subsystem/nvme-subsys1/nvme3")); // the lookup alone would miss it
+        assertThat(sysfs.controllerFor(pvc1, HOST, java.util.Optional.of(new Controller(3))))
+                .get().extracting(SysfsNvme.ControllerInfo::controller).isEqualTo(new Controller(3));
+        Files.createSymbolicLink(sys.resolve("class/nvme-subsystem/nvme-subsys1/nvme3"), sys.resolve("class/nvme/nvme3"));
+        // after a reboot the name may be another subsystem's, or nobody's: then the lookup decides
+        assertThat(sysfs.controllerFor(pvc1, HOST, java.util.Optional.of(new Controller(0))))
+                .get().extracting(SysfsNvme.ControllerInfo::controller).isEqualTo(new Controller(3));
+        assertThat(sysfs.controllerFor(pvc1, HOST, java.util.Optional.of(new Controller(9))))
+                .get().extracting(SysfsNvme.ControllerInfo::controller).isEqualTo(new Controller(3));
+        Files.writeString(sys.resolve("class/nvme/nvme3/state"), "deleting\n");
+        assertThat(sysfs.controllerFor(pvc1, HOST, java.util.Optional.of(new Controller(3)))).isEmpty();
     }
 
     @Test

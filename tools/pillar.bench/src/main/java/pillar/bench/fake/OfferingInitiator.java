@@ -3,10 +3,12 @@ package pillar.bench.fake;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
+import pillar.api.value.Nqn;
 import pillar.node.nvme.Controller;
 import pillar.node.nvme.FabricsAuth;
 import pillar.node.nvme.FabricsTarget;
@@ -23,6 +25,7 @@ final class OfferingInitiator implements Initiator {
     private final FakeInitiator fake;
     private final Path backings;
     private final long volumeBytes;
+    private final ConcurrentMap<Nqn, Boolean> offered = new ConcurrentHashMap<>();
 
     OfferingInitiator(FakeInitiator fake, Path backings, long volumeBytes) {
         this.fake = fake;
@@ -30,19 +33,19 @@ final class OfferingInitiator implements Initiator {
         this.volumeBytes = volumeBytes;
     }
 
+    /** Offers each subsystem once; connects to different subsystems never wait for each other here. */
     @Override
     public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth) {
-        Path backing = backings.resolve(target.nqn().value().replace(':', '_') + ".img");
-        synchronized (this) {
-            if (!Files.exists(backing)) {
-                try (RandomAccessFile file = new RandomAccessFile(backing.toFile(), "rw")) {
-                    file.setLength(volumeBytes);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-                fake.export(new FakeInitiator.Export(target.nqn(), target.traddr(), target.trsvcid(), backing, () -> volumeBytes));
+        offered.computeIfAbsent(target.nqn(), nqn -> {
+            Path backing = backings.resolve(nqn.value().replace(':', '_') + ".img");
+            try (RandomAccessFile file = new RandomAccessFile(backing.toFile(), "rw")) {
+                file.setLength(volumeBytes);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-        }
+            fake.export(new FakeInitiator.Export(nqn, target.traddr(), target.trsvcid(), backing, () -> volumeBytes));
+            return Boolean.TRUE;
+        });
         return fake.connect(target, auth);
     }
 
