@@ -37,7 +37,11 @@ final class Expander {
         Path device = ports.sysfs().devNode(r.device().orElseThrow());
         long size = ports.sysfs().sizeBytes(device);
         if (call.requiredBytes() == 0 || size < call.requiredBytes()) {
-            ports.initiator().rescan(r.controller().orElseThrow());
+            // the controller that reaches the volume's target now: the recorded name may be another's after a reboot
+            var controller = ports.sysfs().controllerFor(r.target(), ports.hostNqn(), r.controller())
+                    .orElseThrow(() -> CsiException.precondition("no NVMe controller reaches " + r.target().describe()
+                            + " for volume " + call.volume() + "; NodeStageVolume must run again"));
+            ports.initiator().rescan(controller.controller());
             size = awaitSize(device, call.requiredBytes());
         }
         if (r.fsType().isPresent()) {

@@ -93,14 +93,16 @@ final class VolumeStatsReader {
         return new Located(r, path);
     }
 
+    /** What is wrong with the controller reaching the volume's target now (not the recorded name: after a reboot it may be another's). */
     private Optional<String> controllerProblem(StageRecord r) {
-        var controller = r.controller().orElseThrow();
-        Optional<String> state = ports.sysfs().state(controller);
-        if (state.isEmpty()) {
-            return Optional.of("NVMe controller " + controller + " is gone");
+        var found = ports.sysfs().controllerFor(r.target(), ports.hostNqn(), r.controller());
+        if (found.isEmpty()) {
+            return Optional.of("no NVMe controller reaches " + r.target().describe() + " (the recorded one, "
+                    + r.controller().map(Object::toString).orElse("none") + ", is gone)");
         }
-        if (!state.get().equals("live")) {
-            return Optional.of("NVMe controller " + controller + " is " + state.get() + ", not live");
+        String state = found.get().state();
+        if (!state.equals("live")) {
+            return Optional.of("NVMe controller " + found.get().controller() + " is " + state + ", not live");
         }
         return Optional.empty();
     }

@@ -87,6 +87,22 @@ class NodeOverlapFakeIT {
         assertThat(node.root.resolve("sys/class/nvme/nvme1")).exists();
     }
 
+    @Test
+    void statsAndExpandLookAtTheControllerThatReachesTheVolumeNotTheRecordedName() throws Exception {
+        Path staging1 = stage("pvc-1");
+        stage("pvc-2");
+        Path record = node.recordFile("pvc-1");
+        Files.writeString(record, Files.readString(record).replace("controller=nvme0", "controller=nvme1"));
+        // pvc-2's controller (the recorded name's) is unwell; pvc-1's own is live
+        node.initiator.state(new pillar.node.nvme.Controller(1), "connecting");
+
+        assertThat(node.node.nodeGetVolumeStats(Csi.stats("pvc-1", staging1)).getVolumeCondition().getAbnormal())
+                .as("pvc-1's own controller, nvme0, is live").isFalse();
+        node.node.nodeExpandVolume(pillar.api.csi.v1.NodeExpandVolumeRequest.newBuilder().setVolumeId("pvc-1")
+                .setVolumePath(staging1.toString()).build());
+        assertThat(node.initiator.calls()).contains("rescan nvme0").doesNotContain("rescan nvme1");
+    }
+
     private Path stage(String volume) {
         Path staging = node.staging(volume);
         node.node.nodeStageVolume(Csi.stage(volume, staging, Csi.ext4(), node.export(volume, 1L << 30), Map.of()));
