@@ -12,6 +12,7 @@ import java.util.function.Function;
 import java.util.logging.Logger;
 
 import io.helidon.common.tls.Tls;
+import io.helidon.config.Config;
 import io.helidon.logging.common.LogConfig;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.backend.Backends;
@@ -24,15 +25,20 @@ import pillar.agent.export.ExportReapply;
 import pillar.agent.export.ExportStore;
 import pillar.agent.export.Exporter;
 import pillar.agent.fencing.Fence;
+import pillar.agent.fencing.FencingRefusals;
 import pillar.agent.fencing.MarkStore;
 import pillar.agent.fencing.WaitingVolumeLocks;
+import pillar.agent.metrics.StoreGauges;
 import pillar.agent.service.AdmissionGate;
 import pillar.agent.service.AgentGrpcService;
 import pillar.agent.service.AgentOperations;
 import pillar.agent.state.InstallationId;
 import pillar.agent.state.StateCheck;
 import pillar.agent.state.StateRecovery;
+import pillar.runtime.exec.ProcessRunner;
 import pillar.runtime.exec.SystemProcessRunner;
+import pillar.runtime.metrics.TimedProcessRunner;
+import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.CertificateFiles;
 import pillar.runtime.server.MutualTls;
 import pillar.runtime.server.WorkloadConfig;
@@ -71,15 +77,19 @@ public final class AgentMain {
         List<String> rest = new ArrayList<>(List.of(args));
         boolean recover = rest.remove(RECOVER_STATE);
         AgentConfig config;
+        WorkloadMetrics metrics;
         try {
-            config = AgentConfig.from(WorkloadConfig.load(rest.toArray(String[]::new)));
+            Config root = WorkloadConfig.load(rest.toArray(String[]::new));
+            config = AgentConfig.from(root);
+            metrics = WorkloadMetrics.from(root, "agent");
         } catch (IllegalArgumentException e) {
             err.println("pillar-agent: refusing to start: " + e.getMessage());
             return 2;
         }
-        NvmetTarget target = new ConfigfsNvmetTarget(config.configfsRoot());
+        NvmetTarget target = new ConfigfsNvmetTarget(config.configfsRoot(), metrics);
+        ProcessRunner commands = new TimedProcessRunner(new SystemProcessRunner(), metrics);
         Function<InstallationId, Map<String, VolumeBackend>> backendsFor = installation -> Backends.create(config.backends(),
-                new SystemProcessRunner(), Backends.Host.system(), installation);
+                commands, Backends.Host.system(), installation);
         if (recover) {
             if (target.presence() == TargetPresence.NOT_MOUNTED || target.presence() == TargetPresence.NVMET_MISSING) {
                 err.println("pillar-agent: cannot recover the state: no nvmet target at " + config.configfsRoot());
@@ -103,7 +113,7 @@ public final class AgentMain {
         Map<String, VolumeBackend> backends = backendsFor.apply(state.installation());
         WorkloadServer server;
         try {
-            server = start(config, backends, target, state);
+            server = start(config, backends, target, state, metrics);
         } catch (IllegalArgumentException e) {
             // unusable certificate files (unreadable, not PEM, a key of another certificate)
             err.println("pillar-agent: refusing to start: " + e.getMessage());
@@ -128,20 +138,36 @@ public final class AgentMain {
     }
 
     /**
+     * {@link #start(AgentConfig, Map, NvmetTarget, StateCheck.Verdict, WorkloadMetrics)} with metrics of its
+     * own, served.
+     */
+    public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
+                                       StateCheck.Verdict state) {
+        return start(config, backends, target, state, WorkloadMetrics.create("agent"));
+    }
+
+    /**
      * Starts the agent's server on the given backends and target; the caller owns it. Returns once
      * start-up is over: the server serves reads at once, but admits calls that change state only
      * after every durable export has been re-applied to the kernel (its configuration does not
      * survive a reboot), and readiness turns true then. When the state directory is not this
      * agent's ({@link StateCheck.Verdict.Missing}) nothing is re-applied or pruned, every change is
      * refused for good, readiness stays down and the condition is logged as an error every minute.
+     *
+     * <p>{@code metrics} are served at {@code /metrics} on the health port, with every call timed, the
+     * fencing refusals counted and the stores' gauges ({@link StoreGauges}); host commands and configfs
+     * calls are timed by the backends' runner and the target, when they were made with the same metrics
+     * (as {@link #launch} makes them). The meters are registered here: one start per metrics.
      */
     public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
-                                       StateCheck.Verdict state) {
+                                       StateCheck.Verdict state, WorkloadMetrics metrics) {
         ExportStore exports = new ExportStore(config.stateDir());
         Exporter exporter = new Exporter(target);
+        FencingRefusals refusals = new FencingRefusals(metrics);
         AgentOperations operations = new AgentOperations(backends,
-                new Fence(new MarkStore(config.stateDir()), new WaitingVolumeLocks()),
-                new Fence(MarkStore.snapshots(config.stateDir()), new WaitingVolumeLocks()), exports, exporter);
+                new Fence(new MarkStore(config.stateDir()), new WaitingVolumeLocks(), refusals),
+                new Fence(MarkStore.snapshots(config.stateDir()), new WaitingVolumeLocks(), refusals), exports, exporter);
+        StoreGauges.register(metrics, config.backends(), backends, exports, Clock.systemUTC(), StoreGauges.REFRESH);
         List<ExportRecord> records = state instanceof StateCheck.Verdict.Ready ? exports.list() : List.of();
         AdmissionGate gate = switch (state) {
             case StateCheck.Verdict.Missing missing -> AdmissionGate.refusing(StateCheck.REASON, missing.message());
@@ -150,6 +176,7 @@ public final class AgentMain {
         WorkloadServer.Builder builder = WorkloadServer.builder()
                 .tcp(config.listenHost(), config.listenPort())
                 .health(config.healthHost(), config.healthPort())
+                .metrics(metrics)
                 .service(new AgentGrpcService(config.backends(), operations, gate))
                 .readiness(state instanceof StateCheck.Verdict.Missing ? StateCheck.REASON : "exports-reapplied", gate::isOpen);
         config.tls().ifPresentOrElse(files -> builder.tls(mutualTls(files)), () -> LOG.warning(

@@ -32,6 +32,7 @@ import pillar.api.agent.v1.BackendKind;
  *     - {name: tank, type: zfs, pool: tank, parent-dataset: k8s}
  *     - {name: fast, type: lvm-thin, volume-group: vg0, thin-pool: pool0}
  * health: {host: 0.0.0.0, port: 9810}
+ * metrics: {enabled: true}                  # false: /metrics is not served, calls are not timed
  * </pre>
  */
 public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path configfsRoot,

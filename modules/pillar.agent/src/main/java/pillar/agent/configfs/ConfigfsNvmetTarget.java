@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
 import pillar.api.value.DhchapSecret;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
+import pillar.runtime.metrics.WorkloadMetrics;
 
 /**
  * {@link NvmetTarget} on the kernel's nvmet configfs tree. Reads the actual state first, writes only
@@ -72,6 +73,15 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
      */
     public ConfigfsNvmetTarget(Path configfsRoot) {
         this(configfsRoot, new DeadlineConfigfsTree(new KernelConfigfsTree(), DeadlineConfigfsTree.DEFAULT_DEADLINE));
+    }
+
+    /**
+     * The adapter on the kernel's tree as the agent serves it: every configfs call also timed into
+     * {@code metrics} ({@link TimedConfigfsTree}).
+     */
+    public ConfigfsNvmetTarget(Path configfsRoot, WorkloadMetrics metrics) {
+        this(configfsRoot, new TimedConfigfsTree(new DeadlineConfigfsTree(new KernelConfigfsTree(),
+                DeadlineConfigfsTree.DEFAULT_DEADLINE), metrics));
     }
 
     /**

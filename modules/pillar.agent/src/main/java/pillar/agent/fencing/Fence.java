@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 import pillar.api.fencing.Fencing;
 import pillar.api.fencing.FencingMark;
 import pillar.api.fencing.FencingToken;
+import pillar.api.fencing.FencingViolation;
 import pillar.api.value.VolumeId;
 
 /**
@@ -13,15 +14,17 @@ import pillar.api.value.VolumeId;
  * admitted against the durable mark ({@link Fencing#admit}), the raised generation is persisted
  * BEFORE the call acts (so a later stale call can never slip in behind it), then the call runs.
  * An ending call (delete) writes its tombstone only AFTER it succeeded: a delete that failed half
- * way is retried for real, not taken as done.
+ * way is retried for real, not taken as done. Every refused call is counted ({@link FencingRefusals}).
  */
 public final class Fence {
     private final MarkStore marks;
     private final WaitingVolumeLocks locks;
+    private final FencingRefusals refusals;
 
-    public Fence(MarkStore marks, WaitingVolumeLocks locks) {
+    public Fence(MarkStore marks, WaitingVolumeLocks locks, FencingRefusals refusals) {
         this.marks = marks;
         this.locks = locks;
+        this.refusals = refusals;
     }
 
     /**
@@ -32,7 +35,13 @@ public final class Fence {
     public <T> T run(VolumeId volume, Optional<FencingToken> token, Fencing.Intent intent, Action<T> action) {
         return locks.withLock(volume, () -> {
             Optional<FencingMark> current = marks.read(volume);
-            Fencing.Admission admission = Fencing.admit(current, token, intent);
+            Fencing.Admission admission;
+            try {
+                admission = Fencing.admit(current, token, intent);
+            } catch (FencingViolation refused) {
+                refusals.count(refused);
+                throw refused;
+            }
             if (admission.alreadyDone()) {
                 return action.run(true);
             }

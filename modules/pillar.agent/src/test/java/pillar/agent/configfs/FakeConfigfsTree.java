@@ -27,6 +27,7 @@ import java.util.TreeMap;
 import pillar.agent.configfs.FakeNvmet.Attribute;
 import pillar.agent.configfs.FakeNvmet.Item;
 import pillar.api.value.Nqn;
+import pillar.runtime.metrics.WorkloadMetrics;
 
 /**
  * A configfs mount with nvmet loaded, in memory, that answers the adapter's calls as kernel 6.1 does:
@@ -119,6 +120,11 @@ public final class FakeConfigfsTree implements ConfigfsTree {
     /** The adapter, on this tree. */
     public ConfigfsNvmetTarget target() {
         return new ConfigfsNvmetTarget(root, this);
+    }
+
+    /** The adapter on this tree with every call timed into {@code metrics}, as the agent's on the kernel's tree. */
+    public ConfigfsNvmetTarget target(WorkloadMetrics metrics) {
+        return new ConfigfsNvmetTarget(root, new TimedConfigfsTree(this, metrics));
     }
 
     public Path root() {

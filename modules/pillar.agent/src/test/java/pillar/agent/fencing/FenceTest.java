@@ -19,6 +19,7 @@ import pillar.api.fencing.FencingToken;
 import pillar.api.fencing.FencingViolation;
 import pillar.api.value.LifecycleUid;
 import pillar.api.value.VolumeId;
+import pillar.runtime.metrics.WorkloadMetrics;
 
 /** The agent's fencing: durable marks on disk, per-volume serialization, and the delete ordering. */
 class FenceTest {
@@ -27,9 +28,11 @@ class FenceTest {
 
     private final VolumeId volume = VolumeId.of("pvc-1");
     private final LifecycleUid a = LifecycleUid.of("0f9c2a6e-7c1b-4b8e-9a57-3e2d1c0b9a88");
+    private final WorkloadMetrics metrics = WorkloadMetrics.create("agent");
+    private final FencingRefusals refusals = new FencingRefusals(metrics);
 
     private Fence fence() {
-        return new Fence(new MarkStore(state), new WaitingVolumeLocks());
+        return new Fence(new MarkStore(state), new WaitingVolumeLocks(), refusals);
     }
 
     @Test
@@ -51,6 +54,26 @@ class FenceTest {
                 .isInstanceOf(FencingViolation.class);
         assertThat(ran).hasValue(0);
         assertThat(Files.readString(state.resolve("generations/pvc-1"))).isEqualTo(before);
+    }
+
+    @Test
+    void everyRefusalIsCountedByItsReasonAndAnAdmittedCallIsNot() {
+        LifecycleUid b = LifecycleUid.random();
+        Fence fence = fence();
+        fence.run(volume, Optional.of(FencingToken.of(a, 2)), Intent.CHANGE, done -> null);
+        assertThat(metrics.scrape()).contains("pillar_fencing_refusals_total{reason=\"stale_generation\"} 0.0");
+        for (Optional<FencingToken> refused : List.of(Optional.<FencingToken>empty(), Optional.of(FencingToken.of(a, 1)),
+                Optional.of(FencingToken.of(a, 0)), Optional.of(FencingToken.of(b, 9)))) {
+            assertThatThrownBy(() -> fence.run(volume, refused, Intent.CHANGE, done -> null)).isInstanceOf(FencingViolation.class);
+        }
+        fence.run(volume, Optional.of(FencingToken.of(a, 3)), Intent.END, done -> null);
+        assertThatThrownBy(() -> fence.run(volume, Optional.of(FencingToken.of(a, 4)), Intent.CHANGE, done -> null))
+                .isInstanceOf(FencingViolation.class);
+        assertThat(metrics.scrape())
+                .contains("pillar_fencing_refusals_total{reason=\"missing_token\"} 1.0")
+                .contains("pillar_fencing_refusals_total{reason=\"stale_generation\"} 2.0")
+                .contains("pillar_fencing_refusals_total{reason=\"foreign_lifecycle\"} 1.0")
+                .contains("pillar_fencing_refusals_total{reason=\"ended_lifecycle\"} 1.0");
     }
 
     @Test

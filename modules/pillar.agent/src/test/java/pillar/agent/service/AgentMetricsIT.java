@@ -1,0 +1,126 @@
+package pillar.agent.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import pillar.agent.AgentMain;
+import pillar.agent.backend.Backends;
+import pillar.agent.backend.FakeLvm;
+import pillar.agent.config.AgentConfig;
+import pillar.agent.config.BackendConfig;
+import pillar.agent.configfs.FakeConfigfsTree;
+import pillar.agent.configfs.NvmetTarget;
+import pillar.api.agent.v1.AgentServiceGrpc;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.agent.v1.CreateVolumeRequest;
+import pillar.api.agent.v1.ExpandVolumeRequest;
+import pillar.api.agent.v1.ExportSpec;
+import pillar.api.agent.v1.ExportVolumeRequest;
+import pillar.api.agent.v1.GetCapacityRequest;
+import pillar.api.fencing.FencingToken;
+import pillar.api.value.LifecycleUid;
+import pillar.runtime.metrics.TimedProcessRunner;
+import pillar.runtime.metrics.WorkloadMetrics;
+import pillar.runtime.server.WorkloadServer;
+
+/**
+ * The agent's meters as a scrape of its health port shows them, after a volume is created and
+ * exported and a stale call refused: its host commands and configfs calls timed (the runner and the
+ * target made as {@code AgentMain.launch} makes them, over the fakes), the calls and the refusal
+ * counted, the stores' gauges read.
+ */
+class AgentMetricsIT {
+    private static final long MIB = 1L << 20;
+    private static final List<BackendConfig> BACKENDS = List.of(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"));
+
+    @TempDir
+    Path dir;
+
+    private final LifecycleUid lifecycle = LifecycleUid.random();
+    private final WorkloadMetrics metrics = WorkloadMetrics.create("agent");
+    private final FakeConfigfsTree configfs = FakeConfigfsTree.create();
+    private WorkloadServer agent;
+    private ManagedChannel channel;
+    private AgentServiceGrpc.AgentServiceBlockingStub stub;
+
+    @BeforeEach
+    void start() {
+        FakeLvm lvm = new FakeLvm("vg0", 1024 * MIB, dir.resolve("dev")).withThinPool("pool0", 512 * MIB).setUsage("pool0", 40, 10);
+        AgentConfig config = new AgentConfig("127.0.0.1", 0, dir.resolve("state"), configfs.root(), Optional.empty(), BACKENDS,
+                "127.0.0.1", 0);
+        NvmetTarget target = configfs.target(metrics);
+        agent = AgentMain.start(config, Backends.create(BACKENDS, new TimedProcessRunner(lvm, metrics), lvm.host()), target,
+                AgentMain.checkState(config, target), metrics);
+        channel = Grpc.newChannelBuilderForAddress("127.0.0.1", agent.grpcPort(), InsecureChannelCredentials.create()).build();
+        stub = AgentServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        agent.close();
+    }
+
+    private pillar.api.agent.v1.FencingToken token(long generation) {
+        return FencingToken.of(lifecycle, generation).toProto();
+    }
+
+    @Test
+    void aScrapeShowsEveryMeterOfTheAgent() throws Exception {
+        var volume = stub.createVolume(CreateVolumeRequest.newBuilder().setToken(token(1)).setVolumeId("pvc-metrics")
+                .setBackend("fast").setSizeBytes(64 * MIB).build()).getVolume();
+        configfs.addBlockDevice(Path.of(volume.getDevicePath()));
+        stub.exportVolume(ExportVolumeRequest.newBuilder().setToken(token(1)).setVolumeId("pvc-metrics").setBackend("fast")
+                .setExport(ExportSpec.newBuilder().setBindAddress("127.0.0.1").setPort(4420).setAclEnabled(true)).build());
+        assertThatThrownBy(() -> stub.expandVolume(ExpandVolumeRequest.newBuilder().setToken(token(0))
+                .setVolumeId("pvc-metrics").setBackend("fast").setRequiredBytes(128 * MIB).build()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
+        long free = stub.getCapacity(GetCapacityRequest.newBuilder().setBackend("fast").build()).getAvailableBytes();
+
+        assertThat(scrape())
+                .contains("pillar_csi_operation_seconds_count{code=\"OK\",method=\"CreateVolume\",workload=\"agent\"} 1\n")
+                .contains("pillar_csi_operation_seconds_count{code=\"OK\",method=\"ExportVolume\",workload=\"agent\"} 1\n")
+                .contains("pillar_csi_operation_seconds_count{code=\"FAILED_PRECONDITION\",method=\"ExpandVolume\",workload=\"agent\"} 1\n")
+                .contains("pillar_agent_command_seconds_count{command=\"lvcreate\",outcome=\"ok\"} 1\n")
+                .contains("pillar_agent_configfs_seconds_count{operation=\"symlink\",outcome=\"ok\"} 1\n")
+                .containsPattern("pillar_agent_configfs_seconds_count\\{operation=\"mkdir\",outcome=\"ok\"} [1-9]")
+                .contains("pillar_fencing_refusals_total{reason=\"stale_generation\"} 1.0\n")
+                .contains("pillar_fencing_refusals_total{reason=\"missing_token\"} 0.0\n")
+                .contains("pillar_agent_exports{backend=\"fast\"} 1.0\n")
+                .contains("pillar_agent_volumes{backend=\"fast\"} 1.0\n")
+                .contains("pillar_agent_store_capacity_bytes{backend=\"fast\"} " + (double) (512 * MIB) + "\n")
+                .contains("pillar_agent_store_free_bytes{backend=\"fast\"} " + (double) free + "\n")
+                .contains("pillar_agent_thin_pool_data_ratio{backend=\"fast\"} 0.4\n")
+                .contains("pillar_agent_thin_pool_metadata_ratio{backend=\"fast\"} 0.1\n")
+                .doesNotContain("pvc-metrics").doesNotContain("nqn.");
+    }
+
+    private String scrape() throws Exception {
+        HttpURLConnection connection = (HttpURLConnection) URI.create("http://127.0.0.1:" + agent.healthPort()
+                + WorkloadMetrics.PATH).toURL().openConnection();
+        try {
+            assertThat(connection.getResponseCode()).isEqualTo(200);
+            return new String(connection.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        } finally {
+            connection.disconnect();
+        }
+    }
+}
