@@ -21,11 +21,11 @@ import pillar.bench.proc.Layout;
 
 /**
  * The host groups of dev/bench (a developer tool on the class path, never shipped): 1 control-plane
- * cost, 3 footprint, 4 scale, 5 ListVolumes at 10,000 volumes. Each workload runs in its own JVM; this one plays the API server's
+ * cost, 3 footprint, 4 scale, 5 ListVolumes at 10,000 volumes, 6 what metrics cost. Each workload runs in its own JVM; this one plays the API server's
  * clients (kubelet, the CSI sidecars) and measures.
  *
  * <pre>
- * BenchMain --root=CHECKOUT --out=FILE [--groups=1,3,4,5 | --tune] [--quick] [--jvm-flags="..."] [--images=DIR] [--reproduce=CMD]
+ * BenchMain --root=CHECKOUT --out=FILE [--groups=1,3,4,5,6 | --tune] [--quick] [--jvm-flags="..."] [--images=DIR] [--reproduce=CMD]
  * </pre>
  * Writes the groups' Markdown to FILE and prints it as it goes. State and sockets go to a directory
  * in /dev/shm (tmpfs), removed at the end; the workloads' logs to CHECKOUT/target/bench/logs.
@@ -34,7 +34,7 @@ public final class BenchMain {
     private BenchMain() {
     }
 
-    public static void main(String[] arguments) throws IOException {
+    public static void main(String[] arguments) throws IOException, InterruptedException {
         Args args = Args.parse(arguments);
         Layout layout = new Layout(args.path("root"));
         boolean quick = args.flag("quick");
@@ -93,6 +93,10 @@ public final class BenchMain {
                 try (Cluster cluster = new Cluster(launches, work.resolve("g5"), logs.resolve("g5"))) {
                     ListBench.run(cluster, quick ? 2_000 : 10_000, quick ? 2 : 5, report);
                 }
+            }
+            if (!args.flag("tune") && groups.contains("6")) {
+                report.heading("6. What metrics cost (`" + reproduce + " --group 6`)");
+                MetricsCostBench.run(launches, work.resolve("g6"), logs.resolve("g6"), quick ? 2 : 4, quick ? 100 : 400, report);
             }
             delete(work);
         } catch (RuntimeException | Error e) {

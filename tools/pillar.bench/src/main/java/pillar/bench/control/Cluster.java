@@ -51,6 +51,8 @@ public final class Cluster implements AutoCloseable {
     private final int agentPort = Launches.freePort();
     private final int agentHealth = Launches.freePort();
     private final int controllerHealth = Launches.freePort();
+    private final int nodeHealth = Launches.freePort();
+    private final boolean metrics;
     private Daemon agent;
     private final Daemon node;
     private Daemon controller;
@@ -62,7 +64,13 @@ public final class Cluster implements AutoCloseable {
     private int starts;
 
     public Cluster(Launches launches, Path work, Path logs) {
+        this(launches, work, logs, true);
+    }
+
+    /** A cluster whose three workloads serve metrics, or ({@code metrics} false) run with {@code metrics.enabled=false}. */
+    public Cluster(Launches launches, Path work, Path logs, boolean metrics) {
         this.launches = launches;
+        this.metrics = metrics;
         this.work = work;
         this.logs = logs;
         Path kubeconfig = work.resolve("kubeconfig");
@@ -77,10 +85,10 @@ public final class Cluster implements AutoCloseable {
             client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
                     .withHttpClientFactory(new JdkHttpClientFactory()).build();
             startAgent();
-            int nodeHealth = Launches.freePort();
             Path nodeSocket = work.resolve("node/csi.sock");
             node = Daemon.start("node", launches.fakeNode(List.of("--socket=" + nodeSocket, "--health-port=" + nodeHealth,
-                    "--root=" + work.resolve("node"), "--volume-bytes=" + VOLUME_BYTES)), logs.resolve("node.log"));
+                    "--root=" + work.resolve("node"), "--volume-bytes=" + VOLUME_BYTES, "--metrics=" + metrics)),
+                    logs.resolve("node.log"));
             readyAfter.put("node", node.awaitReady(nodeHealth, PATIENCE));
             nodeStub = NodeGrpc.newBlockingStub(channel(nodeSocket));
             nodeId = nodeStub.withDeadlineAfter(30, TimeUnit.SECONDS).nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()).getNodeId();
@@ -106,7 +114,8 @@ public final class Cluster implements AutoCloseable {
     /** {@link #startAgent()} with extra JVM flags (an AOT cache). */
     public Duration startAgent(List<String> extraFlags) {
         agent = Daemon.start("agent", launches.fakeAgent(extraFlags, List.of("--port=" + agentPort, "--health-port=" + agentHealth,
-                "--state=" + work.resolve("agent-state"), "--volume-bytes=" + VOLUME_BYTES)), logs.resolve("agent-" + ++starts + ".log"));
+                "--state=" + work.resolve("agent-state"), "--volume-bytes=" + VOLUME_BYTES, "--metrics=" + metrics)),
+                logs.resolve("agent-" + ++starts + ".log"));
         Duration ready = agent.awaitReady(agentHealth, PATIENCE);
         readyAfter.put("agent", ready);
         return ready;
@@ -122,7 +131,8 @@ public final class Cluster implements AutoCloseable {
         Path socket = work.resolve("controller/csi.sock");
         controller = Daemon.start("controller", launches.real("controller", extraFlags, List.of("--csi.socket=" + socket,
                 "--health.host=127.0.0.1", "--health.port=" + controllerHealth, "--kubernetes.kubeconfig=" + work.resolve("kubeconfig"),
-                "--controller.namespace=pillar-system")), logs.resolve("controller-" + ++starts + ".log"));
+                "--controller.namespace=pillar-system", "--metrics.enabled=" + metrics)),
+                logs.resolve("controller-" + ++starts + ".log"));
         Duration ready = controller.awaitReady(controllerHealth, PATIENCE);
         readyAfter.put("controller", ready);
         controllerStub = ControllerGrpc.newBlockingStub(channel(socket));
@@ -243,6 +253,11 @@ public final class Cluster implements AutoCloseable {
         all.put("node", node);
         all.put("kube-api (emulator)", api);
         return all;
+    }
+
+    /** Each workload's health port, where it serves {@code /metrics}: controller, agent, node. */
+    public Map<String, Integer> healthPorts() {
+        return Map.of("controller", controllerHealth, "agent", agentHealth, "node", nodeHealth);
     }
 
     public Map<String, Duration> readyAfter() {

@@ -19,6 +19,7 @@ import pillar.runtime.durable.AtomicFiles;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 import pillar.bench.Args;
+import pillar.runtime.metrics.WorkloadMetrics;
 
 /**
  * The real pillar-agent ({@link AgentMain#start}: real gRPC server, fencing marks and export records
@@ -26,7 +27,8 @@ import pillar.bench.Args;
  * tests (kernel 6.1's nvmet in memory) and a {@link MemoryBackend}. Started by the benchmarks as its
  * own JVM, like the deployed agent.
  *
- * <p>{@code --port=P --health-port=H --state=DIR [--volume-bytes=B]}. On a state directory that holds
+ * <p>{@code --port=P --health-port=H --state=DIR [--volume-bytes=B] [--metrics=false]} (metrics, with
+ * the configfs calls timed, are served unless {@code --metrics=false}). On a state directory that holds
  * export records (a restart), the volumes and their block devices exist again before the agent starts,
  * as LVM re-activates them at boot, and the tree is empty, as configfs is after a reboot: the agent
  * re-applies every export before it turns ready. Prints the configfs changes it made to get ready.
@@ -69,7 +71,11 @@ public final class FakeAgentMain {
         AgentConfig config = new AgentConfig("127.0.0.1", args.integer("port"), state, tree.root(), Optional.empty(), backends,
                 "127.0.0.1", args.integer("health-port"));
         long starting = System.nanoTime();
-        AgentMain.start(config, Map.<String, VolumeBackend>of(BACKEND, backend), tree.target());
+        WorkloadMetrics metrics = Boolean.parseBoolean(args.get("metrics", "true")) ? WorkloadMetrics.create("agent")
+                : WorkloadMetrics.disabled("agent");
+        var target = tree.target(metrics);
+        AgentMain.start(config, Map.<String, VolumeBackend>of(BACKEND, backend), target, AgentMain.checkState(config, target),
+                metrics);
         System.out.printf("bench-agent: ready; fake kernel set-up %d ms (%d volumes), agent start %d ms, configfs changes %d%n",
                 restored / 1_000_000, recorded.size(), (System.nanoTime() - starting) / 1_000_000, tree.changes().size());
     }

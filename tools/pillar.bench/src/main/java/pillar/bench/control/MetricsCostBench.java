@@ -1,0 +1,106 @@
+package pillar.bench.control;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import pillar.bench.Report;
+import pillar.bench.Table;
+import pillar.bench.proc.Launches;
+import pillar.launch.MetricsScrape;
+
+/**
+ * Group 6, what metrics cost: two clusters of group 1 side by side, one serving metrics (and scraped
+ * every second by this JVM, thirty times as often as a 30 s Prometheus interval) and one with
+ * {@code metrics.enabled=false}; lifecycles at 16 in flight run on each in turn, in rounds, so both
+ * see the same machine. Per workload: CPU time per lifecycle on each and the ratio, and RSS after the
+ * rounds, settled. Targets: metrics cost under 3 MiB of RSS per workload and under 2 % of CPU per
+ * lifecycle.
+ */
+public final class MetricsCostBench {
+    private static final int IN_FLIGHT = 16;
+    private static final Duration SETTLE = Duration.ofSeconds(8);
+    private static final String[] WORKLOADS = {"controller", "agent", "node"};
+
+    private MetricsCostBench() {
+    }
+
+    public static void run(Launches launches, Path work, Path logs, int rounds, int lifecycles, Report report)
+            throws InterruptedException {
+        try (Cluster on = new Cluster(launches, work.resolve("on"), logs.resolve("on"), true);
+             Cluster off = new Cluster(launches, work.resolve("off"), logs.resolve("off"), false)) {
+            Load.run(on, "warm", IN_FLIGHT, lifecycles);
+            Load.run(off, "warm", IN_FLIGHT, lifecycles);
+            Map<String, Long> cpuOn = new LinkedHashMap<>();
+            Map<String, Long> cpuOff = new LinkedHashMap<>();
+            AtomicBoolean scraping = new AtomicBoolean(true);
+            AtomicLong scrapes = new AtomicLong();
+            Thread scraper = Thread.ofPlatform().name("bench-scraper").start(() -> scrape(on, scraping, scrapes));
+            try {
+                for (int r = 0; r < rounds; r++) {
+                    add(cpuOn, Load.run(on, "r" + r, IN_FLIGHT, lifecycles).cpuNanos());
+                    add(cpuOff, Load.run(off, "r" + r, IN_FLIGHT, lifecycles).cpuNanos());
+                }
+            } finally {
+                scraping.set(false);
+                scraper.join();
+            }
+            Thread.sleep(SETTLE);
+            long total = (long) rounds * lifecycles;
+            Table table = new Table("workload", "CPU ms/lifecycle: metrics on", "off", "on vs off", "RSS MiB: on", "off",
+                    "on - off MiB");
+            double worstCpu = 0;
+            double worstRss = 0;
+            for (String w : WORKLOADS) {
+                double on1 = cpuOn.get(w) / 1e6 / total;
+                double off1 = cpuOff.get(w) / 1e6 / total;
+                double rssOn = on.daemons().get(w).rssKib() / 1024.0;
+                double rssOff = off.daemons().get(w).rssKib() / 1024.0;
+                worstCpu = Math.max(worstCpu, on1 / off1 - 1);
+                worstRss = Math.max(worstRss, rssOn - rssOff);
+                table.row(w, fmt(on1), fmt(off1), String.format(Locale.ROOT, "%+.1f %%", (on1 / off1 - 1) * 100),
+                        fmt(rssOn), fmt(rssOff), String.format(Locale.ROOT, "%+.1f", rssOn - rssOff));
+            }
+            report.text(rounds + " rounds of " + lifecycles + " lifecycles at " + IN_FLIGHT + " in flight on each cluster, in"
+                    + " turn; the metrics cluster scraped " + scrapes.get() + " times (each of its three workloads once a second).");
+            report.table("Metrics on and off, side by side", table);
+            report.target("metrics cost under 2 % of CPU per lifecycle (worst workload)", worstCpu < 0.02,
+                    String.format(Locale.ROOT, "%+.1f %%", worstCpu * 100));
+            report.target("metrics cost under 3 MiB of RSS per workload (worst)", worstRss < 3,
+                    String.format(Locale.ROOT, "%+.1f MiB", worstRss));
+            report.endTargets();
+        }
+    }
+
+    /** Reads every workload's /metrics once a second until told to stop; a failed scrape fails the run. */
+    private static void scrape(Cluster cluster, AtomicBoolean going, AtomicLong scrapes) {
+        while (going.get()) {
+            cluster.healthPorts().forEach((w, port) -> {
+                try {
+                    MetricsScrape.text(MetricsScrape.uri(port));
+                } catch (IOException e) {
+                    throw new IllegalStateException(w + "'s metrics do not answer: " + e.getMessage(), e);
+                }
+            });
+            scrapes.incrementAndGet();
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private static void add(Map<String, Long> sums, Map<String, Long> more) {
+        more.forEach((k, v) -> sums.merge(k, v, Long::sum));
+    }
+
+    private static String fmt(double value) {
+        return String.format(Locale.ROOT, "%.1f", value);
+    }
+}
