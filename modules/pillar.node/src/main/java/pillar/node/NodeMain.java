@@ -6,6 +6,8 @@ import java.util.logging.Logger;
 import io.helidon.config.Config;
 import io.helidon.logging.common.LogConfig;
 import pillar.runtime.exec.SystemProcessRunner;
+import pillar.runtime.metrics.TimedProcessRunner;
+import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.CsiEndpoint;
 import pillar.runtime.server.CsiServices;
 import pillar.runtime.server.IdentityService;
@@ -35,6 +37,8 @@ import pillar.node.sys.KernelWait;
 public final class NodeMain {
     /** Health port; distinct from the agent's, both DaemonSets share the host network. */
     public static final int DEFAULT_HEALTH_PORT = 9809;
+    /** The workload's name in its meters: {@code pillar_node_*}, {@code workload="node"}. */
+    private static final String WORKLOAD = "node";
     private static final Logger LOG = Logger.getLogger(NodeMain.class.getName());
 
     private NodeMain() {
@@ -44,39 +48,53 @@ public final class NodeMain {
         LogConfig.configureRuntime();
         Config config;
         CsiEndpoint endpoint;
+        WorkloadMetrics metrics;
         NodePorts ports;
         try {
             config = WorkloadConfig.load(args);
             endpoint = CsiEndpoint.from(config, DEFAULT_HEALTH_PORT);
-            ports = realPorts(NodeConfig.from(config));
+            metrics = WorkloadMetrics.from(config, WORKLOAD);
+            ports = realPorts(NodeConfig.from(config), metrics);
         } catch (RuntimeException e) {
             System.err.println("pillar-node: refusing to start: " + e.getMessage());
             System.exit(2);
             return;
         }
-        WorkloadServer server = start(endpoint, ports);
+        WorkloadServer server = start(endpoint, ports, metrics);
         LOG.info(() -> "pillar-node " + ports.nodeId() + " ready: CSI on unix:" + endpoint.socket() + ", health on port "
                 + server.healthPort() + ", host NQN " + ports.hostNqn());
     }
 
-    /** The real adapters for {@code config}: JNA mounter, the kernel's fabrics device, the host's tools. */
-    public static NodePorts realPorts(NodeConfig config) {
+    /**
+     * The real adapters for {@code config}: JNA mounter, the kernel's fabrics device, the host's tools
+     * (each run timed into {@code metrics}: {@code pillar_node_command_seconds}).
+     */
+    public static NodePorts realPorts(NodeConfig config, WorkloadMetrics metrics) {
         Nqn host = HostNqn.loadOrCreate(config.hostNqnFile(), config.sysRoot());
         HostNqn.sharedWarning(host, config.hostNqnFile(), config.sysRoot()).ifPresent(LOG::warning);
         SysfsNvme sysfs = new SysfsNvme(config.sysRoot(), config.devRoot());
         KernelWait kernel = new KernelWait(config.kernelTimeout());
         return new NodePorts(config.nodeId(), host, new DeadlineMounter(new JnaMounter(config.mountinfo()), kernel),
                 new DeadlineInitiator(new FabricsInitiator(config.fabricsDevice(), sysfs, host), kernel), sysfs,
-                new FilesystemTools(new SystemProcessRunner()), new StageRecords(config.stateDir()),
-                new KubeletPaths(config.kubeletDir()), config.attachTimeout());
+                new FilesystemTools(new TimedProcessRunner(new SystemProcessRunner(), metrics)),
+                new StageRecords(config.stateDir()), new KubeletPaths(config.kubeletDir()), config.attachTimeout());
     }
 
-    /** Starts the node's server over {@code ports}; the caller owns it. */
+    /** Starts the node's server over {@code ports}, with metrics of its own; the caller owns it. */
     public static WorkloadServer start(CsiEndpoint endpoint, NodePorts ports) {
+        return start(endpoint, ports, WorkloadMetrics.create(WORKLOAD));
+    }
+
+    /**
+     * Starts the node's server over {@code ports}, its calls and the node's meters in {@code metrics}
+     * (served on the health port unless disabled; registered once, so one server per metrics); the
+     * caller owns it.
+     */
+    public static WorkloadServer start(CsiEndpoint endpoint, NodePorts ports, WorkloadMetrics metrics) {
         IdentityService identity = new IdentityService(() -> Files.isWritable(ports.records().dir()));
-        WorkloadServer.Builder builder = endpoint.serverBuilder()
+        WorkloadServer.Builder builder = endpoint.serverBuilder().metrics(metrics)
                 .readiness("node-state-dir", () -> Files.isWritable(ports.records().dir()));
-        CsiServices.node(identity, new NodeGrpcService(ports, new VolumeLocks())).forEach(builder::service);
+        CsiServices.node(identity, new NodeGrpcService(ports, new VolumeLocks(), metrics)).forEach(builder::service);
         return builder.start();
     }
 }

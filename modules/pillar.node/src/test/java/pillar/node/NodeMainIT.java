@@ -26,6 +26,8 @@ import pillar.api.csi.v1.NodeServiceCapability;
 import pillar.api.csi.v1.NodeStageVolumeRequest;
 import pillar.api.csi.v1.PluginCapability;
 import pillar.api.csi.v1.ProbeRequest;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.Channels;
 import pillar.runtime.server.CsiEndpoint;
 import pillar.runtime.server.Driver;
@@ -46,7 +48,9 @@ class NodeMainIT {
                 "--node.kubelet-dir=" + dir.resolve("kubelet"), "--node.hostnqn-file=" + dir.resolve("etc/hostnqn"));
         CsiEndpoint endpoint = CsiEndpoint.from(config, 1);
         assertThat(endpoint.socket()).isEqualTo(socket);
-        try (WorkloadServer server = NodeMain.start(endpoint, NodeMain.realPorts(NodeConfig.from(config)))) {
+        WorkloadMetrics metrics = WorkloadMetrics.from(config, "node");
+        try (WorkloadServer server = NodeMain.start(endpoint, NodeMain.realPorts(NodeConfig.from(config), metrics),
+                metrics)) {
             ManagedChannel channel = Channels.unix(socket);
             try {
                 IdentityGrpc.IdentityBlockingStub identity = IdentityGrpc.newBlockingStub(channel);
@@ -81,6 +85,19 @@ class NodeMainIT {
                 channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
             }
         }
+    }
+
+    @Test
+    void theHostsToolsAreTimedByCommandAndOutcome() throws Exception {
+        Config config = WorkloadConfig.load("--node.id=worker-1", "--node.state-dir=" + dir.resolve("state"),
+                "--node.kubelet-dir=" + dir.resolve("kubelet"), "--node.hostnqn-file=" + dir.resolve("etc/hostnqn"));
+        WorkloadMetrics metrics = WorkloadMetrics.from(config, "node");
+        Path notADevice = Files.writeString(dir.resolve("not-a-device"), "");
+        // blockdev refuses a regular file (where it is not installed, it cannot start): failed either way
+        assertThatThrownBy(() -> NodeMain.realPorts(NodeConfig.from(config), metrics).filesystems().setReadOnly(notADevice))
+                .isInstanceOf(CommandFailedException.class);
+        assertThat(metrics.scrape()).contains("pillar_node_command_seconds_count{command=\"blockdev\",outcome=\"failed\"} 1")
+                .doesNotContain("not-a-device");
     }
 
     @Test

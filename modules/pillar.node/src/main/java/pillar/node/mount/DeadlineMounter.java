@@ -1,6 +1,7 @@
 package pillar.node.mount;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 import pillar.node.fs.FsType;
@@ -10,8 +11,8 @@ import pillar.node.sys.KernelWait;
 /**
  * A {@link Mounter} whose every call is bounded by a {@link KernelWait}, keyed by the mount point:
  * a mount, unmount, probe or statfs stuck in the kernel fails its caller at the deadline, and later
- * calls on the same path are refused until it returns, while other paths go on. Same contract as the
- * mounter it wraps otherwise.
+ * calls on the same path are refused until it returns, while other paths go on (a read of the whole
+ * table is keyed by the table). Same contract as the mounter it wraps otherwise.
  */
 public final class DeadlineMounter implements Mounter {
     private final Mounter kernel;
@@ -45,6 +46,11 @@ public final class DeadlineMounter implements Mounter {
     @Override
     public Optional<MountEntry> find(Path target) {
         return wait.call(key(target), "the mount table lookup of " + target, () -> kernel.find(target));
+    }
+
+    @Override
+    public List<MountEntry> table() {
+        return wait.call("the mount table", "the read of the mount table", kernel::table);
     }
 
     @Override

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.logging.Logger;
 
@@ -90,7 +91,12 @@ public final class JnaMounter implements Mounter {
 
     @Override
     public Optional<MountEntry> find(Path target) {
-        return table().topAt(target);
+        return mountInfo().topAt(target);
+    }
+
+    @Override
+    public List<MountEntry> table() {
+        return mountInfo().entries();
     }
 
     @Override
@@ -98,7 +104,7 @@ public final class JnaMounter implements Mounter {
         return Syscalls.statfs(path);
     }
 
-    private MountInfo table() {
+    private MountInfo mountInfo() {
         try {
             return MountInfo.parse(Files.readString(mountinfo));
         } catch (IOException e) {

@@ -1,6 +1,7 @@
 package pillar.node.mount;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 import pillar.node.fs.FsType;
@@ -41,6 +42,9 @@ public interface Mounter {
 
     /** The mount on top at {@code target}, from the mount table. */
     Optional<MountEntry> find(Path target);
+
+    /** The whole mount table, in mount order: one read of it, for counting many mount points at once. */
+    List<MountEntry> table();
 
     /** Space and inodes of the filesystem mounted at (or containing) {@code path}. */
     FsStats statfs(Path path);

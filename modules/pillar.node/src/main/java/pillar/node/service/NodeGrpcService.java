@@ -21,6 +21,7 @@ import pillar.api.csi.v1.NodeUnpublishVolumeRequest;
 import pillar.api.csi.v1.NodeUnpublishVolumeResponse;
 import pillar.api.csi.v1.NodeUnstageVolumeRequest;
 import pillar.api.csi.v1.NodeUnstageVolumeResponse;
+import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.Fabric;
 import pillar.runtime.server.UnaryCall;
 import pillar.runtime.server.VolumeLocks;
@@ -29,7 +30,8 @@ import pillar.runtime.server.VolumeLocks;
  * CSI Node over gRPC. Each call is: validate the request into values ({@link Requests}; bad input
  * is answered before anything is locked or touched), take the volume ({@link VolumeLocks}; a call
  * that changes a volume with another call in flight is ABORTED), run the logic ({@link Stager}, {@link Publisher},
- * {@link Expander}, {@link VolumeStatsReader}), and map what went wrong to a gRPC code.
+ * {@link Expander}, {@link VolumeStatsReader}), and map what went wrong to a gRPC code. The node's
+ * own meters ({@link NodeMeters}) are registered in the metrics it is given.
  */
 public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
     private static final NodeServiceCapability.RPC.Type[] CAPABILITIES = {
@@ -49,14 +51,15 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
     private final Expander expander;
     private final VolumeStatsReader stats;
 
-    public NodeGrpcService(NodePorts ports, VolumeLocks locks) {
+    public NodeGrpcService(NodePorts ports, VolumeLocks locks, WorkloadMetrics metrics) {
+        NodeMeters meters = new NodeMeters(ports, metrics);
         this.ports = ports;
         this.requests = new Requests(ports.paths(), ports.nodeId().value());
         this.locks = locks;
-        this.stager = new Stager(ports, new SubsystemLocks());
-        this.publisher = new Publisher(ports);
+        this.stager = new Stager(ports, new SubsystemLocks(), meters);
+        this.publisher = new Publisher(ports, meters);
         this.expander = new Expander(ports);
-        this.stats = new VolumeStatsReader(ports);
+        this.stats = new VolumeStatsReader(ports, meters);
     }
 
     @Override

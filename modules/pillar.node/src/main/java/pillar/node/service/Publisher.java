@@ -36,9 +36,11 @@ final class Publisher {
     private static final Logger LOG = Logger.getLogger(Publisher.class.getName());
 
     private final NodePorts ports;
+    private final NodeMeters meters;
 
-    Publisher(NodePorts ports) {
+    Publisher(NodePorts ports, NodeMeters meters) {
         this.ports = ports;
+        this.meters = meters;
     }
 
     void publish(Requests.Publish call) {
@@ -77,6 +79,9 @@ final class Publisher {
                     + " and SINGLE_NODE_SINGLE_WRITER allows one publication only");
         }
         Path source = sourceOf(r);
+        if (targetState == MountState.CORRUPTED) {
+            meters.corruptedMount();
+        }
         if (targetState.isMounted()) {
             // a mount from an attempt whose record write did not happen, or a broken one: start clean
             LOG.info(() -> "unmounting what is at " + call.targetPath() + " before publishing " + call.volume());

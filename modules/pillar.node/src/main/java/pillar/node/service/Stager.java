@@ -38,10 +38,12 @@ final class Stager {
 
     private final NodePorts ports;
     private final SubsystemLocks subsystems;
+    private final NodeMeters meters;
 
-    Stager(NodePorts ports, SubsystemLocks subsystems) {
+    Stager(NodePorts ports, SubsystemLocks subsystems, NodeMeters meters) {
         this.ports = ports;
         this.subsystems = subsystems;
+        this.meters = meters;
     }
 
     void stage(Requests.Stage call) {
@@ -74,6 +76,7 @@ final class Stager {
         }
         if (ports.mounter().probe(call.stagingPath()) == MountState.CORRUPTED) {
             LOG.warning(() -> "the staging mount " + call.stagingPath() + " is corrupted; unmounting it to stage again");
+            meters.corruptedMount();
             ports.mounter().unmount(call.stagingPath());
         }
         prepareStagingDirectory(call.stagingPath());

@@ -23,9 +23,11 @@ import pillar.runtime.server.CsiException;
  */
 final class VolumeStatsReader {
     private final NodePorts ports;
+    private final NodeMeters meters;
 
-    VolumeStatsReader(NodePorts ports) {
+    VolumeStatsReader(NodePorts ports, NodeMeters meters) {
         this.ports = ports;
+        this.meters = meters;
     }
 
     NodeGetVolumeStatsResponse stats(Requests.Stats call) {
@@ -45,6 +47,7 @@ final class VolumeStatsReader {
         } else {
             MountState state = ports.mounter().probe(path);
             if (state == MountState.CORRUPTED) {
+                meters.corruptedMount();
                 problem = Optional.of("the mount at " + path + " is corrupted (it answers EIO, ENOTCONN, "
                         + "ESTALE or EACCES)" + problem.map(p -> "; " + p).orElse(""));
             } else if (state == MountState.NOT_MOUNTED) {

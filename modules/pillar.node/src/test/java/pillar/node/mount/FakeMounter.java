@@ -156,6 +156,7 @@ public final class FakeMounter implements Mounter {
         this.stats = stats;
     }
 
+    @Override
     public synchronized List<MountEntry> table() {
         return List.copyOf(table);
     }

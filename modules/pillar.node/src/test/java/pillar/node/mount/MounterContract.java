@@ -52,10 +52,12 @@ abstract class MounterContract {
             assertThat(e.readOnly()).isFalse();
         });
         assertThat(mounter.probe(a)).isEqualTo(MountState.MOUNTED);
+        assertThat(mounter.table()).filteredOn(e -> e.mountPoint().equals(a)).containsExactly(mounter.find(a).get());
         assertThat(mounter.statfs(a).totalBytes()).isPositive();
         assertThat(mounter.statfs(a).totalInodes()).isPositive();
         mounter.unmount(a);
         assertThat(mounter.probe(a)).isEqualTo(MountState.NOT_MOUNTED);
+        assertThat(mounter.table()).noneMatch(e -> e.mountPoint().equals(a));
         mounter.unmount(a);
         mounter.unmount(dir.resolve("never/existed"));
         assertThat(mounter.probe(dir.resolve("never/existed"))).isEqualTo(MountState.NOT_MOUNTED);

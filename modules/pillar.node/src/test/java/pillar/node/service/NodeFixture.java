@@ -3,6 +3,9 @@ package pillar.node.service;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +25,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import pillar.api.context.PublishContext;
 import pillar.api.csi.v1.NodeGrpc;
 import pillar.runtime.exec.ProcessRunner;
+import pillar.runtime.metrics.TimedProcessRunner;
+import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.Channels;
 import pillar.runtime.server.CsiEndpoint;
 import pillar.runtime.server.WorkloadServer;
@@ -76,6 +81,8 @@ final class NodeFixture implements BeforeEachCallback, AfterEachCallback, AutoCl
     private final boolean ownsRoot;
     /** The deadline of the running service's mounter and initiator. */
     KernelWait kernel;
+    /** The running service's metrics, fresh at each start. */
+    private WorkloadMetrics metrics;
     private WorkloadServer server;
     private ManagedChannel channel;
     NodeGrpc.NodeBlockingStub node;
@@ -162,12 +169,15 @@ final class NodeFixture implements BeforeEachCallback, AfterEachCallback, AutoCl
         };
     }
 
-    /** The ports as {@code NodeMain.realPorts} builds them: the mounter and initiator behind a fresh deadline. */
-    NodePorts ports() {
+    /**
+     * The ports as {@code NodeMain.realPorts} builds them: the mounter and initiator behind a fresh
+     * deadline, the tools timed into {@link #metrics}.
+     */
+    private NodePorts ports() {
         SysfsNvme sysfs = new SysfsNvme(root.resolve("sys"), root.resolve("dev"));
         kernel = new KernelWait(kernelTimeout);
         return new NodePorts(NodeId.of("worker-1"), HOST, new DeadlineMounter(mounter, kernel),
-                new DeadlineInitiator(initiator, kernel), sysfs, new FilesystemTools(runner),
+                new DeadlineInitiator(initiator, kernel), sysfs, new FilesystemTools(new TimedProcessRunner(runner, metrics)),
                 new StageRecords(state), new KubeletPaths(kubelet), attachTimeout);
     }
 
@@ -176,7 +186,8 @@ final class NodeFixture implements BeforeEachCallback, AfterEachCallback, AutoCl
             throw new IllegalStateException("the node service is already running");
         }
         Path socket = root.resolve("csi/csi.sock");
-        server = NodeMain.start(new CsiEndpoint(socket, "127.0.0.1", 0), ports());
+        metrics = WorkloadMetrics.create("node");
+        server = NodeMain.start(new CsiEndpoint(socket, "127.0.0.1", 0), ports(), metrics);
         channel = Channels.unix(socket);
         node = NodeGrpc.newBlockingStub(channel);
     }
@@ -185,6 +196,24 @@ final class NodeFixture implements BeforeEachCallback, AfterEachCallback, AutoCl
     void restart() {
         stop();
         start();
+    }
+
+    /** What the running service's health port answers at {@code /metrics}. */
+    String scrape() {
+        try {
+            HttpURLConnection connection = (HttpURLConnection) URI.create("http://127.0.0.1:" + server.healthPort()
+                    + WorkloadMetrics.PATH).toURL().openConnection();
+            try {
+                if (connection.getResponseCode() != 200) {
+                    throw new IllegalStateException(WorkloadMetrics.PATH + " answered " + connection.getResponseCode());
+                }
+                return new String(connection.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            } finally {
+                connection.disconnect();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Offers a volume on the fake target and returns the publish context the controller would send. */
