@@ -13,6 +13,7 @@ import pillar.bench.control.Cluster;
 import pillar.bench.control.ControlPlaneBench;
 import pillar.bench.control.FootprintBench;
 import pillar.bench.control.ListBench;
+import pillar.bench.control.MetricsCostBench;
 import pillar.bench.control.ScaleBench;
 import pillar.bench.control.TuneBench;
 import pillar.bench.proc.JvmFlags;

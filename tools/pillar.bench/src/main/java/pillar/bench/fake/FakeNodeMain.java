@@ -11,6 +11,8 @@ import pillar.api.value.ByteSize;
 import pillar.api.value.NodeId;
 import pillar.api.value.Nqn;
 import pillar.bench.Args;
+import pillar.runtime.metrics.TimedProcessRunner;
+import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.node.NodeMain;
 import pillar.node.fs.FakeProcessRunner;
 import pillar.node.fs.FilesystemTools;
@@ -28,7 +30,8 @@ import pillar.node.stage.StageRecords;
  * files under {@code --root}, see {@link OfferingInitiator}), the fake mounter and the fake
  * filesystem tools. Started by the benchmarks as its own JVM, like the deployed node.
  *
- * <p>{@code --socket=PATH --health-port=H --root=DIR [--volume-bytes=B]}; the kubelet directory is
+ * <p>{@code --socket=PATH --health-port=H --root=DIR [--volume-bytes=B] [--metrics=false]} (metrics, with
+ * the tools' commands timed, are served unless {@code --metrics=false}); the kubelet directory is
  * {@code ROOT/kubelet}. The node ID it answers is its host NQN (ROOT/hostnqn).
  */
 public final class FakeNodeMain {
@@ -47,11 +50,13 @@ public final class FakeNodeMain {
         }
         Nqn host = HostNqn.loadOrCreate(root.resolve("hostnqn"));
         long volumeBytes = args.number("volume-bytes", ByteSize.GIB);
+        WorkloadMetrics metrics = Boolean.parseBoolean(args.get("metrics", "true")) ? WorkloadMetrics.create("node")
+                : WorkloadMetrics.disabled("node");
         NodePorts ports = new NodePorts(NodeId.of("bench-worker"), host, new FakeMounter(),
                 new OfferingInitiator(new FakeInitiator(sys, dev, host), backings, volumeBytes), new SysfsNvme(sys, dev),
-                new FilesystemTools(new FakeProcessRunner()), new StageRecords(root.resolve("state")),
+                new FilesystemTools(new TimedProcessRunner(new FakeProcessRunner(), metrics)), new StageRecords(root.resolve("state")),
                 new KubeletPaths(root.resolve("kubelet")), Duration.ofSeconds(30));
-        NodeMain.start(new CsiEndpoint(args.path("socket"), "127.0.0.1", args.integer("health-port")), ports);
+        NodeMain.start(new CsiEndpoint(args.path("socket"), "127.0.0.1", args.integer("health-port")), ports, metrics);
         System.out.println("bench-node: ready; host NQN " + host);
     }
 }

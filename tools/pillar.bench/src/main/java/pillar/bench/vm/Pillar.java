@@ -33,6 +33,7 @@ import pillar.api.csi.v1.NodeGetInfoRequest;
 import pillar.api.csi.v1.NodeGrpc;
 import pillar.runtime.server.Channels;
 import pillar.runtime.server.CsiEndpoint;
+import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.WorkloadConfig;
 import pillar.runtime.server.WorkloadServer;
 import pillar.api.value.LifecycleUid;
@@ -65,11 +66,12 @@ final class Pillar implements AutoCloseable {
         agentServer = AgentMain.start(config, Backends.create(backends, new SystemProcessRunner()), new ConfigfsNvmetTarget(configfs));
         channel = Grpc.newChannelBuilderForAddress("127.0.0.1", agentServer.grpcPort(), InsecureChannelCredentials.create()).build();
         agent = AgentServiceGrpc.newBlockingStub(channel);
+        WorkloadMetrics nodeMetrics = WorkloadMetrics.create("node");
         node = NodeMain.realPorts(NodeConfig.from(WorkloadConfig.load("--node.id=vm-worker",
                 "--node.state-dir=" + work.resolve("node-state"), "--node.kubelet-dir=" + work.resolve("kubelet"),
-                "--node.hostnqn-file=" + work.resolve("hostnqn"))));
+                "--node.hostnqn-file=" + work.resolve("hostnqn"))), nodeMetrics);
         socket = work.resolve("node/csi.sock");
-        nodeServer = NodeMain.start(new CsiEndpoint(socket, "127.0.0.1", 0), node);
+        nodeServer = NodeMain.start(new CsiEndpoint(socket, "127.0.0.1", 0), node, nodeMetrics);
     }
 
     /** Calls that need no kernel: the class-loading part of a training run. */
