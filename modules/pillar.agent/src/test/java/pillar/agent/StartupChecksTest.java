@@ -142,5 +142,13 @@ class StartupChecksTest {
         assertThat(recovery.toString(StandardCharsets.UTF_8)).isEqualTo("pillar-agent: cannot recover the state: no nvmet target at "
                 + empty + System.lineSeparator());
         assertThat(dir.resolve("state")).as("nothing was written").doesNotExist();
+
+        // a log format it does not know is refused before anything else, not silently kept as text
+        ByteArrayOutputStream format = new ByteArrayOutputStream();
+        status = AgentMain.launch(new String[] {"--config", config.toString(), "--log.format=jsn"}, sys,
+                new PrintStream(format, true, StandardCharsets.UTF_8));
+        assertThat(status).isEqualTo(2);
+        assertThat(format.toString(StandardCharsets.UTF_8)).isEqualTo("pillar-agent: refusing to start: log.format must be"
+                + " text or json, is 'jsn'" + System.lineSeparator());
     }
 }

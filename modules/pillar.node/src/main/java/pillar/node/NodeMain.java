@@ -11,6 +11,7 @@ import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.CsiEndpoint;
 import pillar.runtime.server.CsiServices;
 import pillar.runtime.server.IdentityService;
+import pillar.runtime.server.LogFormat;
 import pillar.runtime.server.WorkloadConfig;
 import pillar.runtime.server.WorkloadServer;
 import pillar.api.value.Nqn;
@@ -52,6 +53,7 @@ public final class NodeMain {
         NodePorts ports;
         try {
             config = WorkloadConfig.load(args);
+            LogFormat.from(config).apply();
             endpoint = CsiEndpoint.from(config, DEFAULT_HEALTH_PORT);
             metrics = WorkloadMetrics.from(config, WORKLOAD);
             ports = realPorts(NodeConfig.from(config), metrics);
