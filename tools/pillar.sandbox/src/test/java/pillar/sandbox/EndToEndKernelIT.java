@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
@@ -69,6 +70,46 @@ class EndToEndKernelIT {
         Steps.summary(result, System.out);
         assertThat(result.failed()).as("the failed step").isNull();
         assertThat(result.passed()).as("every step of " + plan.label()).isTrue();
+        countedByTheWorkloads(backend);
+    }
+
+    /**
+     * What the lifecycle did, as each workload's /metrics tells it (read over HTTP like Prometheus):
+     * the CSI calls served with OK, the agent's calls, and the real host commands and configfs writes.
+     */
+    private static void countedByTheWorkloads(Backend backend) {
+        Map<String, Integer> ports = BedLayout.Ports.VM.healthPorts();
+        String controller = scrape(ports.get("controller"));
+        String agent = scrape(ports.get("agent"));
+        String node = scrape(ports.get("node"));
+        for (String method : List.of("CreateVolume", "ControllerPublishVolume", "ControllerUnpublishVolume", "DeleteVolume")) {
+            assertThat(count(controller, "pillar_csi_operation_seconds_count{code=\"OK\",method=\"" + method
+                    + "\",workload=\"controller\"}")).as("controller " + method).isPositive();
+        }
+        for (String method : List.of("NodeStageVolume", "NodePublishVolume", "NodeUnpublishVolume", "NodeUnstageVolume")) {
+            assertThat(count(node, "pillar_csi_operation_seconds_count{code=\"OK\",method=\"" + method
+                    + "\",workload=\"node\"}")).as("node " + method).isPositive();
+        }
+        String create = backend == Backend.ZFS ? "zfs create" : "lvcreate";
+        assertThat(count(agent, "pillar_agent_command_seconds_count{command=\"" + create + "\",outcome=\"ok\"}"))
+                .as("the agent's " + create).isPositive();
+        assertThat(count(agent, "pillar_agent_configfs_seconds_count{operation=\"mkdir\",outcome=\"ok\"}"))
+                .as("the agent's configfs mkdirs").isPositive();
+        assertThat(controller + agent + node).as("no volume ID in a label").doesNotContain("pvc-");
+    }
+
+    private static String scrape(int port) {
+        try {
+            return pillar.launch.MetricsScrape.text(pillar.launch.MetricsScrape.uri(port));
+        } catch (java.io.IOException e) {
+            throw new AssertionError("the workload on health port " + port + " serves no metrics: " + e.getMessage(), e);
+        }
+    }
+
+    /** The value of one series in an exposition text, 0 when it is absent. */
+    private static double count(String exposition, String series) {
+        return exposition.lines().filter(l -> l.startsWith(series + " ")).mapToDouble(l -> Double.parseDouble(
+                l.substring(series.length() + 1).strip())).findFirst().orElse(0);
     }
 
     @Order(2)
