@@ -9,6 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.helidon.config.Config;
+import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.CsiEndpoint;
 import pillar.controller.agent.AgentTlsFiles;
 import pillar.controller.agent.GrpcAgentClient;
@@ -23,6 +24,7 @@ import pillar.controller.reconcile.ReconcileSettings;
  * <table>
  *   <caption>keys</caption>
  *   <tr><td>{@code csi.socket}, {@code health.host}, {@code health.port}</td><td>as every workload (health 9808)</td></tr>
+ *   <tr><td>{@code metrics.enabled}</td><td>serve Prometheus metrics at {@code /metrics} on the health port (true)</td></tr>
  *   <tr><td>{@code kubernetes.kubeconfig}</td><td>a kubeconfig file; unset: in-cluster (the pod's service account)</td></tr>
  *   <tr><td>{@code kubernetes.context}</td><td>the kubeconfig context; unset: its current context</td></tr>
  *   <tr><td>{@code controller.namespace}</td><td>where events are recorded; unset: the client's namespace (in a pod, its own)</td></tr>
@@ -51,7 +53,7 @@ import pillar.controller.reconcile.ReconcileSettings;
 public record ControllerConfig(CsiEndpoint endpoint, Optional<Path> kubeconfig, Optional<String> context,
                                Optional<String> namespace, ReconcileSettings reconcile, Optional<AgentTlsFiles> agentTls,
                                GrpcAgentClient.Settings agentSettings, LeaderElectionSettings leaderElection,
-                               Duration abandonedCreateGrace) {
+                               Duration abandonedCreateGrace, WorkloadMetrics metrics) {
     /** Health port (the controller runs in its own network namespace). */
     public static final int DEFAULT_HEALTH_PORT = 9808;
     /** See {@code controller.abandoned-create-grace}. */
@@ -110,7 +112,8 @@ public record ControllerConfig(CsiEndpoint endpoint, Optional<Path> kubeconfig, 
                 agentTls,
                 agentSettings(root, agentDefaults, attempts),
                 leaderElection(root.get("controller.leader-election")),
-                duration(root, "controller.abandoned-create-grace", DEFAULT_ABANDONED_CREATE_GRACE));
+                duration(root, "controller.abandoned-create-grace", DEFAULT_ABANDONED_CREATE_GRACE),
+                metrics(root));
     }
 
     private static GrpcAgentClient.Settings agentSettings(Config root, GrpcAgentClient.Settings defaults, int attempts) {
@@ -122,6 +125,18 @@ public record ControllerConfig(CsiEndpoint endpoint, Optional<Path> kubeconfig, 
         }
         return new GrpcAgentClient.Settings(duration(root, "agents.deadline", defaults.deadline()), mutation, attempts,
                 defaults.retryPause());
+    }
+
+    /**
+     * The controller's meters, served unless {@code metrics.enabled} is false. Any other word is refused:
+     * Helidon reads every word but {@code true} as false, so a typo would turn the metrics off unseen.
+     */
+    private static WorkloadMetrics metrics(Config root) {
+        Optional<String> enabled = root.get("metrics.enabled").asString().asOptional();
+        if (enabled.isPresent() && !enabled.get().equalsIgnoreCase("true") && !enabled.get().equalsIgnoreCase("false")) {
+            throw new IllegalArgumentException("metrics.enabled must be true or false, is " + Grammars.printable(enabled.get()));
+        }
+        return WorkloadMetrics.from(root, "controller");
     }
 
     private static LeaderElectionSettings leaderElection(Config election) {

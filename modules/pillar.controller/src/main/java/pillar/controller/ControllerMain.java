@@ -28,6 +28,7 @@ import pillar.controller.leader.LeaderElection;
 import pillar.controller.leader.LeaderElectionSettings;
 import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.EventRecorder;
+import pillar.controller.reconcile.ReconcileMeters;
 import pillar.controller.snapshot.Snapshots;
 import pillar.controller.volume.Leading;
 import pillar.controller.volume.Volumes;
@@ -53,7 +54,7 @@ public final class ControllerMain {
         try {
             config = ControllerConfig.from(WorkloadConfig.load(args));
             agents = new GrpcAgentClient(config.agentTls(), config.agentSettings());
-            client = KubernetesClients.create(config.kubeconfig(), config.context());
+            client = KubernetesClients.create(config.kubeconfig(), config.context(), config.metrics());
         } catch (IllegalArgumentException e) {
             System.err.println("pillar-controller: refusing to start: " + e.getMessage());
             System.exit(2);
@@ -75,7 +76,10 @@ public final class ControllerMain {
      * leader election (the default) the replica stands for the Lease and, while it leads, runs the
      * reconcilers and serves the CSI calls that change volumes; otherwise it leads alone. Readiness
      * ({@code informers-synced}) is true once the leader's informers have synced, and always for a
-     * replica on standby (it must not block a rolling update).
+     * replica on standby (it must not block a rolling update). Its meters are {@code config.metrics()},
+     * served on the health port unless disabled (a configuration read serves one workload: its meters
+     * are registered once); the Kubernetes API requests are counted only when the client was made by
+     * {@link KubernetesClients}, as {@link #main} makes it.
      */
     public static ControllerWorkload start(ControllerConfig config, KubernetesClient client, AgentClient agents) {
         String namespace = config.namespace().orElseGet(() -> client.getNamespace() == null ? "default" : client.getNamespace());
@@ -93,7 +97,9 @@ public final class ControllerMain {
                 new AgentTargets(client, config.agentTls().isPresent()), agents, locks, now, events,
                 new NodeSecrets(client, namespace, new SecureRandom()), new VolumeStageSecrets(client, namespace),
                 Clock.systemUTC(), config.abandonedCreateGrace());
-        Reconcilers reconcilers = new Reconcilers(client, agents, config, namespace, volumes);
+        ControllerGauges.register(config.metrics(), now, catalog);
+        Reconcilers reconcilers = new Reconcilers(client, agents, config, namespace, volumes,
+                new ReconcileMeters(config.metrics()));
         Optional<LeaderElection> elected = Optional.empty();
         try {
             elected = election.enabled()
@@ -102,7 +108,8 @@ public final class ControllerMain {
             elected.ifPresent(leading::set);
             BooleanSupplier ready = () -> !now.now() || reconcilers.ready();
             IdentityService identity = new IdentityService(ready);
-            WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", ready);
+            WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", ready)
+                    .metrics(config.metrics());
             ControllerService service = new ControllerService(volumes, catalog,
                     new Snapshots(new KubeSnapshotRecords(client), volumes));
             CsiServices.controller(identity, service).forEach(builder::service);

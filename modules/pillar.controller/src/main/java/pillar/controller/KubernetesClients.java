@@ -7,8 +7,12 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import pillar.runtime.metrics.WorkloadMetrics;
 
-/** The controller's Kubernetes client: in-cluster by default, or from a kubeconfig file. */
+/**
+ * The controller's Kubernetes client: in-cluster by default, or from a kubeconfig file; every request
+ * it makes counted ({@link ApiRequestCounter}).
+ */
 final class KubernetesClients {
     private KubernetesClients() {
     }
@@ -16,7 +20,7 @@ final class KubernetesClients {
     /**
      * @throws IllegalArgumentException when no kubeconfig is given and this process is not in a pod
      */
-    static KubernetesClient create(Optional<Path> kubeconfig, Optional<String> context) {
+    static KubernetesClient create(Optional<Path> kubeconfig, Optional<String> context, WorkloadMetrics metrics) {
         Config config;
         if (kubeconfig.isPresent()) {
             config = Config.fromKubeconfig(context.orElse(null), kubeconfig.get().toFile());
@@ -27,7 +31,15 @@ final class KubernetesClients {
             }
             config = Config.autoConfigure(context.orElse(null));
         }
+        return create(config, metrics);
+    }
+
+    /** A client of that configuration whose requests are counted into {@code metrics}. */
+    static KubernetesClient create(Config config, WorkloadMetrics metrics) {
+        ApiRequestCounter requests = new ApiRequestCounter(metrics);
         // the JDK's HTTP client, named explicitly: no service lookup across automatic modules
-        return new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new JdkHttpClientFactory()).build();
+        return new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new JdkHttpClientFactory())
+                .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor(ApiRequestCounter.NAME, requests))
+                .build();
     }
 }

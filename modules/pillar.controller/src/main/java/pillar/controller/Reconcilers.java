@@ -10,6 +10,7 @@ import pillar.controller.agent.AgentClient;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.reconcile.PillarControllers;
 import pillar.controller.reconcile.ReconcileLoop;
+import pillar.controller.reconcile.ReconcileMeters;
 import pillar.controller.volume.VolumeStateReconciler;
 import pillar.controller.volume.Volumes;
 
@@ -26,6 +27,7 @@ final class Reconcilers {
     private final ControllerConfig config;
     private final String namespace;
     private final Volumes volumes;
+    private final ReconcileMeters meters;
     private Running running;
 
     private record Running(PillarControllers pillars, ReconcileLoop<PillarVolumeState> states,
@@ -41,13 +43,18 @@ final class Reconcilers {
         }
     }
 
-    /** @param volumes the volume state machine, shared with the CSI service */
-    Reconcilers(KubernetesClient client, AgentClient agents, ControllerConfig config, String namespace, Volumes volumes) {
+    /**
+     * @param volumes the volume state machine, shared with the CSI service
+     * @param meters  the workload's, shared by every term's loops
+     */
+    Reconcilers(KubernetesClient client, AgentClient agents, ControllerConfig config, String namespace, Volumes volumes,
+                ReconcileMeters meters) {
         this.client = client;
         this.agents = agents;
         this.config = config;
         this.namespace = namespace;
         this.volumes = volumes;
+        this.meters = meters;
     }
 
     synchronized void start() {
@@ -55,7 +62,7 @@ final class Reconcilers {
             return;
         }
         PillarControllers pillars = PillarControllers.start(client, agents, config.agentTls().isPresent(), namespace,
-                config.reconcile(), Clock.systemUTC(), volumes.grantRevocation());
+                config.reconcile(), Clock.systemUTC(), volumes.grantRevocation(), meters);
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, r -> {
             Thread thread = Executors.defaultThreadFactory().newThread(r);
             thread.setName("pillar-volume-states");
@@ -65,7 +72,7 @@ final class Reconcilers {
         ReconcileLoop<PillarVolumeState> states = new ReconcileLoop<>("PillarVolumeState",
                 client.resources(PillarVolumeState.class).runnableInformer(config.reconcile().resync().toMillis()),
                 new VolumeStateReconciler(volumes),
-                PillarVolumeState::getSpec, config.reconcile().backoff(), scheduler);
+                PillarVolumeState::getSpec, config.reconcile().backoff(), scheduler, meters);
         states.start().whenComplete((ok, failure) -> {
             if (failure == null) {
                 states.open();

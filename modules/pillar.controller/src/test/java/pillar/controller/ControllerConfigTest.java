@@ -28,6 +28,15 @@ class ControllerConfigTest {
     }
 
     @Test
+    void metricsAreServedUnlessDisabled() {
+        assertThat(ControllerConfig.from(WorkloadConfig.load()).metrics().enabled()).isTrue();
+        assertThat(ControllerConfig.from(WorkloadConfig.load()).metrics().workload()).isEqualTo("controller");
+        assertThat(ControllerConfig.from(WorkloadConfig.load("--metrics.enabled=false")).metrics().enabled()).isFalse();
+        assertThatThrownBy(() -> ControllerConfig.from(WorkloadConfig.load("--metrics.enabled=sometimes")))
+                .hasMessageContaining("metrics.enabled must be true or false");
+    }
+
+    @Test
     void theGracePeriodOfAbandonedCreatesIsTenMinutesUnlessSetAndPositive() {
         assertThat(ControllerConfig.from(WorkloadConfig.load()).abandonedCreateGrace()).isEqualTo(Duration.ofMinutes(10));
         assertThat(ControllerConfig.from(WorkloadConfig.load("--controller.abandoned-create-grace=1h")).abandonedCreateGrace())

@@ -134,11 +134,12 @@ class ControllerMainIT {
                 """.formatted(client.getMasterUrl().toString()));
         ControllerConfig config = ControllerConfig.from(WorkloadConfig.load("--kubernetes.kubeconfig=" + kubeconfig));
         assertThat(config.kubeconfig()).contains(kubeconfig);
-        try (KubernetesClient fromFile = KubernetesClients.create(config.kubeconfig(), config.context())) {
+        try (KubernetesClient fromFile = KubernetesClients.create(config.kubeconfig(), config.context(), config.metrics())) {
             assertThat(fromFile.getMasterUrl()).isEqualTo(client.getMasterUrl());
             assertThat(fromFile.getNamespace()).isEqualTo("pillar-system");
             assertThat(fromFile.storage().v1().storageClasses().list().getItems()).isEmpty();
         }
+        assertThat(config.metrics().scrape()).contains("pillar_controller_api_requests_total{code=\"2xx\",verb=\"GET\"} 1.0\n");
         assertThatThrownBy(() -> ControllerConfig.from(WorkloadConfig.load("--kubernetes.kubeconfig=" + dir.resolve("none"))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kubernetes.kubeconfig");
     }

@@ -2,6 +2,7 @@ package pillar.controller.csi;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -256,6 +257,13 @@ public final class VolumeCatalog implements VolumeStates.Writes, AutoCloseable {
             throw CsiException.unavailable("the controller has not read the PillarVolumeStates yet (it needs list and watch on"
                     + " pillarvolumestates); retry shortly");
         }
+    }
+
+    /** How many PillarVolumeStates the watch shows in each phase; phases of none are left out. */
+    public Map<VolumePhase, Long> phases() {
+        Map<VolumePhase, Long> counts = new EnumMap<>(VolumePhase.class);
+        informer.getStore().list().forEach(state -> counts.merge(Records.phase(state), 1L, Long::sum));
+        return counts;
     }
 
     /** Whether ListVolumes lists the state: its create completed and nobody asked it gone but by hand. */

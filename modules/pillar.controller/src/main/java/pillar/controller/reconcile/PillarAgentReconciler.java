@@ -21,7 +21,9 @@ import pillar.controller.crd.Reasons;
  * answers with a problem (it admits no lifecycle call, e.g. {@code AgentStateMissing}) is not
  * connected for use: false with the agent's reason and message, its status filled all the same. A
  * connected agent is asked again every poll interval, one with a problem too; an unreachable one
- * with backoff.
+ * with backoff. Each poll sets the agent's {@code pillar_controller_agent_reachable}: 1 when it
+ * answered (a problem or an error status is an answer), 0 when it could not be dialled, reached or
+ * answered in time.
  */
 public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
     private final AgentTargets targets;
@@ -29,14 +31,16 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
     private final StatusWriter status;
     private final ConditionRecorder conditions;
     private final ReconcileSettings settings;
+    private final ReconcileMeters meters;
 
     public PillarAgentReconciler(AgentTargets targets, AgentClient agents, StatusWriter status, ConditionRecorder conditions,
-                                 ReconcileSettings settings) {
+                                 ReconcileSettings settings, ReconcileMeters meters) {
         this.targets = targets;
         this.agents = agents;
         this.status = status;
         this.conditions = conditions;
         this.settings = settings;
+        this.meters = meters;
     }
 
     @Override
@@ -47,12 +51,14 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
         try {
             target = targets.resolve(agent);
         } catch (AgentTargets.Unresolved e) {
+            meters.agentReachable(agent.getMetadata().getName(), false);
             write(agent, next, false, e.reason(), e.getMessage());
             return Reasons.INVALID_SPEC.equals(e.reason()) ? Result.done() : Result.retry();
         }
         next.setEndpoint(target.endpoint());
         try {
             GetCapabilitiesResponse capabilities = agents.getCapabilities(target, GetCapabilitiesRequest.getDefaultInstance());
+            meters.agentReachable(agent.getMetadata().getName(), true);
             next.setAgentVersion(capabilities.getAgentVersion());
             next.setBackends(capabilities.getBackendsList().stream().map(PillarAgentReconciler::toStatus).toList());
             next.setProtocols(List.copyOf(capabilities.getProtocolsList()));
@@ -67,9 +73,16 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
                     .collect(Collectors.joining(", ", "[", "]")));
             return Result.requeueAfter(settings.pollInterval());
         } catch (AgentException e) {
+            meters.agentReachable(agent.getMetadata().getName(), !Reasons.AGENT_UNREACHABLE.equals(reason(e)));
             write(agent, next, false, reason(e), e.getMessage());
             return Result.retry();
         }
+    }
+
+    @Override
+    public Result deleted(String name) {
+        meters.agentGone(name);
+        return Result.done();
     }
 
     /** The words of an agent's problem: what it refuses and what the agent says to do. */

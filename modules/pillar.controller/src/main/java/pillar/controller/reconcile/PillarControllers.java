@@ -44,9 +44,10 @@ public final class PillarControllers implements AutoCloseable {
     private final ReconcileLoop<PillarStorageClass> storageClasses;
     private final SharedIndexInformer<StorageClass> generated;
     private final AtomicBoolean open = new AtomicBoolean();
+    private final ReconcileMeters meters;
 
     private PillarControllers(KubernetesClient client, AgentClient agentClient, boolean agentTls, String namespace,
-                              ReconcileSettings settings, Clock clock, ExportAudit audit) {
+                              ReconcileSettings settings, Clock clock, ExportAudit audit, ReconcileMeters meters) {
         AtomicInteger threads = new AtomicInteger();
         ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(4, r -> {
             Thread thread = Executors.defaultThreadFactory().newThread(r);
@@ -56,6 +57,7 @@ public final class PillarControllers implements AutoCloseable {
         });
         pool.setRemoveOnCancelPolicy(true);
         this.scheduler = pool;
+        this.meters = meters;
         long resync = settings.resync().toMillis();
         StatusWriter status = new StatusWriter(client);
         EventRecorder events = new EventRecorder(client, namespace);
@@ -63,19 +65,20 @@ public final class PillarControllers implements AutoCloseable {
         AgentTargets targets = new AgentTargets(client, agentTls);
 
         agents = new ReconcileLoop<>("PillarAgent", client.resources(PillarAgent.class).runnableInformer(resync),
-                new PillarAgentReconciler(targets, agentClient, status, conditions, settings), PillarAgent::getSpec,
-                settings.backoff(), scheduler);
+                new PillarAgentReconciler(targets, agentClient, status, conditions, settings, meters), PillarAgent::getSpec,
+                settings.backoff(), scheduler, meters);
         stores = new ReconcileLoop<>("PillarStore", client.resources(PillarStore.class).runnableInformer(resync),
                 new PillarStoreReconciler(agents::get, targets, agentClient, status, conditions, settings,
                         () -> client.resources(PillarVolumeState.class).list().getItems(), audit), PillarStore::getSpec,
-                settings.backoff(), scheduler);
+                settings.backoff(), scheduler, meters);
         protocols = new ReconcileLoop<>("PillarProtocol", client.resources(PillarProtocol.class).runnableInformer(resync),
-                new PillarProtocolReconciler(status, conditions), PillarProtocol::getSpec, settings.backoff(), scheduler);
+                new PillarProtocolReconciler(status, conditions), PillarProtocol::getSpec, settings.backoff(), scheduler,
+                meters);
         storageClasses = new ReconcileLoop<>("PillarStorageClass",
                 client.resources(PillarStorageClass.class).runnableInformer(resync),
                 new PillarStorageClassReconciler(client, stores::get, protocols::get, agents::get, namespace, status,
                         conditions, events),
-                PillarStorageClass::getSpec, settings.backoff(), scheduler);
+                PillarStorageClass::getSpec, settings.backoff(), scheduler, meters);
         generated = client.storage().v1().storageClasses()
                 .withLabel(DesiredStorageClass.MANAGED_BY, DesiredStorageClass.MANAGED_BY_VALUE).runnableInformer(resync);
 
@@ -109,10 +112,12 @@ public final class PillarControllers implements AutoCloseable {
      * @param agentTls  whether the controller has its agents.tls files
      * @param namespace where events about the (cluster-scoped) Pillar objects are recorded
      * @param audit     what each PillarStore poll does with the agent's exports beyond the orphan check
+     * @param meters    the workload's, kept across terms
      */
     public static PillarControllers start(KubernetesClient client, AgentClient agentClient, boolean agentTls, String namespace,
-                                          ReconcileSettings settings, Clock clock, ExportAudit audit) {
-        PillarControllers controllers = new PillarControllers(client, agentClient, agentTls, namespace, settings, clock, audit);
+                                          ReconcileSettings settings, Clock clock, ExportAudit audit, ReconcileMeters meters) {
+        PillarControllers controllers = new PillarControllers(client, agentClient, agentTls, namespace, settings, clock, audit,
+                meters);
         controllers.begin();
         return controllers;
     }
@@ -153,6 +158,7 @@ public final class PillarControllers implements AutoCloseable {
         storageClasses.close();
         generated.close();
         scheduler.shutdownNow();
+        meters.agentsUnknown();
     }
 
     private static <T extends HasMetadata> ResourceEventHandler<T> onAnyChange(Consumer<T> action) {

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -20,7 +21,8 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 /**
  * One reconciler fed by one informer. An object's name is queued when it is added, deleted, or
  * changed in anything but its status (a status write would otherwise reconcile it again), and on
- * the informer's periodic resync; the reconciler's {@link Result} decides when it comes back.
+ * the informer's periodic resync; the reconciler's {@link Result} decides when it comes back. Each
+ * reconcile is timed, and the queue's backlog reported, into {@link ReconcileMeters} under the kind.
  *
  * @param <T> the kind of object reconciled
  */
@@ -33,21 +35,26 @@ public final class ReconcileLoop<T extends HasMetadata> implements AutoCloseable
     private final Function<T, Object> spec;
     private final Backoff backoff;
     private final WorkQueue queue;
+    private final ReconcileMeters meters;
+    private final IntSupplier backlog;
     private final Map<String, Integer> failures = new ConcurrentHashMap<>();
 
     /**
-     * @param kind       for logs, e.g. PillarAgent
+     * @param kind       for logs and meters, e.g. PillarAgent
      * @param informer   not yet started
      * @param spec       the part of an object whose change is worth a reconcile (its spec)
      */
     public ReconcileLoop(String kind, SharedIndexInformer<T> informer, Reconciler<T> reconciler, Function<T, Object> spec,
-                         Backoff backoff, ScheduledExecutorService scheduler) {
+                         Backoff backoff, ScheduledExecutorService scheduler, ReconcileMeters meters) {
         this.kind = kind;
         this.informer = informer;
         this.reconciler = reconciler;
         this.spec = spec;
         this.backoff = backoff;
         this.queue = new WorkQueue(scheduler, this::process);
+        this.meters = meters;
+        this.backlog = queue::depth;
+        meters.queue(kind, backlog);
         informer.addEventHandler(new ResourceEventHandler<T>() {
             @Override
             public void onAdd(T obj) {
@@ -102,6 +109,7 @@ public final class ReconcileLoop<T extends HasMetadata> implements AutoCloseable
 
     @Override
     public void close() {
+        meters.unqueue(kind, backlog);
         queue.close();
         informer.close();
     }
@@ -119,10 +127,13 @@ public final class ReconcileLoop<T extends HasMetadata> implements AutoCloseable
 
     private Optional<Duration> process(String name) {
         Result result;
+        long started = System.nanoTime();
         try {
             Optional<T> current = get(name);
             result = current.isPresent() ? reconciler.reconcile(current.get()) : reconciler.deleted(name);
+            meters.reconciled(kind, result, started);
         } catch (RuntimeException e) {
+            meters.threw(kind, started);
             LOG.log(Level.WARNING, kind + " " + name + ": reconcile failed, retrying with backoff: " + e, e);
             result = Result.retry();
         }

@@ -49,6 +49,15 @@ final class WorkQueue {
         entries.clear();
     }
 
+    /**
+     * How many keys are due and wait for a thread (or for {@link #open()}): the backlog. A key waiting
+     * for a later time (a poll, a backoff) or running now is not counted.
+     */
+    synchronized int depth() {
+        long now = System.nanoTime();
+        return (int) entries.values().stream().filter(e -> e.waiting && e.due - now <= 0).count();
+    }
+
     /** Run {@code key} after {@code delay}, or earlier if it is already due earlier. */
     synchronized void add(String key, Duration delay) {
         if (closed) {

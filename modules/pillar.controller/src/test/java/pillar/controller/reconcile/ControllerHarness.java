@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.controller.agent.FakeAgentClient;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.Conditions;
@@ -36,6 +37,9 @@ public final class ControllerHarness implements BeforeEachCallback, AfterEachCal
 
     /** The agents the reconcilers dial; set them up before or during the test. */
     public final FakeAgentClient agents = new FakeAgentClient();
+    /** The reconcilers' meters ({@link ReconcileMeters}); scrape them to see what the reconcilers did. */
+    public final WorkloadMetrics metrics = WorkloadMetrics.create("controller");
+    private final ReconcileMeters meters = new ReconcileMeters(metrics);
     private MockApi api;
     private PillarControllers controllers;
 
@@ -45,7 +49,7 @@ public final class ControllerHarness implements BeforeEachCallback, AfterEachCal
         // no agents.tls files: the reconcilers dial the agents in plain text
         controllers = PillarControllers.start(api.client, agents, false, NAMESPACE, new ReconcileSettings(
                 Duration.ofMillis(200), new Backoff(Duration.ofMillis(50), Duration.ofMillis(400)), Duration.ofMinutes(10)),
-                Clock.systemUTC(), ExportAudit.NONE);
+                Clock.systemUTC(), ExportAudit.NONE, meters);
         await().atMost(PATIENCE).until(controllers::ready);
     }
 

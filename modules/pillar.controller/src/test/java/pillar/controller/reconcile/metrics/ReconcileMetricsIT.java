@@ -1,0 +1,111 @@
+package pillar.controller.reconcile.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import pillar.api.agent.v1.BackendKind;
+import pillar.runtime.metrics.WorkloadMetrics;
+import pillar.controller.crd.PillarAgent;
+import pillar.controller.crd.PillarProtocol;
+import pillar.controller.reconcile.Backoff;
+import pillar.controller.reconcile.ControllerHarness;
+import pillar.controller.reconcile.MockApi;
+import pillar.controller.reconcile.Pillars;
+import pillar.controller.reconcile.ReconcileLoop;
+import pillar.controller.reconcile.ReconcileMeters;
+import pillar.controller.reconcile.Result;
+
+/**
+ * The reconcilers' meters against the mock API server: an agent's reachability follows its polls
+ * and goes with it; each reconcile is timed by outcome; the queue depth is the backlog of objects
+ * due, not those waiting for a later poll or retry; a loop that closed (a term that ended) reports
+ * no depth and no agent.
+ */
+class ReconcileMetricsIT {
+    @RegisterExtension
+    final ControllerHarness harness = new ControllerHarness();
+
+    @Test
+    void anAgentIsReachableWhileItAnswersItsPollAndGoneWithItsPillarAgent() {
+        harness.agents.agent("192.0.2.10", 9500).backend("fast", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s");
+        harness.create(Pillars.agentAt("storage-1", "192.0.2.10", 9500));
+        awaitScrape("pillar_controller_agent_reachable{agent=\"storage-1\"} 1.0\n");
+        awaitReconciled("PillarAgent", "requeue");
+
+        harness.agents.agent("192.0.2.10", 9500).down();
+        awaitScrape("pillar_controller_agent_reachable{agent=\"storage-1\"} 0.0\n");
+        awaitReconciled("PillarAgent", "retry");
+
+        harness.agents.agent("192.0.2.10", 9500).up();
+        awaitScrape("pillar_controller_agent_reachable{agent=\"storage-1\"} 1.0\n");
+
+        harness.delete(PillarAgent.class, "storage-1");
+        await().atMost(ControllerHarness.PATIENCE).until(() -> !harness.metrics.scrape().contains("agent=\"storage-1\""));
+    }
+
+    @Test
+    void everyLoopReportsItsQueueWhileItRunsAndNoAgentOnceItStops() {
+        harness.agents.agent("192.0.2.10", 9500);
+        harness.create(Pillars.agentAt("storage-1", "192.0.2.10", 9500));
+        awaitScrape("pillar_controller_agent_reachable{agent=\"storage-1\"} 1.0\n");
+        for (String kind : new String[] {"PillarAgent", "PillarStore", "PillarProtocol", "PillarStorageClass"}) {
+            awaitScrape("pillar_controller_reconcile_queue_depth{reconciler=\"" + kind + "\"} 0.0\n");
+        }
+
+        harness.close(); // the reconcilers stop, as when this replica stops leading
+        assertThat(harness.metrics.scrape()).doesNotContain("pillar_controller_reconcile_queue_depth{")
+                .doesNotContain("pillar_controller_agent_reachable{");
+    }
+
+    @Test
+    void theQueueDepthIsTheBacklogAndEachReconcileIsTimedByItsOutcome() throws Exception {
+        WorkloadMetrics metrics = WorkloadMetrics.create("controller");
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
+        try (MockApi api = MockApi.start()) {
+            for (String name : new String[] {"done", "polled", "broken"}) {
+                api.client.resource(Pillars.protocol(name, "192.0.2.1")).create();
+            }
+            ReconcileLoop<PillarProtocol> loop = new ReconcileLoop<>("PillarProtocol",
+                    api.client.resources(PillarProtocol.class).runnableInformer(0), protocol -> switch (protocol.getMetadata().getName()) {
+                        case "done" -> Result.done();
+                        case "polled" -> Result.requeueAfter(Duration.ofMinutes(10));
+                        default -> throw new IllegalStateException("a reconciler's bug");
+                    }, PillarProtocol::getSpec, new Backoff(Duration.ofMinutes(10), Duration.ofMinutes(10)), scheduler,
+                    new ReconcileMeters(metrics));
+            try {
+                loop.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+                // listed, queued, and not yet reconciled: the loop is not open
+                assertThat(metrics.scrape()).contains("pillar_controller_reconcile_queue_depth{reconciler=\"PillarProtocol\"} 3.0\n");
+
+                loop.open();
+                // each reconciled once; the poll and the retry wait ten minutes, so nothing is due
+                await().atMost(ControllerHarness.PATIENCE).untilAsserted(() -> assertThat(metrics.scrape()).contains(
+                        "pillar_controller_reconcile_seconds_count{outcome=\"done\",reconciler=\"PillarProtocol\"} 1\n",
+                        "pillar_controller_reconcile_seconds_count{outcome=\"requeue\",reconciler=\"PillarProtocol\"} 1\n",
+                        "pillar_controller_reconcile_seconds_count{outcome=\"error\",reconciler=\"PillarProtocol\"} 1\n",
+                        "pillar_controller_reconcile_queue_depth{reconciler=\"PillarProtocol\"} 0.0\n"));
+            } finally {
+                loop.close();
+            }
+            assertThat(metrics.scrape()).doesNotContain("pillar_controller_reconcile_queue_depth{");
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    /** Waits until a reconcile of that kind has ended with that outcome (the reachability is set before it ends). */
+    private void awaitReconciled(String kind, String outcome) {
+        await().atMost(ControllerHarness.PATIENCE).untilAsserted(() -> assertThat(harness.metrics.scrape()).containsPattern(
+                "\npillar_controller_reconcile_seconds_count\\{outcome=\"" + outcome + "\",reconciler=\"" + kind + "\"} [1-9]"));
+    }
+
+    private void awaitScrape(String line) {
+        await().atMost(ControllerHarness.PATIENCE).untilAsserted(() -> assertThat(harness.metrics.scrape()).contains(line));
+    }
+}
