@@ -6,6 +6,14 @@
 {{- if and (eq (toString .Values.snapshots.enabled) "true") (not (.Capabilities.APIVersions.Has "snapshot.storage.k8s.io/v1/VolumeSnapshot")) -}}
 {{- fail "snapshots.enabled=true but the cluster serves no snapshot.storage.k8s.io/v1 VolumeSnapshot: install the external-snapshotter's CRDs (kubectl apply -k 'https://github.com/kubernetes-csi/external-snapshotter/client/config/crd') and its snapshot-controller (deploy/kubernetes/snapshot-controller) first, or set snapshots.enabled=auto (helm template: pass --api-versions snapshot.storage.k8s.io/v1/VolumeSnapshot)" -}}
 {{- end -}}
+{{- if .Values.metrics.serviceMonitor.enabled -}}
+{{- if not .Values.metrics.enabled -}}
+{{- fail "metrics.serviceMonitor.enabled=true but metrics.enabled=false: the workloads would serve no /metrics to scrape. Set metrics.enabled=true, or turn the ServiceMonitors off" -}}
+{{- end -}}
+{{- if and (not .Values.metrics.serviceMonitor.force) (not (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/ServiceMonitor")) -}}
+{{- fail "metrics.serviceMonitor.enabled=true but the cluster serves no monitoring.coreos.com/v1 ServiceMonitor: install the Prometheus Operator (or kube-prometheus-stack) and its CRDs first, or set metrics.serviceMonitor.force=true to render them anyway (helm template: pass --api-versions monitoring.coreos.com/v1/ServiceMonitor)" -}}
+{{- end -}}
+{{- end -}}
 {{- $ports := dict -}}
 {{- range $key, $port := dict "agent.port" .Values.agent.port "agent.healthPort" .Values.agent.healthPort "node.healthPort" .Values.node.healthPort "node.registrar.healthPort" .Values.node.registrar.healthPort -}}
 {{- $p := toString (int $port) -}}

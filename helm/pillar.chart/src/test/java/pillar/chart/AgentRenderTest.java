@@ -42,7 +42,8 @@ class AgentRenderTest {
                                 "ca", "/etc/pillar-csi/tls/ca.crt", "client-names", List.of("pillar-controller")),
                         "backends", List.of(
                                 Map.of("name", "tank", "type", "zfs", "pool", "tank", "parent-dataset", "k8s/volumes"))),
-                "health", Map.of("host", "0.0.0.0", "port", 9810)));
+                "health", Map.of("host", "0.0.0.0", "port", 9810),
+                "metrics", Map.of("enabled", true)));
         assertThat(rendered.configFile("pillar-pillar-csi-agent", "storage-2.rack-b.yaml"))
                 .extractingByKey("agent").asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
                 .containsEntry("backends", List.of(
@@ -100,7 +101,7 @@ class AgentRenderTest {
         assertThat(agent.getImage()).isEqualTo("pillar-csi/agent:0.1.0");
         assertThat(agent.getSecurityContext().getPrivileged()).isTrue();
         assertThat(agent.getPorts()).extracting(p -> p.getName() + ":" + p.getContainerPort())
-                .containsExactly("agent:9500", "health:9810");
+                .containsExactly("agent:9500", "metrics:9810");
         ControllerRenderTest.assertHealthProbes(agent, 9810);
         assertThat(mounts(agent)).startsWith(
                 mount("configfs", "/sys/kernel/config", null),

@@ -29,7 +29,7 @@ final class FakeKubeApi {
     /** The kinds the chart renders, by group version: what a real API server's discovery lists. */
     private static final Map<String, List<String[]>> KINDS = Map.of(
             "v1", List.of(kind("secrets", "Secret", true), kind("configmaps", "ConfigMap", true),
-                    kind("serviceaccounts", "ServiceAccount", true)),
+                    kind("serviceaccounts", "ServiceAccount", true), kind("services", "Service", true)),
             "apps/v1", List.of(kind("deployments", "Deployment", true), kind("daemonsets", "DaemonSet", true)),
             "rbac.authorization.k8s.io/v1", List.of(kind("clusterroles", "ClusterRole", false),
                     kind("clusterrolebindings", "ClusterRoleBinding", false), kind("roles", "Role", true),
@@ -40,6 +40,9 @@ final class FakeKubeApi {
     private static final Map<String, List<String[]>> SNAPSHOT_KINDS = Map.of("snapshot.storage.k8s.io/v1",
             List.of(kind("volumesnapshots", "VolumeSnapshot", true), kind("volumesnapshotclasses", "VolumeSnapshotClass", false),
                     kind("volumesnapshotcontents", "VolumeSnapshotContent", false)));
+    /** What the Prometheus Operator's CRDs add, while {@link #monitoringApi} says so. */
+    private static final Map<String, List<String[]>> MONITORING_KINDS = Map.of("monitoring.coreos.com/v1",
+            List.<String[]>of(kind("servicemonitors", "ServiceMonitor", true)));
     private static final String NOT_FOUND = """
             {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"NotFound","code":404}""";
     private static final FakeKubeApi INSTANCE = start();
@@ -57,6 +60,7 @@ final class FakeKubeApi {
 
     private final Map<String, Secret> secrets = new ConcurrentHashMap<>();
     private volatile boolean snapshotApi;
+    private volatile boolean monitoringApi;
     private final List<String> created = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final KubernetesSerialization serialization = new KubernetesSerialization();
 
@@ -78,6 +82,11 @@ final class FakeKubeApi {
         snapshotApi = served;
     }
 
+    /** Whether discovery lists monitoring.coreos.com/v1 (the Prometheus Operator's CRDs installed) until {@link #clear}. */
+    void monitoringApi(boolean served) {
+        monitoringApi = served;
+    }
+
     /** The bodies of the objects an install created (POSTed) since {@link #clear}, oldest first. */
     List<String> created() {
         return List.copyOf(created);
@@ -86,6 +95,7 @@ final class FakeKubeApi {
     void clear() {
         secrets.clear();
         snapshotApi = false;
+        monitoringApi = false;
         created.clear();
     }
 
@@ -164,6 +174,9 @@ final class FakeKubeApi {
         Map<String, List<String[]>> kinds = new TreeMap<>(KINDS);
         if (snapshotApi) {
             kinds.putAll(SNAPSHOT_KINDS);
+        }
+        if (monitoringApi) {
+            kinds.putAll(MONITORING_KINDS);
         }
         return kinds;
     }

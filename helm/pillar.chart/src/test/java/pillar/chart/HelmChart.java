@@ -59,6 +59,26 @@ final class HelmChart {
         return command.call();
     }
 
+    /**
+     * What {@code helm install} creates on {@link FakeKubeApi} (Helm's .Capabilities come from the
+     * cluster's discovery, as on a real install; the CRDs are skipped): the objects and the NOTES.
+     */
+    static Installed install(Map<String, ?> values) {
+        var install = helm().install().withName(RELEASE).withNamespace(NAMESPACE).skipCrds().disableOpenApiValidation();
+        if (!values.isEmpty()) {
+            install = install.withValuesFile(valuesFile(values));
+        }
+        int before = FakeKubeApi.instance().created().size();
+        String output = install.call().getOutput();
+        List<String> objects = FakeKubeApi.instance().created();
+        String manifests = String.join("\n---\n", objects.subList(before, objects.size()));
+        return new Installed(new Rendered("---\n" + manifests), output.substring(output.indexOf("NOTES:")));
+    }
+
+    /** An install's objects and its NOTES. */
+    record Installed(Rendered rendered, String notes) {
+    }
+
     static Path valuesFile(Map<String, ?> values) {
         try {
             Path file = Files.createTempFile("pillar-values-", ".yaml");

@@ -55,6 +55,20 @@ class NotesTest {
                 .contains("Rotate: delete both Secrets, then helm upgrade (same values).");
     }
 
+    @Test
+    void metricsNameTheirServicesAndWhatElseIsOn() {
+        assertThat(notes(AgentRenderTest.TWO_NODES))
+                .contains("behind the headless Services pillar-pillar-csi-{controller,node,agent}-metrics.")
+                .contains("Set metrics.serviceMonitor.enabled=true for Prometheus Operator ServiceMonitors.")
+                .doesNotContain("Grafana");
+        Map<String, Object> values = new HashMap<>(AgentRenderTest.TWO_NODES);
+        values.put("metrics", Map.of("serviceMonitor", Map.of("enabled", true, "force", true), "dashboard", Map.of("enabled", true)));
+        assertThat(notes(values)).contains("ServiceMonitors scrape them every 30s:")
+                .contains("The Grafana dashboard is in the ConfigMap pillar-pillar-csi-dashboard (label grafana_dashboard=1).");
+        assertThat(notes(Map.of("metrics", Map.of("enabled", false))))
+                .contains("Metrics are off (metrics.enabled=false): no workload serves /metrics.");
+    }
+
     private static String notes(Map<String, Object> values) {
         var install = HelmChart.helm().install().withName(HelmChart.RELEASE).withNamespace(HelmChart.NAMESPACE)
                 .withKubeVersion("1.24.0").clientOnly().dryRun();

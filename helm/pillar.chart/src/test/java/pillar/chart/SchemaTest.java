@@ -104,6 +104,12 @@ class SchemaTest {
                         "/tls/certManager", "additional properties 'agentIpAddresses' not allowed"),
                 schema("listen host with a space", Map.of("agent", Map.of("listenHost", "10.0.0.1 ")),
                         "/agent/listenHost", "'10.0.0.1 ' does not match pattern"),
+                schema("scrape interval in words", Map.of("metrics", Map.of("serviceMonitor", Map.of("interval", "half a minute"))),
+                        "/metrics/serviceMonitor/interval", "'half a minute' does not match pattern"),
+                schema("dashboard label with a space", Map.of("metrics", Map.of("dashboard", Map.of("label", "grafana dashboard"))),
+                        "/metrics/dashboard/label", "'grafana dashboard' does not match pattern"),
+                schema("metrics switch as a string", Map.of("metrics", Map.of("enabled", "yes")),
+                        "/metrics/enabled", "got string, want boolean"),
                 // ranges
                 schema("certificates valid for no day", Map.of("tls", Map.of("generated", Map.of("validityDays", 0))),
                         "/tls/generated/validityDays", "minimum: got 0, want 1"),

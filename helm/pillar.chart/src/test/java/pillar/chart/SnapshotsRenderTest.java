@@ -31,27 +31,6 @@ class SnapshotsRenderTest {
         FakeKubeApi.instance().clear();
     }
 
-    /**
-     * What {@code helm install} creates on {@link FakeKubeApi} (Helm's .Capabilities come from the
-     * cluster's discovery, as on a real install; the CRDs are skipped): the objects and the NOTES.
-     */
-    private static Installed install(Map<String, ?> values) {
-        var install = HelmChart.helm().install().withName(HelmChart.RELEASE)
-                .withNamespace(HelmChart.NAMESPACE).skipCrds().disableOpenApiValidation();
-        if (!values.isEmpty()) {
-            install = install.withValuesFile(HelmChart.valuesFile(values));
-        }
-        int before = FakeKubeApi.instance().created().size();
-        String output = install.call().getOutput();
-        List<String> objects = FakeKubeApi.instance().created();
-        String manifests = String.join("\n---\n", objects.subList(before, objects.size()));
-        return new Installed(new Rendered("---\n" + manifests), output.substring(output.indexOf("NOTES:")));
-    }
-
-
-    private record Installed(Rendered rendered, String notes) {
-    }
-
     private static PodSpec pod(Rendered rendered) {
         return rendered.get(Deployment.class, "pillar-pillar-csi-controller").getSpec().getTemplate().getSpec();
     }
@@ -66,7 +45,7 @@ class SnapshotsRenderTest {
 
     @Test
     void autoRunsTheSidecarOnlyWhereTheClusterServesTheSnapshotApi() {
-        Installed without = install(Map.of());
+        HelmChart.Installed without = HelmChart.install(Map.of());
         assertThat(sidecar(without.rendered())).isFalse();
         assertThat(without.rendered().all(ClusterRole.class)).noneMatch(r -> r.getMetadata().getName().equals(ROLE));
         assertThat(without.notes()).contains("Snapshots are off: the cluster serves no snapshot.storage.k8s.io/v1")
@@ -74,7 +53,7 @@ class SnapshotsRenderTest {
         assertThat(sidecar(HelmChart.render(Map.of()))).as("helm template without --api-versions").isFalse();
 
         FakeKubeApi.instance().snapshotApi(true);
-        Installed installed = install(Map.of());
+        HelmChart.Installed installed = HelmChart.install(Map.of());
         Rendered with = installed.rendered();
         Container snapshotter = Rendered.container(pod(with), NAME);
         assertThat(snapshotter.getImage()).isEqualTo("registry.k8s.io/sig-storage/csi-snapshotter:v8.2.0");
@@ -95,12 +74,12 @@ class SnapshotsRenderTest {
 
     @Test
     void trueWithoutTheApiFailsNamingWhatToInstallAndFalseNeverRunsIt() {
-        assertThatThrownBy(() -> install(enabled(true)))
+        assertThatThrownBy(() -> HelmChart.install(enabled(true)))
                 .hasMessageContaining("snapshots.enabled=true but the cluster serves no snapshot.storage.k8s.io/v1")
                 .hasMessageContaining("client/config/crd").hasMessageContaining("snapshot-controller");
         FakeKubeApi.instance().snapshotApi(true);
-        assertThat(sidecar(install(enabled(true)).rendered())).isTrue();
-        Installed off = install(enabled(false));
+        assertThat(sidecar(HelmChart.install(enabled(true)).rendered())).isTrue();
+        HelmChart.Installed off = HelmChart.install(enabled(false));
         assertThat(sidecar(off.rendered())).isFalse();
         assertThat(off.rendered().all(ClusterRole.class)).noneMatch(r -> r.getMetadata().getName().equals(ROLE));
         assertThat(off.notes()).contains("Snapshots are off (snapshots.enabled=false)");

@@ -109,7 +109,7 @@ class WorkloadConfigTest {
         for (AgentConfig config : List.of(first, second)) {
             assertThat(config.listenHost()).isEqualTo("10.0.0.5");
             assertThat(config.listenPort()).isEqualTo(9600).isEqualTo(port(container, "agent"));
-            assertThat(config.healthPort()).isEqualTo(9820).isEqualTo(port(container, "health"))
+            assertThat(config.healthPort()).isEqualTo(9820).isEqualTo(port(container, "metrics"))
                     .isEqualTo(container.getReadinessProbe().getHttpGet().getPort().getIntVal());
             assertThat(config.stateDir()).isEqualTo(Path.of(mountPath(container, "state")));
             assertThat(config.configfsRoot()).isEqualTo(Path.of(mountPath(container, "configfs")));
@@ -167,7 +167,7 @@ class WorkloadConfigTest {
     }
 
     private static void assertEndpoint(CsiEndpoint endpoint, Container container, int healthPort) {
-        assertThat(endpoint.healthPort()).isEqualTo(healthPort).isEqualTo(port(container, "health"))
+        assertThat(endpoint.healthPort()).isEqualTo(healthPort).isEqualTo(port(container, "metrics"))
                 .isEqualTo(container.getLivenessProbe().getHttpGet().getPort().getIntVal());
         assertThat(endpoint.socket().getParent()).isEqualTo(Path.of(mountPath(container, container.getName().equals("pillar-node")
                 ? "plugin-dir" : "socket-dir")));
