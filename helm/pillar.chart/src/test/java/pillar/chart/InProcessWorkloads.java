@@ -35,6 +35,9 @@ import io.grpc.StatusRuntimeException;
 import pillar.agent.AgentMain;
 import pillar.agent.backend.Backends;
 import pillar.agent.backend.FakeLvm;
+import pillar.controller.KubernetesClients;
+import pillar.runtime.metrics.TimedProcessRunner;
+import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
@@ -127,9 +130,12 @@ final class InProcessWorkloads implements AutoCloseable {
         FakeLvm lvm = new FakeLvm("vg0", 1024 * MIB, dir.resolve("dev")).withThinPool("pool0", 512 * MIB);
         AgentConfig agentConfig = new AgentConfig("127.0.0.1", 0, dir.resolve("agent-state"), configfs.root(), Optional.empty(),
                 BACKENDS, "127.0.0.1", 0, "storage-1", Optional.empty());
-        StateCheck.Verdict state = AgentMain.checkState(agentConfig, configfs.target());
-        WorkloadServer agent = AgentMain.start(agentConfig, Backends.create(BACKENDS, lvm, lvm.host(), state.installation()),
-                configfs.target(), state);
+        // as AgentMain.launch builds them: the host commands and the configfs calls timed into the served metrics
+        WorkloadMetrics agentMetrics = WorkloadMetrics.create("agent");
+        var target = configfs.target(agentMetrics);
+        StateCheck.Verdict state = AgentMain.checkState(agentConfig, target);
+        WorkloadServer agent = AgentMain.start(agentConfig, Backends.create(BACKENDS,
+                new TimedProcessRunner(lvm, agentMetrics), lvm.host(), state.installation()), target, state, agentMetrics);
         servers.put("agent", agent);
         agentChannel = Grpc.newChannelBuilderForAddress("127.0.0.1", agent.grpcPort(), InsecureChannelCredentials.create()).build();
 
@@ -138,21 +144,26 @@ final class InProcessWorkloads implements AutoCloseable {
         Path dev = Files.createDirectories(node.resolve("dev"));
         Nqn host = HostNqn.loadOrCreate(node.resolve("hostnqn"));
         initiator = new FakeInitiator(sys, dev, host);
+        WorkloadMetrics nodeMetrics = WorkloadMetrics.create("node");
         NodePorts ports = new NodePorts(NodeId.of("worker-1"), host, new FakeMounter(), initiator, new SysfsNvme(sys, dev),
-                new FilesystemTools(new FakeProcessRunner()), new StageRecords(node.resolve("state")),
-                new KubeletPaths(Files.createDirectories(node.resolve("kubelet"))), Duration.ofSeconds(30));
-        servers.put("node", NodeMain.start(new CsiEndpoint(node.resolve("csi.sock"), "127.0.0.1", 0), ports));
+                new FilesystemTools(new TimedProcessRunner(new FakeProcessRunner(), nodeMetrics)),
+                new StageRecords(node.resolve("state")), new KubeletPaths(Files.createDirectories(node.resolve("kubelet"))),
+                Duration.ofSeconds(30));
+        servers.put("node", NodeMain.start(new CsiEndpoint(node.resolve("csi.sock"), "127.0.0.1", 0), ports, nodeMetrics));
         nodeChannel = Channels.unix(node.resolve("csi.sock"));
 
         api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
         api.init();
-        client = api.createClient(new JdkHttpClientFactory());
-        installCrds();
-        pillarObjects(agent.grpcPort());
         Path socket = dir.resolve("controller.sock");
         ControllerConfig config = ControllerConfig.from(WorkloadConfig.load("--csi.socket=" + socket, "--health.host=127.0.0.1",
                 "--health.port=0", "--controller.namespace=" + NAMESPACE, "--controller.poll-interval=300ms",
                 "--controller.leader-election.enabled=false"));
+        // as ControllerMain builds it: every API request counted into the controller's metrics
+        try (KubernetesClient plain = api.createClient(new JdkHttpClientFactory())) {
+            client = KubernetesClients.create(plain.getConfiguration(), config.metrics());
+        }
+        installCrds();
+        pillarObjects(agent.grpcPort());
         controller = ControllerMain.start(config, client, new GrpcAgentClient(Optional.empty(), GrpcAgentClient.Settings.defaults()));
         servers.put("controller", controller.server());
         controllerChannel = Channels.unix(socket);

@@ -113,7 +113,7 @@ public record ControllerConfig(CsiEndpoint endpoint, Optional<Path> kubeconfig, 
                 agentSettings(root, agentDefaults, attempts),
                 leaderElection(root.get("controller.leader-election")),
                 duration(root, "controller.abandoned-create-grace", DEFAULT_ABANDONED_CREATE_GRACE),
-                metrics(root));
+                WorkloadMetrics.from(root, "controller"));
     }
 
     private static GrpcAgentClient.Settings agentSettings(Config root, GrpcAgentClient.Settings defaults, int attempts) {
@@ -125,18 +125,6 @@ public record ControllerConfig(CsiEndpoint endpoint, Optional<Path> kubeconfig, 
         }
         return new GrpcAgentClient.Settings(duration(root, "agents.deadline", defaults.deadline()), mutation, attempts,
                 defaults.retryPause());
-    }
-
-    /**
-     * The controller's meters, served unless {@code metrics.enabled} is false. Any other word is refused:
-     * Helidon reads every word but {@code true} as false, so a typo would turn the metrics off unseen.
-     */
-    private static WorkloadMetrics metrics(Config root) {
-        Optional<String> enabled = root.get("metrics.enabled").asString().asOptional();
-        if (enabled.isPresent() && !enabled.get().equalsIgnoreCase("true") && !enabled.get().equalsIgnoreCase("false")) {
-            throw new IllegalArgumentException("metrics.enabled must be true or false, is " + Grammars.printable(enabled.get()));
-        }
-        return WorkloadMetrics.from(root, "controller");
     }
 
     private static LeaderElectionSettings leaderElection(Config election) {

@@ -12,6 +12,7 @@ import io.helidon.logging.common.LogConfig;
 import pillar.runtime.server.CsiServices;
 import pillar.runtime.server.IdentityService;
 import pillar.runtime.server.VolumeLocks;
+import pillar.runtime.server.LogFormat;
 import pillar.runtime.server.WorkloadConfig;
 import pillar.runtime.server.WorkloadServer;
 import pillar.controller.agent.AgentClient;
@@ -52,7 +53,9 @@ public final class ControllerMain {
         KubernetesClient client;
         GrpcAgentClient agents;
         try {
-            config = ControllerConfig.from(WorkloadConfig.load(args));
+            io.helidon.config.Config root = WorkloadConfig.load(args);
+            LogFormat.from(root).apply();
+            config = ControllerConfig.from(root);
             agents = new GrpcAgentClient(config.agentTls(), config.agentSettings());
             client = KubernetesClients.create(config.kubeconfig(), config.context(), config.metrics());
         } catch (IllegalArgumentException e) {

@@ -13,7 +13,7 @@ import pillar.runtime.metrics.WorkloadMetrics;
  * The controller's Kubernetes client: in-cluster by default, or from a kubeconfig file; every request
  * it makes counted ({@link ApiRequestCounter}).
  */
-final class KubernetesClients {
+public final class KubernetesClients {
     private KubernetesClients() {
     }
 
@@ -34,8 +34,8 @@ final class KubernetesClients {
         return create(config, metrics);
     }
 
-    /** A client of that configuration whose requests are counted into {@code metrics}. */
-    static KubernetesClient create(Config config, WorkloadMetrics metrics) {
+    /** A client of that configuration whose requests are counted into {@code metrics} (the controller's own). */
+    public static KubernetesClient create(Config config, WorkloadMetrics metrics) {
         ApiRequestCounter requests = new ApiRequestCounter(metrics);
         // the JDK's HTTP client, named explicitly: no service lookup across automatic modules
         return new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new JdkHttpClientFactory())

@@ -59,9 +59,17 @@ public final class WorkloadMetrics {
         return new WorkloadMetrics(workload, true);
     }
 
-    /** Metrics as configured: served unless the setting {@code metrics.enabled} is false. */
+    /**
+     * Metrics as configured: served unless the setting {@code metrics.enabled} is {@code false}; a value
+     * other than true or false is refused (IllegalArgumentException), so a typo never turns them off.
+     */
     public static WorkloadMetrics from(Config root, String workload) {
-        return root.get("metrics.enabled").asBoolean().orElse(true) ? create(workload) : disabled(workload);
+        String value = root.get("metrics.enabled").asString().orElse("true");
+        return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+            case "true" -> create(workload);
+            case "false" -> disabled(workload);
+            default -> throw new IllegalArgumentException("metrics.enabled must be true or false, is '" + value + "'");
+        };
     }
 
     /** Metrics recorded but neither served nor timed per call ({@code metrics.enabled=false}). */

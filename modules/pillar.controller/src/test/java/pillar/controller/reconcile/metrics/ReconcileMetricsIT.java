@@ -80,8 +80,8 @@ class ReconcileMetricsIT {
                     new ReconcileMeters(metrics));
             try {
                 loop.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
-                // listed, queued, and not yet reconciled: the loop is not open
-                assertThat(metrics.scrape()).contains("pillar_controller_reconcile_queue_depth{reconciler=\"PillarProtocol\"} 3.0\n");
+                // listed, queued (the informer hands its adds over asynchronously), and not yet reconciled: the loop is not open
+                awaitLine(metrics, "pillar_controller_reconcile_queue_depth{reconciler=\"PillarProtocol\"} 3.0\n");
 
                 loop.open();
                 // each reconciled once; the poll and the retry wait ten minutes, so nothing is due
@@ -103,6 +103,10 @@ class ReconcileMetricsIT {
     private void awaitReconciled(String kind, String outcome) {
         await().atMost(ControllerHarness.PATIENCE).untilAsserted(() -> assertThat(harness.metrics.scrape()).containsPattern(
                 "\npillar_controller_reconcile_seconds_count\\{outcome=\"" + outcome + "\",reconciler=\"" + kind + "\"} [1-9]"));
+    }
+
+    private static void awaitLine(WorkloadMetrics metrics, String line) {
+        await().atMost(ControllerHarness.PATIENCE).untilAsserted(() -> assertThat(metrics.scrape()).contains(line));
     }
 
     private void awaitScrape(String line) {
