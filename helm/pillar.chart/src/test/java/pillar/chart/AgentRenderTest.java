@@ -43,7 +43,8 @@ class AgentRenderTest {
                         "backends", List.of(
                                 Map.of("name", "tank", "type", "zfs", "pool", "tank", "parent-dataset", "k8s/volumes"))),
                 "health", Map.of("host", "0.0.0.0", "port", 9810),
-                "metrics", Map.of("enabled", true)));
+                "metrics", Map.of("enabled", true),
+                "log", Map.of("format", "text")));
         assertThat(rendered.configFile("pillar-pillar-csi-agent", "storage-2.rack-b.yaml"))
                 .extractingByKey("agent").asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
                 .containsEntry("backends", List.of(

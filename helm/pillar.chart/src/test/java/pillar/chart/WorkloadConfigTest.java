@@ -24,6 +24,7 @@ import pillar.agent.config.BackendConfig;
 import pillar.agent.config.ListenAddress;
 import pillar.api.agent.v1.BackendKind;
 import pillar.runtime.server.CsiEndpoint;
+import pillar.runtime.server.LogFormat;
 import pillar.runtime.server.WorkloadConfig;
 import pillar.controller.ControllerConfig;
 import pillar.node.NodeMain;
@@ -84,6 +85,26 @@ class WorkloadConfigTest {
         assertThat(Rendered.container(pod, "node-driver-registrar").getArgs())
                 .contains("--csi-address=" + endpoint.socket(),
                         "--kubelet-registration-path=/data/kubelet/plugins/pillar.csi.io/" + endpoint.socket().getFileName());
+    }
+
+    @Test
+    void everyWorkloadLogsAsTheChartSays() throws IOException {
+        for (String format : List.of("text", "json")) {
+            Map<String, Object> values = new HashMap<>(AgentRenderTest.TWO_NODES);
+            values.put("tls", TlsModesTest.PLAINTEXT);
+            values.put("logFormat", format);
+            Rendered rendered = HelmChart.render(values);
+            LogFormat expected = LogFormat.valueOf(format.toUpperCase(java.util.Locale.ROOT));
+            PodSpec controller = rendered.controller().getSpec().getTemplate().getSpec();
+            PodSpec node = rendered.nodePlugin().getSpec().getTemplate().getSpec();
+            PodSpec agent = rendered.agent().getSpec().getTemplate().getSpec();
+            assertThat(LogFormat.from(WorkloadConfig.load(args(rendered, controller,
+                    Rendered.container(controller, "pillar-controller"), Map.of())))).isEqualTo(expected);
+            assertThat(LogFormat.from(WorkloadConfig.load(args(rendered, node, Rendered.container(node, "pillar-node"),
+                    Map.of("spec.nodeName", "worker-7"))))).isEqualTo(expected);
+            assertThat(LogFormat.from(WorkloadConfig.load(args(rendered, agent, Rendered.container(agent, "pillar-agent"),
+                    Map.of("spec.nodeName", "storage-1"))))).isEqualTo(expected);
+        }
     }
 
     @Test

@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 
-import io.prometheus.metrics.core.metrics.Histogram;
+import pillar.runtime.metrics.OutcomeTimer;
 import pillar.runtime.metrics.WorkloadMetrics;
 
 /**
@@ -17,31 +17,12 @@ final class TimedConfigfsTree implements ConfigfsTree {
     static final String SECONDS = "pillar_agent_configfs_seconds";
 
     private final ConfigfsTree tree;
-    private final Histogram seconds;
+    private final OutcomeTimer timer;
 
     TimedConfigfsTree(ConfigfsTree tree, WorkloadMetrics metrics) {
         this.tree = tree;
-        this.seconds = metrics.histogram(SECONDS, "nvmet configfs calls, by operation and outcome", "operation", "outcome");
-    }
-
-    @FunctionalInterface
-    private interface Call<T, E extends Exception> {
-        T run() throws E;
-    }
-
-    private <T, E extends Exception> T timed(String operation, Call<T, E> call) throws E {
-        long started = System.nanoTime();
-        String outcome = "failed";
-        try {
-            T result = call.run();
-            outcome = "ok";
-            return result;
-        } catch (Exception e) {
-            outcome = timedOut(e) ? "timeout" : "failed";
-            throw e;
-        } finally {
-            seconds.labelValues(operation, outcome).observe((System.nanoTime() - started) / 1e9);
-        }
+        this.timer = new OutcomeTimer(metrics, SECONDS, "nvmet configfs calls, by operation and outcome", "operation",
+                TimedConfigfsTree::timedOut);
     }
 
     /** Past the deadline: a {@link ConfigfsTimeoutException}, or for lstat and statfs a timed-out {@link NvmetTargetException}. */
@@ -51,17 +32,17 @@ final class TimedConfigfsTree implements ConfigfsTree {
 
     @Override
     public Kind kind(Path path) {
-        return timed("lstat", () -> tree.kind(path));
+        return timer.time("lstat", () -> tree.kind(path));
     }
 
     @Override
     public String read(Path attribute) throws IOException {
-        return timed("read", () -> tree.read(attribute));
+        return timer.time("read", () -> tree.read(attribute));
     }
 
     @Override
     public void write(Path attribute, String value) throws IOException {
-        timed("write", () -> {
+        timer.time("write", () -> {
             tree.write(attribute, value);
             return null;
         });
@@ -69,7 +50,7 @@ final class TimedConfigfsTree implements ConfigfsTree {
 
     @Override
     public void mkdir(Path dir) throws IOException {
-        timed("mkdir", () -> {
+        timer.time("mkdir", () -> {
             tree.mkdir(dir);
             return null;
         });
@@ -77,7 +58,7 @@ final class TimedConfigfsTree implements ConfigfsTree {
 
     @Override
     public void rmdir(Path dir) throws IOException {
-        timed("rmdir", () -> {
+        timer.time("rmdir", () -> {
             tree.rmdir(dir);
             return null;
         });
@@ -85,7 +66,7 @@ final class TimedConfigfsTree implements ConfigfsTree {
 
     @Override
     public void symlink(Path link, Path target) throws IOException {
-        timed("symlink", () -> {
+        timer.time("symlink", () -> {
             tree.symlink(link, target);
             return null;
         });
@@ -93,12 +74,12 @@ final class TimedConfigfsTree implements ConfigfsTree {
 
     @Override
     public Path readlink(Path link) throws IOException {
-        return timed("readlink", () -> tree.readlink(link));
+        return timer.time("readlink", () -> tree.readlink(link));
     }
 
     @Override
     public void unlink(Path link) throws IOException {
-        timed("unlink", () -> {
+        timer.time("unlink", () -> {
             tree.unlink(link);
             return null;
         });
@@ -106,11 +87,11 @@ final class TimedConfigfsTree implements ConfigfsTree {
 
     @Override
     public List<Path> list(Path dir) throws IOException {
-        return timed("list", () -> tree.list(dir));
+        return timer.time("list", () -> tree.list(dir));
     }
 
     @Override
     public boolean isConfigfs(Path path) {
-        return timed("statfs", () -> tree.isConfigfs(path));
+        return timer.time("statfs", () -> tree.isConfigfs(path));
     }
 }

@@ -2,7 +2,6 @@ package pillar.runtime.metrics;
 
 import java.util.Set;
 
-import io.prometheus.metrics.core.metrics.Histogram;
 import pillar.runtime.exec.Command;
 import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.CommandResult;
@@ -20,38 +19,24 @@ public final class TimedProcessRunner implements ProcessRunner {
     private static final Set<String> WITH_SUBCOMMANDS = Set.of("zfs", "zpool", "lvm", "nvme", "dmsetup");
 
     private final ProcessRunner delegate;
-    private final Histogram seconds;
+    private final OutcomeTimer timer;
 
     /** Times into {@code pillar_WORKLOAD_command_seconds}. */
     public TimedProcessRunner(ProcessRunner delegate, WorkloadMetrics metrics) {
         this.delegate = delegate;
-        this.seconds = metrics.histogram("pillar_" + metrics.workload() + "_command_seconds",
-                "host commands run, by command and outcome", "command", "outcome");
+        this.timer = new OutcomeTimer(metrics, "pillar_" + metrics.workload() + "_command_seconds",
+                "host commands run, by command and outcome", "command",
+                e -> e instanceof CommandFailedException c && c.timedOut());
     }
 
     @Override
     public CommandResult run(Command command) {
-        return timed(label(command), () -> delegate.run(command));
+        return timer.time(label(command), () -> delegate.run(command));
     }
 
     @Override
     public CommandResult pipe(Command first, Command second) {
-        return timed(label(first) + "|" + label(second), () -> delegate.pipe(first, second));
-    }
-
-    private CommandResult timed(String command, java.util.function.Supplier<CommandResult> run) {
-        long started = System.nanoTime();
-        String outcome = "failed";
-        try {
-            CommandResult result = run.get();
-            outcome = "ok";
-            return result;
-        } catch (CommandFailedException e) {
-            outcome = e.timedOut() ? "timeout" : "failed";
-            throw e;
-        } finally {
-            seconds.labelValues(command, outcome).observe((System.nanoTime() - started) / 1e9);
-        }
+        return timer.time(label(first) + "|" + label(second), () -> delegate.pipe(first, second));
     }
 
     /** The command's label: its program's file name, and its subcommand for {@link #WITH_SUBCOMMANDS}. */
