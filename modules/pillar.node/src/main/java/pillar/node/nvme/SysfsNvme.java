@@ -86,19 +86,30 @@ public final class SysfsNvme {
      * kernel links each of them there as {@code nvme<c>} when it connects, nvme_init_subsystem).
      */
     public Optional<ControllerInfo> controllerFor(FabricsTarget target, Nqn host) {
+        boolean matched = false;
+        boolean linked = false;
         for (Path subsystem : list(sys.resolve("class/nvme-subsystem"))) {
             if (readOptional(subsystem.resolve("subsysnqn")).filter(target.nqn().value()::equals).isEmpty()) {
                 continue;
             }
+            matched = true;
             for (Path link : list(subsystem)) {
                 String name = link.getFileName().toString();
-                Optional<ControllerInfo> found = Controller.isName(name)
-                        ? controller(Controller.parse(name)).filter(c -> c.serves(target, host) && !c.deleting())
-                        : Optional.empty();
+                if (!Controller.isName(name)) {
+                    continue;
+                }
+                linked = true;
+                Optional<ControllerInfo> found = controller(Controller.parse(name))
+                        .filter(c -> c.serves(target, host) && !c.deleting());
                 if (found.isPresent()) {
                     return found;
                 }
             }
+        }
+        if (matched && !linked) {
+            // a subsystem of the target without controller links (a kernel that does not link them):
+            // every controller's attributes, as before the lookup went through the subsystem
+            return controllers().stream().filter(c -> c.serves(target, host) && !c.deleting()).findFirst();
         }
         return Optional.empty();
     }

@@ -159,6 +159,14 @@ class SysfsNvmeTest {
     }
 
     @Test
+    void aSubsystemWithoutControllerLinksFallsBackToReadingEveryController() throws IOException {
+        // should a kernel not link its controllers into the subsystem, a connected volume is still found
+        Files.delete(sys.resolve("class/nvme-subsystem/nvme-subsys1/nvme3"));
+        assertThat(sysfs.controllerFor(target(SUBSYS, "10.0.0.5", 4420), HOST))
+                .get().extracting(SysfsNvme.ControllerInfo::controller).isEqualTo(new Controller(3));
+    }
+
+    @Test
     void aRememberedControllerCountsWhileItReachesTheTarget() throws IOException {
         FabricsTarget pvc1 = target(SUBSYS, "10.0.0.5", 4420);
         Files.delete(sys.resolve("class/nvme-subsystem/nvme-subsys1/nvme3")); // the lookup alone would miss it
