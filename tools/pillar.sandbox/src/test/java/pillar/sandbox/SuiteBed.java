@@ -32,10 +32,7 @@ final class SuiteBed implements AutoCloseable {
 
     /** Starts it under {@code dir} (in the VM's memory), with its logs in the project's target directory. */
     static SuiteBed start(Path dir, String logName) throws Exception {
-        assertThat(System.getenv("PILLAR_KERNEL_VM")).as("PILLAR_KERNEL_VM: the *KernelIT tier runs only inside the qemu VM;"
-                + " use dev/kernel-it").isEqualTo("1");
-        assertThat(Path.of("/sys/kernel/config/nvmet")).as("nvmet configfs (modules nvmet, nvmet-tcp)").isDirectory();
-        assertThat(Path.of("/sys/module/zfs")).as("the zfs module (dev/vm/setup builds it; dev/kernel-it loads it)").isDirectory();
+        requireVm();
         SandboxMain.quietLogging();
         Path project = projectRoot();
         BedLayout layout = BedLayout.under(project, dir, project.resolve("tools/pillar.sandbox/target/kernel-it-logs")
@@ -64,6 +61,14 @@ final class SuiteBed implements AutoCloseable {
         StorageClass sc = bed.storageClasses().get(SandboxObjects.storageClassName(backend, fsType));
         assertThat(sc).as("the generated StorageClass " + SandboxObjects.storageClassName(backend, fsType)).isNotNull();
         return new TreeMap<>(sc.getParameters());
+    }
+
+    /** Fails unless this runs in the qemu VM of dev/kernel-it, with nvmet and zfs loaded. */
+    static void requireVm() {
+        assertThat(System.getenv("PILLAR_KERNEL_VM")).as("PILLAR_KERNEL_VM: the *KernelIT tier runs only inside the qemu VM;"
+                + " use dev/kernel-it").isEqualTo("1");
+        assertThat(Path.of("/sys/kernel/config/nvmet")).as("nvmet configfs (modules nvmet, nvmet-tcp)").isDirectory();
+        assertThat(Path.of("/sys/module/zfs")).as("the zfs module (dev/vm/setup builds it; dev/kernel-it loads it)").isDirectory();
     }
 
     /** Both nodes' kubelet directories: the mounts a snapshot looks at. */
