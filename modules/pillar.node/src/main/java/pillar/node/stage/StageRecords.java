@@ -74,6 +74,9 @@ public final class StageRecords {
         for (Path file : files) {
             try {
                 found.add(StageRecordFormat.parse(Files.readString(file, StandardCharsets.UTF_8), file.toString()));
+            } catch (java.nio.file.NoSuchFileException gone) {
+                // deleted between the listing and the read (another volume's unstage): absent, not unknown
+                continue;
             } catch (IOException | StageRecordException e) {
                 unreadable.add(file + ": " + e.getMessage());
             }
