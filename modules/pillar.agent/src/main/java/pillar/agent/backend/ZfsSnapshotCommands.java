@@ -95,15 +95,25 @@ final class ZfsSnapshotCommands {
         }
     }
 
-    /** {@code zfs set volsize=N DATASET} of a zvol that is not (yet) a volume's by its name. */
+    /**
+     * {@code zfs set volsize=N DATASET} of a zvol that is not (yet) a volume's by its name. A zvol just
+     * cloned or received is "busy" while the module still makes its block device: retried for a
+     * moment ({@link DeviceWait#whileBusy}), as a destroy is.
+     */
     void setVolsize(String dataset, ByteSize volsize) {
-        try {
-            run(List.of("zfs", "set", "volsize=" + volsize.bytes(), dataset));
-        } catch (CommandFailedException e) {
-            throw ZfsFailure.of(e) == ZfsFailure.NO_SPACE
-                    ? new BackendException(Kind.NO_SPACE, parent + " has no room to grow " + dataset + " to " + volsize, e)
-                    : BackendException.failed("zfs set volsize of " + dataset + " failed", e);
-        }
+        DeviceWait.whileBusy(DeviceWait.BUSY_GRACE, () -> {
+            try {
+                run(List.of("zfs", "set", "volsize=" + volsize.bytes(), dataset));
+                return java.util.Optional.empty();
+            } catch (CommandFailedException e) {
+                return switch (ZfsFailure.of(e)) {
+                    case BUSY -> java.util.Optional.of(BackendException.failed("zfs set volsize of " + dataset + " failed", e));
+                    case NO_SPACE -> throw new BackendException(Kind.NO_SPACE, parent + " has no room to grow " + dataset
+                            + " to " + volsize, e);
+                    default -> throw BackendException.failed("zfs set volsize of " + dataset + " failed", e);
+                };
+            }
+        });
     }
 
     /**

@@ -54,6 +54,7 @@ public final class FakeZfs implements ProcessRunner {
     private final Devices devices;
     private final Map<String, Dataset> datasets = new TreeMap<>();
     private final Holds busy = new Holds();
+    private final Holds settling = new Holds();
     private final List<Command> commands = new ArrayList<>();
     private Duration deviceDelay = Duration.ZERO;
     private String health = "ONLINE";
@@ -134,6 +135,14 @@ public final class FakeZfs implements ProcessRunner {
     /** Held for a moment (udev's probe, the kernel's release): the next {@code removals} removals are refused. */
     synchronized void markBusy(String name, int removals) {
         busy.hold(name, removals);
+    }
+
+    /**
+     * A zvol whose block device the module is still making (seen in the VM right after a clone): its
+     * next {@code sets} property sets answer "dataset is busy".
+     */
+    synchronized void markSettling(String name, int sets) {
+        settling.hold(name, sets);
     }
 
     public synchronized boolean exists(String name) {
@@ -457,6 +466,9 @@ public final class FakeZfs implements ProcessRunner {
             throw failure(command, "cannot open '" + name + "': dataset does not exist");
         }
         String cannot = "cannot set property for '" + name + "': ";
+        if (settling.refuse(name)) {
+            throw failure(command, cannot + "dataset is busy");
+        }
         if (!zvol.volume) {
             throw failure(command, cannot + "'volsize' does not apply to datasets of this type");
         }

@@ -91,6 +91,18 @@ class ZfsSnapshotBackendTest {
     }
 
     @Test
+    void aLargerRestoreWaitsWhileTheNewCloneIsBusyThenGrowsIt() {
+        backend.snapshot(SNAP, SRC);
+        // right after zfs clone the module is still making the zvol's device: zfs set volsize says busy
+        zfs.markSettling("tank/k8s/pvc-copy", 2);
+
+        BackendVolume restored = restore(COPY, ByteSize.ofMiB(128), Mode.DEFAULT);
+
+        assertThat(restored.size()).isEqualTo(ByteSize.ofMiB(128));
+        assertThat(zfs.volsize("tank/k8s/pvc-copy")).isEqualTo(ByteSize.ofMiB(128).bytes());
+    }
+
+    @Test
     void aLinkedRestoreIsACloneMarkedWithItsSourceAndARetryReturnsIt() {
         backend.snapshot(SNAP, SRC);
 
