@@ -121,6 +121,9 @@ public final class AgentMain {
             err.println("pillar-agent: refusing to start: " + e.getMessage());
             return 2;
         }
+        // a clone's background copy stops at a checkpoint (fsynced, tagged) rather than mid-chunk
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("backends-stop").unstarted(
+                () -> backends.values().forEach(VolumeBackend::close)));
         LOG.info(() -> (state instanceof StateCheck.Verdict.Missing ? "pillar-agent serving reads only (" + StateCheck.REASON + ")"
                 : "pillar-agent ready") + ": agent API on " + config.listenHost() + ":" + server.grpcPort()
                 + (config.tls().isPresent() ? " (mTLS)" : " (plaintext)") + ", health on port " + server.healthPort()

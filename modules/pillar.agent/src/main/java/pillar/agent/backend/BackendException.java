@@ -23,6 +23,11 @@ public final class BackendException extends RuntimeException {
         NOT_FOUND,
         /** The pool or volume group itself is missing or unusable (UNAVAILABLE). */
         UNAVAILABLE,
+        /**
+         * An operation on the volume is still running, e.g. the background copy of a clone onto it or
+         * from it (ABORTED: the caller retries later; the message says how far it is).
+         */
+        BUSY,
         /** The backend's layout cannot do this at all, e.g. snapshots on LVM linear (FAILED_PRECONDITION, reason SnapshotsUnsupported). */
         UNSUPPORTED,
         /** Anything else: a tool failed unexpectedly (INTERNAL). */

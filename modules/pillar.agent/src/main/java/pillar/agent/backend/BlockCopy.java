@@ -13,108 +13,154 @@ import com.sun.nio.file.ExtendedOpenOption;
 
 import pillar.agent.backend.BackendException.Kind;
 import pillar.api.value.ByteSize;
-import pillar.runtime.exec.CallBudget;
 
 /**
- * Copies the first {@code bytes} of one block device onto another in {@value #CHUNK}-byte chunks,
- * sparse-aware: a chunk that reads all zeroes in the source is not written, so the target must read
- * zeroes everywhere before the copy (the caller's invariant). The target is flushed to stable storage
- * ({@code fsync}) before {@link #copy} returns; the source is only read.
+ * Copies bytes {@code [from, bytes)} of one block device onto another in {@value #CHUNK}-byte chunks,
+ * sparse-aware. A chunk that reads all zeroes in the source is not written when the target is known to
+ * read zeroes there (a fresh LV: every delete zeroed its extents); on a target that may hold bytes of an
+ * earlier, cut-short run it is read in the target first and zeroes are written only where the target
+ * holds anything else, so a resumed copy is exact without zeroing the rest of the device first. The
+ * source is only read.
+ *
+ * <p>Checkpoints: at least every {@link #CHECKPOINT_EVERY} on the injected clock, and when the copy is
+ * stopped, the target is flushed to stable storage ({@code fsync}) and only then is
+ * {@link Progress#checkpoint} told the offset reached, so a checkpoint never names a byte that a crash
+ * could still lose. A whole copy is flushed before {@link #copy} returns.
  *
  * <p>The real devices are opened with {@code O_DIRECT} ({@link #DIRECT}): a source exported through
  * nvmet is written with bios that bypass the page cache, so a buffered read could return pages cached
  * before those writes; and a large copy would evict the host's page cache. A source that is written
  * meanwhile gives a crash-consistent copy at best, as any block-level clone of a running volume.
  *
- * <p>Deadline: {@link DeviceZeroing#deadline} of the size (the same floor rate), capped to the call's
- * {@link CallBudget}; past it the copy stops with FAILED and leaves the target half-written (the caller
- * marks it unfinished). Progress is logged at INFO at every tenth of the size or every
- * {@link #LOG_EVERY}, whichever comes first.
+ * <p>No deadline: the copy runs in a thread of its own ({@link LinearCopies}), as long as the size needs,
+ * and stops at the next chunk when {@link Progress#stopped()} says so. Progress is logged at INFO at every
+ * tenth of the size or every {@link #LOG_EVERY}, whichever comes first.
  */
 final class BlockCopy {
     /** The unit of reads, writes and zero detection. */
     static final int CHUNK = 1 << 20;
     /** The longest quiet spell of the progress log. */
     static final Duration LOG_EVERY = Duration.ofSeconds(5);
+    /**
+     * The longest time between two checkpoints: what a crash can cost at most, traded against one LVM
+     * metadata commit (and one archived copy of the metadata) per checkpoint.
+     */
+    static final Duration CHECKPOINT_EVERY = Duration.ofSeconds(30);
     private static final int ALIGNMENT = 4096;
     private static final ByteBuffer ZEROES = ByteBuffer.allocateDirect(CHUNK);
     private static final Logger LOG = Logger.getLogger(BlockCopy.class.getName());
 
-    /** The port to the devices: how a device is opened for reading or for writing. */
+    /** The port to the devices: how a device is opened for reading, or for reading and writing. */
     @FunctionalInterface
     interface Devices {
         FileChannel open(Path device, boolean write) throws IOException;
     }
 
     /** Block devices: {@code O_DIRECT}, never created. */
-    static final Devices DIRECT = (device, write) -> FileChannel.open(device,
-            write ? StandardOpenOption.WRITE : StandardOpenOption.READ, ExtendedOpenOption.DIRECT);
+    static final Devices DIRECT = (device, write) -> write
+            ? FileChannel.open(device, StandardOpenOption.READ, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT)
+            : FileChannel.open(device, StandardOpenOption.READ, ExtendedOpenOption.DIRECT);
     /** Regular files standing for devices (the fakes' nodes; tmpfs refuses O_DIRECT): buffered. */
-    static final Devices BUFFERED = (device, write) -> FileChannel.open(device,
-            write ? StandardOpenOption.WRITE : StandardOpenOption.READ);
+    static final Devices BUFFERED = (device, write) -> write
+            ? FileChannel.open(device, StandardOpenOption.READ, StandardOpenOption.WRITE)
+            : FileChannel.open(device, StandardOpenOption.READ);
 
-    /** What a copy did: bytes written and bytes skipped as zeroes (together the size copied). */
-    record Result(long written, long skipped) {
+    /** What the copy reports to, and asks, while it runs. */
+    interface Progress {
+        /** Whether to stop at the next chunk (a cancel or the agent's shutdown). */
+        boolean stopped();
+
+        /** Bytes {@code [0, done)} are copied (not yet on stable storage). */
+        void reached(long done);
+
+        /** Bytes {@code [0, done)} are copied and on stable storage. */
+        void checkpoint(long done);
+    }
+
+    /**
+     * What a run did: it went from {@code from} to {@code to} ({@code bytes} unless stopped), wrote
+     * {@code written} bytes and skipped {@code skipped} as zeroes (together {@code to - from}).
+     */
+    record Result(long from, long to, long written, long skipped, boolean stopped) {
     }
 
     private final Devices devices;
-    private final Duration base;
     private final LongSupplier nanoTime;
 
-    /**
-     * @param base     the fixed part of the deadline (the command timeout)
-     * @param nanoTime the clock of the deadline and the progress log ({@code System::nanoTime})
-     */
-    BlockCopy(Devices devices, Duration base, LongSupplier nanoTime) {
+    /** @param nanoTime the clock of the checkpoints and the progress log ({@code System::nanoTime}) */
+    BlockCopy(Devices devices, LongSupplier nanoTime) {
         this.devices = devices;
-        this.base = base;
         this.nanoTime = nanoTime;
     }
 
     /**
-     * Copies {@code bytes} of {@code source} onto {@code target} ({@code what} names them in the log and
-     * errors). A source shorter than {@code bytes} (only a file can be) reads zeroes past its end.
-     * Throws FAILED on an I/O error or past the deadline, the target then partly written.
+     * Copies bytes {@code [from, bytes)} of {@code source} onto {@code target} ({@code what} names them in the
+     * log and errors); {@code zeroed}: the target reads zeroes from {@code from} on. A source shorter than
+     * {@code bytes} (only a file can be) reads zeroes past its end. Throws FAILED on an I/O error, the
+     * target then written beyond the last checkpoint perhaps.
      */
-    Result copy(String what, Path source, Path target, long bytes) {
-        Duration deadline = CallBudget.cap(DeviceZeroing.deadline(base, bytes));
+    Result copy(String what, Path source, Path target, long from, long bytes, boolean zeroed, Progress progress) {
         long start = nanoTime.getAsLong();
-        long end = start + deadline.toNanos();
         ByteBuffer buffer = ByteBuffer.allocateDirect(CHUNK + ALIGNMENT).alignedSlice(ALIGNMENT);
+        ByteBuffer existing = zeroed ? null : ByteBuffer.allocateDirect(CHUNK + ALIGNMENT).alignedSlice(ALIGNMENT);
         long written = 0;
         long skipped = 0;
-        long nextShare = bytes / 10;
-        long nextTime = start + LOG_EVERY.toNanos();
+        long nextShare = from + bytes / 10;
+        long nextLog = start + LOG_EVERY.toNanos();
+        long nextCheckpoint = start + CHECKPOINT_EVERY.toNanos();
+        long at = from;
         try (FileChannel in = devices.open(source, false); FileChannel out = devices.open(target, true)) {
-            for (long at = 0; at < bytes; at += buffer.limit()) {
-                long now = nanoTime.getAsLong();
-                if (now - end > 0) {
-                    throw new BackendException(Kind.FAILED, "copying " + what + " stopped at its deadline (" + deadline.toSeconds()
-                            + " s) after " + ByteSize.of(at) + " of " + ByteSize.of(bytes) + "; the copy is kept unfinished and a retry"
-                            + " starts it again");
+            while (at < bytes) {
+                if (progress.stopped()) {
+                    out.force(true);
+                    progress.checkpoint(at);
+                    long stoppedAt = at;
+                    LOG.info(() -> "copying " + what + " stopped at " + ByteSize.of(stoppedAt) + " of " + ByteSize.of(bytes));
+                    return new Result(from, at, written, skipped, true);
                 }
                 buffer.clear().limit((int) Math.min(CHUNK, bytes - at));
                 read(in, buffer, at);
                 buffer.flip();
-                if (buffer.mismatch(ZEROES.duplicate().limit(buffer.limit())) == -1) {
-                    skipped += buffer.limit();
-                } else {
+                if (!zeroes(buffer)) {
                     write(out, buffer, at);
                     written += buffer.limit();
+                } else if (existing != null && !zeroes(readBack(out, existing, at, buffer.limit()))) {
+                    write(out, buffer, at); // a cut-short run wrote here what the source no longer holds
+                    written += buffer.limit();
+                } else {
+                    skipped += buffer.limit();
                 }
-                long done = at + buffer.limit();
-                if (done < bytes && (done >= nextShare || now - nextTime > 0)) {
-                    log(what, done, bytes, skipped, start, now);
-                    nextShare = done + bytes / 10;
-                    nextTime = now + LOG_EVERY.toNanos();
+                at += buffer.limit();
+                progress.reached(at);
+                long now = nanoTime.getAsLong();
+                if (at < bytes && now - nextCheckpoint >= 0) {
+                    out.force(true);
+                    progress.checkpoint(at);
+                    nextCheckpoint = now + CHECKPOINT_EVERY.toNanos();
+                }
+                if (at < bytes && (at >= nextShare || now - nextLog > 0)) {
+                    log(what, from, at, bytes, skipped, start, now);
+                    nextShare = at + bytes / 10;
+                    nextLog = now + LOG_EVERY.toNanos();
                 }
             }
             out.force(true);
         } catch (IOException e) {
-            throw new BackendException(Kind.FAILED, "copying " + what + " failed: " + e, e);
+            throw new BackendException(Kind.FAILED, "copying " + what + " failed at " + ByteSize.of(at) + ": " + e, e);
         }
-        log(what, bytes, bytes, skipped, start, nanoTime.getAsLong());
-        return new Result(written, skipped);
+        log(what, from, bytes, bytes, skipped, start, nanoTime.getAsLong());
+        return new Result(from, bytes, written, skipped, false);
+    }
+
+    private static boolean zeroes(ByteBuffer buffer) {
+        return buffer.mismatch(ZEROES.duplicate().limit(buffer.limit())) == -1;
+    }
+
+    /** {@code length} bytes of the target from {@code at}, to compare. */
+    private static ByteBuffer readBack(FileChannel out, ByteBuffer into, long at, int length) throws IOException {
+        into.clear().limit(length);
+        read(out, into, at);
+        return into.flip();
     }
 
     /** Fills the buffer from {@code at}; past the end of the channel, zeroes. */
@@ -132,10 +178,15 @@ final class BlockCopy {
         }
     }
 
-    private static void log(String what, long done, long bytes, long skipped, long start, long now) {
+    private static void log(String what, long from, long done, long bytes, long skipped, long start, long now) {
         double seconds = Math.max(1e-9, (now - start) / 1e9);
-        LOG.info(() -> String.format(java.util.Locale.ROOT, "copying %s: %s of %s (%d%%), %s of them zeroes not written, %.1f MiB/s",
+        LOG.info(() -> String.format(java.util.Locale.ROOT, "copying %s: %s of %s (%d%%), %s of them zeroes not written, %.1f MiB/s%s",
                 what, ByteSize.of(done), ByteSize.of(bytes), bytes == 0 ? 100 : done * 100 / bytes, ByteSize.of(skipped),
-                done / seconds / (1 << 20)));
+                (done - from) / seconds / (1 << 20), from > 0 ? ", resumed at " + ByteSize.of(from) : ""));
+    }
+
+    /** The rate of a run so far, in MiB/s, for a progress message. */
+    static double rate(long from, long done, long startNanos, long nowNanos) {
+        return (done - from) / Math.max(1e-9, (nowNanos - startNanos) / 1e9) / (1 << 20);
     }
 }

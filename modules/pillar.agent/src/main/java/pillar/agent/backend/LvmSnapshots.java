@@ -22,7 +22,8 @@ import pillar.api.value.VolumeId;
  *       {@value #CONTENT_TAG}{@code <source>/<id>/linked/<bytes>} (the request, as ZFS records it), so a
  *       retry of the same request is recognised and any other is a conflict.</li>
  *   <li>A clone on a linear backend is a block copy ({@link BlockCopy}): tagged {@value #COPYING_TAG}{@code <request>}
- *       while it is copied, {@value #CONTENT_TAG}{@code <request>} (mode {@code independent}) once it is whole.</li>
+ *       while it is copied, with its checkpoint {@value #COPIED_TAG}{@code <bytes>}, and {@value #CONTENT_TAG}{@code <request>}
+ *       (mode {@code independent}) alone once it is whole.</li>
  * </ul>
  * Tags of ours an LV carries beyond these (should {@code lvcreate -s} copy the origin's) are
  * {@link #stray} and taken off.
@@ -41,6 +42,11 @@ final class LvmSnapshots {
      * replaced by the content tag in one lvchange once the copy is on stable storage.
      */
     static final String COPYING_TAG = "pillar-csi.copying:";
+    /**
+     * The prefix of the checkpoint tag of a linear copy not finished yet: the bytes from its start that are
+     * copied and on stable storage follow. At most one; taken off with the copying tag.
+     */
+    static final String COPIED_TAG = "pillar-csi.copied:";
 
     private final String pool;
     private final String installationTag;
@@ -112,5 +118,26 @@ final class LvmSnapshots {
     /** Whether the LV is a linear copy cut short (it carries a {@link #COPYING_TAG}). */
     static boolean unfinished(Lv lv) {
         return lv.tags().stream().anyMatch(t -> t.startsWith(COPYING_TAG));
+    }
+
+    /** The checkpoint tags on the LV (one, but a crash may never leave more than the lvchange swapping them). */
+    static List<String> copiedTags(Lv lv) {
+        return lv.tags().stream().filter(t -> t.startsWith(COPIED_TAG)).toList();
+    }
+
+    /**
+     * The bytes an unfinished copy has on stable storage, by its checkpoint tag; 0 without one or with one
+     * that is not a number (never trusted beyond what it says: the lowest of several).
+     */
+    static long copied(Lv lv) {
+        long lowest = Long.MAX_VALUE;
+        for (String tag : copiedTags(lv)) {
+            try {
+                lowest = Math.min(lowest, Math.max(0, Long.parseLong(tag.substring(COPIED_TAG.length()))));
+            } catch (NumberFormatException e) {
+                return 0;
+            }
+        }
+        return lowest == Long.MAX_VALUE ? 0 : lowest;
     }
 }

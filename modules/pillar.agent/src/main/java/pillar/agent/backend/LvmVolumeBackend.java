@@ -21,6 +21,7 @@ import pillar.agent.backend.LvmReport.Vg;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
+import pillar.runtime.exec.CallBudget;
 import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.ProcessRunner;
 import pillar.api.value.ByteSize;
@@ -62,7 +63,8 @@ import pillar.api.value.VolumeId;
  *
  * <p>Volumes from a source: on a thin backend a thin snapshot ({@link LvmSnapshots}); on a linear one
  * only clones, each a block copy onto a new LV that relies on the zeroing on delete above to skip the
- * source's zero chunks ({@link #create(VolumeId, ByteSize, Map, NonZeroingPool, VolumeSource)}).
+ * source's zero chunks, run in the background and resumable ({@link LinearCopies}; see
+ * {@link #create(VolumeId, ByteSize, Map, NonZeroingPool, VolumeSource)}). {@link #close} stops those copies.
  *
  * <p>Options: none. Every key is refused with INVALID_ARGUMENT; striping and RAID layouts are a
  * volume group decision of the operator, not a per-volume setting.
@@ -75,6 +77,11 @@ public final class LvmVolumeBackend implements VolumeBackend {
     public static final String TAG = "pillar-csi";
     /** The prefix of the tag that names the installation an LV belongs to ({@link InstallationId}). */
     public static final String INSTALLATION_TAG = "pillar-csi.installation:";
+    /**
+     * How long a clone's CreateVolume waits for its background copy before it answers BUSY with the
+     * progress (capped to the call's budget): a small clone is whole within the call that started it.
+     */
+    static final Duration CALL_WAIT = Duration.ofSeconds(15);
     private static final Duration DEVICE_POLL = Duration.ofMillis(20);
     private static final Logger LOG = Logger.getLogger(LvmVolumeBackend.class.getName());
 
@@ -87,6 +94,8 @@ public final class LvmVolumeBackend implements VolumeBackend {
     private final DeviceZeroing zeroing;
     private final LvmSnapshots snapshots;
     private final BlockCopy copier;
+    private final LinearCopies copies;
+    private final Duration callWait;
     /** The volume group's extent size as the last report gave it; 0 until one did. */
     private volatile long extentSize;
 
@@ -105,15 +114,17 @@ public final class LvmVolumeBackend implements VolumeBackend {
     /** @param installation the installation whose LVs this backend owns and tags its new ones with */
     public LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Duration commandTimeout,
                             Duration deviceTimeout, InstallationId installation) {
-        this(config, runner, devRoot, sysRoot, commandTimeout, deviceTimeout, installation, BlockCopy.DIRECT, System::nanoTime);
+        this(config, runner, devRoot, sysRoot, commandTimeout, deviceTimeout, installation, BlockCopy.DIRECT, System::nanoTime, CALL_WAIT);
     }
 
     /**
-     * @param devices how a linear clone's copy opens the LVs' devices ({@link BlockCopy#DIRECT} on a host)
-     * @param clock   the clock of the copy's deadline and progress log
+     * @param devices  how a linear clone's copy opens the LVs' devices ({@link BlockCopy#DIRECT} on a host)
+     * @param clock    the clock of the copy's checkpoints and progress
+     * @param callWait how long a clone's CreateVolume waits for its copy ({@link #CALL_WAIT})
      */
     LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Duration commandTimeout,
-                     Duration deviceTimeout, InstallationId installation, BlockCopy.Devices devices, LongSupplier clock) {
+                     Duration deviceTimeout, InstallationId installation, BlockCopy.Devices devices, LongSupplier clock,
+                     Duration callWait) {
         if (config.kind() != BackendKind.BACKEND_KIND_LVM_LINEAR && config.kind() != BackendKind.BACKEND_KIND_LVM_THIN) {
             throw new IllegalArgumentException("backend " + config.name() + " is not an lvm backend: " + config.kind());
         }
@@ -125,7 +136,9 @@ public final class LvmVolumeBackend implements VolumeBackend {
         this.installationTag = INSTALLATION_TAG + installation.value();
         this.zeroing = new DeviceZeroing(runner, commandTimeout);
         this.snapshots = new LvmSnapshots(config.parent(), installationTag);
-        this.copier = new BlockCopy(devices, commandTimeout, clock);
+        this.copier = new BlockCopy(devices, clock);
+        this.copies = new LinearCopies(config.name(), clock);
+        this.callWait = callWait;
     }
 
     @Override
@@ -238,6 +251,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
 
     @Override
     public ByteSize expand(VolumeId id, ByteSize required) {
+        refuseWhileCopying(id, "resized");
         Lv lv = lookup(id).filter(this::owns)
                 .orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist in " + lvm.where()));
         ByteSize rounded = roundUp(required, lv.extentSize());
@@ -256,6 +270,14 @@ public final class LvmVolumeBackend implements VolumeBackend {
 
     @Override
     public void delete(VolumeId id) {
+        if (!copies.cancel(id)) {
+            throw new BackendException(Kind.BUSY, "the copy onto " + lvm.path(id) + " did not stop within "
+                    + LinearCopies.STOP_WAIT.toSeconds() + " s of its cancel (a device not answering?); the delete is retried");
+        }
+        copies.readingFrom(id).ifPresent(copy -> {
+            throw new BackendException(Kind.BUSY, "volume " + id + " is the source of a clone being copied (" + copy.describe()
+                    + "): it cannot be deleted before that copy is finished (or the clone " + copy.target + " is deleted); retry");
+        });
         Optional<Lv> lv = lookup(id);
         if (lv.isEmpty()) {
             return;
@@ -505,19 +527,31 @@ public final class LvmVolumeBackend implements VolumeBackend {
 
     /**
      * A clone on a linear backend: a new LV of its own (made as {@link #create} makes one), onto which
-     * {@link BlockCopy} copies the source's device; restores are UNSUPPORTED (there are no snapshots) and
-     * LINKED is INVALID (linear LVs share no blocks). DEFAULT and INDEPENDENT are the same full copy,
-     * recorded as {@code volume/<source>/independent/<bytes>}.
+     * {@link BlockCopy} copies the source's device in the background ({@link LinearCopies}); restores are
+     * UNSUPPORTED (there are no snapshots) and LINKED is INVALID (linear LVs share no blocks). DEFAULT and
+     * INDEPENDENT are the same full copy, recorded as {@code volume/<source>/independent/<bytes>}.
      *
      * <p>Steps, each retryable: lvcreate with {@value LvmSnapshots#COPYING_TAG}{@code <request>}; the copy,
-     * skipping the source's zero chunks (a new linear LV reads zeroes everywhere, as every delete zeroed
-     * its LV before lvremove; a retry that finds the unfinished LV zeroes it first, since the cut-short copy
-     * wrote part of it); fsync; then one lvchange swaps the copying tag for the content tag. Only an LV
-     * with the content tag is ever returned; a plain create refuses an unfinished one (CONFLICT).
+     * started by the first call and run by a copy thread, skipping the source's zero chunks on a fresh LV
+     * (a new linear LV reads zeroes everywhere, as every delete zeroed its LV before lvremove); its
+     * checkpoints; a last fsync; then one lvchange swaps the copying and checkpoint tags for the content
+     * tag. Only an LV with the content tag is ever returned; a plain create refuses an unfinished one
+     * (CONFLICT). The call that starts the copy, and each retry, waits for it at most {@link #CALL_WAIT}
+     * (within its budget) and then answers BUSY with the progress; a retry never starts a second copy.
+     *
+     * <p>Checkpoints are an LV tag, {@value LvmSnapshots#COPIED_TAG}{@code <bytes>}, swapped in one lvchange
+     * (one metadata commit: atomic) after the target was fsynced up to there, at most every
+     * {@link BlockCopy#CHECKPOINT_EVERY}. A tag rather than a file in the state directory: it lives and dies
+     * with the LV it describes, so no checkpoint outlives its LV (a file left by a crash between the
+     * lvremove and its own removal would make a new LV of the same name and request resume on bytes it
+     * never had), and there is no second place to keep in step. After a restart the retry resumes at the
+     * checkpoint (0 without one) in the mode that reads the target where the source has zeroes, since the
+     * cut-short run may have written past its checkpoint; nothing is zeroed again.
      *
      * <p>The source is only read, and may be in use (exported, written): the copy is then
-     * crash-consistent at best, as any block-level clone of a running volume. The copy runs in the
-     * calling thread within its deadline ({@link BlockCopy}); a copy past it fails and is redone by the retry.
+     * crash-consistent at best, as any block-level clone of a running volume. While the copy runs the
+     * source refuses delete and expand with BUSY naming the copy (the source's lock, held for the start,
+     * cannot be held by a thread that outlives the call); a delete of the clone cancels the copy first.
      */
     private BackendVolume copyOf(VolumeId id, ByteSize size, VolumeSource source) {
         VolumeSource.FromVolume from = switch (source) {
@@ -539,7 +573,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
         Optional<Lv> existing = lookup(id);
         boolean fresh = false;
         if (existing.isEmpty()) {
-            Lv src = lookup(from.volume()).filter(this::owns).orElseThrow(() -> ZfsSnapshots.missing(source, lvm.where()));
+            Lv src = source(from, source);
             if (rounded.bytes() < src.size()) {
                 throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + rounded + " is smaller than its source ("
                         + ByteSize.of(src.size()) + ")");
@@ -565,29 +599,97 @@ public final class LvmVolumeBackend implements VolumeBackend {
         if (finished) {
             return target;
         }
-        Lv src = lookup(from.volume()).filter(this::owns).orElseThrow(() -> ZfsSnapshots.missing(source, lvm.where()));
-        if (!fresh) {
-            zeroForCopy(id, lv); // a copy cut short wrote part of it
+        LinearCopies.Copy copy = copies.onto(id).orElse(null);
+        if (copy == null) {
+            copy = startCopy(id, from, source, lv, target, fresh, copying, content);
         }
-        String what = lvm.path(from.volume()) + " to " + lvm.path(id);
-        BlockCopy.Result copied = copier.copy(what, usable(from.volume(), src).device(), target.device(), src.size());
-        lvm.changeTags(id.value(), List.of(copying), List.of(content));
-        LOG.info(() -> "made " + lvm.path(id) + " of " + rounded + " as a copy of " + lvm.path(from.volume()) + " ("
-                + ByteSize.of(copied.written()) + " written, " + ByteSize.of(copied.skipped()) + " of zeroes skipped)");
-        return target;
+        if (copy.await(CallBudget.cap(callWait)) && copy.whole()) {
+            return target;
+        }
+        Optional<RuntimeException> failed = copy.failure();
+        if (failed.isPresent()) {
+            copies.forget(copy);
+            throw new BackendException(Kind.FAILED, failed.get().getMessage() + "; the next CreateVolume resumes the copy at "
+                    + ByteSize.of(copy.checkpointed()), failed.get());
+        }
+        throw new BackendException(Kind.BUSY, copy.describe() + "; retry");
     }
 
-    /** Zeroes an unfinished copy before it is copied again. */
-    private void zeroForCopy(VolumeId id, Lv lv) {
-        try {
-            zeroing.zero(usable(id, lv).device(), lv.size());
-        } catch (CommandFailedException e) {
-            if (e.timedOut()) {
-                throw e;
-            }
-            throw BackendException.failed("zeroing the unfinished copy " + lvm.path(id) + " failed; a retry zeroes it again", e);
+    /** The source of a clone: this backend's and whole; NOT_FOUND when missing, BUSY while it is itself being copied. */
+    private Lv source(VolumeSource.FromVolume from, VolumeSource source) {
+        Lv src = lookup(from.volume()).filter(this::owns).orElseThrow(() -> ZfsSnapshots.missing(source, lvm.where()));
+        if (LvmSnapshots.unfinished(src)) {
+            throw new BackendException(Kind.BUSY, "volume " + from.volume() + " is itself a clone whose copy is not finished ("
+                    + LvmSnapshots.contents(src) + "): it can be cloned once its own CreateVolume answers OK; retry");
         }
-        LOG.info(() -> "zeroed the unfinished copy " + lvm.path(id) + " to copy it again");
+        return src;
+    }
+
+    /** Starts the copy onto the unfinished LV: from 0 onto a fresh LV, else from its checkpoint reading the target. */
+    private LinearCopies.Copy startCopy(VolumeId id, VolumeSource.FromVolume from, VolumeSource source, Lv lv, BackendVolume target,
+                                        boolean fresh, String copying, String content) {
+        Lv src = source(from, source);
+        if (src.size() > lv.size()) {
+            throw new BackendException(Kind.OUT_OF_RANGE, "source " + from.volume() + " grew to " + ByteSize.of(src.size())
+                    + " while its copy onto " + id + " (" + ByteSize.of(lv.size()) + ") was interrupted: delete the clone and clone again");
+        }
+        List<String> checkpoints = LvmSnapshots.copiedTags(lv);
+        long resume = fresh ? 0 : Math.min(LvmSnapshots.copied(lv), src.size());
+        Path device = usable(from.volume(), src).device();
+        String what = lvm.path(from.volume()) + " to " + lvm.path(id);
+        if (resume > 0) {
+            LOG.info(() -> "resuming the copy of " + what + " at its checkpoint " + ByteSize.of(resume) + " of " + ByteSize.of(src.size()));
+        }
+        return copies.start(id, from.volume(), what, resume, src.size(), copy -> {
+            List<String> previous = new ArrayList<>(checkpoints);
+            BlockCopy.Result result = copier.copy(what, device, target.device(), resume, src.size(), fresh, new BlockCopy.Progress() {
+                @Override
+                public boolean stopped() {
+                    return copy.stopping();
+                }
+
+                @Override
+                public void reached(long done) {
+                    copy.reached(done);
+                }
+
+                @Override
+                public void checkpoint(long done) {
+                    String tag = LvmSnapshots.COPIED_TAG + done;
+                    if (!previous.contains(tag)) {
+                        lvm.changeTags(id.value(), previous, List.of(tag));
+                        previous.clear();
+                        previous.add(tag);
+                    }
+                    copy.checkpointed(done);
+                }
+            });
+            if (result.stopped()) {
+                return false;
+            }
+            List<String> off = new ArrayList<>(previous);
+            off.addFirst(copying);
+            lvm.changeTags(id.value(), off, List.of(content));
+            LOG.info(() -> "made " + lvm.path(id) + " of " + ByteSize.of(lv.size()) + " as a copy of " + lvm.path(from.volume()) + " ("
+                    + ByteSize.of(result.written()) + " written, " + ByteSize.of(result.skipped()) + " of zeroes skipped"
+                    + (resume > 0 ? ", resumed at " + ByteSize.of(resume) : "") + ")");
+            return true;
+        });
+    }
+
+    /** A linear backend refuses to change a volume a copy reads from or writes to (BUSY, naming the copy). */
+    private void refuseWhileCopying(VolumeId id, String what) {
+        Optional<LinearCopies.Copy> copy = copies.readingFrom(id).or(() -> copies.onto(id).filter(c -> c.failure().isEmpty()));
+        copy.ifPresent(c -> {
+            throw new BackendException(Kind.BUSY, "volume " + id + " cannot be " + what + " while " + c.describe() + "; retry once the"
+                    + " copy is finished (the clone's CreateVolume answers OK)");
+        });
+    }
+
+    /** Stops the clones' copies, each at a checkpoint its next CreateVolume resumes from. */
+    @Override
+    public void close() {
+        copies.close();
     }
 
     /** A linear backend refuses with UNSUPPORTED, naming its layout. */

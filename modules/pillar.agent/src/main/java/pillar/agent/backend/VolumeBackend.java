@@ -17,9 +17,9 @@ import pillar.api.value.VolumeId;
  *
  * <p>Errors: {@link BackendException} with a {@link BackendException.Kind} that the service maps to
  * a gRPC code (ALREADY_EXISTS, OUT_OF_RANGE, RESOURCE_EXHAUSTED, INVALID_ARGUMENT, NOT_FOUND,
- * UNAVAILABLE, INTERNAL). Nothing is changed when an error is thrown for bad input.
+ * UNAVAILABLE, ABORTED, INTERNAL). Nothing is changed when an error is thrown for bad input.
  */
-public interface VolumeBackend {
+public interface VolumeBackend extends AutoCloseable {
     /** The configured name PillarStore objects refer to. */
     String name();
 
@@ -111,7 +111,9 @@ public interface VolumeBackend {
      * at least {@code size} bytes and at least the source's size: a smaller {@code size} is
      * {@code OUT_OF_RANGE}, a larger one grows the new volume. A missing source is {@code NOT_FOUND}.
      * An existing volume of this ID made from the same source and size is returned as it is; otherwise
-     * {@code ALREADY_EXISTS}. A copy cut short by a crash is started again by the retry, never returned.
+     * {@code ALREADY_EXISTS}. A copy cut short by a crash is resumed (or started again) by the retry, never
+     * returned. A backend that copies in the background answers {@code BUSY} (ABORTED), with the progress in
+     * the message, until the copy is whole; meanwhile the source refuses a delete and an expand ({@code BUSY}).
      */
     default BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool pool,
                                  VolumeSource source) {
@@ -142,6 +144,11 @@ public interface VolumeBackend {
     /** The snapshots this driver took on this backend that are not deleted. */
     default List<BackendSnapshot> listSnapshots() {
         return List.of();
+    }
+
+    /** Stops what the backend runs in the background (a clone's copy), each resumable; calls after it are refused. */
+    @Override
+    default void close() {
     }
 
     /** Whether a create may use a thin pool whose new chunks are not zeroed (they may hold a deleted volume's bytes). */

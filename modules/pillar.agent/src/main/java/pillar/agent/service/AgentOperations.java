@@ -100,7 +100,11 @@ public final class AgentOperations {
     /**
      * {@link #create} with content: a restore of a snapshot or a clone of a volume, fenced by the new volume's
      * token. A clone also holds its source volume's lock, so that a delete of the source (which zeroes an
-     * LVM linear LV) never runs under the block copy reading it. Lock order: the source's, then the new volume's.
+     * LVM linear LV) never runs under the block copy reading it: for the whole call, and, where the backend
+     * copies in the background past the call (LVM linear), the backend itself refuses the source's delete
+     * and expand while the copy runs (BUSY, which is ABORTED) and answers the clone's calls BUSY with the
+     * progress until it is whole; the copy is registered under this lock, so a delete of the source waits
+     * for the registration and then sees it. Lock order: the source's, then the new volume's.
      */
     public BackendVolume create(Optional<FencingToken> token, VolumeId id, String backendName, ByteSize size,
                                 Map<String, String> options, VolumeBackend.NonZeroingPool nonZeroing, VolumeSource source) {

@@ -41,6 +41,8 @@ final class GrpcErrors {
             // the pool itself is missing: not a transient outage of the agent, which answered
             case UNAVAILABLE -> Status.FAILED_PRECONDITION;
             case UNSUPPORTED -> Status.FAILED_PRECONDITION;
+            // CSI's "operation pending for volume": the CO retries with backoff, the state stays as it is
+            case BUSY -> Status.ABORTED;
             case FAILED -> Status.INTERNAL;
         };
     }

@@ -3,6 +3,7 @@ package pillar.agent.backend;
 import java.nio.file.Path;
 import java.time.Duration;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,10 @@ abstract class FakeLvmFixture {
     static final VolumeId PVC1 = VolumeId.of("pvc-1");
     static final VolumeId PVC2 = VolumeId.of("pvc-2");
     static final Duration TIMEOUT = Duration.ofSeconds(5);
+    /** Long enough for the fixture's clones to be whole within the call that starts them. */
+    static final Duration CALL_WAIT = Duration.ofSeconds(20);
+
+    private final java.util.List<LvmVolumeBackend> made = new java.util.ArrayList<>();
 
     @TempDir
     Path dev;
@@ -40,7 +45,22 @@ abstract class FakeLvmFixture {
 
     /** A backend whose linear clones copy the fake's node files (buffered) on this clock. */
     LvmVolumeBackend backend(BackendConfig config, java.util.function.LongSupplier clock) {
-        return new LvmVolumeBackend(config, lvm, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofSeconds(2),
-                pillar.agent.state.InstallationId.EMBEDDED, BlockCopy.BUFFERED, clock);
+        return backend(config, BlockCopy.BUFFERED, clock, CALL_WAIT);
+    }
+
+    /**
+     * A backend whose linear clones copy through {@code devices} on this clock, each CreateVolume waiting
+     * {@code callWait} for the copy; closed after the test (its copies stopped).
+     */
+    LvmVolumeBackend backend(BackendConfig config, BlockCopy.Devices devices, java.util.function.LongSupplier clock, Duration callWait) {
+        LvmVolumeBackend backend = new LvmVolumeBackend(config, lvm, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofSeconds(2),
+                pillar.agent.state.InstallationId.EMBEDDED, devices, clock, callWait);
+        made.add(backend);
+        return backend;
+    }
+
+    @AfterEach
+    void stopTheCopies() {
+        made.forEach(LvmVolumeBackend::close);
     }
 }

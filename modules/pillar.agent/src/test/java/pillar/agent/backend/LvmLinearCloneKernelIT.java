@@ -32,8 +32,9 @@ import pillar.runtime.exec.SystemProcessRunner;
 /**
  * Clones on a real linear volume group in the VM (a loop device): the block copy with O_DIRECT reads
  * what was written through the source's device, a sparse source and a larger clone included; writes on
- * either side then stay there; a retry over an unfinished copy with junk in it zeroes and copies again;
- * the tag swap is one lvchange; and deleting source or clone first leaves no LV.
+ * either side then stay there; the copy runs in the background, answering BUSY until it is whole; a retry
+ * over an unfinished copy with junk in it, with or without a checkpoint tag, resumes there and ends exact
+ * without zeroing; the tag swap is one lvchange; and deleting source or clone first leaves no LV.
  */
 class LvmLinearCloneKernelIT {
     private static final Duration DEADLINE = Duration.ofMinutes(2);
@@ -41,6 +42,8 @@ class LvmLinearCloneKernelIT {
     private static final VolumeId SRC = VolumeId.of("pvc-src");
     private static final VolumeId CLONE = VolumeId.of("pvc-clone");
     private static final String INSTALLATION = LvmVolumeBackend.INSTALLATION_TAG + "embedded";
+    private static final String COPYING = "pillar-csi.copying:volume/pvc-src/independent/33554432";
+    private static final String CONTENT = "pillar-csi.content:volume/pvc-src/independent/33554432";
 
     private final ProcessRunner runner = new SystemProcessRunner();
     private final String vg = "klc" + UUID.randomUUID().toString().substring(0, 8);
@@ -72,6 +75,9 @@ class LvmLinearCloneKernelIT {
 
     @AfterEach
     void removeEverything() {
+        if (linear != null) {
+            linear.close();
+        }
         if (loopDevice != null) {
             quietly("vgremove", "-f", vg);
             quietly("losetup", "-d", loopDevice);
@@ -130,15 +136,14 @@ class LvmLinearCloneKernelIT {
     }
 
     @Test
-    void aRetryOverAnUnfinishedCopyWithJunkInItZeroesAndCopiesAgain() throws Exception {
+    void aRetryOverAnUnfinishedCopyWithJunkInItAndNoCheckpointCopiesItExactWithoutZeroing() throws Exception {
         BackendVolume src = linear.create(SRC, SIZE, Map.of());
         DeviceData.write(src, 4);
         sh("blkdiscard", "--zeroout", "--offset", "0", "--length", Long.toString(8L << 20), src.device().toString()); // a zero head
         String before = DeviceData.hash(src, SIZE.bytes());
-        String copying = "pillar-csi.copying:volume/pvc-src/independent/33554432";
-        // as a copy cut short leaves it: the unfinished tag and bytes where the source now has zeroes
+        // as a crash before the first checkpoint leaves it: the unfinished tag and bytes where the source now has zeroes
         sh("lvcreate", "-y", "--wipesignatures", "y", "--zero", "y", "--addtag", "pillar-csi", "--addtag", INSTALLATION, "--addtag",
-                copying, "-n", "pvc-clone", "-L", SIZE.bytes() + "b", vg);
+                COPYING, "-n", "pvc-clone", "-L", SIZE.bytes() + "b", vg);
         byte[] junk = new byte[BlockCopy.CHUNK];
         java.util.Arrays.fill(junk, (byte) 0x5a);
         writeAt(Path.of("/dev", vg, "pvc-clone"), 0, junk);
@@ -147,11 +152,71 @@ class LvmLinearCloneKernelIT {
         BackendVolume clone = cloneOf(CLONE, SIZE, Mode.DEFAULT);
 
         assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(before);
-        assertThat(tags("pvc-clone")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION,
-                "pillar-csi.content:volume/pvc-src/independent/33554432");
+        assertThat(tags("pvc-clone")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION, CONTENT);
         linear.delete(CLONE);
         linear.delete(SRC);
         assertNoLvLeft();
+    }
+
+    @Test
+    void aCopyResumedAtItsCheckpointTagEndsExactOverJunkPastIt() throws Exception {
+        BackendVolume src = linear.create(SRC, SIZE, Map.of());
+        String before = DeviceData.write(src, 5);
+        sh("lvcreate", "-y", "--wipesignatures", "y", "--zero", "y", "--addtag", "pillar-csi", "--addtag", INSTALLATION, "--addtag",
+                COPYING, "--addtag", "pillar-csi.copied:" + (16L << 20), "-n", "pvc-clone", "-L", SIZE.bytes() + "b", vg);
+        Path target = Path.of("/dev", vg, "pvc-clone");
+        // the first 16 MiB as the crashed run copied them, junk past them: what it wrote after its checkpoint
+        sh("dd", "if=" + src.device(), "of=" + target, "bs=1M", "count=16", "iflag=direct", "oflag=direct", "status=none");
+        byte[] junk = new byte[BlockCopy.CHUNK];
+        java.util.Arrays.fill(junk, (byte) 0x6b);
+        writeAt(target, 20L << 20, junk);
+        // and a zero chunk in the source past the checkpoint, where the junk is
+        sh("blkdiscard", "--zeroout", "--offset", Long.toString(20L << 20), "--length", Long.toString(1L << 20), src.device().toString());
+        before = DeviceData.hash(src, SIZE.bytes());
+
+        BackendVolume clone = cloneOf(CLONE, SIZE, Mode.DEFAULT);
+
+        assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(before);
+        assertThat(tags("pvc-clone")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION, CONTENT);
+        linear.delete(CLONE);
+        linear.delete(SRC);
+        assertNoLvLeft();
+    }
+
+    @Test
+    void aCopyInTheBackgroundAnswersBusyWithItsProgressUntilItIsWhole() throws Exception {
+        LvmVolumeBackend impatient = new LvmVolumeBackend(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""), runner,
+                Path.of("/dev"), Path.of("/sys"), DEADLINE, Duration.ofSeconds(10), pillar.agent.state.InstallationId.EMBEDDED,
+                BlockCopy.DIRECT, System::nanoTime, Duration.ZERO);
+        try {
+            BackendVolume src = impatient.create(SRC, SIZE, Map.of());
+            String before = DeviceData.write(src, 6);
+
+            assertFails(() -> impatient.create(CLONE, SIZE, Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromVolume(SRC,
+                    Mode.DEFAULT)), Kind.BUSY, "copying " + vg + "/pvc-src to " + vg + "/pvc-clone in the background: ");
+            BackendVolume clone = null;
+            long end = System.nanoTime() + DEADLINE.toNanos();
+            int busy = 1;
+            while (clone == null) {
+                try {
+                    clone = impatient.create(CLONE, SIZE, Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromVolume(SRC, Mode.DEFAULT));
+                } catch (BackendException e) {
+                    assertThat(e.kind()).as(e.getMessage()).isEqualTo(Kind.BUSY);
+                    assertThat(System.nanoTime() - end).as("whole within " + DEADLINE).isNegative();
+                    busy++;
+                    Thread.sleep(20);
+                }
+            }
+            System.out.println("[fact] a 32 MiB clone in the VM answered BUSY " + busy + " times, 20 ms apart, before it was whole");
+
+            assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(before);
+            assertThat(tags("pvc-clone")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION, CONTENT);
+            impatient.delete(SRC);
+            impatient.delete(CLONE);
+            assertNoLvLeft();
+        } finally {
+            impatient.close();
+        }
     }
 
     @Test

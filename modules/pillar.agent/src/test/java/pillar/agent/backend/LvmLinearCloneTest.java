@@ -9,10 +9,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.BeforeEach;
@@ -30,9 +32,11 @@ import pillar.runtime.exec.Command;
 
 /**
  * Clones on the LVM linear backend against the fake LVM: a block copy onto a new LV that is exact,
- * skips the source's zero chunks, is tagged unfinished until it is whole, converges when retried
- * after a copy cut short, and refuses LINKED, restores, a smaller size, a missing source and a
- * name taken by anything else.
+ * skips the source's zero chunks, is tagged unfinished until it is whole, runs in the background past
+ * the call (BUSY with its progress, one copy however many retries), resumes from its checkpoint after a
+ * failure, a restart or a shutdown, is cancelled by a delete of the clone, holds its source against
+ * delete and expand, and refuses LINKED, restores, a smaller size, a missing source and a name taken by
+ * anything else.
  */
 class LvmLinearCloneTest extends FakeLvmFixture {
     private static final VolumeId SRC = VolumeId.of("pvc-src");
@@ -96,26 +100,131 @@ class LvmLinearCloneTest extends FakeLvmFixture {
     }
 
     @Test
-    void aRetryAfterACopyCutShortZeroesAndCopiesAgainAndNothingUnfinishedIsReturned() throws Exception {
-        writeChunk(src.device(), 5, 9); // the first attempt copies it; the source then zeroes it
-        AtomicLong calls = new AtomicLong();
-        LvmVolumeBackend slow = backend(FAST, () -> calls.incrementAndGet() > 8 ? Long.MAX_VALUE / 2 : 0);
-
-        assertFails(() -> cloneOf(slow, COPY, SIZE, SRC, Mode.DEFAULT), Kind.FAILED, "stopped at its deadline");
-
-        assertThat(lvm.tags("pvc-copy")).containsExactly("pillar-csi", INSTALLATION, "pillar-csi.copying:" + REQUEST);
-        assertThat(read(lvm.node("pvc-copy"), 5L * BlockCopy.CHUNK, 16)).as("the cut-short copy wrote chunk 5").containsOnly(9);
-        assertFails(() -> linear.create(COPY, SIZE, Map.of()), Kind.CONFLICT, "an unfinished copy of " + REQUEST);
-        assertFails(() -> cloneOf(linear, COPY, SIZE, PVC1, Mode.DEFAULT), Kind.CONFLICT, "(an unfinished copy of " + REQUEST + ")");
-        writeChunk(src.device(), 5, 0);
+    void aCopyLongerThanOneCallAnswersBusyWithItsProgressAndCompletesOverSeveralRetries() throws Exception {
         String source = sha256(src.device(), SIZE.bytes());
+        MeteredDevices devices = MeteredDevices.gated();
+        LvmVolumeBackend agent = backend(FAST, devices, System::nanoTime, Duration.ZERO);
 
-        BackendVolume clone = cloneOf(COPY);
+        assertFails(() -> cloneOf(agent, COPY, SIZE, SRC, Mode.DEFAULT), Kind.BUSY,
+                "copying vg0/pvc-src to vg0/pvc-copy in the background: 0B of 64MiB (0%)");
+        devices.let(20);
+        await(() -> devices.sourceBytes.get() == 20L * BlockCopy.CHUNK);
+        await(() -> busy(agent).contains("20MiB of 64MiB (31%)"));
+        assertFails(() -> cloneOf(agent, COPY, SIZE, SRC, Mode.DEFAULT), Kind.BUSY, "20MiB of 64MiB (31%)");
+        assertFails(() -> linear.create(COPY, SIZE, Map.of()), Kind.CONFLICT, "an unfinished copy of " + REQUEST);
+        assertThat(lvm.tags("pvc-copy")).containsExactly("pillar-csi", INSTALLATION, "pillar-csi.copying:" + REQUEST);
+        devices.openGate();
+
+        BackendVolume clone = untilWhole(agent, COPY);
 
         assertThat(sha256(clone.device(), SIZE.bytes())).isEqualTo(source);
-        assertThat(lvm.programs()).contains("blkdiscard");
+        assertThat(devices.sourcesOpened).as("the retries started no second copy").hasValue(1);
+        assertThat(devices.sourceBytes).hasValue(SIZE.bytes());
         assertThat(lvm.tags("pvc-copy")).containsExactly("pillar-csi", INSTALLATION, "pillar-csi.content:" + REQUEST);
         assertThat(lvm.creations("pvc-copy")).isEqualTo(1);
+        assertThat(lvm.programs()).doesNotContain("blkdiscard");
+    }
+
+    @Test
+    void aCopyCutShortResumesFromItsCheckpointAfterARestartReadingOnlyTheRestAndEndsExact() throws Exception {
+        writeChunk(src.device(), 50, 5);
+        String source = sha256(src.device(), SIZE.bytes());
+        AtomicLong now = new AtomicLong();
+        // 10 s a reading: a checkpoint (fsync, then the tag) every third chunk; the source fails at 40 MiB
+        MeteredDevices failing = MeteredDevices.open().failingAt(40L * BlockCopy.CHUNK);
+        LvmVolumeBackend crashed = backend(FAST, failing, () -> now.getAndAdd(Duration.ofSeconds(10).toNanos()), CALL_WAIT);
+
+        assertFails(() -> cloneOf(crashed, COPY, SIZE, SRC, Mode.DEFAULT), Kind.FAILED,
+                "copying vg0/pvc-src to vg0/pvc-copy failed at 40MiB: java.io.IOException: Input/output error");
+        List<String> tags = List.copyOf(lvm.tags("pvc-copy"));
+        assertThat(tags).hasSize(4).contains("pillar-csi", INSTALLATION, "pillar-csi.copying:" + REQUEST);
+        long checkpoint = Long.parseLong(tags.get(3).substring("pillar-csi.copied:".length()));
+        assertThat(checkpoint).as(tags.get(3)).isBetween(30L * BlockCopy.CHUNK, 39L * BlockCopy.CHUNK);
+        assertThat(checkpoint % BlockCopy.CHUNK).isZero();
+        writeChunk(lvm.node("pvc-copy"), 45, 7); // past the checkpoint, where the source is zeroes: as a cut-short run may leave it
+
+        MeteredDevices metered = MeteredDevices.open();
+        LvmVolumeBackend restarted = backend(FAST, metered, System::nanoTime, CALL_WAIT);
+        BackendVolume clone = cloneOf(restarted, COPY, SIZE, SRC, Mode.DEFAULT);
+
+        assertThat(metered.sourceBytes).as("resumed at the checkpoint").hasValue(SIZE.bytes() - checkpoint);
+        assertThat(sha256(clone.device(), SIZE.bytes())).isEqualTo(source);
+        assertThat(lvm.tags("pvc-copy")).containsExactly("pillar-csi", INSTALLATION, "pillar-csi.content:" + REQUEST);
+        assertThat(lvm.programs()).as("nothing zeroed again").doesNotContain("blkdiscard");
+        assertThat(lvm.argvs()).contains(List.of("lvchange", "--deltag", "pillar-csi.copying:" + REQUEST, "--deltag", tags.get(3),
+                "--addtag", "pillar-csi.content:" + REQUEST, "vg0/pvc-copy"));
+    }
+
+    @Test
+    void theShutdownStopsACopyAtACheckpointThatTheNextAgentResumesFrom() throws Exception {
+        String source = sha256(src.device(), SIZE.bytes());
+        MeteredDevices devices = MeteredDevices.gated();
+        LvmVolumeBackend stopping = backend(FAST, devices, System::nanoTime, Duration.ZERO);
+        assertFails(() -> cloneOf(stopping, COPY, SIZE, SRC, Mode.DEFAULT), Kind.BUSY, "in the background");
+        devices.let(12);
+        await(() -> devices.sourceBytes.get() == 12L * BlockCopy.CHUNK);
+
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(stopping::close);
+        while (!closed.isDone()) {
+            devices.let(1); // the chunk being read ends, then the copy sees the stop
+            Thread.sleep(5);
+        }
+        closed.get();
+
+        long stoppedAt = devices.sourceBytes.get();
+        assertThat(stoppedAt).isLessThan(SIZE.bytes());
+        assertThat(lvm.tags("pvc-copy")).containsExactly("pillar-csi", INSTALLATION, "pillar-csi.copying:" + REQUEST,
+                "pillar-csi.copied:" + stoppedAt);
+        MeteredDevices metered = MeteredDevices.open();
+        BackendVolume clone = cloneOf(backend(FAST, metered, System::nanoTime, CALL_WAIT), COPY, SIZE, SRC, Mode.DEFAULT);
+        assertThat(metered.sourceBytes).hasValue(SIZE.bytes() - stoppedAt);
+        assertThat(sha256(clone.device(), SIZE.bytes())).isEqualTo(source);
+    }
+
+    @Test
+    void deletingTheCloneWhileItIsCopiedCancelsTheCopyAndRemovesIt() throws Exception {
+        String source = sha256(src.device(), SIZE.bytes());
+        MeteredDevices devices = MeteredDevices.gated();
+        LvmVolumeBackend agent = backend(FAST, devices, System::nanoTime, Duration.ZERO);
+        assertFails(() -> cloneOf(agent, COPY, SIZE, SRC, Mode.DEFAULT), Kind.BUSY, "in the background");
+        devices.let(3);
+
+        CompletableFuture<Void> deleted = CompletableFuture.runAsync(() -> agent.delete(COPY));
+        while (!deleted.isDone()) {
+            devices.let(1);
+            Thread.sleep(5);
+        }
+        deleted.get();
+
+        assertThat(devices.sourceBytes.get()).as("cancelled, not copied to its end").isLessThan(SIZE.bytes());
+        assertThat(lvm.exists("pvc-copy")).isFalse();
+        assertThat(sha256(src.device(), SIZE.bytes())).isEqualTo(source);
+        agent.delete(SRC); // no copy reads it any more
+        assertThat(lvm.exists("pvc-src")).isFalse();
+    }
+
+    @Test
+    void theSourceRefusesDeleteAndExpandWhileItIsCopiedNamingTheCopyAndAllowsThemAfter() throws Exception {
+        MeteredDevices devices = MeteredDevices.gated();
+        LvmVolumeBackend agent = backend(FAST, devices, System::nanoTime, Duration.ZERO);
+        assertFails(() -> cloneOf(agent, COPY, SIZE, SRC, Mode.DEFAULT), Kind.BUSY, "in the background");
+
+        assertFails(() -> agent.delete(SRC), Kind.BUSY, "volume pvc-src is the source of a clone being copied (copying vg0/pvc-src"
+                + " to vg0/pvc-copy in the background: 0B of 64MiB (0%)");
+        assertFails(() -> agent.expand(SRC, ByteSize.ofMiB(128)), Kind.BUSY, "volume pvc-src cannot be resized while copying"
+                + " vg0/pvc-src to vg0/pvc-copy");
+        assertFails(() -> agent.expand(COPY, ByteSize.ofMiB(128)), Kind.BUSY, "volume pvc-copy cannot be resized while copying");
+        assertFails(() -> cloneOf(agent, VolumeId.of("pvc-third"), SIZE, COPY, Mode.DEFAULT), Kind.BUSY,
+                "volume pvc-copy is itself a clone whose copy is not finished");
+        assertThat(lvm.exists("pvc-src")).isTrue();
+        assertThat(lvm.sizeOf("pvc-src")).isEqualTo(SIZE.bytes());
+        assertThat(lvm.exists("pvc-third")).isFalse();
+
+        devices.openGate();
+        untilWhole(agent, COPY);
+        assertThat(agent.expand(SRC, ByteSize.ofMiB(128))).isEqualTo(ByteSize.ofMiB(128));
+        agent.delete(SRC);
+        assertThat(lvm.exists("pvc-src")).isFalse();
     }
 
     @Test
@@ -166,6 +275,39 @@ class LvmLinearCloneTest extends FakeLvmFixture {
         assertThat(read(second.device(), 0, 16)).containsOnly(1);
         linear.delete(VolumeId.of("pvc-second"));
         assertThat(lvm.names()).containsExactly("pool0");
+    }
+
+    /** The clone, retried as the provisioner does while the agent answers BUSY. */
+    private BackendVolume untilWhole(LvmVolumeBackend agent, VolumeId id) throws Exception {
+        long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (true) {
+            try {
+                return cloneOf(agent, id, SIZE, SRC, Mode.DEFAULT);
+            } catch (BackendException e) {
+                if (e.kind() != Kind.BUSY || System.nanoTime() - end > 0) {
+                    throw e;
+                }
+                Thread.sleep(10);
+            }
+        }
+    }
+
+    /** The BUSY answer of a retry now. */
+    private String busy(LvmVolumeBackend agent) {
+        try {
+            cloneOf(agent, COPY, SIZE, SRC, Mode.DEFAULT);
+            return "whole";
+        } catch (BackendException e) {
+            return e.kind() + ": " + e.getMessage();
+        }
+    }
+
+    private static void await(java.util.function.BooleanSupplier condition) throws Exception {
+        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - end).as("waited 10 s").isNegative();
+            Thread.sleep(5);
+        }
     }
 
     // --- the devices -------------------------------------------------------------------------------------

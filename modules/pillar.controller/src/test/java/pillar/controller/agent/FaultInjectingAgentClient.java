@@ -45,7 +45,8 @@ import pillar.api.agent.v1.UnexportVolumeResponse;
  * Puts faults between the controller and any agent (the stateful fake, or the real agent over
  * gRPC), per RPC: fail before the call (it never reached the agent), fail after it (it took effect
  * but the answer was lost: the controller may have crashed right then), or hold it until released
- * (it reaches the agent late, as a deposed leader's call does).
+ * (it reaches the agent late, as a deposed leader's call does); or answer ABORTED without reaching it,
+ * as an agent does while a volume's operation runs on ({@link #busy}).
  */
 public final class FaultInjectingAgentClient implements AgentClient {
     /** Where an injected fault strikes. */
@@ -84,6 +85,7 @@ public final class FaultInjectingAgentClient implements AgentClient {
     private final AgentClient agent;
     private final Map<String, Deque<Fault>> faults = new HashMap<>();
     private final Map<String, Hold> holds = new HashMap<>();
+    private final Map<String, Deque<String>> busy = new HashMap<>();
 
     public FaultInjectingAgentClient(AgentClient agent) {
         this.agent = agent;
@@ -92,6 +94,15 @@ public final class FaultInjectingAgentClient implements AgentClient {
     /** The next call of that RPC fails as said (faults of one RPC queue up in order). */
     public synchronized FaultInjectingAgentClient fail(String rpc, Fault fault) {
         faults.computeIfAbsent(rpc, r -> new ArrayDeque<>()).add(fault);
+        return this;
+    }
+
+    /**
+     * The next call of that RPC does not reach the agent and answers ABORTED with {@code message}, as an
+     * agent does while an operation on the volume runs on (a linear clone's background copy).
+     */
+    public synchronized FaultInjectingAgentClient busy(String rpc, String message) {
+        busy.computeIfAbsent(rpc, r -> new ArrayDeque<>()).add(message);
         return this;
     }
 
@@ -105,13 +116,19 @@ public final class FaultInjectingAgentClient implements AgentClient {
     private <T> T call(AgentTarget target, String rpc, Supplier<T> call) {
         Hold hold;
         Fault fault;
+        String running;
         synchronized (this) {
+            Deque<String> answers = busy.get(rpc);
+            running = answers == null ? null : answers.poll();
             hold = holds.remove(rpc);
             Deque<Fault> queue = faults.get(rpc);
             fault = queue == null ? null : queue.poll();
         }
         if (hold != null) {
             hold.await();
+        }
+        if (running != null) {
+            throw new AgentException(AgentException.Kind.BUSY, rpc, target, "ABORTED: " + running);
         }
         if (fault == Fault.BEFORE) {
             throw new AgentException(AgentException.Kind.UNREACHABLE, rpc, target, "UNAVAILABLE: injected: the call never arrived");

@@ -88,6 +88,27 @@ class VolumeLifecycleTest {
     }
 
     @Test
+    void anAgentStillCopyingACloneKeepsTheVolumeCreatingAndAnswersAbortedWithItsProgressUntilTheRetryFindsItWhole() {
+        String copying = "copying vg0/pvc-src to vg0/pvc-1 in the background: 40GiB of 100GiB (40%) at 480.0 MiB/s; retry";
+        controller.agents.busy("CreateVolume", copying).busy("CreateVolume", copying);
+
+        for (int retry = 0; retry < 2; retry++) {
+            assertThatThrownBy(() -> controller.create(Requests.create("pvc-1", GIB))).isInstanceOfSatisfying(
+                    StatusRuntimeException.class, e -> {
+                        assertThat(e.getStatus().getCode()).as("CSI: operation pending for volume; the CO retries").isEqualTo(
+                                Status.Code.ABORTED);
+                        assertThat(e.getStatus().getDescription()).contains(copying);
+                    });
+            assertThat(record("pvc-1").getStatus().getPhase()).as("not rolled back").isEqualTo(VolumePhase.Creating);
+        }
+        String lifecycle = record("pvc-1").getMetadata().getUid();
+
+        controller.create(Requests.create("pvc-1", GIB));
+        assertThat(record("pvc-1").getStatus().getPhase()).isEqualTo(VolumePhase.Exported);
+        assertThat(record("pvc-1").getMetadata().getUid()).as("the same lifecycle throughout").isEqualTo(lifecycle);
+    }
+
+    @Test
     void aStoreMissingFromTheInventoryIsRefusedBeforeAnythingIsWritten() {
         assertCode(Status.Code.FAILED_PRECONDITION, () -> controller.create(Requests.create("pvc-1", GIB,
                 Requests.rwo(), Requests.parameters(pillar.controller.crd.StorageClassParameters.STORE, "missing"))));
