@@ -23,7 +23,7 @@ import pillar.api.value.VolumeId;
  *       retry of the same request is recognised and any other is a conflict.</li>
  *   <li>A clone on a linear backend is a block copy ({@link BlockCopy}): tagged {@value #COPYING_TAG}{@code <request>}
  *       while it is copied, with its checkpoint {@value #COPIED_TAG}{@code <bytes>}, and {@value #CONTENT_TAG}{@code <request>}
- *       (mode {@code independent}) alone once it is whole.</li>
+ *       (mode {@code independent}) alone once it is whole; its source carries {@value #CLONING_TAG}{@code <clone>} meanwhile.</li>
  * </ul>
  * Tags of ours an LV carries beyond these (should {@code lvcreate -s} copy the origin's) are
  * {@link #stray} and taken off.
@@ -47,6 +47,11 @@ final class LvmSnapshots {
      * copied and on stable storage follow. At most one; taken off with the copying tag.
      */
     static final String COPIED_TAG = "pillar-csi.copied:";
+    /**
+     * The prefix of the tag on the source of a linear copy not finished yet, the clone's volume ID after it:
+     * it holds the source against delete and expand across an agent restart; taken off once the copy is whole.
+     */
+    static final String CLONING_TAG = "pillar-csi.cloning:";
 
     private final String pool;
     private final String installationTag;
@@ -118,6 +123,11 @@ final class LvmSnapshots {
     /** Whether the LV is a linear copy cut short (it carries a {@link #COPYING_TAG}). */
     static boolean unfinished(Lv lv) {
         return lv.tags().stream().anyMatch(t -> t.startsWith(COPYING_TAG));
+    }
+
+    /** The tags holding the LV as the source of unfinished clones. */
+    static List<String> cloningTags(Lv lv) {
+        return lv.tags().stream().filter(t -> t.startsWith(CLONING_TAG)).toList();
     }
 
     /** The checkpoint tags on the LV (one, but a crash may never leave more than the lvchange swapping them). */

@@ -258,6 +258,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
         if (rounded.bytes() == lv.size()) {
             return rounded;
         }
+        holdForInterruptedClones(id, lv, "resized");
         if (rounded.bytes() < lv.size()) {
             throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " is " + ByteSize.of(lv.size()) + "; " + required
                     + " would shrink it, and volumes never shrink");
@@ -287,6 +288,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
                     + config.name() + " (" + ownership(lv.get()) + ")");
         }
         if (!thin) {
+            holdForInterruptedClones(id, lv.get(), "deleted");
             zero(id, lv.get());
         }
         DeviceWait.whileBusy(deviceTimeout, () -> lvm.remove(id));
@@ -551,7 +553,10 @@ public final class LvmVolumeBackend implements VolumeBackend {
      * <p>The source is only read, and may be in use (exported, written): the copy is then
      * crash-consistent at best, as any block-level clone of a running volume. While the copy runs the
      * source refuses delete and expand with BUSY naming the copy (the source's lock, held for the start,
-     * cannot be held by a thread that outlives the call); a delete of the clone cancels the copy first.
+     * cannot be held by a thread that outlives the call); a tag on the source,
+     * {@value LvmSnapshots#CLONING_TAG}{@code <clone>}, added before the copy starts and taken off once it is
+     * whole, keeps that refusal across a restart or a failed copy for as long as the clone exists unfinished
+     * ({@link #holdForInterruptedClones}). A delete of the clone cancels its copy first.
      */
     private BackendVolume copyOf(VolumeId id, ByteSize size, VolumeSource source) {
         VolumeSource.FromVolume from = switch (source) {
@@ -637,6 +642,10 @@ public final class LvmVolumeBackend implements VolumeBackend {
         long resume = fresh ? 0 : Math.min(LvmSnapshots.copied(lv), src.size());
         Path device = usable(from.volume(), src).device();
         String what = lvm.path(from.volume()) + " to " + lvm.path(id);
+        String cloning = LvmSnapshots.CLONING_TAG + id.value();
+        if (!src.tags().contains(cloning)) {
+            lvm.changeTags(from.volume().value(), List.of(), List.of(cloning)); // held across a restart too
+        }
         if (resume > 0) {
             LOG.info(() -> "resuming the copy of " + what + " at its checkpoint " + ByteSize.of(resume) + " of " + ByteSize.of(src.size()));
         }
@@ -670,11 +679,47 @@ public final class LvmVolumeBackend implements VolumeBackend {
             List<String> off = new ArrayList<>(previous);
             off.addFirst(copying);
             lvm.changeTags(id.value(), off, List.of(content));
+            release(from.volume(), cloning);
             LOG.info(() -> "made " + lvm.path(id) + " of " + ByteSize.of(lv.size()) + " as a copy of " + lvm.path(from.volume()) + " ("
                     + ByteSize.of(result.written()) + " written, " + ByteSize.of(result.skipped()) + " of zeroes skipped"
                     + (resume > 0 ? ", resumed at " + ByteSize.of(resume) : "") + ")");
             return true;
         });
+    }
+
+    /** Takes the clone's hold off its source; a failure leaves a stale tag, which the source's next delete or expand drops. */
+    private void release(VolumeId source, String cloning) {
+        try {
+            lvm.changeTags(source.value(), List.of(cloning), List.of());
+        } catch (BackendException e) {
+            LOG.log(Level.WARNING, "the clone's tag " + cloning + " stays on " + lvm.path(source) + " (its next delete or expand"
+                    + " takes it off)", e);
+        }
+    }
+
+    /**
+     * The hold that outlives the process: a source tagged {@value LvmSnapshots#CLONING_TAG}{@code <clone>} whose
+     * clone still exists, unfinished and copying from it, refuses to be deleted or resized (BUSY) even when no
+     * copy runs (the agent restarted, or the copy failed; the clone's next CreateVolume resumes it). A tag whose clone is gone,
+     * finished or of another source is stale: dropped, and the call goes on.
+     */
+    private void holdForInterruptedClones(VolumeId id, Lv lv, String what) {
+        List<String> stale = new ArrayList<>();
+        for (String tag : LvmSnapshots.cloningTags(lv)) {
+            String clone = tag.substring(LvmSnapshots.CLONING_TAG.length());
+            boolean held = lvm.lv(clone).filter(this::owns).map(c -> c.tags().stream().anyMatch(t -> t.startsWith(
+                    LvmSnapshots.COPYING_TAG + "volume/" + id.value() + "/"))).orElse(false);
+            if (held) {
+                throw new BackendException(Kind.BUSY, "volume " + id + " cannot be " + what + ": it is the source of the clone " + clone
+                        + ", whose copy was interrupted (a failure or an agent restart) and resumes when its CreateVolume is retried; finish or"
+                        + " delete that clone first");
+            }
+            stale.add(tag);
+        }
+        if (!stale.isEmpty()) {
+            lvm.changeTags(id.value(), stale, List.of());
+            LOG.info(() -> "took the stale clone tags " + stale + " off " + lvm.path(id));
+        }
     }
 
     /** A linear backend refuses to change a volume a copy reads from or writes to (BUSY, naming the copy). */

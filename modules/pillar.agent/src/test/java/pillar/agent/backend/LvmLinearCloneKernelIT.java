@@ -34,7 +34,7 @@ import pillar.runtime.exec.SystemProcessRunner;
  * what was written through the source's device, a sparse source and a larger clone included; writes on
  * either side then stay there; the copy runs in the background, answering BUSY until it is whole; a retry
  * over an unfinished copy with junk in it, with or without a checkpoint tag, resumes there and ends exact
- * without zeroing; the tag swap is one lvchange; and deleting source or clone first leaves no LV.
+ * without zeroing, its source held against delete meanwhile by its tag; the tag swap is one lvchange; and deleting source or clone first leaves no LV.
  */
 class LvmLinearCloneKernelIT {
     private static final Duration DEADLINE = Duration.ofMinutes(2);
@@ -98,6 +98,7 @@ class LvmLinearCloneKernelIT {
         assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(before);
         assertThat(tags("pvc-clone")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION,
                 "pillar-csi.content:volume/pvc-src/independent/33554432");
+        assertThat(tags("pvc-src")).as("the source's hold is taken off").containsExactlyInAnyOrder("pillar-csi", INSTALLATION);
         assertThat(cloneOf(CLONE, SIZE, Mode.INDEPENDENT)).isEqualTo(clone);
         assertFails(() -> cloneOf(VolumeId.of("pvc-linked"), SIZE, Mode.LINKED), Kind.INVALID, "cannot share blocks");
         String cloneData = DeviceData.write(clone, 2);
@@ -148,11 +149,14 @@ class LvmLinearCloneKernelIT {
         java.util.Arrays.fill(junk, (byte) 0x5a);
         writeAt(Path.of("/dev", vg, "pvc-clone"), 0, junk);
         assertFails(() -> linear.create(CLONE, SIZE, Map.of()), Kind.CONFLICT, "an unfinished copy of volume/pvc-src");
+        sh("lvchange", "--addtag", "pillar-csi.cloning:pvc-clone", vg + "/pvc-src"); // the source's hold, as the crashed run left it
+        assertFails(() -> linear.delete(SRC), Kind.BUSY, "it is the source of the clone pvc-clone, whose copy was interrupted");
 
         BackendVolume clone = cloneOf(CLONE, SIZE, Mode.DEFAULT);
 
         assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(before);
         assertThat(tags("pvc-clone")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION, CONTENT);
+        assertThat(tags("pvc-src")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION);
         linear.delete(CLONE);
         linear.delete(SRC);
         assertNoLvLeft();

@@ -74,7 +74,10 @@ class LvmLinearCloneTest extends FakeLvmFixture {
         assertThat(sha256(src.device(), SIZE.bytes())).as("the source is only read").isEqualTo(source);
         assertThat(Files.size(clone.device())).as("nothing written past the last data chunk").isEqualTo(11L * BlockCopy.CHUNK);
         assertThat(lvm.tags("pvc-copy")).containsExactly("pillar-csi", INSTALLATION, "pillar-csi.content:" + REQUEST);
+        assertThat(lvm.tags("pvc-src")).as("the hold is taken off once the copy is whole").containsExactly("pillar-csi", INSTALLATION);
         assertThat(lvm.argvs()).contains(
+                List.of("lvchange", "--addtag", "pillar-csi.cloning:pvc-copy", "vg0/pvc-src"),
+                List.of("lvchange", "--deltag", "pillar-csi.cloning:pvc-copy", "vg0/pvc-src"),
                 List.of("lvcreate", "-y", "--wipesignatures", "y", "--zero", "y", "--addtag", "pillar-csi", "--addtag", INSTALLATION,
                         "--addtag", "pillar-csi.copying:" + REQUEST, "-n", "pvc-copy", "-L", "67108864b", "vg0"),
                 List.of("lvchange", "--deltag", "pillar-csi.copying:" + REQUEST, "--addtag", "pillar-csi.content:" + REQUEST, "vg0/pvc-copy"));
@@ -224,6 +227,26 @@ class LvmLinearCloneTest extends FakeLvmFixture {
         untilWhole(agent, COPY);
         assertThat(agent.expand(SRC, ByteSize.ofMiB(128))).isEqualTo(ByteSize.ofMiB(128));
         agent.delete(SRC);
+        assertThat(lvm.exists("pvc-src")).isFalse();
+    }
+
+    @Test
+    void afterARestartTheSourceOfAnInterruptedCloneRefusesDeleteAndExpandUntilTheCloneIsGone() throws Exception {
+        LvmVolumeBackend crashed = backend(FAST, MeteredDevices.open().failingAt(10L * BlockCopy.CHUNK), System::nanoTime, CALL_WAIT);
+        assertFails(() -> cloneOf(crashed, COPY, SIZE, SRC, Mode.DEFAULT), Kind.FAILED, "failed at 10MiB");
+        assertThat(lvm.tags("pvc-src")).containsExactly("pillar-csi", INSTALLATION, "pillar-csi.cloning:pvc-copy");
+        LvmVolumeBackend restarted = backend(FAST, MeteredDevices.open(), System::nanoTime, CALL_WAIT);
+
+        assertFails(() -> restarted.delete(SRC), Kind.BUSY, "volume pvc-src cannot be deleted: it is the source of the clone pvc-copy,"
+                + " whose copy was interrupted (a failure or an agent restart) and resumes when its CreateVolume is retried");
+        assertFails(() -> restarted.expand(SRC, ByteSize.ofMiB(128)), Kind.BUSY, "cannot be resized: it is the source of the clone pvc-copy");
+        assertThat(lvm.exists("pvc-src")).isTrue();
+        assertThat(lvm.sizeOf("pvc-src")).isEqualTo(SIZE.bytes());
+
+        restarted.delete(COPY);
+        assertThat(restarted.expand(SRC, ByteSize.ofMiB(128))).as("a stale hold is dropped").isEqualTo(ByteSize.ofMiB(128));
+        assertThat(lvm.tags("pvc-src")).containsExactly("pillar-csi", INSTALLATION);
+        restarted.delete(SRC);
         assertThat(lvm.exists("pvc-src")).isFalse();
     }
 
