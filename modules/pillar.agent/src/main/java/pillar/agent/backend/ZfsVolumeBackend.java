@@ -93,7 +93,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
             throw new IllegalArgumentException("backend " + config.name() + " is not a zfs backend: " + config.kind());
         }
         this.config = config;
-        this.devices = new ZvolDevices(runner, devRoot, sysRoot, zvolId, commandTimeout);
+        this.devices = new ZvolDevices(runner, devRoot, sysRoot, zvolId, commandTimeout, System::nanoTime);
         this.deviceTimeout = deviceTimeout;
         this.parent = config.parent().isEmpty() ? config.pool() : config.pool() + "/" + config.parent();
         this.zfs = new Zfs(runner, commandTimeout, parent);
@@ -233,6 +233,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         if (depended[0]) {
             String hidden = snapshots.hidden(id);
             snapshotCommands.rename(dataset, hidden);
+            devices.renamed(dataset);
             LOG.info(() -> "zvol " + dataset + " has snapshots: hidden as " + hidden + " until nothing depends on it");
         } else {
             LOG.info(() -> "destroyed zvol " + dataset);
@@ -358,6 +359,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
                     snapshotCommands.setVolsize(receiving, rounded);
                 }
                 snapshotCommands.rename(receiving, dataset);
+                devices.renamed(receiving);
             }
             if (source instanceof VolumeSource.FromVolume) {
                 snapshotCommands.destroy(origin, linked ? "-d" : "");

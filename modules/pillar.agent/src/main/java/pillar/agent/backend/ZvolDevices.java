@@ -8,9 +8,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
 import pillar.runtime.exec.Command;
@@ -20,31 +26,50 @@ import pillar.runtime.exec.ProcessRunner;
 /**
  * Finds the block device of a zvol. With udev, {@code <dev>/zvol/<dataset>} links to it. Without udev
  * (the test VM, a minimal host) there is no link and the {@code zdN} number is not stable (freed numbers
- * are reused), so each {@code <sys>/block/zd*} is asked for its dataset with {@code zvol_id /dev/zdN},
- * the program the udev rule runs, which prints the dataset name. Candidates whose size already matches
- * the zvol's are asked first, so one call usually suffices.
+ * are reused), so a {@code <sys>/block/zd*} device is asked for its dataset with {@code zvol_id /dev/zdN},
+ * the program the udev rule runs, which prints the dataset name.
+ *
+ * <p>Each answer is remembered for that device instance: {@code zdN} with its {@code diskseq} (the
+ * kernel's per-boot sequence number of a disk, new for every disk it makes, so a reused {@code zdN} is
+ * another instance). So each device is asked once in its life, not once per lookup: with many zvols of
+ * one size made at once, asking every candidate on every poll made the lookups quadratic and timed
+ * them out. A zvol keeps its device when renamed: the agent calls {@link #renamed} for its own renames,
+ * and a hit is confirmed by one more {@code zvol_id} before it is handed out; the devices remembered
+ * as other datasets are asked again at most every {@value #RECHECK_SECONDS} s when a lookup misses
+ * (a rename by someone else). A device without a readable {@code diskseq} is never remembered.
  */
 final class ZvolDevices {
     private static final Pattern ZD = Pattern.compile("zd[0-9]+");
     private static final long SECTOR = 512;
+    static final long RECHECK_SECONDS = 10;
+
+    /** What {@code zvol_id} said of the device instance {@code zdN} at {@code diskseq}. */
+    private record Seen(String diskseq, String dataset) {
+    }
 
     private final ProcessRunner runner;
     private final Path devRoot;
     private final Path sysRoot;
     private final Path zvolId;
     private final Duration commandTimeout;
+    private final LongSupplier clock;
+    private final Map<String, Seen> seen = new ConcurrentHashMap<>();
+    private final AtomicLong lastRecheck;
 
     /**
      * @param devRoot the device tree ({@code /dev})
      * @param sysRoot sysfs ({@code /sys})
      * @param zvolId  the dataset-of-a-zvol program ({@code /lib/udev/zvol_id})
+     * @param clock   nanoseconds, for the recheck interval
      */
-    ZvolDevices(ProcessRunner runner, Path devRoot, Path sysRoot, Path zvolId, Duration commandTimeout) {
+    ZvolDevices(ProcessRunner runner, Path devRoot, Path sysRoot, Path zvolId, Duration commandTimeout, LongSupplier clock) {
         this.runner = runner;
         this.devRoot = devRoot;
         this.sysRoot = sysRoot;
         this.zvolId = zvolId;
         this.commandTimeout = commandTimeout;
+        this.clock = clock;
+        this.lastRecheck = new AtomicLong(clock.getAsLong());
     }
 
     /** The device of {@code dataset} now, if there is one; {@code volsize} only orders the search. */
@@ -53,18 +78,29 @@ final class ZvolDevices {
         if (Files.exists(link)) {
             return Optional.of(link);
         }
-        List<Path> candidates = new ArrayList<>(zdDevices());
-        candidates.sort(Comparator.comparing((Path zd) -> sectors(zd) != volsize / SECTOR).thenComparing(Path::toString));
-        for (Path zd : candidates) {
-            Path node = devRoot.resolve(zd.getFileName().toString());
-            if (Files.exists(node) && datasetOf(node).filter(dataset::equals).isPresent()) {
-                return Optional.of(node);
+        List<Path> present = zdDevices();
+        forgetGone(present);
+        List<Path> unknown = new ArrayList<>();
+        List<Path> others = new ArrayList<>();
+        for (Path zd : present) {
+            Optional<String> known = known(zd);
+            if (known.isEmpty()) {
+                unknown.add(zd);
+            } else if (!known.get().equals(dataset)) {
+                others.add(zd);
+            } else if (ask(zd).filter(dataset::equals).isPresent()) {
+                return Optional.of(node(zd));
             }
         }
-        return Optional.empty();
+        unknown.sort(Comparator.comparing((Path zd) -> sectors(zd) != volsize / SECTOR).thenComparing(Path::toString));
+        Optional<Path> found = first(unknown, dataset);
+        if (found.isPresent() || !recheckDue()) {
+            return found;
+        }
+        return first(others, dataset);
     }
 
-    /** Every zvol device now present, by dataset (one zvol_id call per device without udev links). */
+    /** Every zvol device now present, by dataset (each device asked once in its life without udev links). */
     Map<String, Path> all(List<String> datasets) {
         Map<String, Path> found = new HashMap<>();
         List<String> missing = new ArrayList<>();
@@ -77,14 +113,18 @@ final class ZvolDevices {
             }
         }
         if (!missing.isEmpty()) {
-            for (Path zd : zdDevices()) {
-                Path node = devRoot.resolve(zd.getFileName().toString());
-                if (Files.exists(node)) {
-                    datasetOf(node).filter(missing::contains).ifPresent(dataset -> found.put(dataset, node));
-                }
+            List<Path> present = zdDevices();
+            forgetGone(present);
+            for (Path zd : present) {
+                known(zd).or(() -> ask(zd)).filter(missing::contains).ifPresent(dataset -> found.put(dataset, node(zd)));
             }
         }
         return found;
+    }
+
+    /** Forgets what was seen of {@code from}: the agent renamed it (its device stays, under the new name). */
+    void renamed(String from) {
+        seen.values().removeIf(s -> s.dataset().equals(from));
     }
 
     /** Where udev links the zvol; also what {@link #all} falls back to in messages. */
@@ -115,7 +155,64 @@ final class ZvolDevices {
         }
     }
 
+    private Optional<Path> first(List<Path> candidates, String dataset) {
+        for (Path zd : candidates) {
+            if (ask(zd).filter(dataset::equals).isPresent()) {
+                return Optional.of(node(zd));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** What was seen of this instance of the device, if anything. */
+    private Optional<String> known(Path zd) {
+        Seen s = seen.get(zd.getFileName().toString());
+        return s != null && diskseq(zd).filter(s.diskseq()::equals).isPresent() ? Optional.of(s.dataset()) : Optional.empty();
+    }
+
+    /** Asks {@code zvol_id}; remembers the answer when the instance is the same before and after. */
+    private Optional<String> ask(Path zd) {
+        String name = zd.getFileName().toString();
+        Optional<String> before = diskseq(zd);
+        Optional<String> dataset = datasetOf(node(zd));
+        Optional<String> after = diskseq(zd);
+        if (dataset.isPresent() && before.isPresent() && before.equals(after)) {
+            seen.put(name, new Seen(before.get(), dataset.get()));
+        } else {
+            seen.remove(name);
+        }
+        return dataset;
+    }
+
+    private void forgetGone(List<Path> present) {
+        Set<String> names = new HashSet<>();
+        present.forEach(zd -> names.add(zd.getFileName().toString()));
+        seen.keySet().retainAll(names);
+    }
+
+    private boolean recheckDue() {
+        long now = clock.getAsLong();
+        long last = lastRecheck.get();
+        return now - last >= TimeUnit.SECONDS.toNanos(RECHECK_SECONDS) && lastRecheck.compareAndSet(last, now);
+    }
+
+    private Path node(Path zd) {
+        return devRoot.resolve(zd.getFileName().toString());
+    }
+
+    private static Optional<String> diskseq(Path sysEntry) {
+        try {
+            String value = Files.readString(sysEntry.resolve("diskseq")).strip();
+            return value.isEmpty() ? Optional.empty() : Optional.of(value);
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
     private Optional<String> datasetOf(Path node) {
+        if (!Files.exists(node)) {
+            return Optional.empty();
+        }
         try {
             String out = runner.run(Command.of(commandTimeout, zvolId.toString(), node.toString())).stdout().strip();
             return out.isEmpty() || out.contains("\n") ? Optional.empty() : Optional.of(out);

@@ -23,7 +23,8 @@ import pillar.runtime.exec.ProcessRunner;
  * with file systems and zvols kept in memory, space accounting with refreservations, and the zvols'
  * block devices as files under temporary {@code dev} and {@code sys} roots, made the way the host
  * would: with udev ({@code /dev/zdN} plus the {@code /dev/zvol/<dataset>} link), without udev
- * ({@code /dev/zdN} and {@code /sys/block/zdN} only, numbers in steps of 16 and reused), or never.
+ * ({@code /dev/zdN} and {@code /sys/block/zdN} with {@code size} and {@code diskseq} only, numbers in
+ * steps of 16 and reused, the disk sequence number new for each), or never.
  * Devices can appear late, as they do (about 0.2 s after {@code zfs create}).
  *
  * <p>It understands exactly the argument lists {@link ZfsVolumeBackend} emits and answers in the
@@ -60,6 +61,8 @@ public final class FakeZfs implements ProcessRunner {
     private String health = "ONLINE";
     private boolean failNextReceive;
     private long clock = 1_700_000_000L;
+    /** The kernel's disk sequence number: one more for every disk made, never reused (sysfs {@code diskseq}). */
+    private long diskseq = 8;
 
     private static final class Dataset {
         final boolean volume;
@@ -533,6 +536,7 @@ public final class FakeZfs implements ProcessRunner {
                 Files.deleteIfExists(devRoot.resolve("zvol").resolve(name));
                 Files.deleteIfExists(zd(dataset.minor));
                 Files.deleteIfExists(sysBlock(dataset.minor).resolve("size"));
+                Files.deleteIfExists(sysBlock(dataset.minor).resolve("diskseq"));
                 Files.deleteIfExists(sysBlock(dataset.minor));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
@@ -640,6 +644,7 @@ public final class FakeZfs implements ProcessRunner {
                 }
                 write(zd(chosen), "");
                 write(sysBlock(chosen).resolve("size"), Long.toString(zvol.volsize / 512));
+                write(sysBlock(chosen).resolve("diskseq"), Long.toString(++diskseq));
                 if (devices == Devices.UDEV) {
                     Path link = devRoot.resolve("zvol").resolve(name);
                     try {

@@ -3,6 +3,7 @@ package pillar.agent.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static pillar.agent.backend.BackendAssertions.assertFails;
 
+import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -41,9 +42,9 @@ import pillar.api.value.VolumeId;
  * rule makes it by running {@code zvol_id}). The kernel's devtmpfs makes {@code /dev/zdN} by itself,
  * shortly after {@code zfs create} returns, and the number is not stable (a destroyed zvol's number
  * is reused). The backend therefore finds a zvol by asking {@code /lib/udev/zvol_id} about each
- * {@code /sys/block/zd*}, and uses the udev link where it exists (a normal host). Proven here: the
- * link is absent, the node found is the zvol's (data written through it is the zvol's), and a reused
- * number is followed.
+ * {@code /sys/block/zd*} once per device instance ({@code diskseq}), and uses the udev link where it
+ * exists (a normal host). Proven here: the link is absent, the node found is the zvol's (data written
+ * through it is the zvol's), and a reused number, which has a new diskseq, is followed.
  */
 class ZfsBackendKernelIT {
     private static final Duration DEADLINE = Duration.ofMinutes(2);
@@ -184,16 +185,23 @@ class ZfsBackendKernelIT {
         BackendVolume a = zfs.create(VolumeId.of("pvc-a"), ByteSize.ofMiB(16), Map.of("sparse", "true"));
         BackendVolume b = zfs.create(VolumeId.of("pvc-b"), ByteSize.ofMiB(16), Map.of("sparse", "true"));
         writeMarker(b.device(), "I am pvc-b");
+        String seqOfA = diskseq(a.device());
         zfs.delete(VolumeId.of("pvc-a"));
         awaitGone(a.device());
         BackendVolume c = zfs.create(VolumeId.of("pvc-c"), ByteSize.ofMiB(16), Map.of("sparse", "true"));
         assertThat(c.device()).as("the freed number is reused").isEqualTo(a.device());
+        assertThat(diskseq(c.device())).as("the kernel's diskseq tells the two instances of the number apart (ZvolDevices relies on it)")
+                .matches("[0-9]+").isNotEqualTo(seqOfA);
         assertThat(zfs.find(VolumeId.of("pvc-b")).orElseThrow().device()).isEqualTo(b.device());
         assertThat(readMarker(zfs.find(VolumeId.of("pvc-b")).orElseThrow().device())).isEqualTo("I am pvc-b");
         assertThat(zfs.list()).extracting(BackendVolume::device).containsExactlyInAnyOrder(b.device(), c.device());
         VolumeId[] ids = {VolumeId.of("pvc-a"), VolumeId.of("pvc-b"), VolumeId.of("pvc-c")};
         assertThat(timed("findAll of three", () -> zfs.findAll(List.of(ids)))).as("the deleted one left out, each as find has it")
                 .isEqualTo(Map.of(ids[1], zfs.find(ids[1]).orElseThrow(), ids[2], c));
+    }
+
+    private static String diskseq(Path device) throws IOException {
+        return Files.readString(Path.of("/sys/block").resolve(device.getFileName().toString()).resolve("diskseq")).strip();
     }
 
     @Test

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -96,6 +97,29 @@ class ZfsVolumeBackendTest {
         assertThat(backend.find(PVC2).orElseThrow().device()).isEqualTo(dev.resolve("zd16"));
         assertThat(backend.find(pvc3).orElseThrow().device()).isEqualTo(dev.resolve("zd0"));
         assertThat(backend.list()).extracting(BackendVolume::device).containsExactlyInAnyOrder(dev.resolve("zd0"), dev.resolve("zd16"));
+    }
+
+    @Test
+    void withoutUdevEachDeviceIsAskedOnceInItsLifeNotOncePerLookup() {
+        FakeZfs zfs = zfs(FakeZfs.Devices.NO_UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+        int volumes = 20;
+        List<VolumeId> ids = IntStream.range(0, volumes).mapToObj(i -> VolumeId.of("pvc-" + i)).toList();
+
+        ids.forEach(id -> backend.create(id, ByteSize.ofMiB(64), Map.of())); // one size: every device a candidate
+        ids.forEach(id -> assertThat(backend.find(id)).isPresent());
+        int asked = zvolIdCalls(zfs);
+        backend.list();
+
+        // each create asks only its new device, each find confirms the one it hands out: 2 per volume
+        // (asking every candidate on every lookup made it 352 here)
+        assertThat(asked).isEqualTo(2 * volumes);
+        assertThat(zvolIdCalls(zfs)).as("a listing asks no device seen before").isEqualTo(asked);
+        assertThat(backend.list()).extracting(BackendVolume::device).doesNotHaveDuplicates().allMatch(Files::exists);
+    }
+
+    private static int zvolIdCalls(FakeZfs zfs) {
+        return (int) zfs.argvs().stream().filter(argv -> argv.get(0).equals(ZVOL_ID)).count();
     }
 
     @Test
