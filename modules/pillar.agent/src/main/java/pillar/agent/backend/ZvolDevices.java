@@ -11,6 +11,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import pillar.runtime.exec.Command;
@@ -23,6 +26,12 @@ import pillar.runtime.exec.ProcessRunner;
  * are reused), so each {@code <sys>/block/zd*} is asked for its dataset with {@code zvol_id /dev/zdN},
  * the program the udev rule runs, which prints the dataset name. Candidates whose size already matches
  * the zvol's are asked first, so one call usually suffices.
+ *
+ * <p>{@code zvol_id} opens the device it asks, and ZFS refuses to destroy a zvol that is open ("dataset
+ * is busy"): a probe of any zvol (a ListVolumes, a metrics scrape, another volume's create or export
+ * looking through every {@code zdN}) could make the agent's own destroy of that zvol fail. So probes
+ * and destroys exclude each other here: each probe holds {@link #probing} shared for its one call,
+ * a destroy ({@link #unprobed}) holds it exclusively.
  */
 final class ZvolDevices {
     private static final Pattern ZD = Pattern.compile("zd[0-9]+");
@@ -33,6 +42,8 @@ final class ZvolDevices {
     private final Path sysRoot;
     private final Path zvolId;
     private final Duration commandTimeout;
+    /** Shared by each {@code zvol_id} call, exclusive for a destroy: the agent never holds open a zvol it destroys. */
+    private final ReadWriteLock probing = new ReentrantReadWriteLock();
 
     /**
      * @param devRoot the device tree ({@code /dev})
@@ -115,12 +126,28 @@ final class ZvolDevices {
         }
     }
 
+    /**
+     * Runs {@code removal} (a {@code zfs destroy}) while no {@code zvol_id} of this agent has a zvol open;
+     * probes that start meanwhile wait for it.
+     */
+    <T> T unprobed(Supplier<T> removal) {
+        probing.writeLock().lock();
+        try {
+            return removal.get();
+        } finally {
+            probing.writeLock().unlock();
+        }
+    }
+
     private Optional<String> datasetOf(Path node) {
+        probing.readLock().lock();
         try {
             String out = runner.run(Command.of(commandTimeout, zvolId.toString(), node.toString())).stdout().strip();
             return out.isEmpty() || out.contains("\n") ? Optional.empty() : Optional.of(out);
         } catch (CommandFailedException e) {
             return Optional.empty(); // not a zvol any more (destroyed meanwhile), or not readable: not this one
+        } finally {
+            probing.readLock().unlock();
         }
     }
 }

@@ -8,6 +8,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -280,6 +285,32 @@ class ZfsVolumeBackendTest {
         backend.delete(PVC1);
         assertThat(zfs.exists("tank/k8s/pvc-1")).isFalse();
         assertThat(zfs.verbs().stream().filter("zfs destroy"::equals).count()).isEqualTo(3);
+    }
+
+    @Test
+    void aDeleteWaitsForTheAgentsOwnProbeOfTheZvolInsteadOfFindingItBusy() throws Exception {
+        FakeZfs zfs = zfs(FakeZfs.Devices.NO_UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(64), Map.of());
+        // a ListVolumes (the controller polls it, a metrics scrape reads it) asks zvol_id about every zdN:
+        // each keeps its zvol open for the call, and a destroy meanwhile would be refused "dataset is busy"
+        CountDownLatch opened = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        zfs.holdProbes(opened, release);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        Future<List<BackendVolume>> list = threads.submit(backend::list);
+        assertThat(opened.await(5, TimeUnit.SECONDS)).as("the list's first zvol_id has pvc-1's zd0 open").isTrue();
+
+        Future<?> delete = threads.submit(() -> backend.delete(PVC1));
+        Thread.sleep(300);
+        release.countDown();
+        zfs.holdProbes(new CountDownLatch(0), null);
+        delete.get(10, TimeUnit.SECONDS);
+        list.get(10, TimeUnit.SECONDS);
+        threads.shutdown();
+
+        assertThat(zfs.destroysRefusedWhileProbed()).as("destroys tried while the agent's own zvol_id held the zvol").isZero();
+        assertThat(zfs.exists("tank/k8s/pvc-1")).isFalse();
     }
 
     @Test
