@@ -221,7 +221,9 @@ public final class ZfsVolumeBackend implements VolumeBackend {
                     + ", so this installation did not create it");
         }
         boolean[] depended = {false};
-        DeviceWait.whileBusy(deviceTimeout, () -> switch (snapshotCommands.destroy(dataset, "")) {
+        // the destroy excludes the agent's own zvol_id probes (ZvolDevices#unprobed): one of them holding
+        // this zvol open would make ZFS refuse it "busy"
+        DeviceWait.whileBusy(deviceTimeout, () -> switch (devices.unprobed(() -> snapshotCommands.destroy(dataset, ""))) {
             case GONE -> Optional.empty();
             case HAS_DEPENDENTS -> {
                 depended[0] = true;

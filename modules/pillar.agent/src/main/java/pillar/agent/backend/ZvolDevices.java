@@ -16,7 +16,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import pillar.runtime.exec.Command;
@@ -37,6 +40,12 @@ import pillar.runtime.exec.ProcessRunner;
  * and a hit is confirmed by one more {@code zvol_id} before it is handed out; the devices remembered
  * as other datasets are asked again at most every {@value #RECHECK_SECONDS} s when a lookup misses
  * (a rename by someone else). A device without a readable {@code diskseq} is never remembered.
+ *
+ * <p>{@code zvol_id} opens the device it asks, and ZFS refuses to destroy a zvol that is open ("dataset
+ * is busy"): a probe of any zvol (a ListVolumes, a metrics scrape, another volume's create or export
+ * looking through every {@code zdN}) could make the agent's own destroy of that zvol fail. So probes
+ * and destroys exclude each other here: each probe holds {@link #probing} shared for its one call,
+ * a destroy ({@link #unprobed}) holds it exclusively.
  */
 final class ZvolDevices {
     private static final Pattern ZD = Pattern.compile("zd[0-9]+");
@@ -55,6 +64,8 @@ final class ZvolDevices {
     private final LongSupplier clock;
     private final Map<String, Seen> seen = new ConcurrentHashMap<>();
     private final AtomicLong lastRecheck;
+    /** Shared by each {@code zvol_id} call, exclusive for a destroy: the agent never holds open a zvol it destroys. */
+    private final ReadWriteLock probing = new ReentrantReadWriteLock();
 
     /**
      * @param devRoot the device tree ({@code /dev})
@@ -155,6 +166,19 @@ final class ZvolDevices {
         }
     }
 
+    /**
+     * Runs {@code removal} (a {@code zfs destroy}) while no {@code zvol_id} of this agent has a zvol open;
+     * probes that start meanwhile wait for it.
+     */
+    <T> T unprobed(Supplier<T> removal) {
+        probing.writeLock().lock();
+        try {
+            return removal.get();
+        } finally {
+            probing.writeLock().unlock();
+        }
+    }
+
     private Optional<Path> first(List<Path> candidates, String dataset) {
         for (Path zd : candidates) {
             if (ask(zd).filter(dataset::equals).isPresent()) {
@@ -213,11 +237,14 @@ final class ZvolDevices {
         if (!Files.exists(node)) {
             return Optional.empty();
         }
+        probing.readLock().lock();
         try {
             String out = runner.run(Command.of(commandTimeout, zvolId.toString(), node.toString())).stdout().strip();
             return out.isEmpty() || out.contains("\n") ? Optional.empty() : Optional.of(out);
         } catch (CommandFailedException e) {
             return Optional.empty(); // not a zvol any more (destroyed meanwhile), or not readable: not this one
+        } finally {
+            probing.readLock().unlock();
         }
     }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
 import pillar.runtime.exec.Command;
@@ -25,7 +26,8 @@ import pillar.runtime.exec.ProcessRunner;
  * would: with udev ({@code /dev/zdN} plus the {@code /dev/zvol/<dataset>} link), without udev
  * ({@code /dev/zdN} and {@code /sys/block/zdN} with {@code size} and {@code diskseq} only, numbers in
  * steps of 16 and reused, the disk sequence number new for each), or never.
- * Devices can appear late, as they do (about 0.2 s after {@code zfs create}).
+ * Devices can appear late, as they do (about 0.2 s after {@code zfs create}); a {@code zvol_id} holds
+ * its zvol open, and a destroy of it meanwhile is refused busy, as the kernel refuses it ({@link #holdProbes}).
  *
  * <p>It understands exactly the argument lists {@link ZfsVolumeBackend} emits and answers in the
  * scripted format of {@code zfs -Hp} with libzfs's messages and exit status 1, as captured from zfs
@@ -57,6 +59,11 @@ public final class FakeZfs implements ProcessRunner {
     private final Holds busy = new Holds();
     private final Holds settling = new Holds();
     private final List<Command> commands = new ArrayList<>();
+    /** The datasets whose device a {@code zvol_id} has open now (only while {@link #holdProbes} holds them). */
+    private final List<String> probing = new ArrayList<>();
+    private CountDownLatch probeStarted = new CountDownLatch(0);
+    private CountDownLatch probeRelease;
+    private int refusedWhileProbed;
     private Duration deviceDelay = Duration.ZERO;
     private String health = "ONLINE";
     private boolean failNextReceive;
@@ -190,13 +197,60 @@ public final class FakeZfs implements ProcessRunner {
 
     // --- the tools ------------------------------------------------------------------------------------
 
+    /**
+     * {@code zvol_id} opens the device it names, and an open zvol cannot be destroyed (the kernel's
+     * {@code zvol_open} owns the dataset until the last close): while {@link #holdProbes} holds them,
+     * each probe keeps its zvol open, and a destroy of it in that time is refused "dataset is busy".
+     */
     @Override
-    public synchronized CommandResult run(Command command) {
+    public CommandResult run(Command command) {
+        if (!command.argv().get(0).equals(zvolId)) {
+            return runLocked(command);
+        }
+        String open;
+        CountDownLatch release;
+        CommandResult result;
+        synchronized (this) {
+            commands.add(command);
+            result = zvolId(command, command.argv());
+            open = result.stdout().strip();
+            release = probeRelease;
+            if (release == null) {
+                return result;
+            }
+            probing.add(open);
+            probeStarted.countDown();
+        }
+        try {
+            release.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            synchronized (this) {
+                probing.remove(open);
+            }
+        }
+        return result;
+    }
+
+    /**
+     * From now on each {@code zvol_id} keeps its zvol open until {@code release} (null: it closes at once,
+     * the default); {@code started} counts each probe's open.
+     */
+    synchronized FakeZfs holdProbes(CountDownLatch started, CountDownLatch release) {
+        probeStarted = started;
+        probeRelease = release;
+        return this;
+    }
+
+    /** How many destroys were refused because a {@code zvol_id} had the zvol open. */
+    synchronized int destroysRefusedWhileProbed() {
+        return refusedWhileProbed;
+    }
+
+    private synchronized CommandResult runLocked(Command command) {
         commands.add(command);
         List<String> a = command.argv();
-        if (a.get(0).equals(zvolId)) {
-            return zvolId(command, a);
-        }
         if (a.get(0).equals("zpool")) {
             return zpoolHealth(command, a);
         }
@@ -521,6 +575,10 @@ public final class FakeZfs implements ProcessRunner {
                     throw failure(command, "cannot destroy '" + snap + "': snapshot has dependent clones");
                 }
             }
+        }
+        if (probing.contains(name)) {
+            refusedWhileProbed++;
+            throw failure(command, "cannot destroy '" + name + "': dataset is busy");
         }
         if (busy.refuse(name)) {
             throw failure(command, "cannot destroy '" + name + "': dataset is busy");

@@ -8,6 +8,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.BeforeEach;
@@ -304,6 +310,33 @@ class ZfsVolumeBackendTest {
         backend.delete(PVC1);
         assertThat(zfs.exists("tank/k8s/pvc-1")).isFalse();
         assertThat(zfs.verbs().stream().filter("zfs destroy"::equals).count()).isEqualTo(3);
+    }
+
+    @Test
+    void aDeleteWaitsForTheAgentsOwnProbeOfTheZvolInsteadOfFindingItBusy() throws Exception {
+        FakeZfs zfs = zfs(FakeZfs.Devices.NO_UDEV);
+        ZfsVolumeBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(64), Map.of());
+        // a find confirms the device it hands out with zvol_id (and a lookup that misses asks every zdN
+        // again now and then): each keeps its zvol open for the call, and a destroy meanwhile would be
+        // refused "dataset is busy"
+        CountDownLatch opened = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        zfs.holdProbes(opened, release);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        Future<Optional<BackendVolume>> list = threads.submit(() -> backend.find(PVC1));
+        assertThat(opened.await(5, TimeUnit.SECONDS)).as("the find's zvol_id has pvc-1's zd0 open").isTrue();
+
+        Future<?> delete = threads.submit(() -> backend.delete(PVC1));
+        Thread.sleep(300);
+        release.countDown();
+        zfs.holdProbes(new CountDownLatch(0), null);
+        delete.get(10, TimeUnit.SECONDS);
+        list.get(10, TimeUnit.SECONDS);
+        threads.shutdown();
+
+        assertThat(zfs.destroysRefusedWhileProbed()).as("destroys tried while the agent's own zvol_id held the zvol").isZero();
+        assertThat(zfs.exists("tank/k8s/pvc-1")).isFalse();
     }
 
     @Test
