@@ -64,6 +64,16 @@ class LvmLinearCloneTest extends FakeLvmFixture {
     }
 
     @Test
+    void aCloneTakesItsWholeSizeFromTheCapacityThatGetCapacityReports() {
+        ByteSize freeBefore = linear.capacity().available();
+
+        cloneOf(COPY);
+
+        assertThat(linear.capacity().available()).as("a linear clone is a full LV: the VG's free space less its size")
+                .isEqualTo(ByteSize.of(freeBefore.bytes() - SIZE.bytes()));
+    }
+
+    @Test
     void aCloneIsAnExactCopyThatWritesOnlyTheDataChunksAndIsTaggedWhole() throws Exception {
         String source = sha256(src.device(), SIZE.bytes());
 
