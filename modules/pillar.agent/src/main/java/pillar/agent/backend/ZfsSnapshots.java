@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.logging.Logger;
 
 import pillar.agent.backend.BackendException.Kind;
@@ -126,16 +127,17 @@ final class ZfsSnapshots {
 
     /**
      * Destroys every hidden zvol of this installation that nothing depends on any more, as often as one
-     * destroy frees another (a hidden clone held the deferred snapshot of another). Never throws: what
-     * stays is tried again after the next delete or at start-up.
+     * destroy frees another (a hidden clone held the deferred snapshot of another), each through
+     * {@code destroy} (the backend's: beside none of its own probes, retried while busy). Never throws:
+     * what stays is tried again after the next delete or at start-up.
      */
-    void reapHidden() {
+    void reapHidden(Function<String, ZfsSnapshotCommands.Destroyed> destroy) {
         try {
             for (int pass = 0; pass < 8; pass++) {
                 boolean progress = false;
                 for (Map.Entry<String, Map<String, Property>> row : zfs.zvolsOfParentIfAny(ZfsVolumeBackend.MANAGED_PROPERTY).entrySet()) {
                     if (row.getKey().contains(HIDDEN) && local(row.getValue(), ZfsVolumeBackend.MANAGED_PROPERTY).equals(owner)
-                            && commands.destroy(row.getKey(), "") == ZfsSnapshotCommands.Destroyed.GONE) {
+                            && destroy.apply(row.getKey()) == ZfsSnapshotCommands.Destroyed.GONE) {
                         LOG.info("destroyed hidden zvol " + row.getKey() + ": nothing depends on it any more");
                         progress = true;
                     }

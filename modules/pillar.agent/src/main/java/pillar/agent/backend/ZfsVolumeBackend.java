@@ -220,19 +220,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
             throw new BackendException(Kind.FAILED, "refusing to destroy " + dataset + ": " + ownership(zvol.get())
                     + ", so this installation did not create it");
         }
-        boolean[] depended = {false};
-        // the destroy excludes the agent's own zvol_id probes (ZvolDevices#unprobed): one of them holding
-        // this zvol open would make ZFS refuse it "busy"
-        DeviceWait.whileBusy(deviceTimeout, () -> switch (devices.unprobed(() -> snapshotCommands.destroy(dataset, ""))) {
-            case GONE -> Optional.empty();
-            case HAS_DEPENDENTS -> {
-                depended[0] = true;
-                yield Optional.empty();
-            }
-            case BUSY -> Optional.of(new BackendException(Kind.FAILED, dataset
-                    + " is busy: unexport it first (an nvmet namespace or another user still holds the zvol)"));
-        });
-        if (depended[0]) {
+        if (destroyWhileBusy(dataset) == ZfsSnapshotCommands.Destroyed.HAS_DEPENDENTS) {
             String hidden = snapshots.hidden(id);
             snapshotCommands.rename(dataset, hidden);
             devices.renamed(dataset);
@@ -240,12 +228,33 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         } else {
             LOG.info(() -> "destroyed zvol " + dataset);
         }
-        snapshots.reapHidden();
+        reapHidden();
     }
 
-    /** Destroys the hidden zvols nothing depends on any more (after a crash, at start-up); never throws. */
+    /**
+     * {@code zfs destroy} of a zvol, excluding the agent's own {@code zvol_id} probes
+     * ({@link ZvolDevices#unprobed}: one holding the zvol open would make ZFS refuse it "busy"), retried
+     * while busy ({@link DeviceWait#whileBusy}); still busy past that, FAILED.
+     */
+    private ZfsSnapshotCommands.Destroyed destroyWhileBusy(String dataset) {
+        ZfsSnapshotCommands.Destroyed[] outcome = {ZfsSnapshotCommands.Destroyed.BUSY};
+        DeviceWait.whileBusy(deviceTimeout, () -> {
+            outcome[0] = devices.unprobed(() -> snapshotCommands.destroy(dataset, ""));
+            return outcome[0] != ZfsSnapshotCommands.Destroyed.BUSY ? Optional.empty() : Optional.of(new BackendException(Kind.FAILED,
+                    dataset + " is busy: unexport it first (an nvmet namespace or another user still holds the zvol)"));
+        });
+        return outcome[0];
+    }
+
+    /** Destroys the hidden zvols nothing depends on any more (after a delete, a crash, at start-up); never throws. */
     public void reapHidden() {
-        snapshots.reapHidden();
+        snapshots.reapHidden(hidden -> {
+            try {
+                return destroyWhileBusy(hidden);
+            } catch (BackendException stillBusy) {
+                return ZfsSnapshotCommands.Destroyed.BUSY; // left for the next delete or start-up
+            }
+        });
     }
 
     @Override
@@ -292,7 +301,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
             snapshotCommands.destroy(found.get().name(), "-d");
             LOG.info(() -> "destroyed snapshot " + found.get().name() + " (deferred while clones use it)");
         }
-        snapshots.reapHidden();
+        reapHidden();
     }
 
     @Override

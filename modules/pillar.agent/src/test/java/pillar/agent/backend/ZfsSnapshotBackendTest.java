@@ -239,6 +239,21 @@ class ZfsSnapshotBackendTest {
     }
 
     @Test
+    void aHiddenZvolBusyForAMomentWhenItsLastCloneGoesIsStillDestroyed() {
+        cloneOf(COPY, Mode.LINKED);
+        backend.delete(SRC);
+        String hidden = zfs.below("tank/k8s").stream().filter(n -> n.contains(ZfsSnapshots.HIDDEN) && !n.contains("@"))
+                .findFirst().orElseThrow();
+        // held for a moment as the last clone goes (a probe, the kernel's release): seen in CI on 6.1,
+        // where one refusal left the hidden source behind until the next delete
+        zfs.markBusy(hidden, 2);
+
+        backend.delete(COPY);
+
+        assertOnlyParentLeft();
+    }
+
+    @Test
     void aHiddenZvolIsNeverAdoptedByANewVolumeOfItsName() {
         backend.snapshot(SNAP, SRC);
         backend.delete(SRC);
