@@ -134,7 +134,7 @@ public final class MetricsCostBench {
         long next = System.nanoTime();
         while (going.get()) {
             if (System.nanoTime() - next >= 0) {
-                cluster.healthPorts().forEach((w, port) -> scrapeOnce(w, port));
+                cluster.healthPorts().forEach((w, port) -> scrapeText(w, port));
                 scrapes.incrementAndGet();
                 next += SCRAPE_SECONDS * 1_000_000_000L;
             }
@@ -152,15 +152,11 @@ public final class MetricsCostBench {
         cluster.healthPorts().forEach((w, port) -> {
             long before = cluster.daemons().get(w).cpuNanos();
             for (int i = 0; i < SCRAPES; i++) {
-                scrapeOnce(w, port);
+                scrapeText(w, port);
             }
             millis.put(w, (cluster.daemons().get(w).cpuNanos() - before) / 1e6 / SCRAPES);
         });
         return millis;
-    }
-
-    private static void scrapeOnce(String workload, int port) {
-        scrapeText(workload, port);
     }
 
     private static String scrapeText(String workload, int port) {
