@@ -29,6 +29,19 @@ public final class PublishContext {
     public static final String AUTH = "auth";
     /** The value of {@link #AUTH} for DH-HMAC-CHAP. */
     public static final String AUTH_DHCHAP = "dhchap";
+    /** {@value #PROTOCOL_NFS} for an NFS volume; absent means NVMe-oF/TCP (the keys above). */
+    public static final String PROTOCOL = "protocol";
+    /** The value of {@link #PROTOCOL} for NFSv4.2: the node mounts {@link #NFS_EXPORT} from {@link #NFS_SERVER}. */
+    public static final String PROTOCOL_NFS = "nfs";
+    /** The NFS server's IP address literal (IPv4 or IPv6), never a host name. */
+    public static final String NFS_SERVER = "nfsServer";
+    /** The absolute path the server exports (the dataset's mountpoint on the storage node). */
+    public static final String NFS_EXPORT = "nfsExport";
+    /**
+     * This node's own IP address literal as the server knows it (from its Node object): the mount's
+     * {@code clientaddr}, and the one address the export admits for this node.
+     */
+    public static final String NFS_CLIENT_ADDRESS = "nfsClientAddress";
 
     private PublishContext() {
     }
