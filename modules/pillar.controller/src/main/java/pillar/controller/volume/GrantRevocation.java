@@ -1,46 +1,79 @@
 package pillar.controller.volume;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.logging.Logger;
 
 import pillar.api.agent.v1.Export;
+import pillar.api.agent.v1.ListExportsRequest;
+import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentException;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.reconcile.Events;
 import pillar.controller.reconcile.ExportAudit;
+import pillar.runtime.server.CsiException;
+import pillar.runtime.server.VolumeLocks;
 
 /**
  * Revokes, through the agent's Reconcile, every grant that no publication holds ({@link StaleGrants}),
  * with a Warning event {@value StaleGrants#REVOKED} on the state: a grant never outlives its
  * publication by more than a store's poll interval. One the agent refuses (a newer token, say) or
  * cannot take now is logged and looked at again on the next poll.
+ *
+ * <p>The poll's listing only finds candidates. Each is decided again holding the volume's lock, from
+ * the volume's export listed anew and its state read after it: no publish or unpublish of the volume
+ * runs then, so an unpublish whose deny just landed is no stale grant, and a host allowed after the
+ * poll's listing is in the export the revocation narrows (never dropped with the stale one). A
+ * volume busy with another operation is left for the next poll.
  */
 final class GrantRevocation implements ExportAudit {
     private static final Logger LOG = Logger.getLogger(GrantRevocation.class.getName());
 
     private final AgentClient agents;
     private final Events events;
+    private final VolumeStates states;
+    private final VolumeLocks locks;
 
-    GrantRevocation(AgentClient agents, Events events) {
+    GrantRevocation(AgentClient agents, Events events, VolumeStates states, VolumeLocks locks) {
         this.agents = agents;
         this.events = events;
+        this.states = states;
+        this.locks = locks;
     }
 
     @Override
     public void audit(AgentTarget target, String agent, String backend, List<Export> exports, List<PillarVolumeState> states) {
-        for (StaleGrants grant : StaleGrants.of(agent, backend, exports, states)) {
+        for (StaleGrants candidate : StaleGrants.of(agent, backend, exports, states)) {
+            VolumeId id = VolumeId.of(candidate.export().getVolumeId());
             try {
-                agents.reconcile(target, grant.revocation());
+                locks.run(id, "revoking stale grants", () -> {
+                    confirmed(target, agent, backend, id).ifPresent(grant -> revoke(target, agent, grant));
+                    return null;
+                });
+            } catch (CsiException busy) {
+                LOG.fine(() -> "PillarVolumeState " + id + ": stale grants " + candidate.stale() + " looked at on the next poll: "
+                        + busy.getMessage());
             } catch (AgentException e) {
-                LOG.warning(() -> "PillarVolumeState " + grant.export().getVolumeId() + ": stale grants " + grant.stale()
-                        + " not revoked now: " + e.getMessage());
-                continue;
+                LOG.warning(() -> "PillarVolumeState " + id + ": stale grants " + candidate.stale() + " not revoked now: "
+                        + e.getMessage());
             }
-            String message = grant.message(agent);
-            LOG.warning(() -> "PillarVolumeState " + grant.export().getVolumeId() + ": " + message);
-            events.warning(grant.state(), StaleGrants.REVOKED, message);
         }
+    }
+
+    /** The volume's stale grants as they are now: its export listed again, then its state read. */
+    private Optional<StaleGrants> confirmed(AgentTarget target, String agent, String backend, VolumeId id) {
+        List<Export> export = agents.listExports(target, ListExportsRequest.getDefaultInstance()).getExportsList().stream()
+                .filter(e -> e.getVolumeId().equals(id.value())).toList();
+        List<PillarVolumeState> state = states.get(id).stream().toList();
+        return StaleGrants.of(agent, backend, export, state).stream().findFirst();
+    }
+
+    private void revoke(AgentTarget target, String agent, StaleGrants grant) {
+        agents.reconcile(target, grant.revocation());
+        String message = grant.message(agent);
+        LOG.warning(() -> "PillarVolumeState " + grant.export().getVolumeId() + ": " + message);
+        events.warning(grant.state(), StaleGrants.REVOKED, message);
     }
 }

@@ -69,7 +69,7 @@ public final class Volumes {
 
     /** What each PillarStore poll does with the agent's exports: revoke the grants no publication holds. */
     public ExportAudit grantRevocation() {
-        return new GrantRevocation(agents, events);
+        return new GrantRevocation(agents, events, states, locks);
     }
 
     public VolumeStates states() {

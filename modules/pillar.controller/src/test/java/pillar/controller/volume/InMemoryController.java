@@ -62,6 +62,9 @@ final class InMemoryController {
     /** Every event recorded, as "Type reason: message about name". */
     final List<String> events = new ArrayList<>();
     private ControllerService csi;
+    /** The object graph of the current process (replaced by {@link #restart}). */
+    Volumes volumes;
+    VolumeLocks locks;
 
     InMemoryController() {
         fake.agent(HOST, 9500).backend(STORE, BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0")
@@ -105,7 +108,7 @@ final class InMemoryController {
 
     /** A crash and a fresh process: a new object graph over the same records and agent. */
     void restart() {
-        VolumeLocks locks = new VolumeLocks();
+        locks = new VolumeLocks();
         Events recorder = new Events() {
             @Override
             public void normal(HasMetadata about, String reason, String message) {
@@ -117,7 +120,7 @@ final class InMemoryController {
                 record("Warning", about, reason, message);
             }
         };
-        Volumes volumes = new Volumes(records, VolumeStates.Writes.NONE, inventory, new AgentTargets(inventory::node, false),
+        volumes = new Volumes(records, VolumeStates.Writes.NONE, inventory, new AgentTargets(inventory::node, false),
                 agents, locks, Leading.ALWAYS, recorder, null, null, Clock.systemUTC(), Duration.ofMinutes(10));
         csi = new ControllerService(volumes, null, new Snapshots(snapshotRecords, volumes));
     }
