@@ -321,8 +321,9 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     }
 
     private static Volume toProto(BackendVolume volume, String backend) {
-        return Volume.newBuilder().setVolumeId(volume.id().value()).setBackend(backend)
-                .setSizeBytes(volume.size().bytes()).setDevicePath(volume.device().toString()).build();
+        Volume.Builder built = Volume.newBuilder().setVolumeId(volume.id().value()).setBackend(backend).setSizeBytes(volume.size().bytes());
+        return volume.isFilesystem() ? built.setMountPath(volume.mountPath().toString()).build()
+                : built.setDevicePath(volume.device().toString()).build();
     }
 
     private static Export toProto(ExportRecord record) {
