@@ -28,6 +28,26 @@ public interface NfsServer {
     /** Every entry of the table now, as the server serves it. */
     List<NfsExport> exports();
 
+    /** The server of a host that has none (or an agent built without one): every call fails with {@code reason}. */
+    static NfsServer absent(String reason) {
+        return new NfsServer() {
+            @Override
+            public void export(Path path, NfsClient client, NfsFsid fsid) {
+                throw new NfsServerException(reason);
+            }
+
+            @Override
+            public void unexport(Path path, NfsClient client) {
+                throw new NfsServerException(reason);
+            }
+
+            @Override
+            public List<NfsExport> exports() {
+                throw new NfsServerException(reason);
+            }
+        };
+    }
+
     /** {@code path} when it may be exported; INVALID_ARGUMENT (field {@code export_path}) otherwise. */
     static Path requireExportable(Path path) {
         String text = path == null ? "" : path.toString();
