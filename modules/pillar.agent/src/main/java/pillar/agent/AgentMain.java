@@ -124,7 +124,8 @@ public final class AgentMain {
         Map<String, VolumeBackend> backends = backendsFor.apply(state.installation());
         WorkloadServer server;
         try {
-            server = start(config, backends, target, state, metrics, new KernelNfsServer(commands, EXPORTFS_TIMEOUT, Path.of("/etc/exports")));
+            server = start(config, backends, target, state, metrics, new KernelNfsServer(commands, EXPORTFS_TIMEOUT, Path.of("/etc/exports"),
+                    Path.of("/proc")));
         } catch (IllegalArgumentException e) {
             // unusable certificate files (unreadable, not PEM, a key of another certificate)
             err.println("pillar-agent: refusing to start: " + e.getMessage());
@@ -189,7 +190,8 @@ public final class AgentMain {
         FencingRefusals refusals = new FencingRefusals(metrics);
         AgentOperations operations = new AgentOperations(backends,
                 new Fence(new MarkStore(config.stateDir()), new WaitingVolumeLocks(), refusals),
-                new Fence(MarkStore.snapshots(config.stateDir()), new WaitingVolumeLocks(), refusals), exports, exporter);
+                new Fence(MarkStore.snapshots(config.stateDir()), new WaitingVolumeLocks(), refusals), exports, exporter,
+                new NfsExporter(nfs));
         StoreGauges.register(metrics, config.backends(), backends, exports, Clock.systemUTC(), StoreGauges.REFRESH);
         List<ExportRecord> records = state instanceof StateCheck.Verdict.Ready ? exports.list() : List.of();
         AdmissionGate gate = switch (state) {
@@ -200,7 +202,7 @@ public final class AgentMain {
                 .tcp(config.listenHost(), config.listenPort())
                 .health(config.healthHost(), config.healthPort())
                 .metrics(metrics)
-                .service(new AgentGrpcService(config.backends(), operations, gate))
+                .service(new AgentGrpcService(config.backends(), operations, gate, nfs::problem))
                 .readiness(state instanceof StateCheck.Verdict.Missing ? StateCheck.REASON : "exports-reapplied", gate::isOpen);
         config.tls().ifPresentOrElse(files -> builder.tls(mutualTls(files)), () -> LOG.warning(
                 "*** the agent API is served WITHOUT TLS: any host that reaches port " + config.listenPort()

@@ -36,12 +36,22 @@ public final class KernelNfsServer implements NfsServer {
     private final ProcessRunner runner;
     private final Duration timeout;
     private final Path etcExports;
+    private final Path procRoot;
 
-    /** @param etcExports {@code /etc/exports}, made empty when missing */
-    public KernelNfsServer(ProcessRunner runner, Duration timeout, Path etcExports) {
+    /**
+     * @param etcExports {@code /etc/exports}, made empty when missing
+     * @param procRoot   {@code /proc}, where {@link NfsPresence} finds nfsd and mountd
+     */
+    public KernelNfsServer(ProcessRunner runner, Duration timeout, Path etcExports, Path procRoot) {
         this.runner = runner;
         this.timeout = timeout;
         this.etcExports = etcExports;
+        this.procRoot = procRoot;
+    }
+
+    @Override
+    public java.util.Optional<String> problem() {
+        return NfsPresence.problem(procRoot);
     }
 
     @Override

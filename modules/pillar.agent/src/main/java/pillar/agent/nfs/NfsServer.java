@@ -28,6 +28,11 @@ public interface NfsServer {
     /** Every entry of the table now, as the server serves it. */
     List<NfsExport> exports();
 
+    /** Why this server cannot serve NFS now (nfsd or mountd missing), for a person; empty when it serves. */
+    default java.util.Optional<String> problem() {
+        return java.util.Optional.empty();
+    }
+
     /** The server of a host that has none (or an agent built without one): every call fails with {@code reason}. */
     static NfsServer absent(String reason) {
         return new NfsServer() {
@@ -44,6 +49,11 @@ public interface NfsServer {
             @Override
             public List<NfsExport> exports() {
                 throw new NfsServerException(reason);
+            }
+
+            @Override
+            public java.util.Optional<String> problem() {
+                return java.util.Optional.of(reason);
             }
         };
     }

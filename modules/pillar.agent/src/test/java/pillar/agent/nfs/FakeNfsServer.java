@@ -24,6 +24,18 @@ public final class FakeNfsServer implements NfsServer {
     private final Set<Path> directories = new HashSet<>();
     private final Map<Path, Map<String, String>> files = new HashMap<>();
     private int changes;
+    private java.util.Optional<String> problem = java.util.Optional.empty();
+
+    /** From now on the server reports this problem (nfsd or mountd gone); null: it serves again. */
+    public synchronized FakeNfsServer setProblem(String reason) {
+        problem = java.util.Optional.ofNullable(reason);
+        return this;
+    }
+
+    @Override
+    public synchronized java.util.Optional<String> problem() {
+        return problem;
+    }
 
     /** A directory that exists and may be exported (a mounted dataset). */
     public synchronized Path directory(Path path) {
