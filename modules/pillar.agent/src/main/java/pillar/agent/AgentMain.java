@@ -116,6 +116,10 @@ public final class AgentMain {
         LOG.info(() -> "start-up checks took " + (System.nanoTime() - checks) / 1_000_000 + " ms");
         report.notes().forEach(LOG::info);
         report.warnings().forEach(LOG::warning);
+        List<String> datasetBackends = config.backends().stream().filter(b -> b.kind() == BackendKind.BACKEND_KIND_ZFS_DATASET)
+                .map(BackendConfig::name).toList();
+        StartupChecks.nfsWarnings(datasetBackends, datasetBackends.isEmpty() ? java.util.Optional.empty()
+                : pillar.agent.nfs.NfsPresence.problem(Path.of("/proc"))).forEach(datasetBackends.isEmpty() ? LOG::info : LOG::warning);
         if (!report.refusals().isEmpty()) {
             report.refusals().forEach(reason -> err.println("pillar-agent: refusing to start: " + reason));
             return 2;
