@@ -241,6 +241,10 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
             requireProtocolFits(request.getBackend(), nfs);
             if (nfs) {
                 NfsClient server = NfsClient.parse("export.bind_address", request.getExport().getBindAddress());
+                AddressFamily family = request.getExport().getAddressFamily();
+                if ((family == AddressFamily.ADDRESS_FAMILY_IPV4 && server.ipv6()) || (family == AddressFamily.ADDRESS_FAMILY_IPV6 && !server.ipv6())) {
+                    throw new InvalidValueException("export.address_family", "does not match bind_address " + server);
+                }
                 if (request.getExport().getPort() != 0 && request.getExport().getPort() != NFS_PORT) {
                     throw new InvalidValueException("export.port", "must be " + NFS_PORT + " (or unset) for NFS");
                 }

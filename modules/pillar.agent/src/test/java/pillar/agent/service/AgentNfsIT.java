@@ -201,6 +201,13 @@ class AgentNfsIT {
         assertCode(Status.Code.INVALID_ARGUMENT, "export.bind_address", () -> stub.exportVolume(ExportVolumeRequest.newBuilder()
                 .setToken(token()).setVolumeId("pvc-1").setBackend("shared").setExport(ExportSpec.newBuilder().setBindAddress("server")
                         .setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS)).build()));
+        assertCode(Status.Code.INVALID_ARGUMENT, "export.address_family", () -> stub.exportVolume(ExportVolumeRequest.newBuilder()
+                .setToken(token()).setVolumeId("pvc-1").setBackend("shared").setExport(ExportSpec.newBuilder().setBindAddress("10.0.0.5")
+                        .setAddressFamily(pillar.api.agent.v1.AddressFamily.ADDRESS_FAMILY_IPV6).setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS))
+                .build()));
+        assertCode(Status.Code.INVALID_ARGUMENT, "export.port", () -> stub.exportVolume(ExportVolumeRequest.newBuilder()
+                .setToken(token()).setVolumeId("pvc-1").setBackend("shared").setExport(ExportSpec.newBuilder().setBindAddress("10.0.0.5")
+                        .setPort(4420).setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS)).build()));
         assertThat(nfs.changes()).isEqualTo(changes);
         assertThat(nfs.exports()).isEmpty();
     }
