@@ -9,12 +9,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import java.util.logging.Logger;
 
 import io.helidon.common.tls.Tls;
 import io.helidon.config.Config;
 import io.helidon.logging.common.LogConfig;
 import pillar.agent.config.AgentConfig;
+import pillar.agent.config.BackendConfig;
+import pillar.api.agent.v1.BackendKind;
 import pillar.agent.backend.Backends;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.configfs.ConfigfsNvmetTarget;
@@ -23,6 +26,10 @@ import pillar.agent.configfs.TargetPresence;
 import pillar.agent.export.ExportRecord;
 import pillar.agent.export.ExportReapply;
 import pillar.agent.export.ExportStore;
+import pillar.agent.export.NfsExportReapply;
+import pillar.agent.export.NfsExporter;
+import pillar.agent.nfs.KernelNfsServer;
+import pillar.agent.nfs.NfsServer;
 import pillar.agent.export.Exporter;
 import pillar.agent.fencing.Fence;
 import pillar.agent.fencing.FencingRefusals;
@@ -53,6 +60,8 @@ public final class AgentMain {
     private static final Logger LOG = Logger.getLogger(AgentMain.class.getName());
     /** The flag that runs {@link StateRecovery} and exits instead of serving. */
     static final String RECOVER_STATE = "--recover-state";
+    /** The deadline of each exportfs command. */
+    static final Duration EXPORTFS_TIMEOUT = Duration.ofSeconds(30);
     static final String RECOVERY_COMMAND = "pillar-agent --config <this agent's configuration file> " + RECOVER_STATE;
 
     private AgentMain() {
@@ -107,6 +116,10 @@ public final class AgentMain {
         LOG.info(() -> "start-up checks took " + (System.nanoTime() - checks) / 1_000_000 + " ms");
         report.notes().forEach(LOG::info);
         report.warnings().forEach(LOG::warning);
+        List<String> datasetBackends = config.backends().stream().filter(b -> b.kind() == BackendKind.BACKEND_KIND_ZFS_DATASET)
+                .map(BackendConfig::name).toList();
+        StartupChecks.nfsWarnings(datasetBackends, datasetBackends.isEmpty() ? java.util.Optional.empty()
+                : pillar.agent.nfs.NfsPresence.problem(Path.of("/proc"))).forEach(datasetBackends.isEmpty() ? LOG::info : LOG::warning);
         if (!report.refusals().isEmpty()) {
             report.refusals().forEach(reason -> err.println("pillar-agent: refusing to start: " + reason));
             return 2;
@@ -115,7 +128,8 @@ public final class AgentMain {
         Map<String, VolumeBackend> backends = backendsFor.apply(state.installation());
         WorkloadServer server;
         try {
-            server = start(config, backends, target, state, metrics);
+            server = start(config, backends, target, state, metrics, new KernelNfsServer(commands, EXPORTFS_TIMEOUT, Path.of("/etc/exports"),
+                    Path.of("/proc")));
         } catch (IllegalArgumentException e) {
             // unusable certificate files (unreadable, not PEM, a key of another certificate)
             err.println("pillar-agent: refusing to start: " + e.getMessage());
@@ -166,12 +180,22 @@ public final class AgentMain {
      */
     public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
                                        StateCheck.Verdict state, WorkloadMetrics metrics) {
+        return start(config, backends, target, state, metrics, NfsServer.absent("this agent was started without an NFS server"));
+    }
+
+    /**
+     * {@link #start(AgentConfig, Map, NvmetTarget, StateCheck.Verdict, WorkloadMetrics)} with the host's NFS
+     * server, whose durable exports are re-applied after the NVMe-oF ones ({@link NfsExportReapply}).
+     */
+    public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
+                                       StateCheck.Verdict state, WorkloadMetrics metrics, NfsServer nfs) {
         ExportStore exports = new ExportStore(config.stateDir());
         Exporter exporter = new Exporter(target);
         FencingRefusals refusals = new FencingRefusals(metrics);
         AgentOperations operations = new AgentOperations(backends,
                 new Fence(new MarkStore(config.stateDir()), new WaitingVolumeLocks(), refusals),
-                new Fence(MarkStore.snapshots(config.stateDir()), new WaitingVolumeLocks(), refusals), exports, exporter);
+                new Fence(MarkStore.snapshots(config.stateDir()), new WaitingVolumeLocks(), refusals), exports, exporter,
+                new NfsExporter(nfs));
         StoreGauges.register(metrics, config.backends(), backends, exports, Clock.systemUTC(), StoreGauges.REFRESH);
         List<ExportRecord> records = state instanceof StateCheck.Verdict.Ready ? exports.list() : List.of();
         AdmissionGate gate = switch (state) {
@@ -182,7 +206,7 @@ public final class AgentMain {
                 .tcp(config.listenHost(), config.listenPort())
                 .health(config.healthHost(), config.healthPort())
                 .metrics(metrics)
-                .service(new AgentGrpcService(config.backends(), operations, gate))
+                .service(new AgentGrpcService(config.backends(), operations, gate, nfs::problem))
                 .readiness(state instanceof StateCheck.Verdict.Missing ? StateCheck.REASON : "exports-reapplied", gate::isOpen);
         config.tls().ifPresentOrElse(files -> builder.tls(mutualTls(files)), () -> LOG.warning(
                 "*** the agent API is served WITHOUT TLS: any host that reaches port " + config.listenPort()
@@ -193,6 +217,8 @@ public final class AgentMain {
             return server;
         }
         ExportReapply.run(records, exports, exporter, backends);
+        NfsExportReapply.run(exports, new NfsExporter(nfs), backends, config.backends().stream()
+                .filter(b -> b.kind() == BackendKind.BACKEND_KIND_ZFS_DATASET).map(BackendConfig::name).collect(Collectors.toSet()));
         // zvols hidden by a delete whose dependents went while the agent was down
         backends.values().stream().filter(b -> b instanceof pillar.agent.backend.ZfsVolumeBackend)
                 .forEach(b -> ((pillar.agent.backend.ZfsVolumeBackend) b).reapHidden());

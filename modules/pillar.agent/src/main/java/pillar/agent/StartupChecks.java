@@ -74,4 +74,17 @@ public final class StartupChecks {
         });
         return new Report(refusals, warnings, notes);
     }
+
+    /**
+     * The warnings for the zfs-dataset backends ({@code datasetBackends}) when the NFS server does not serve
+     * ({@code nfsProblem}, {@link pillar.agent.nfs.NfsPresence}): the agent starts, serves its block backends,
+     * and GetCapabilities gives those backends the problem {@value pillar.agent.nfs.NfsPresence#REASON}.
+     */
+    public static List<String> nfsWarnings(List<String> datasetBackends, java.util.Optional<String> nfsProblem) {
+        if (nfsProblem.isEmpty()) {
+            return datasetBackends.isEmpty() ? List.of() : List.of("NFS server serves NFSv4.2 with rpc.mountd for backends " + datasetBackends);
+        }
+        return datasetBackends.stream().map(name -> "backend " + name + " exports over NFS, and " + nfsProblem.get()
+                + ": its volumes cannot be exported until the NFS server serves (no restart needed)").toList();
+    }
 }

@@ -48,6 +48,15 @@ class StartupChecksTest {
     }
 
     @Test
+    void aDatasetBackendWithoutAnNfsServerIsWarnedAboutByName() {
+        assertThat(StartupChecks.nfsWarnings(java.util.List.of("shared"), java.util.Optional.of("rpc.mountd does not run")))
+                .singleElement().asString().contains("backend shared exports over NFS, and rpc.mountd does not run");
+        assertThat(StartupChecks.nfsWarnings(java.util.List.of("shared"), java.util.Optional.empty()))
+                .singleElement().asString().contains("NFS server serves");
+        assertThat(StartupChecks.nfsWarnings(java.util.List.of(), java.util.Optional.empty())).isEmpty();
+    }
+
+    @Test
     void aReadyHostStartsWithoutWarnings() {
         StartupChecks.Report report = StartupChecks.run(FakeConfigfsTree.create().target(), ROOT, sys, backends);
         assertThat(report.refusals()).isEmpty();

@@ -63,6 +63,8 @@ public final class Backends {
                     host.sysRoot(), host.commandTimeout(), host.deviceTimeout(), installation);
             case BACKEND_KIND_ZFS_ZVOL -> new ZfsVolumeBackend(config, runner, host.devRoot(), host.sysRoot(), host.zvolId(),
                     host.commandTimeout(), host.deviceTimeout(), installation);
+            case BACKEND_KIND_ZFS_DATASET -> new ZfsDatasetBackend(config, runner, host.commandTimeout(), host.deviceTimeout(),
+                    installation);
             default -> throw new IllegalArgumentException("backend " + config.name() + " has no supported kind: " + config.kind());
         };
     }

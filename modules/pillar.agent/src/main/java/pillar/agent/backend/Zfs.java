@@ -92,6 +92,63 @@ final class Zfs {
     }
 
     /**
+     * {@code zfs create} of the volume's filesystem dataset with {@code refquota} and the user property
+     * {@code property=value} set on it (compressed as {@code compression} says, else inherited). A dataset of
+     * that name or too little space is a result; a missing parent is UNAVAILABLE, anything else FAILED.
+     */
+    Creation createFilesystem(VolumeId id, ByteSize refquota, Optional<String> compression, String property, String value) {
+        String dataset = dataset(id);
+        List<String> argv = new ArrayList<>(List.of("zfs", "create", "-o", "refquota=" + refquota.bytes(), "-o", property + "=" + value));
+        compression.ifPresent(c -> argv.addAll(List.of("-o", "compression=" + c)));
+        argv.add(dataset);
+        try {
+            run(argv);
+        } catch (CommandFailedException e) {
+            return switch (ZfsFailure.of(e)) {
+                case EXISTS -> new Creation.NameTaken(e);
+                case NO_SPACE -> new Creation.NoRoom(e);
+                case NO_PARENT, NOT_FOUND -> throw unavailable(e);
+                default -> throw BackendException.failed("zfs create of " + dataset + " failed", e);
+            };
+        }
+        return new Creation.Made(false);
+    }
+
+    /** {@code zfs set refquota}: the filesystem's cap becomes exactly {@code refquota}. */
+    void setRefquota(VolumeId id, ByteSize refquota) {
+        String dataset = dataset(id);
+        try {
+            run(List.of("zfs", "set", "refquota=" + refquota.bytes(), dataset));
+        } catch (CommandFailedException e) {
+            throw switch (ZfsFailure.of(e)) {
+                case NOT_FOUND -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist below " + parent, e);
+                default -> BackendException.failed("zfs set refquota of " + dataset + " failed", e);
+            };
+        }
+    }
+
+    /**
+     * These properties of every filesystem directly below the parent (never the parent itself), by
+     * dataset; none when the parent does not exist, UNAVAILABLE only when {@code parentRequired}.
+     */
+    Map<String, Map<String, Property>> filesystemsOfParent(String properties, boolean parentRequired) {
+        try {
+            Map<String, Map<String, Property>> rows = new java.util.LinkedHashMap<>(ZfsOutput.sourcedByDataset(run(List.of("zfs", "get",
+                    "-Hp", "-r", "-d", "1", "-t", "filesystem", "-o", "name,property,value,source", properties, parent))));
+            rows.remove(parent); // -r -d 1 of a filesystem includes itself
+            return rows;
+        } catch (CommandFailedException e) {
+            if (ZfsFailure.of(e) != ZfsFailure.NOT_FOUND) {
+                throw BackendException.failed("zfs get of the datasets of " + parent + " failed", e);
+            }
+            if (parentRequired) {
+                throw unavailable(e);
+            }
+            return Map.of();
+        }
+    }
+
+    /**
      * These properties of the volume's dataset with their sources ({@code zfs get}), by name; empty when
      * the dataset does not exist.
      */

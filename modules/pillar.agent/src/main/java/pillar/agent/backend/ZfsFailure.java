@@ -13,7 +13,9 @@ import pillar.runtime.exec.CommandFailedException;
  *   <li>{@code cannot create 'tank/k8s/pvc-1': dataset already exists};</li>
  *   <li>{@code cannot create 'tank/k8s/pvc-1': out of space}; growing a reserved zvol:
  *       {@code cannot set property for 'tank/k8s/pvc-1': size is greater than available space};</li>
- *   <li>{@code cannot destroy 'tank/k8s/pvc-1': dataset is busy} (an nvmet namespace still holds the zvol).</li>
+ *   <li>{@code cannot destroy 'tank/k8s/pvc-1': dataset is busy} (an nvmet namespace still holds the zvol);
+ *       a mounted filesystem in use: {@code cannot unmount '/tank/k8s/pvc-1': pool or dataset is busy}
+ *       (libzfs's EZFS_BUSY text; not captured in the VM yet).</li>
  * </ul>
  */
 enum ZfsFailure {
@@ -59,7 +61,7 @@ enum ZfsFailure {
             if (line.endsWith(" has children") || line.endsWith(" has dependent clones")) {
                 return HAS_DEPENDENTS;
             }
-            if (line.endsWith(": dataset is busy")) {
+            if (line.endsWith(": dataset is busy") || line.endsWith(": pool or dataset is busy")) {
                 return BUSY;
             }
         }

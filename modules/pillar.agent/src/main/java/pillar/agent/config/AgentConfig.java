@@ -30,6 +30,7 @@ import pillar.api.agent.v1.BackendKind;
  *         client-names: [pillar-controller]}      # a client certificate's DNS name must be one of these
  *   backends:
  *     - {name: tank, type: zfs, pool: tank, parent-dataset: k8s}
+ *     - {name: shared, type: zfs-dataset, pool: tank, parent-dataset: nfs}
  *     - {name: fast, type: lvm-thin, volume-group: vg0, thin-pool: pool0}
  * health: {host: 0.0.0.0, port: 9810}
  * metrics: {enabled: true}                  # false: /metrics is not served, calls are not timed
@@ -113,11 +114,13 @@ public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path
         return switch (type) {
             case "zfs" -> new BackendConfig(name, BackendKind.BACKEND_KIND_ZFS_ZVOL,
                     node.get("pool").asString().orElse(""), node.get("parent-dataset").asString().orElse(""));
+            case "zfs-dataset" -> new BackendConfig(name, BackendKind.BACKEND_KIND_ZFS_DATASET,
+                    node.get("pool").asString().orElse(""), node.get("parent-dataset").asString().orElse(""));
             case "lvm" -> new BackendConfig(name, BackendKind.BACKEND_KIND_LVM_LINEAR,
                     node.get("volume-group").asString().orElse(""), "");
             case "lvm-thin" -> new BackendConfig(name, BackendKind.BACKEND_KIND_LVM_THIN,
                     node.get("volume-group").asString().orElse(""), node.get("thin-pool").asString().orElse(""));
-            default -> throw new IllegalArgumentException("backend '" + name + "': type must be zfs, lvm or lvm-thin, is '"
+            default -> throw new IllegalArgumentException("backend '" + name + "': type must be zfs, zfs-dataset, lvm or lvm-thin, is '"
                     + type + "'");
         };
     }

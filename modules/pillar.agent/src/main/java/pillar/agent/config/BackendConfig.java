@@ -6,11 +6,11 @@ import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.InvalidValueException;
 
 /**
- * One storage backend of this agent, from its configuration file: a ZFS parent dataset, an LVM
- * volume group, or an LVM thin pool. PillarStore objects refer to it by {@link #name()}.
+ * One storage backend of this agent, from its configuration file: a ZFS parent dataset (of zvols, or
+ * of filesystem datasets for NFS), an LVM volume group, or an LVM thin pool. PillarStore objects refer to it by {@link #name()}.
  *
  * @param name   how stores refer to it: an RFC 1123 label
- * @param kind   zfs, lvm or lvm-thin
+ * @param kind   zfs, zfs-dataset, lvm or lvm-thin
  * @param pool   the ZFS pool or the LVM volume group
  * @param parent the ZFS parent dataset below the pool ("" for the pool itself), or the LVM thin pool
  */
@@ -29,7 +29,7 @@ public record BackendConfig(String name, BackendKind kind, String pool, String p
                     "must be a ZFS pool or LVM volume group name (letters, digits, '_', '.', '+', '-')");
         }
         switch (kind) {
-            case BACKEND_KIND_ZFS_ZVOL -> {
+            case BACKEND_KIND_ZFS_ZVOL, BACKEND_KIND_ZFS_DATASET -> {
                 if (!parent.isEmpty() && !DATASET_PATH.matcher(parent).matches()) {
                     throw new InvalidValueException("backends." + name + ".parent-dataset",
                             "must be a dataset path below the pool, like k8s or k8s/volumes");
@@ -45,7 +45,7 @@ public record BackendConfig(String name, BackendKind kind, String pool, String p
                     throw new InvalidValueException("backends." + name + ".thin-pool", "must name the thin pool LV");
                 }
             }
-            default -> throw new InvalidValueException("backends." + name + ".type", "must be zfs, lvm or lvm-thin");
+            default -> throw new InvalidValueException("backends." + name + ".type", "must be zfs, zfs-dataset, lvm or lvm-thin");
         }
     }
 

@@ -3,6 +3,7 @@ package pillar.agent.service;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -34,6 +35,11 @@ import pillar.api.agent.v1.ExpandVolumeRequest;
 import pillar.api.agent.v1.ExpandVolumeResponse;
 import pillar.api.agent.v1.Export;
 import pillar.api.agent.v1.ExportSpec;
+import pillar.api.agent.v1.ExportProtocol;
+import pillar.api.agent.v1.BackendKind;
+import pillar.agent.export.NfsExportRecord;
+import pillar.agent.nfs.NfsClient;
+import pillar.agent.nfs.NfsPresence;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
@@ -73,6 +79,9 @@ import pillar.api.value.VolumeId;
 public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBase {
     /** The protocols this agent can export with. */
     public static final String NVMEOF_TCP = "nvmeof-tcp";
+    public static final String NFS = "nfs";
+    /** The port nfsd serves NFSv4 on. */
+    static final int NFS_PORT = 2049;
     /**
      * Every call ends, with its result or an error, within this: each command and each configfs call is
      * capped to what is left of it ({@link CallBudget}), and one that runs out answers
@@ -84,12 +93,20 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     private final List<BackendConfig> backends;
     private final AgentOperations operations;
     private final AdmissionGate gate;
+    private final Supplier<Optional<String>> nfsProblem;
 
     /**
      * @param gate admits the calls that change state (create, delete, expand, export, unexport,
      *             allow, deny, reconcile); reads are served whatever it says
      */
     public AgentGrpcService(List<BackendConfig> backends, AgentOperations operations, AdmissionGate gate) {
+        this(backends, operations, gate, () -> Optional.of("this agent has no NFS server"));
+    }
+
+    /** @param nfsProblem why the host's NFS server does not serve now; empty when it does ("nfs" is then a protocol) */
+    public AgentGrpcService(List<BackendConfig> backends, AgentOperations operations, AdmissionGate gate,
+                            Supplier<Optional<String>> nfsProblem) {
+        this.nfsProblem = nfsProblem;
         this.backends = List.copyOf(backends);
         this.operations = operations;
         this.gate = gate;
@@ -102,18 +119,26 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                     .setAgentVersion(Driver.version())
                     .addProtocols(NVMEOF_TCP)
                     .setNvmeAuth(operations.authSupported());
-            backends.forEach(backend -> out.addBackends(withProblem(backend)));
+            Optional<String> nfs = nfsProblem.get();
+            if (nfs.isEmpty()) {
+                out.addProtocols(NFS);
+            }
+            backends.forEach(backend -> out.addBackends(withProblem(backend, nfs)));
             gate.problem().ifPresent(out::setProblem);
             return out.build();
         });
     }
 
     /** A configured backend, with the problem it reports now (e.g. a thin pool that does not zero). */
-    private pillar.api.agent.v1.Backend withProblem(BackendConfig config) {
+    private pillar.api.agent.v1.Backend withProblem(BackendConfig config, Optional<String> nfs) {
         pillar.api.agent.v1.Backend.Builder backend = config.toProto().toBuilder();
         operations.built(config.name()).ifPresent(b -> backend.setSnapshots(b.snapshots()));
         operations.problem(config.name())
                 .ifPresent(p -> backend.setProblem(Problem.newBuilder().setReason(p.reason()).setMessage(p.message())));
+        if (config.kind() == BackendKind.BACKEND_KIND_ZFS_DATASET && nfs.isPresent() && !backend.hasProblem()) {
+            backend.setProblem(Problem.newBuilder().setReason(NfsPresence.REASON).setMessage("backend " + config.name()
+                    + " exports over NFS, and " + nfs.get()));
+        }
         return backend.build();
     }
 
@@ -212,6 +237,24 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     public void exportVolume(ExportVolumeRequest request, StreamObserver<ExportVolumeResponse> response) {
         change("ExportVolume", response, () -> {
             VolumeId id = VolumeId.of(request.getVolumeId());
+            boolean nfs = request.getExport().getProtocol() == ExportProtocol.EXPORT_PROTOCOL_NFS;
+            requireProtocolFits(request.getBackend(), nfs);
+            if (nfs) {
+                NfsClient server = NfsClient.parse("export.bind_address", request.getExport().getBindAddress());
+                AddressFamily family = request.getExport().getAddressFamily();
+                if ((family == AddressFamily.ADDRESS_FAMILY_IPV4 && server.ipv6()) || (family == AddressFamily.ADDRESS_FAMILY_IPV6 && !server.ipv6())) {
+                    throw new InvalidValueException("export.address_family", "does not match bind_address " + server);
+                }
+                if (request.getExport().getPort() != 0 && request.getExport().getPort() != NFS_PORT) {
+                    throw new InvalidValueException("export.port", "must be " + NFS_PORT + " (or unset) for NFS");
+                }
+                if (request.getExport().getAuthRequired()) {
+                    throw new InvalidValueException("export.auth_required", "NFS exports have no in-band authentication");
+                }
+                NfsExportRecord record = operations.exportNfs(token(request.hasToken(), request.getToken()), id, request.getBackend(), server);
+                return ExportVolumeResponse.newBuilder().setAddress(server.text()).setPort(NFS_PORT)
+                        .setExportPath(record.path().toString()).build();
+            }
             PortAddress address = address(request.getExport());
             ExportRecord record = operations.export(token(request.hasToken(), request.getToken()), id,
                     request.getBackend(), address, request.getExport().getAclEnabled(),
@@ -232,6 +275,14 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     @Override
     public void allowInitiator(AllowInitiatorRequest request, StreamObserver<AllowInitiatorResponse> response) {
         change("AllowInitiator", response, () -> {
+            if (exactlyOne(request.getHostNqn(), request.getClientAddress())) {
+                if (request.hasAuth()) {
+                    throw new InvalidValueException("auth", "NFS clients have no DH-HMAC-CHAP keys");
+                }
+                operations.allowNfs(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
+                        NfsClient.parse("client_address", request.getClientAddress()));
+                return AllowInitiatorResponse.getDefaultInstance();
+            }
             Optional<HostAuth> auth = request.hasAuth() ? Optional.of(HostAuth.of(request.getAuth().getHostKey(),
                     request.getAuth().getControllerKey(), request.getAuth().getHash(), request.getAuth().getDhGroup()))
                     : Optional.empty();
@@ -244,6 +295,11 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     @Override
     public void denyInitiator(DenyInitiatorRequest request, StreamObserver<DenyInitiatorResponse> response) {
         change("DenyInitiator", response, () -> {
+            if (exactlyOne(request.getHostNqn(), request.getClientAddress())) {
+                operations.denyNfs(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
+                        NfsClient.parse("client_address", request.getClientAddress()));
+                return DenyInitiatorResponse.getDefaultInstance();
+            }
             operations.deny(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
                     Nqn.of(request.getHostNqn()));
             return DenyInitiatorResponse.getDefaultInstance();
@@ -260,6 +316,8 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     public void listExports(ListExportsRequest request, StreamObserver<ListExportsResponse> response) {
         unary("ListExports", response, () -> ListExportsResponse.newBuilder()
                 .addAllExports(operations.listExports().stream()
+                        .map(r -> toProto(r).toBuilder().addAllDrift(operations.drift(r)).build()).toList())
+                .addAllExports(operations.listNfsExports().stream()
                         .map(r -> toProto(r).toBuilder().addAllDrift(operations.drift(r)).build()).toList()).build());
     }
 
@@ -276,6 +334,20 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     public void reconcile(ReconcileRequest request, StreamObserver<ReconcileResponse> response) {
         change("Reconcile", response, () -> {
             VolumeId id = VolumeId.of(request.getVolumeId());
+            if (request.hasDesired() && request.getDesired().getExport().getProtocol() == ExportProtocol.EXPORT_PROTOCOL_NFS) {
+                requireProtocolFits(request.getDesired().getBackend(), true);
+                NfsClient server = NfsClient.parse("desired.export.bind_address", request.getDesired().getExport().getBindAddress());
+                Set<NfsClient> clients = request.getDesired().getAllowedHostsList().stream()
+                        .map(c -> NfsClient.parse("desired.allowed_hosts", c)).collect(Collectors.toSet());
+                List<String> changes = operations.reconcileNfs(token(request.hasToken(), request.getToken()), id,
+                        request.getDesired().getBackend(), server, clients);
+                ReconcileResponse.Builder out = ReconcileResponse.newBuilder().addAllChanges(changes);
+                operations.nfsRecord(id).ifPresent(r -> out.setActual(toProto(r)));
+                return out.build();
+            }
+            if (request.hasDesired()) {
+                requireProtocolFits(request.getDesired().getBackend(), false);
+            }
             Optional<AgentOperations.Desired> desired = request.hasDesired()
                     ? Optional.of(new AgentOperations.Desired(request.getDesired().getBackend(),
                             address(request.getDesired().getExport()), request.getDesired().getExport().getAclEnabled(),
@@ -286,8 +358,50 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
             ReconcileResponse.Builder out = ReconcileResponse.newBuilder().addAllChanges(changes);
             operations.listExports().stream().filter(r -> r.volume().equals(id)).findFirst()
                     .ifPresent(r -> out.setActual(toProto(r)));
+            operations.nfsRecord(id).ifPresent(r -> out.setActual(toProto(r)));
             return out.build();
         });
+    }
+
+    /**
+     * Whether the call names an NFS client (true) or a host NQN (false): exactly one of them must be set,
+     * else INVALID_ARGUMENT. Which one fits the volume's export is the operations' check.
+     */
+    private static boolean exactlyOne(String hostNqn, String clientAddress) {
+        if (hostNqn.isEmpty() == clientAddress.isEmpty()) {
+            throw new InvalidValueException("host_nqn", "exactly one of host_nqn (NVMe-oF) and client_address (NFS) must be set");
+        }
+        return !clientAddress.isEmpty();
+    }
+
+    /** NFS only on a zfs-dataset backend, NVMe-oF only on a block one: INVALID_ARGUMENT before anything is read. */
+    private void requireProtocolFits(String backend, boolean nfs) {
+        Optional<BackendConfig> config = backends.stream().filter(b -> b.name().equals(backend)).findFirst();
+        if (config.isEmpty()) {
+            operations.backend(backend); // names the configured ones
+            return;
+        }
+        boolean dataset = config.get().kind() == BackendKind.BACKEND_KIND_ZFS_DATASET;
+        if (nfs && !dataset) {
+            throw new InvalidValueException("export.protocol", "NFS exports only a zfs-dataset backend's volumes; backend " + backend
+                    + " holds block devices (export it over NVMe-oF/TCP)");
+        }
+        if (!nfs && dataset) {
+            throw new InvalidValueException("export.protocol", "backend " + backend + " holds filesystem datasets: export them with"
+                    + " protocol NFS, not NVMe-oF/TCP");
+        }
+    }
+
+    private static Export toProto(NfsExportRecord record) {
+        return Export.newBuilder()
+                .setVolumeId(record.volume().value())
+                .setBackend(record.backend())
+                .setExport(ExportSpec.newBuilder().setBindAddress(record.server().text()).setPort(NFS_PORT)
+                        .setAddressFamily(record.server().ipv6() ? AddressFamily.ADDRESS_FAMILY_IPV6 : AddressFamily.ADDRESS_FAMILY_IPV4)
+                        .setAclEnabled(true).setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS))
+                .addAllAllowedHosts(record.clients().stream().map(NfsClient::text).sorted().toList())
+                .setExportPath(record.path().toString())
+                .build();
     }
 
     /** A token with no lifecycle is no token: refused by fencing with FAILED_PRECONDITION, not INVALID_ARGUMENT. */
@@ -321,8 +435,9 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     }
 
     private static Volume toProto(BackendVolume volume, String backend) {
-        return Volume.newBuilder().setVolumeId(volume.id().value()).setBackend(backend)
-                .setSizeBytes(volume.size().bytes()).setDevicePath(volume.device().toString()).build();
+        Volume.Builder built = Volume.newBuilder().setVolumeId(volume.id().value()).setBackend(backend).setSizeBytes(volume.size().bytes());
+        return volume.isFilesystem() ? built.setMountPath(volume.mountPath().toString()).build()
+                : built.setDevicePath(volume.device().toString()).build();
     }
 
     private static Export toProto(ExportRecord record) {

@@ -22,6 +22,9 @@ import pillar.agent.configfs.PortAddress;
 import pillar.agent.export.ExportRecord;
 import pillar.agent.export.ExportStore;
 import pillar.agent.export.Exporter;
+import pillar.agent.export.NfsExportRecord;
+import pillar.agent.export.NfsExporter;
+import pillar.agent.nfs.NfsClient;
 import pillar.agent.export.RecordedAuth;
 import pillar.agent.fencing.Fence;
 import pillar.agent.fencing.MarkStore;
@@ -55,13 +58,22 @@ public final class AgentOperations {
     private final Fence snapshotFence;
     private final ExportStore exports;
     private final Exporter exporter;
+    private final NfsExporter nfs;
+
+    /** {@link #AgentOperations(Map, Fence, Fence, ExportStore, Exporter, NfsExporter)} on a host without an NFS server. */
+    public AgentOperations(Map<String, VolumeBackend> backends, Fence fence, Fence snapshotFence, ExportStore exports,
+                           Exporter exporter) {
+        this(backends, fence, snapshotFence, exports, exporter,
+                new NfsExporter(pillar.agent.nfs.NfsServer.absent("this agent has no NFS server")));
+    }
 
     /**
      * @param snapshotFence fences snapshot calls by the snapshot's own token, over marks kept apart
      *                      from the volumes' ({@link pillar.agent.fencing.MarkStore#snapshots})
      */
     public AgentOperations(Map<String, VolumeBackend> backends, Fence fence, Fence snapshotFence, ExportStore exports,
-                           Exporter exporter) {
+                           Exporter exporter, NfsExporter nfs) {
+        this.nfs = nfs;
         this.backends = Map.copyOf(backends);
         this.fence = fence;
         this.snapshotFence = snapshotFence;
@@ -190,6 +202,10 @@ public final class AgentOperations {
                 requireAuth();
             }
             BackendVolume volume = existingVolume(backend, backendName, id);
+            if (volume.isFilesystem()) {
+                throw new InvalidValueException("export.protocol", "volume " + id + " on backend " + backendName
+                        + " is a filesystem dataset: it is exported over NFS only");
+            }
             Optional<ExportRecord> existing = exports.read(id);
             ExportRecord wanted = new ExportRecord(id, backendName, volume.device(), address, aclEnabled,
                     existing.map(ExportRecord::allowedHosts).orElse(Set.of()), authRequired,
@@ -219,6 +235,7 @@ public final class AgentOperations {
      */
     public void allow(Optional<FencingToken> token, VolumeId id, Nqn host, Optional<HostAuth> auth) {
         fence.run(id, token, Intent.CHANGE, done -> {
+            refuseNfs(id, "host_nqn");
             ExportRecord record = exported(id);
             if (record.authRequired() && auth.isEmpty()) {
                 throw new InvalidValueException("auth", "volume " + id + " is exported with auth_required: every host"
@@ -276,6 +293,7 @@ public final class AgentOperations {
 
     public void deny(Optional<FencingToken> token, VolumeId id, Nqn host) {
         fence.run(id, token, Intent.CHANGE, done -> {
+            refuseNfs(id, "host_nqn");
             Optional<ExportRecord> record = exports.read(id);
             if (record.isEmpty() || !record.get().aclEnabled()) {
                 return null;
@@ -299,6 +317,11 @@ public final class AgentOperations {
             List<String> changes = new java.util.ArrayList<>();
             Optional<ExportRecord> existing = exports.read(id);
             if (desired.isEmpty()) {
+                Optional<NfsExportRecord> shared = exports.readNfs(id);
+                if (shared.isPresent()) {
+                    unexportLocked(id);
+                    changes.add("unexported NFS " + shared.get().path() + " from " + shared.get().server());
+                }
                 if (existing.isPresent()) {
                     unexportLocked(id);
                     changes.add("unexported " + describe(existing.get()));
@@ -357,6 +380,137 @@ public final class AgentOperations {
         });
     }
 
+    /**
+     * Exports the volume's dataset over NFS from {@code server}: the record (clients kept from an existing
+     * one) first, then nfsd. An export of the same path and server is returned as it is (re-applied); one of
+     * another, or an NVMe-oF export of the volume, is FAILED_PRECONDITION: unexport it first.
+     */
+    public NfsExportRecord exportNfs(Optional<FencingToken> token, VolumeId id, String backendName, NfsClient server) {
+        VolumeBackend backend = backend(backendName);
+        return fence.run(id, token, Intent.CHANGE, done -> {
+            BackendVolume volume = existingVolume(backend, backendName, id);
+            if (!volume.isFilesystem()) {
+                throw new InvalidValueException("export.protocol", "volume " + id + " on backend " + backendName
+                        + " is a block device: NFS exports only a zfs-dataset backend's volumes");
+            }
+            exports.read(id).ifPresent(block -> {
+                throw new IllegalStateException("volume " + id + " is already exported as " + describe(block)
+                        + "; unexport it before exporting it over NFS");
+            });
+            Optional<NfsExportRecord> existing = exports.readNfs(id);
+            NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server,
+                    existing.map(NfsExportRecord::clients).orElse(Set.of()));
+            if (existing.isPresent() && !existing.get().equals(wanted)) {
+                throw new IllegalStateException("volume " + id + " is already exported over NFS from " + existing.get().server()
+                        + " at " + existing.get().path() + "; unexport it before exporting it from " + server + " at " + wanted.path());
+            }
+            exports.write(wanted);
+            nfs.apply(wanted);
+            return wanted;
+        });
+    }
+
+    /** Allows one client address on the volume's NFS export: the record first, then nfsd. */
+    public void allowNfs(Optional<FencingToken> token, VolumeId id, NfsClient client) {
+        fence.run(id, token, Intent.CHANGE, done -> {
+            refuseBlock(id);
+            NfsExportRecord record = exports.readNfs(id).orElseThrow(() -> new IllegalStateException(
+                    "volume " + id + " is not exported over NFS; export it first"));
+            Set<NfsClient> clients = new HashSet<>(record.clients());
+            clients.add(client);
+            NfsExportRecord updated = record.withClients(clients);
+            if (!updated.equals(record)) {
+                exports.write(updated);
+            }
+            nfs.apply(updated);
+            return null;
+        });
+    }
+
+    /**
+     * Removes one client address from the volume's NFS export, the record first: once this returns, the
+     * client's mounts fail (ESTALE, docs/nfs.md fact 2). Not exported, or not allowed: success.
+     */
+    public void denyNfs(Optional<FencingToken> token, VolumeId id, NfsClient client) {
+        fence.run(id, token, Intent.CHANGE, done -> {
+            refuseBlock(id);
+            Optional<NfsExportRecord> record = exports.readNfs(id);
+            if (record.isEmpty()) {
+                return null;
+            }
+            Set<NfsClient> clients = new HashSet<>(record.get().clients());
+            if (clients.remove(client)) {
+                exports.write(record.get().withClients(clients));
+            }
+            nfs.remove(record.get().path(), client);
+            return null;
+        });
+    }
+
+    public List<NfsExportRecord> listNfsExports() {
+        return exports.listNfs();
+    }
+
+    /** The volume's NFS export record; empty when it has none. Reads only. */
+    public Optional<NfsExportRecord> nfsRecord(VolumeId id) {
+        return exports.readNfs(id);
+    }
+
+    /** The differences between a durable NFS export and nfsd's table, in words. */
+    public List<String> drift(NfsExportRecord record) {
+        return nfs.drift(record);
+    }
+
+    /**
+     * Brings one volume's NFS export to exactly {@code server} and {@code clients} on its dataset's mount
+     * path (an export from another server or path is removed and made again; clients not wanted lose
+     * access at once). Returns what was changed, in words.
+     */
+    public List<String> reconcileNfs(Optional<FencingToken> token, VolumeId id, String backendName, NfsClient server,
+                                     Set<NfsClient> clients) {
+        VolumeBackend backend = backend(backendName);
+        return fence.run(id, token, Intent.CHANGE, done -> {
+            List<String> changes = new java.util.ArrayList<>();
+            BackendVolume volume = existingVolume(backend, backendName, id);
+            if (!volume.isFilesystem()) {
+                throw new InvalidValueException("desired.export.protocol", "volume " + id + " on backend " + backendName
+                        + " is a block device: NFS exports only a zfs-dataset backend's volumes");
+            }
+            Optional<NfsExportRecord> existing = exports.readNfs(id);
+            NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server, clients);
+            if (existing.isPresent() && !(existing.get().path().equals(wanted.path()) && existing.get().server().equals(server)
+                    && existing.get().backend().equals(backendName))) {
+                unexportLocked(id);
+                changes.add("unexported NFS " + existing.get().path() + " from " + existing.get().server());
+                existing = Optional.empty();
+            }
+            exports.write(wanted);
+            nfs.apply(wanted);
+            if (existing.isEmpty()) {
+                changes.add("exported NFS " + wanted.path() + " from " + server);
+            }
+            Set<NfsClient> before = existing.map(NfsExportRecord::clients).orElse(Set.of());
+            before.stream().filter(c -> !clients.contains(c)).sorted(java.util.Comparator.comparing(NfsClient::text))
+                    .forEach(c -> changes.add("denied " + c));
+            clients.stream().filter(c -> !before.contains(c)).sorted(java.util.Comparator.comparing(NfsClient::text))
+                    .forEach(c -> changes.add("allowed " + c));
+            return changes;
+        });
+    }
+
+    /** An NVMe-oF call on a volume exported over NFS: INVALID_ARGUMENT naming {@code field}, nothing changed. */
+    private void refuseNfs(VolumeId id, String field) {
+        if (exports.readNfs(id).isPresent()) {
+            throw new InvalidValueException(field, "volume " + id + " is exported over NFS: give client_address, not a host NQN");
+        }
+    }
+
+    private void refuseBlock(VolumeId id) {
+        if (exports.read(id).isPresent()) {
+            throw new InvalidValueException("client_address", "volume " + id + " is exported over NVMe-oF: give host_nqn, not a client address");
+        }
+    }
+
     /** A desired export, for {@link #reconcile}. */
     public record Desired(String backend, PortAddress address, boolean aclEnabled, Set<Nqn> allowedHosts,
                           boolean authRequired) {
@@ -392,6 +546,12 @@ public final class AgentOperations {
 
     /** Must hold the volume's lock. Record first, kernel second (see the class comment). */
     private void unexportLocked(VolumeId id) {
+        Optional<NfsExportRecord> shared = exports.readNfs(id);
+        if (shared.isPresent()) {
+            exports.delete(id);
+            nfs.removeAll(shared.get().path());
+            return;
+        }
         exports.delete(id);
         exporter.remove(ExportRecord.subsystemNqn(id));
     }

@@ -9,13 +9,14 @@ import java.util.logging.Logger;
 import pillar.agent.backend.PoolHealth;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.export.ExportRecord;
+import pillar.agent.export.NfsExportRecord;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ThinPoolUsage;
 import pillar.api.value.VolumeId;
 
 /**
  * One volume's health as the agent reads it for GetVolumeHealth: whether its zvol or LV exists, its
- * durable export record and how the kernel's nvmet configfs differs from it, and its pool's health.
+ * durable export record and how the kernel's nvmet configfs (or nfsd's export table) differs from it, and its pool's health.
  * Reads only: no fencing token, no volume lock, nothing activated or repaired. Each part is read on
  * its own, so one that fails (a command timed out, the pool is gone) is reported in {@code unreadable}
  * and the others are still answered.
@@ -32,8 +33,11 @@ final class VolumeHealth {
         part("whether volume " + id + " exists on backend " + backend.name(), unreadable, () -> backend.exists(id))
                 .ifPresent(out::setVolumePresent);
         Optional<ExportRecord> record = operations.exportRecord(id);
-        out.setExportRecorded(record.isPresent());
+        Optional<NfsExportRecord> shared = operations.nfsRecord(id);
+        out.setExportRecorded(record.isPresent() || shared.isPresent());
         record.flatMap(r -> part("the kernel's export of " + id, unreadable, () -> operations.drift(r)))
+                .ifPresent(out::addAllExportDrift);
+        shared.flatMap(r -> part("nfsd's export of " + id, unreadable, () -> operations.drift(r)))
                 .ifPresent(out::addAllExportDrift);
         part("the health of backend " + backend.name() + "'s pool", unreadable, backend::health).ifPresent(health -> {
             out.setPoolHealth(health.state());

@@ -25,15 +25,17 @@ class BackendsTest {
         Map<String, VolumeBackend> backends = Backends.create(List.of(
                 new BackendConfig("zfs", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s"),
                 new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg0", ""),
-                new BackendConfig("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0")),
+                new BackendConfig("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"),
+                new BackendConfig("nfs", BackendKind.BACKEND_KIND_ZFS_DATASET, "tank", "nfs")),
                 NO_COMMANDS, new Backends.Host(Path.of("/fake/dev"), Path.of("/fake/sys"), Path.of("/fake/zvol_id"), Duration.ofSeconds(1),
                         Duration.ofSeconds(1)));
 
-        assertThat(backends.keySet()).containsExactly("zfs", "lvm", "thin");
+        assertThat(backends.keySet()).containsExactly("zfs", "lvm", "thin", "nfs");
+        assertThat(backends.get("nfs")).isInstanceOf(ZfsDatasetBackend.class);
         assertThat(backends.get("zfs")).isInstanceOf(ZfsVolumeBackend.class);
         assertThat(backends.get("lvm")).isInstanceOf(LvmVolumeBackend.class);
         assertThat(backends.get("thin")).isInstanceOf(LvmVolumeBackend.class);
-        assertThat(backends.values()).extracting(VolumeBackend::name).containsExactly("zfs", "lvm", "thin");
+        assertThat(backends.values()).extracting(VolumeBackend::name).containsExactly("zfs", "lvm", "thin", "nfs");
     }
 
     @Test

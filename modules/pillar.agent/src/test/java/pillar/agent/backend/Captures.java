@@ -11,12 +11,12 @@ import pillar.runtime.exec.Command;
 import pillar.runtime.exec.CommandFailedException;
 
 /** Real tool output kept as test resources (see {@code lvm/README.md}, {@code zfs/README.md}): one capture per command. */
-final class Captures {
+public final class Captures {
     private Captures() {
     }
 
     /** What one command printed and how it exited. */
-    record Capture(String argv, String stdout, String stderr, int exitCode) {
+    public record Capture(String argv, String stdout, String stderr, int exitCode) {
         /** The failure the process runner reports for this capture. */
         CommandFailedException failure() {
             Command command = new Command(Arrays.asList(argv.split(" ")), Duration.ofSeconds(1));

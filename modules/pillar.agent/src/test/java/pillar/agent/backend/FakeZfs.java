@@ -77,6 +77,8 @@ public final class FakeZfs implements ProcessRunner {
         final long volblocksize;
         final boolean sparse;
         final Map<String, String> properties = new HashMap<>();
+        /** A filesystem's refquota, 0 for none. */
+        long refquota;
         int minor = -1;
         boolean snapshot;
         boolean deferDestroy;
@@ -404,6 +406,45 @@ public final class FakeZfs implements ProcessRunner {
         return new CommandResult(health + "\n", "");
     }
 
+    /** {@code zfs create [-o p=v]... NAME}: a filesystem, mounted below its parent's mountpoint. */
+    private CommandResult createFilesystem(Command command, String name, Map<String, String> properties) {
+        String cannot = "cannot create '" + name + "': ";
+        String poolName = name.split("/", 2)[0];
+        if (!datasets.containsKey(poolName)) {
+            throw failure(command, "cannot open '" + poolName + "': no such pool");
+        }
+        long refquota = 0;
+        for (Map.Entry<String, String> p : properties.entrySet()) {
+            boolean valid = switch (p.getKey()) {
+                case "refquota" -> p.getValue().matches("[0-9]{1,19}");
+                case "compression" -> COMPRESSION.contains(p.getValue());
+                default -> p.getKey().contains(":");
+            };
+            if (!valid) {
+                throw failure(command, cannot + "'" + p.getKey() + "' must be one of the documented values");
+            }
+        }
+        if (properties.containsKey("refquota")) {
+            refquota = Long.parseLong(properties.remove("refquota"));
+        }
+        String parent = name.substring(0, Math.max(0, name.lastIndexOf('/')));
+        Dataset above = datasets.get(parent);
+        if (above == null) {
+            throw failure(command, cannot + "parent does not exist");
+        }
+        if (above.volume || above.snapshot) {
+            throw failure(command, cannot + "parent is not a filesystem");
+        }
+        if (datasets.containsKey(name)) {
+            throw failure(command, cannot + "dataset already exists");
+        }
+        Dataset fs = new Dataset(false, 0, 0, false);
+        fs.refquota = refquota;
+        fs.properties.putAll(properties);
+        datasets.put(name, fs);
+        return ok("");
+    }
+
     private CommandResult create(Command command, List<String> a) {
         Long volsize = null;
         long volblocksize = 8192;
@@ -423,8 +464,11 @@ public final class FakeZfs implements ProcessRunner {
                 default -> throw notUnderstood(a);
             }
         }
-        expect(a, i == a.size() - 1 && volsize != null);
+        expect(a, i == a.size() - 1);
         String name = a.get(i);
+        if (volsize == null) {
+            return createFilesystem(command, name, properties);
+        }
         String cannot = "cannot create '" + name + "': ";
         String poolName = name.split("/", 2)[0];
         if (!datasets.containsKey(poolName)) {
@@ -471,8 +515,9 @@ public final class FakeZfs implements ProcessRunner {
      */
     private CommandResult get(Command command, List<String> a) {
         boolean recursive = a.size() == 12 && a.subList(2, 9).equals(List.of("-Hp", "-r", "-d", "1", "-t", "volume", "-o"));
+        boolean filesystems = a.size() == 12 && a.subList(2, 9).equals(List.of("-Hp", "-r", "-d", "1", "-t", "filesystem", "-o"));
         boolean snapshots = a.size() == 10 && a.subList(2, 7).equals(List.of("-Hp", "-r", "-t", "snapshot", "-o"));
-        expect(a, recursive || snapshots || (a.size() == 7 && a.get(2).equals("-Hp") && a.get(3).equals("-o")));
+        expect(a, recursive || filesystems || snapshots || (a.size() == 7 && a.get(2).equals("-Hp") && a.get(3).equals("-o")));
         List<String> columns = List.of(a.get(a.size() - 3).split(","));
         expect(a, columns.equals(List.of("name", "property", "value", "source")) || columns.equals(List.of("name", "property", "value"))
                 || columns.equals(List.of("property", "value")));
@@ -483,6 +528,9 @@ public final class FakeZfs implements ProcessRunner {
         List<String> names = snapshots
                 ? datasets.entrySet().stream().filter(e -> e.getValue().snapshot && e.getKey().startsWith(name + "/"))
                         .map(Map.Entry::getKey).toList()
+                : filesystems // the dataset itself too, as zfs does with -r -d 1
+                ? datasets.entrySet().stream().filter(e -> isFilesystem(e.getValue()) && (e.getKey().equals(name)
+                        || e.getKey().startsWith(name + "/") && e.getKey().indexOf('/', name.length() + 1) < 0)).map(Map.Entry::getKey).toList()
                 : recursive
                 ? datasets.entrySet().stream().filter(e -> e.getValue().volume && e.getKey().startsWith(name + "/")
                         && e.getKey().indexOf('/', name.length() + 1) < 0).map(Map.Entry::getKey).toList()
@@ -515,6 +563,9 @@ public final class FakeZfs implements ProcessRunner {
     }
 
     private CommandResult set(Command command, List<String> a) {
+        if (a.size() == 4 && a.get(2).startsWith("refquota=")) {
+            return setRefquota(command, a);
+        }
         expect(a, a.size() == 4 && a.get(2).startsWith("volsize="));
         long volsize = number(a, a.get(2).substring("volsize=".length()));
         String name = a.get(3);
@@ -539,6 +590,21 @@ public final class FakeZfs implements ProcessRunner {
         if (zvol.minor >= 0 && Files.exists(sysBlock(zvol.minor))) {
             write(sysBlock(zvol.minor).resolve("size"), Long.toString(volsize / 512));
         }
+        return ok("");
+    }
+
+    /** {@code zfs set refquota=N FS}: any cap at or above what the filesystem holds (nothing, here). */
+    private CommandResult setRefquota(Command command, List<String> a) {
+        long refquota = number(a, a.get(2).substring("refquota=".length()));
+        String name = a.get(3);
+        Dataset fs = datasets.get(name);
+        if (fs == null) {
+            throw failure(command, "cannot open '" + name + "': dataset does not exist");
+        }
+        if (!isFilesystem(fs)) {
+            throw failure(command, "cannot set property for '" + name + "': 'refquota' does not apply to datasets of this type");
+        }
+        fs.refquota = refquota;
         return ok("");
     }
 
@@ -574,6 +640,16 @@ public final class FakeZfs implements ProcessRunner {
                 if (!clonesOf(datasets.get(snap)).isEmpty()) {
                     throw failure(command, "cannot destroy '" + snap + "': snapshot has dependent clones");
                 }
+            }
+        }
+        if (isFilesystem(dataset)) {
+            List<String> children = datasets.keySet().stream().filter(n -> n.startsWith(name + "/")).toList();
+            if (!children.isEmpty()) {
+                throw failure(command, "cannot destroy '" + name + "': filesystem has children\nuse '-r' to destroy the following datasets:\n"
+                        + String.join("\n", children));
+            }
+            if (busy.refuse(name)) {
+                throw failure(command, "cannot unmount '" + mountpoint(name) + "': pool or dataset is busy");
             }
         }
         if (probing.contains(name)) {
@@ -625,7 +701,9 @@ public final class FakeZfs implements ProcessRunner {
     private String[] valueAndSource(List<String> argv, String name, String property) {
         if (!property.contains(":")) {
             String value = value(argv, name, property);
-            return new String[] {value, property.equals("volsize") && !value.equals("-") ? "local" : "-"};
+            boolean local = (property.equals("volsize") && !value.equals("-")) || (property.equals("refquota") && !value.equals("-")
+                    && !value.equals("0"));
+            return new String[] {value, local ? "local" : "-"};
         }
         for (String at = name; !at.isEmpty(); at = at.contains("@") ? at.substring(0, at.indexOf('@'))
                 : at.substring(0, Math.max(0, at.lastIndexOf('/')))) {
@@ -647,6 +725,10 @@ public final class FakeZfs implements ProcessRunner {
             case "volblocksize" -> d.volume || d.snapshot ? Long.toString(d.volblocksize) : "-";
             case "defer_destroy" -> d.snapshot ? (d.deferDestroy ? "on" : "off") : "-";
             case "creation" -> Long.toString(d.creation);
+            case "type" -> d.snapshot ? "snapshot" : d.volume ? "volume" : "filesystem";
+            case "refquota" -> isFilesystem(d) ? Long.toString(d.refquota) : "-";
+            case "mountpoint" -> isFilesystem(d) ? mountpoint(name) : "-";
+            case "mounted" -> isFilesystem(d) ? (mountpoint(name).startsWith("/") ? "yes" : "no") : "-";
             case "available" -> Long.toString(available());
             case "used" -> Long.toString(used(name));
             default -> {
@@ -679,6 +761,24 @@ public final class FakeZfs implements ProcessRunner {
         }
         return datasets.keySet().stream().filter(child -> child.startsWith(name + "/") && datasets.get(child).volume)
                 .mapToLong(this::used).sum();
+    }
+
+    private static boolean isFilesystem(Dataset d) {
+        return !d.volume && !d.snapshot;
+    }
+
+    /**
+     * Where a filesystem is mounted: below the nearest ancestor (or itself) with a {@code mountpoint} set
+     * ({@link #withProperty}), {@code none} and {@code legacy} as they are; else {@code /<name>}, zfs's default.
+     */
+    private String mountpoint(String name) {
+        for (String at = name; !at.isEmpty(); at = at.contains("/") ? at.substring(0, at.lastIndexOf('/')) : "") {
+            String set = datasets.get(at).properties.get("mountpoint");
+            if (set != null) {
+                return set.startsWith("/") ? set + name.substring(at.length()) : set;
+            }
+        }
+        return "/" + name;
     }
 
     private void attachDevice(String name, Dataset zvol) {

@@ -17,16 +17,16 @@ import pillar.runtime.exec.ProcessRunner;
  * Answers each command with the next of the given captures, in order: what it printed, or its failure
  * with its exit status and stderr. Records every command; a command beyond the script fails the test.
  */
-final class ScriptedRunner implements ProcessRunner {
+public final class ScriptedRunner implements ProcessRunner {
     private final Deque<Captures.Capture> answers;
     private final List<Command> commands = new ArrayList<>();
 
-    ScriptedRunner(Captures.Capture... answers) {
+    public ScriptedRunner(Captures.Capture... answers) {
         this.answers = new ArrayDeque<>(Arrays.asList(answers));
     }
 
     /** A command that exits 0 after printing these. */
-    static Captures.Capture printing(String stdout, String stderr) {
+    public static Captures.Capture printing(String stdout, String stderr) {
         return new Captures.Capture("", stdout, stderr, 0);
     }
 
@@ -41,12 +41,12 @@ final class ScriptedRunner implements ProcessRunner {
         return new CommandResult(answer.stdout(), answer.stderr());
     }
 
-    synchronized List<Command> commands() {
+    public synchronized List<Command> commands() {
         return List.copyOf(commands);
     }
 
     /** The last command's argument list. */
-    synchronized List<String> lastArgv() {
+    public synchronized List<String> lastArgv() {
         return commands.getLast().argv();
     }
 }

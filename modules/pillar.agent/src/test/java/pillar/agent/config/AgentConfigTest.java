@@ -79,6 +79,18 @@ class AgentConfigTest {
     }
 
     @Test
+    void readsAZfsDatasetBackendValidatedLikeZfs() {
+        AgentConfig config = load(Map.of(
+                "agent.backends.0.name", "shared", "agent.backends.0.type", "zfs-dataset",
+                "agent.backends.0.pool", "tank", "agent.backends.0.parent-dataset", "nfs/vols"));
+        assertThat(config.backends()).containsExactly(new BackendConfig("shared", BackendKind.BACKEND_KIND_ZFS_DATASET, "tank", "nfs/vols"));
+        assertThatThrownBy(() -> new BackendConfig("a", BackendKind.BACKEND_KIND_ZFS_DATASET, "tank", "../x"))
+                .isInstanceOf(InvalidValueException.class).hasMessageContaining("parent-dataset");
+        assertThatThrownBy(() -> new BackendConfig("a", BackendKind.BACKEND_KIND_ZFS_DATASET, "-tank", "nfs"))
+                .isInstanceOf(InvalidValueException.class).hasMessageContaining("pool");
+    }
+
+    @Test
     void readsTheNodeNameAndInstallationAndRefusesBadOnes() {
         Map<String, String> backend = Map.of("agent.backends.0.name", "a", "agent.backends.0.type", "lvm",
                 "agent.backends.0.volume-group", "vg0");
@@ -126,6 +138,6 @@ class AgentConfigTest {
         assertThatThrownBy(() -> new BackendConfig("a", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", ""))
                 .isInstanceOf(InvalidValueException.class);
         assertThatThrownBy(() -> load(Map.of("agent.backends.0.name", "a", "agent.backends.0.type", "btrfs")))
-                .hasMessageContaining("type must be zfs, lvm or lvm-thin");
+                .hasMessageContaining("type must be zfs, zfs-dataset, lvm or lvm-thin");
     }
 }

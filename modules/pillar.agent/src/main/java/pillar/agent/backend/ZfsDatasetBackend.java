@@ -1,0 +1,261 @@
+package pillar.agent.backend;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.logging.Logger;
+
+import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.ZfsOutput.Property;
+import pillar.agent.config.BackendConfig;
+import pillar.agent.state.InstallationId;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.value.ByteSize;
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.VolumeId;
+import pillar.runtime.exec.ProcessRunner;
+
+/**
+ * Filesystem datasets directly below a parent dataset, for NFS: volume {@code pvc-1} of backend
+ * {@code pool=tank, parent=nfs} is {@code tank/nfs/pvc-1}, its size the dataset's {@code refquota}, its
+ * {@link BackendVolume#mountPath()} the {@code mountpoint} zfs reports (the dataset must be mounted there).
+ *
+ * <p>Ownership as {@link ZfsVolumeBackend}'s: {@value ZfsVolumeBackend#MANAGED_PROPERTY} set locally to
+ * this installation's id on the dataset itself; any other dataset of a volume's name is never adopted,
+ * listed, grown nor destroyed. Sizes are exact bytes (refquota needs no rounding); expand raises the
+ * refquota and never lowers it (OUT_OF_RANGE). A refquota caps and reserves nothing, so capacity is the
+ * parent's {@code available} and a create is never refused for space by ZFS. Options: {@code compression}
+ * only ({@link ZfsOptions}'s values). No snapshots yet.
+ */
+public final class ZfsDatasetBackend implements VolumeBackend {
+    private static final String MANAGED = ZfsVolumeBackend.MANAGED_PROPERTY;
+    /** What a lookup reads of a dataset. */
+    private static final String PROPERTIES = "type,refquota,mountpoint,mounted," + MANAGED;
+    private static final Logger LOG = Logger.getLogger(ZfsDatasetBackend.class.getName());
+
+    private final BackendConfig config;
+    private final Zfs zfs;
+    private final ZfsSnapshotCommands commands;
+    private final Duration busyTimeout;
+    private final String parent;
+    private final String owner;
+
+    /**
+     * @param commandTimeout the deadline of each command
+     * @param busyTimeout    how long a delete retries a dataset that is busy (still mounted by a user)
+     * @param installation   the installation whose datasets this backend owns and marks its new ones with
+     */
+    public ZfsDatasetBackend(BackendConfig config, ProcessRunner runner, Duration commandTimeout, Duration busyTimeout,
+                             InstallationId installation) {
+        if (config.kind() != BackendKind.BACKEND_KIND_ZFS_DATASET) {
+            throw new IllegalArgumentException("backend " + config.name() + " is not a zfs-dataset backend: " + config.kind());
+        }
+        this.config = config;
+        this.parent = config.parent().isEmpty() ? config.pool() : config.pool() + "/" + config.parent();
+        this.zfs = new Zfs(runner, commandTimeout, parent);
+        this.commands = new ZfsSnapshotCommands(runner, commandTimeout, parent);
+        this.busyTimeout = busyTimeout;
+        this.owner = installation.value();
+    }
+
+    @Override
+    public String name() {
+        return config.name();
+    }
+
+    @Override
+    public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool pool) {
+        Optional<String> compression = parseOptions(options);
+        String dataset = zfs.dataset(id);
+        if (size.bytes() <= 0) {
+            throw new BackendException(Kind.OUT_OF_RANGE, "a volume needs a size above 0 bytes");
+        }
+        switch (zfs.createFilesystem(id, size, compression, MANAGED, owner)) {
+            case Creation.NameTaken taken -> {
+                Fs existing = lookup(id).orElseThrow(() -> BackendException.failed("zfs says " + dataset
+                        + " exists, zfs get does not find it", taken.cause()));
+                if (!owns(existing)) {
+                    throw new BackendException(Kind.CONFLICT, "a dataset named " + dataset + " already exists and is not a"
+                            + " filesystem of this installation (" + ownership(existing) + ")");
+                }
+                if (existing.refquota() != size.bytes()) {
+                    throw new BackendException(Kind.CONFLICT, "volume " + id + " already exists with " + ByteSize.of(existing.refquota())
+                            + ", not the " + size + " requested");
+                }
+                return usable(id, existing);
+            }
+            case Creation.NoRoom full -> throw new BackendException(Kind.NO_SPACE, parent + " has no room for " + id + ": "
+                    + Texts.oneLine(full.cause().stderr()), full.cause());
+            case Creation.Made made -> LOG.info(() -> "created dataset " + dataset + " with refquota " + size);
+        }
+        Fs made = lookup(id).orElseThrow(() -> new BackendException(Kind.FAILED, dataset + " was made but zfs get does not find it"));
+        return usable(id, made);
+    }
+
+    /** Only {@code compression} (checked by {@link ZfsOptions}); zvol options mean nothing to a filesystem. */
+    private static Optional<String> parseOptions(Map<String, String> options) {
+        List<String> refused = options.keySet().stream().filter(k -> !"compression".equals(k))
+                .map(k -> k == null ? "null" : "'" + Texts.printable(k) + "'").sorted().toList();
+        if (!refused.isEmpty()) {
+            throw new BackendException(Kind.INVALID, "zfs-dataset backends accept the volume option [compression]; refused " + refused);
+        }
+        return ZfsOptions.parse(options).compression();
+    }
+
+    @Override
+    public Optional<BackendVolume> find(VolumeId id) {
+        return lookup(id).filter(this::owns).map(fs -> usable(id, fs));
+    }
+
+    @Override
+    public boolean exists(VolumeId id) {
+        return lookup(id).filter(this::owns).isPresent();
+    }
+
+    /** One {@code zfs get -r -d 1} of the parent's filesystems for all of them. */
+    @Override
+    public Map<VolumeId, BackendVolume> findAll(Collection<VolumeId> ids) {
+        Map<String, Map<String, Property>> rows = zfs.filesystemsOfParent(PROPERTIES, false);
+        Map<VolumeId, BackendVolume> found = new LinkedHashMap<>();
+        for (VolumeId id : ids) {
+            String dataset = zfs.dataset(id);
+            Map<String, Property> properties = rows.get(dataset);
+            if (properties != null) {
+                Fs fs = fs(dataset, properties);
+                if (owns(fs)) {
+                    found.put(id, usable(id, fs));
+                }
+            }
+        }
+        return found;
+    }
+
+    @Override
+    public PoolHealth health() {
+        return PoolHealth.zpool(zfs.poolHealth());
+    }
+
+    @Override
+    public Optional<InstallationId> owner(VolumeId id) {
+        return lookup(id).filter(Fs::filesystem).flatMap(fs -> {
+            try {
+                return fs.mark().isEmpty() ? Optional.empty() : Optional.of(InstallationId.of(fs.mark()));
+            } catch (InvalidValueException e) {
+                return Optional.empty();
+            }
+        });
+    }
+
+    @Override
+    public ByteSize expand(VolumeId id, ByteSize required) {
+        Fs fs = lookup(id).filter(this::owns)
+                .orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist below " + parent));
+        if (required.bytes() == fs.refquota()) {
+            return required;
+        }
+        if (required.bytes() < fs.refquota()) {
+            throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " is " + ByteSize.of(fs.refquota()) + "; " + required
+                    + " would shrink it, and volumes never shrink");
+        }
+        zfs.setRefquota(id, required);
+        LOG.info(() -> "grew dataset " + fs.dataset() + " from " + ByteSize.of(fs.refquota()) + " to " + required);
+        return required;
+    }
+
+    @Override
+    public void delete(VolumeId id) {
+        String dataset = zfs.dataset(id);
+        Optional<Fs> fs = lookup(id);
+        if (fs.isEmpty()) {
+            zfs.space(); // "does not exist" also when the pool is not imported: no proof of deletion
+            return;
+        }
+        if (!owns(fs.get())) {
+            throw new BackendException(Kind.FAILED, "refusing to destroy " + dataset + ": " + ownership(fs.get())
+                    + ", so this installation did not create it");
+        }
+        ZfsSnapshotCommands.Destroyed[] outcome = {ZfsSnapshotCommands.Destroyed.BUSY};
+        DeviceWait.whileBusy(busyTimeout, () -> {
+            outcome[0] = commands.destroy(dataset, "");
+            return outcome[0] != ZfsSnapshotCommands.Destroyed.BUSY ? Optional.empty() : Optional.of(new BackendException(Kind.FAILED,
+                    dataset + " is busy: unexport it first (nfsd or another user still holds the mounted dataset)"));
+        });
+        if (outcome[0] == ZfsSnapshotCommands.Destroyed.HAS_DEPENDENTS) {
+            throw new BackendException(Kind.FAILED, "refusing to destroy " + dataset + ": it has snapshots or children this driver did not make");
+        }
+        LOG.info(() -> "destroyed dataset " + dataset);
+    }
+
+    @Override
+    public List<BackendVolume> list() {
+        List<BackendVolume> volumes = new ArrayList<>();
+        for (Map.Entry<String, Map<String, Property>> row : zfs.filesystemsOfParent(PROPERTIES, true).entrySet()) {
+            String name = row.getKey();
+            Fs fs = fs(name, row.getValue());
+            if (!owns(fs) || !name.startsWith(parent + "/")) {
+                continue;
+            }
+            try {
+                VolumeId id = VolumeId.of(name.substring(parent.length() + 1));
+                volumes.add(BackendVolume.filesystem(id, ByteSize.of(fs.refquota()), Path.of(fs.mountpoint())));
+            } catch (InvalidValueException | java.nio.file.InvalidPathException e) {
+                LOG.warning(() -> "ignoring dataset " + name + ": it is marked " + MANAGED + " but its name is not a volume ID");
+            }
+        }
+        return volumes;
+    }
+
+    @Override
+    public Capacity capacity() {
+        Zfs.Space space = zfs.space();
+        return new Capacity(ByteSize.of(space.total()), ByteSize.of(space.available()));
+    }
+
+    /**
+     * A dataset as {@code zfs get} of {@link #PROPERTIES} reports it.
+     *
+     * @param filesystem whether it is a filesystem (a zvol or snapshot of the name is never ours)
+     * @param refquota   0 when none is set
+     * @param mark       {@value ZfsVolumeBackend#MANAGED_PROPERTY} when set locally, else ""
+     */
+    private record Fs(String dataset, boolean filesystem, long refquota, String mountpoint, boolean mounted, String mark) {
+    }
+
+    private static Fs fs(String dataset, Map<String, Property> p) {
+        boolean filesystem = p.getOrDefault("type", Property.NONE).value().equals("filesystem");
+        long refquota = ZfsOutput.bytes(p.getOrDefault("refquota", Property.NONE).value()).orElse(0);
+        return new Fs(dataset, filesystem, refquota, p.getOrDefault("mountpoint", Property.NONE).value(),
+                p.getOrDefault("mounted", Property.NONE).value().equals("yes"), p.getOrDefault(MANAGED, Property.NONE).localValue());
+    }
+
+    private boolean owns(Fs fs) {
+        return fs.filesystem() && fs.refquota() > 0 && fs.mark().equals(owner);
+    }
+
+    private String ownership(Fs fs) {
+        if (!fs.filesystem()) {
+            return "it is no filesystem";
+        }
+        return (fs.mark().isEmpty() ? "it has no " + MANAGED + " set locally" : "its " + MANAGED + " is " + fs.mark())
+                + " (this installation's: " + owner + ")";
+    }
+
+    private Optional<Fs> lookup(VolumeId id) {
+        String dataset = zfs.dataset(id);
+        return zfs.properties(id, PROPERTIES).map(p -> fs(dataset, p));
+    }
+
+    /** The volume with its mount path; a dataset that is not mounted at an absolute path is FAILED (nfsd would export the parent's empty directory). */
+    private BackendVolume usable(VolumeId id, Fs fs) {
+        if (!fs.mountpoint().startsWith("/") || !fs.mounted()) {
+            throw new BackendException(Kind.FAILED, "dataset " + fs.dataset() + " is not mounted (mountpoint " + Texts.printable(fs.mountpoint())
+                    + ", mounted " + (fs.mounted() ? "yes" : "no") + "): give " + parent + " a mountpoint and run zfs mount -a");
+        }
+        return BackendVolume.filesystem(id, ByteSize.of(fs.refquota()), Path.of(fs.mountpoint()));
+    }
+}

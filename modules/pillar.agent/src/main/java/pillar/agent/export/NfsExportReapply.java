@@ -1,0 +1,123 @@
+package pillar.agent.export;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.logging.Logger;
+import java.util.stream.Collectors;
+
+import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.VolumeBackend;
+import pillar.agent.nfs.NfsExport;
+import pillar.api.value.VolumeId;
+
+/**
+ * At start-up, re-applies every durable NFS export as {@link ExportReapply} does the NVMe-oF ones: nfsd
+ * forgets its table at a reboot (docs/nfs.md fact 3: re-applied, the clients' mounts work again). Each
+ * record's dataset is looked up on its backend first (one report per backend); a mount path that moved
+ * is rewritten in the record and the old path's entries removed; the drift (record vs the listing) is
+ * logged; each record is applied on its own (one failing leaves the others). Last, entries on the mount
+ * path of a volume of a filesystem backend that has no NFS record are removed (a crash between the
+ * record's removal and the server's). Nothing runs when there is no record and no filesystem backend.
+ */
+public final class NfsExportReapply {
+    private static final Logger LOG = Logger.getLogger(NfsExportReapply.class.getName());
+
+    private NfsExportReapply() {
+    }
+
+    /** Returns the failures, one line each; empty when every NFS export is in place. */
+    public static List<String> run(ExportStore store, NfsExporter exporter, Map<String, VolumeBackend> backends,
+                                   Set<String> filesystemBackends) {
+        List<NfsExportRecord> records = store.listNfs();
+        List<String> failures = new ArrayList<>();
+        if (records.isEmpty() && filesystemBackends.isEmpty()) {
+            return failures;
+        }
+        LOG.info(() -> "re-applying " + records.size() + " NFS exports");
+        List<NfsExport> listing;
+        try {
+            listing = exporter.exports();
+        } catch (RuntimeException e) {
+            failures.add("the NFS server's exports cannot be listed: " + e.getMessage());
+            LOG.severe(failures.getFirst());
+            return failures;
+        }
+        Map<String, Map<VolumeId, BackendVolume>> current = new HashMap<>();
+        records.stream().collect(Collectors.groupingBy(NfsExportRecord::backend, Collectors.mapping(NfsExportRecord::volume,
+                Collectors.toList()))).forEach((name, ids) -> {
+                    VolumeBackend backend = backends.get(name);
+                    if (backend != null) {
+                        try {
+                            current.put(name, backend.findAll(ids));
+                        } catch (RuntimeException e) {
+                            LOG.warning("backend " + name + ": reading its recorded datasets at once failed (" + e.getMessage() + ")");
+                        }
+                    }
+                });
+        for (NfsExportRecord recorded : records) {
+            try {
+                NfsExportRecord record = withCurrentPath(recorded, store, exporter, backends, current);
+                List<String> drift = NfsExporter.drift(record, listing);
+                if (!drift.isEmpty()) {
+                    LOG.warning("volume " + record.volume() + ": NFS drift found at start-up: " + String.join("; ", drift));
+                }
+                exporter.apply(record, listing);
+            } catch (RuntimeException e) {
+                failures.add(recorded.volume() + ": " + e.getMessage());
+                LOG.severe("could not re-apply the NFS export of volume " + recorded.volume() + ": " + e.getMessage());
+            }
+        }
+        removeOrphans(store.listNfs(), exporter, backends, filesystemBackends, listing, failures);
+        return failures;
+    }
+
+    private static NfsExportRecord withCurrentPath(NfsExportRecord record, ExportStore store, NfsExporter exporter,
+                                                   Map<String, VolumeBackend> backends, Map<String, Map<VolumeId, BackendVolume>> current) {
+        VolumeBackend backend = backends.get(record.backend());
+        if (backend == null) {
+            throw new IllegalStateException("its backend " + record.backend() + " is not configured on this agent any more;"
+                    + " the export stays recorded and is not applied");
+        }
+        Map<VolumeId, BackendVolume> read = current.get(record.backend());
+        Optional<BackendVolume> volume = read != null ? Optional.ofNullable(read.get(record.volume())) : backend.find(record.volume());
+        Path path = volume.filter(BackendVolume::isFilesystem).map(BackendVolume::mountPath).orElseThrow(() -> new IllegalStateException(
+                "the dataset does not exist on backend " + record.backend() + "; the export stays recorded and is not applied"));
+        if (path.equals(record.path())) {
+            return record;
+        }
+        NfsExportRecord moved = record.withPath(path);
+        store.write(moved);
+        exporter.removeAll(record.path());
+        LOG.warning("volume " + record.volume() + ": its dataset is mounted on " + path + " now, was " + record.path() + "; record updated");
+        return moved;
+    }
+
+    private static void removeOrphans(List<NfsExportRecord> records, NfsExporter exporter, Map<String, VolumeBackend> backends,
+                                      Set<String> filesystemBackends, List<NfsExport> listing, List<String> failures) {
+        Set<Path> recorded = records.stream().map(NfsExportRecord::path).collect(Collectors.toSet());
+        Set<Path> ours = new HashSet<>();
+        for (String name : filesystemBackends) {
+            try {
+                backends.get(name).list().stream().filter(BackendVolume::isFilesystem).map(BackendVolume::mountPath).forEach(ours::add);
+            } catch (RuntimeException e) {
+                failures.add("backend " + name + ": its datasets cannot be listed for orphan exports: " + e.getMessage());
+            }
+        }
+        for (NfsExport entry : listing) {
+            if (ours.contains(entry.path()) && !recorded.contains(entry.path())) {
+                try {
+                    exporter.remove(entry.path(), entry.client());
+                    LOG.warning("removed " + entry.client() + ":" + entry.path() + ": exported but with no durable record");
+                } catch (RuntimeException e) {
+                    failures.add(entry.client() + ":" + entry.path() + ": " + e.getMessage());
+                }
+            }
+        }
+    }
+}

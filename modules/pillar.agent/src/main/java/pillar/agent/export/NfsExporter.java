@@ -1,0 +1,86 @@
+package pillar.agent.export;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+
+import pillar.agent.nfs.NfsClient;
+import pillar.agent.nfs.NfsExport;
+import pillar.agent.nfs.NfsServer;
+
+/**
+ * Applies {@link NfsExportRecord}s to the NFS server exactly and measures drift against its listing: one
+ * entry per recorded client on the record's path with the volume's fsid, no other client's entry on that
+ * path. Every call is idempotent; a client is added before any is removed, so a retry converges.
+ */
+public final class NfsExporter {
+    private static final Logger LOG = Logger.getLogger(NfsExporter.class.getName());
+
+    private final NfsServer server;
+
+    public NfsExporter(NfsServer server) {
+        this.server = server;
+    }
+
+    /** The differences between the record and what the server lists now; empty when in place. */
+    public List<String> drift(NfsExportRecord record) {
+        return drift(record, server.exports());
+    }
+
+    /** The differences between the record and {@code listing}, one line each (no secret: addresses and paths only). */
+    static List<String> drift(NfsExportRecord record, List<NfsExport> listing) {
+        List<String> drift = new ArrayList<>();
+        String fsid = record.fsid().text();
+        for (NfsClient client : record.clients().stream().sorted(java.util.Comparator.comparing(NfsClient::text)).toList()) {
+            List<NfsExport> entries = listing.stream().filter(e -> e.path().equals(record.path()) && e.client().equals(client)).toList();
+            if (entries.isEmpty()) {
+                drift.add("client " + client + " is not exported " + record.path());
+            } else if (entries.stream().noneMatch(e -> e.fsid().equals(fsid))) {
+                drift.add("client " + client + " has " + record.path() + " with fsid " + entries.getFirst().fsid() + ", not " + fsid);
+            }
+        }
+        for (NfsExport entry : listing) {
+            if (entry.path().equals(record.path()) && !record.clients().contains(entry.client())) {
+                drift.add("client " + entry.client() + " is exported " + record.path() + " but not allowed");
+            }
+        }
+        return drift;
+    }
+
+    /** Makes the server serve exactly the record: each client exported, any other client of the path removed. */
+    public void apply(NfsExportRecord record) {
+        apply(record, server.exports());
+    }
+
+    void apply(NfsExportRecord record, List<NfsExport> listing) {
+        for (NfsClient client : record.clients()) {
+            server.export(record.path(), client, record.fsid());
+        }
+        for (NfsExport entry : listing) {
+            if (entry.path().equals(record.path()) && !record.clients().contains(entry.client())) {
+                server.unexport(entry.path(), entry.client());
+                LOG.info(() -> "removed client " + entry.client() + " from " + entry.path() + ": not in the record of " + record.volume());
+            }
+        }
+    }
+
+    /** Removes every client's entry for {@code path} (the volume is unexported). */
+    public void removeAll(Path path) {
+        for (NfsExport entry : server.exports()) {
+            if (entry.path().equals(path)) {
+                server.unexport(path, entry.client());
+            }
+        }
+    }
+
+    /** Removes one client's entry (its access is cut once this returns: docs/nfs.md fact 2). */
+    public void remove(Path path, NfsClient client) {
+        server.unexport(path, client);
+    }
+
+    /** The server's listing now. */
+    public List<NfsExport> exports() {
+        return server.exports();
+    }
+}

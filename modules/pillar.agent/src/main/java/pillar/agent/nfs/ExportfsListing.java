@@ -1,0 +1,76 @@
+package pillar.agent.nfs;
+
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import pillar.api.value.InvalidValueException;
+
+/**
+ * Parses what {@code exportfs -v} prints: per entry {@code <path padded to 14>\t<client>(<options>)},
+ * or, for a path longer than 14 characters, the path alone and {@code \t\t<client>(<options>)} on the
+ * next line (nfs-utils' dump(); captured in the VM, docs/nfs.md). Entries whose client is no single IP
+ * literal (a subnet, a wildcard, a name: not this agent's) are left out; any other shape is an
+ * {@link NfsServerException}, never guessed around.
+ */
+final class ExportfsListing {
+    private ExportfsListing() {
+    }
+
+    static List<NfsExport> parse(String stdout) {
+        List<NfsExport> exports = new ArrayList<>();
+        Path path = null;
+        for (String token : stdout.strip().split("\\s+")) {
+            if (token.isEmpty()) {
+                continue;
+            }
+            if (token.startsWith("/")) {
+                if (path != null) {
+                    throw unreadable("path " + path + " has no client", stdout);
+                }
+                try {
+                    path = Path.of(token);
+                } catch (InvalidPathException e) {
+                    throw unreadable("'" + token + "' is no path", stdout);
+                }
+                continue;
+            }
+            int open = token.indexOf('(');
+            if (path == null || open <= 0 || !token.endsWith(")")) {
+                throw unreadable("'" + token + "' is no client(options) after a path", stdout);
+            }
+            Path at = path;
+            client(token.substring(0, open)).ifPresent(
+                    client -> exports.add(new NfsExport(at, client, fsid(token.substring(open + 1, token.length() - 1)))));
+            path = null;
+        }
+        if (path != null) {
+            throw unreadable("path " + path + " has no client", stdout);
+        }
+        return exports;
+    }
+
+    private static java.util.Optional<NfsClient> client(String host) {
+        String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        try {
+            return java.util.Optional.of(NfsClient.parse("client", bare));
+        } catch (InvalidValueException notOneAddress) {
+            return java.util.Optional.empty();
+        }
+    }
+
+    private static String fsid(String options) {
+        for (String option : options.split(",")) {
+            if (option.startsWith("fsid=")) {
+                return option.substring("fsid=".length());
+            }
+        }
+        return "";
+    }
+
+    private static NfsServerException unreadable(String what, String stdout) {
+        return new NfsServerException("exportfs -v printed what this agent cannot read (" + what + "): '"
+                + stdout.replaceAll("[^\\x20-\\x7e\\t\\n]", "?") + "'");
+    }
+}

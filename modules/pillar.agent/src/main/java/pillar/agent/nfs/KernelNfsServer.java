@@ -1,0 +1,115 @@
+package pillar.agent.nfs;
+
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.logging.Logger;
+
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.ProcessRunner;
+
+/**
+ * The kernel's nfsd through {@code exportfs}, each call an argument list with its deadline:
+ * <ul>
+ *   <li>{@code exportfs -i -o rw,sync,no_subtree_check,no_root_squash,fsid=<uuid> <client>:<path>}
+ *       ({@code -i}: /etc/exports is not merged in; an IPv6 client as {@code [address]:path});</li>
+ *   <li>{@code exportfs -u <client>:<path>};</li>
+ *   <li>{@code exportfs -v} for the listing: the table exportfs itself holds (it reads /var/lib/nfs/etab),
+ *       in the format captured in the VM, through the same runner and deadline as the changes, where
+ *       reading etab directly would be a second format and path to keep in step.</li>
+ * </ul>
+ * docs/nfs.md fact 7 (exit 1 without /etc/exports, though the export is made): an empty /etc/exports is
+ * created before the first command when it is missing, and every status other than 0 is a failure.
+ *
+ * <p>{@code exportfs -u} matches paths by prefix (nfs-utils' unexportfs_parsed compares the first
+ * strlen(path) characters): removing {@code /t/pvc-1} also removes that client's {@code /t/pvc-10}. Such
+ * entries, listed before and gone after, are exported again at once with the fsid they had.
+ */
+public final class KernelNfsServer implements NfsServer {
+    static final String OPTIONS = "rw,sync,no_subtree_check,no_root_squash";
+    private static final Logger LOG = Logger.getLogger(KernelNfsServer.class.getName());
+
+    private final ProcessRunner runner;
+    private final Duration timeout;
+    private final Path etcExports;
+    private final Path procRoot;
+
+    /**
+     * @param etcExports {@code /etc/exports}, made empty when missing
+     * @param procRoot   {@code /proc}, where {@link NfsPresence} finds nfsd and mountd
+     */
+    public KernelNfsServer(ProcessRunner runner, Duration timeout, Path etcExports, Path procRoot) {
+        this.runner = runner;
+        this.timeout = timeout;
+        this.etcExports = etcExports;
+        this.procRoot = procRoot;
+    }
+
+    @Override
+    public java.util.Optional<String> problem() {
+        return NfsPresence.problem(procRoot);
+    }
+
+    @Override
+    public synchronized void export(Path path, NfsClient client, NfsFsid fsid) {
+        NfsServer.requireExportable(path);
+        exportfs(List.of("exportfs", "-i", "-o", OPTIONS + ",fsid=" + fsid.text(), target(client, path)));
+    }
+
+    @Override
+    public synchronized void unexport(Path path, NfsClient client) {
+        NfsServer.requireExportable(path);
+        List<NfsExport> before = exports();
+        if (before.stream().noneMatch(e -> e.path().equals(path) && e.client().equals(client))) {
+            return;
+        }
+        exportfs(List.of("exportfs", "-u", target(client, path)));
+        List<NfsExport> after = exports();
+        for (NfsExport lost : before) {
+            if (lost.client().equals(client) && !lost.path().equals(path) && lost.path().toString().startsWith(path.toString())
+                    && !after.contains(lost) && !lost.fsid().isEmpty()) {
+                LOG.warning(() -> "exportfs -u " + client + ":" + path + " also removed " + lost.path() + "; exporting it again");
+                exportfs(List.of("exportfs", "-i", "-o", OPTIONS + ",fsid=" + lost.fsid(), target(client, lost.path())));
+            }
+        }
+        if (after.stream().anyMatch(e -> e.path().equals(path) && e.client().equals(client))) {
+            throw new NfsServerException("exportfs -u " + target(client, path) + " succeeded but the export is still listed");
+        }
+    }
+
+    @Override
+    public synchronized List<NfsExport> exports() {
+        return ExportfsListing.parse(exportfs(List.of("exportfs", "-v")));
+    }
+
+    private static String target(NfsClient client, Path path) {
+        return (client.ipv6() ? "[" + client.text() + "]" : client.text()) + ":" + path;
+    }
+
+    private String exportfs(List<String> argv) {
+        ensureExportsFile();
+        try {
+            return runner.run(new Command(argv, timeout)).stdout();
+        } catch (CommandFailedException e) {
+            throw new NfsServerException(String.join(" ", argv) + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private void ensureExportsFile() {
+        if (Files.exists(etcExports)) {
+            return;
+        }
+        try {
+            Files.createFile(etcExports);
+            LOG.info(() -> "created an empty " + etcExports + " (exportfs fails without one)");
+        } catch (FileAlreadyExistsException raced) {
+            // made meanwhile: as good
+        } catch (IOException e) {
+            throw new NfsServerException("cannot create " + etcExports + ", which exportfs needs: " + e.getMessage(), e);
+        }
+    }
+}

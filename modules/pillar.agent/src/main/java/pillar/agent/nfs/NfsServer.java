@@ -1,0 +1,71 @@
+package pillar.agent.nfs;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import pillar.api.value.InvalidValueException;
+
+/**
+ * The kernel NFS server's export table, one client per entry (docs/nfs.md). Every call is idempotent
+ * and retryable; bad input is {@link InvalidValueException} and changes nothing; a failure is
+ * {@link NfsServerException}.
+ *
+ * <p>Options are fixed: {@code rw,sync,no_subtree_check,no_root_squash,fsid=<fsid>}, never
+ * {@code crossmnt} (fact 4). Unexporting a client cuts its existing access at once (fact 2); exports
+ * wiped and made again keep the data and the clients' mounts (fact 3).
+ */
+public interface NfsServer {
+    /** Absolute, normalized, and only characters exportfs takes as they are (no blank, comma, quote or escape). */
+    Pattern PATH = Pattern.compile("(/[A-Za-z0-9_.:+-]{1,255}){1,32}");
+
+    /** Exports {@code path} to {@code client} with {@code fsid}; already so: no change, with other options: updated. */
+    void export(Path path, NfsClient client, NfsFsid fsid);
+
+    /** Removes {@code client}'s entry for {@code path}; none: success. Other clients and paths keep theirs. */
+    void unexport(Path path, NfsClient client);
+
+    /** Every entry of the table now, as the server serves it. */
+    List<NfsExport> exports();
+
+    /** Why this server cannot serve NFS now (nfsd or mountd missing), for a person; empty when it serves. */
+    default java.util.Optional<String> problem() {
+        return java.util.Optional.empty();
+    }
+
+    /** The server of a host that has none (or an agent built without one): every call fails with {@code reason}. */
+    static NfsServer absent(String reason) {
+        return new NfsServer() {
+            @Override
+            public void export(Path path, NfsClient client, NfsFsid fsid) {
+                throw new NfsServerException(reason);
+            }
+
+            @Override
+            public void unexport(Path path, NfsClient client) {
+                throw new NfsServerException(reason);
+            }
+
+            @Override
+            public List<NfsExport> exports() {
+                throw new NfsServerException(reason);
+            }
+
+            @Override
+            public java.util.Optional<String> problem() {
+                return java.util.Optional.of(reason);
+            }
+        };
+    }
+
+    /** {@code path} when it may be exported; INVALID_ARGUMENT (field {@code export_path}) otherwise. */
+    static Path requireExportable(Path path) {
+        String text = path == null ? "" : path.toString();
+        if (!PATH.matcher(text).matches() || !path.normalize().equals(path) || text.contains("/../") || text.contains("/./")
+                || text.endsWith("/..") || text.endsWith("/.")) {
+            throw new InvalidValueException("export_path", "must be an absolute normalized path of letters, digits and _.:+-, is '"
+                    + text.replaceAll("[^\\x20-\\x7e]", "?") + "'");
+        }
+        return path;
+    }
+}

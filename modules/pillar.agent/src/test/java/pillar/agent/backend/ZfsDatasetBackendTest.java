@@ -1,0 +1,205 @@
+package pillar.agent.backend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static pillar.agent.backend.BackendAssertions.assertFails;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.config.BackendConfig;
+import pillar.agent.state.InstallationId;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.value.ByteSize;
+import pillar.api.value.VolumeId;
+
+/**
+ * ZfsDatasetBackend against the stateful fake zfs: child filesystems with refquota as their size, the
+ * mountpoint as the volume's path, ownership exactly as zvols have it, growth without shrinking, and
+ * the busy-destroy retry.
+ */
+class ZfsDatasetBackendTest {
+    private static final VolumeId PVC1 = VolumeId.of("pvc-1");
+    private static final VolumeId PVC2 = VolumeId.of("pvc-2");
+    private static final BackendConfig NFS = new BackendConfig("shared", BackendKind.BACKEND_KIND_ZFS_DATASET, "tank", "nfs");
+    private static final String MANAGED = ZfsVolumeBackend.MANAGED_PROPERTY;
+
+    @TempDir
+    Path root;
+
+    private FakeZfs zfs() {
+        return new FakeZfs("tank", ByteSize.ofGiB(10).bytes(), root.resolve("dev"), root.resolve("sys"), "/lib/udev/zvol_id",
+                FakeZfs.Devices.UDEV).withFilesystem("tank/nfs");
+    }
+
+    private static ZfsDatasetBackend backend(FakeZfs zfs) {
+        return backend(zfs, InstallationId.EMBEDDED);
+    }
+
+    private static ZfsDatasetBackend backend(FakeZfs zfs, InstallationId installation) {
+        return new ZfsDatasetBackend(NFS, zfs, Duration.ofSeconds(5), Duration.ofMillis(300), installation);
+    }
+
+    @Test
+    void createMakesAMarkedChildFilesystemWithItsSizeAsRefquotaAndReturnsItsMountpoint() {
+        FakeZfs zfs = zfs();
+
+        BackendVolume volume = backend(zfs).create(PVC1, ByteSize.of(1_000_000), Map.of());
+
+        assertThat(volume).isEqualTo(BackendVolume.filesystem(PVC1, ByteSize.of(1_000_000), Path.of("/tank/nfs/pvc-1")));
+        assertThat(volume.isFilesystem()).isTrue();
+        assertThat(volume.device()).isNull();
+        assertThat(zfs.argvs()).contains(List.of("zfs", "create", "-o", "refquota=1000000", "-o",
+                MANAGED + "=" + InstallationId.EMBEDDED.value(), "tank/nfs/pvc-1"));
+        assertThat(zfs.properties("tank/nfs/pvc-1")).containsEntry(MANAGED, InstallationId.EMBEDDED.value());
+    }
+
+    @Test
+    void theMountPathIsWhereZfsMountsItBelowTheParentsMountpoint() {
+        FakeZfs zfs = zfs().withProperty("tank/nfs", "mountpoint", "/srv/nfs");
+
+        assertThat(backend(zfs).create(PVC1, ByteSize.ofMiB(8), Map.of()).mountPath()).isEqualTo(Path.of("/srv/nfs/pvc-1"));
+    }
+
+    @Test
+    void anUnmountedDatasetIsRefusedRatherThanExportingTheEmptyDirectoryBelow() {
+        FakeZfs zfs = zfs().withProperty("tank/nfs", "mountpoint", "none");
+
+        assertFails(() -> backend(zfs).create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.FAILED, "is not mounted");
+    }
+
+    @Test
+    void aRetriedCreateReturnsTheSameVolumeAndAnotherSizeConflicts() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        BackendVolume first = backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+
+        assertThat(backend.create(PVC1, ByteSize.ofMiB(8), Map.of())).isEqualTo(first);
+        assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(16), Map.of()), Kind.CONFLICT, "already exists with");
+        assertThat(backend.find(PVC1)).contains(first);
+    }
+
+    @Test
+    void aDatasetItDidNotCreateIsNeverAdoptedListedGrownNorDestroyed() {
+        FakeZfs zfs = zfs().withFilesystem("tank/nfs/pvc-1").withFilesystem("tank/nfs/pvc-2")
+                .withProperty("tank/nfs/pvc-2", MANAGED, "other.install");
+        ZfsDatasetBackend backend = backend(zfs);
+
+        assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.CONFLICT, "has no " + MANAGED);
+        assertFails(() -> backend.create(PVC2, ByteSize.ofMiB(8), Map.of()), Kind.CONFLICT, "its " + MANAGED + " is other.install");
+        assertThat(backend.find(PVC1)).isEmpty();
+        assertThat(backend.exists(PVC2)).isFalse();
+        assertThat(backend.list()).isEmpty();
+        assertThat(backend.findAll(List.of(PVC1, PVC2))).isEmpty();
+        assertFails(() -> backend.expand(PVC2, ByteSize.ofMiB(16)), Kind.NOT_FOUND, "does not exist");
+        assertFails(() -> backend.delete(PVC1), Kind.FAILED, "refusing to destroy tank/nfs/pvc-1");
+        assertThat(zfs.exists("tank/nfs/pvc-1")).isTrue();
+        assertThat(backend.owner(PVC2)).contains(InstallationId.of("other.install"));
+        assertThat(backend.owner(PVC1)).isEmpty();
+    }
+
+    @Test
+    void aMarkInheritedFromTheParentIsNoOwnershipAndAZvolOfTheNameIsNotOurs() {
+        FakeZfs zfs = zfs().withProperty("tank/nfs", MANAGED, InstallationId.EMBEDDED.value()).withFilesystem("tank/nfs/pvc-1");
+        zfs.addForeignZvol("tank/nfs/pvc-2", 16384 * 4, 16384);
+        zfs.withProperty("tank/nfs/pvc-2", MANAGED, InstallationId.EMBEDDED.value());
+        ZfsDatasetBackend backend = backend(zfs);
+
+        assertThat(backend.find(PVC1)).isEmpty();
+        assertThat(backend.find(PVC2)).isEmpty();
+        assertFails(() -> backend.create(PVC2, ByteSize.ofMiB(8), Map.of()), Kind.CONFLICT, "it is no filesystem");
+        assertFails(() -> backend.delete(PVC2), Kind.FAILED, "refusing to destroy");
+        assertThat(zfs.exists("tank/nfs/pvc-2")).isTrue();
+    }
+
+    @Test
+    void onlyCompressionIsAnOptionAndABadOneRunsNoCommand() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+
+        assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(8), Map.of("volblocksize", "16K")), Kind.INVALID, "'volblocksize'");
+        assertFails(() -> backend.create(PVC1, ByteSize.ofMiB(8), Map.of("compression", "rot13")), Kind.INVALID, "compression");
+        assertFails(() -> backend.create(PVC1, ByteSize.of(0), Map.of()), Kind.OUT_OF_RANGE, "above 0");
+        assertThat(zfs.argvs()).isEmpty();
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of("compression", "lz4"));
+        assertThat(zfs.argvs().getFirst()).containsSubsequence("-o", "compression=lz4", "tank/nfs/pvc-1");
+    }
+
+    @Test
+    void expandRaisesTheRefquotaNeverLowersItAndAnEqualSizeChangesNothing() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+
+        assertThat(backend.expand(PVC1, ByteSize.ofMiB(24))).isEqualTo(ByteSize.ofMiB(24));
+        assertThat(backend.find(PVC1).orElseThrow().size()).isEqualTo(ByteSize.ofMiB(24));
+        int commands = zfs.argvs().size();
+        assertThat(backend.expand(PVC1, ByteSize.ofMiB(24))).isEqualTo(ByteSize.ofMiB(24));
+        assertThat(zfs.argvs().subList(commands, zfs.argvs().size())).noneMatch(a -> a.get(1).equals("set"));
+        assertFails(() -> backend.expand(PVC1, ByteSize.ofMiB(16)), Kind.OUT_OF_RANGE, "never shrink");
+        assertThat(backend.find(PVC1).orElseThrow().size()).isEqualTo(ByteSize.ofMiB(24));
+        assertFails(() -> backend.expand(PVC2, ByteSize.ofMiB(16)), Kind.NOT_FOUND, "does not exist");
+    }
+
+    @Test
+    void deleteDestroysItsOwnIsIdempotentAndWaitsOutABriefBusy() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        zfs.markBusy("tank/nfs/pvc-1", 2);
+
+        backend.delete(PVC1);
+
+        assertThat(zfs.exists("tank/nfs/pvc-1")).isFalse();
+        backend.delete(PVC1);
+        assertThat(zfs.exists("tank/nfs")).isTrue();
+    }
+
+    @Test
+    void aDatasetBusyPastTheGraceIsFailedAndKept() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        zfs.markBusy("tank/nfs/pvc-1");
+
+        assertFails(() -> backend.delete(PVC1), Kind.FAILED, "is busy: unexport it first");
+        assertThat(backend.find(PVC1)).isPresent();
+    }
+
+    @Test
+    void deleteWithoutThePoolIsUnavailableNotSuccess() {
+        FakeZfs zfs = new FakeZfs("tank", ByteSize.ofGiB(1).bytes(), root.resolve("dev"), root.resolve("sys"), "/lib/udev/zvol_id",
+                FakeZfs.Devices.UDEV);
+
+        assertFails(() -> backend(zfs).delete(PVC1), Kind.UNAVAILABLE, "tank/nfs");
+    }
+
+    @Test
+    void listAndFindAllReadOneReportOfItsOwnFilesystemsOnly() {
+        FakeZfs zfs = zfs().withFilesystem("tank/nfs/foreign");
+        ZfsDatasetBackend backend = backend(zfs);
+        BackendVolume one = backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        BackendVolume two = backend.create(PVC2, ByteSize.ofMiB(16), Map.of());
+        int before = zfs.argvs().size();
+
+        assertThat(backend.list()).containsExactly(one, two);
+        assertThat(backend.findAll(List.of(PVC2, VolumeId.of("pvc-3"), PVC1))).containsOnlyKeys(PVC2, PVC1)
+                .containsEntry(PVC1, one).containsEntry(PVC2, two);
+        assertThat(zfs.argvs().size() - before).isEqualTo(2);
+    }
+
+    @Test
+    void capacityIsTheParentsAvailableSpace() {
+        FakeZfs zfs = zfs();
+
+        VolumeBackend.Capacity capacity = backend(zfs).capacity();
+
+        assertThat(capacity.available()).isEqualTo(ByteSize.of(zfs.available()));
+        assertThat(capacity.total()).isEqualTo(ByteSize.ofGiB(10));
+    }
+}

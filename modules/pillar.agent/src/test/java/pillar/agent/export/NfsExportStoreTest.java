@@ -1,0 +1,77 @@
+package pillar.agent.export;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import pillar.agent.configfs.PortAddress;
+import pillar.agent.nfs.NfsClient;
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.VolumeId;
+
+/** NFS export records beside the NVMe-oF ones: round trip, each kind's calls see only theirs, old records read as before. */
+class NfsExportStoreTest {
+    static final NfsClient SERVER = NfsClient.parse("server", "10.0.0.5");
+    static final NfsClient A = NfsClient.parse("a", "10.77.1.2");
+    static final NfsClient V6 = NfsClient.parse("b", "fd00::2");
+
+    @TempDir
+    Path state;
+
+    static NfsExportRecord nfs(String id, Set<NfsClient> clients) {
+        return new NfsExportRecord(VolumeId.of(id), "shared", Path.of("/tank/nfs/" + id), SERVER, clients);
+    }
+
+    @Test
+    void nfsRecordsRoundTripAcrossARestartAndStayApartFromNvmeofOnes() {
+        ExportRecord block = new ExportRecord(VolumeId.of("pvc-b"), "fast", Path.of("/dev/vg0/pvc-b"), PortAddress.tcp("10.0.0.5", 4420),
+                true, Set.of());
+        new ExportStore(state).write(nfs("pvc-a", Set.of(A, V6)));
+        new ExportStore(state).write(block);
+        new ExportStore(state).write(nfs("pvc-c", Set.of()));
+
+        ExportStore restarted = new ExportStore(state);
+
+        assertThat(restarted.listNfs()).containsExactly(nfs("pvc-a", Set.of(A, V6)), nfs("pvc-c", Set.of()));
+        assertThat(restarted.list()).containsExactly(block);
+        assertThat(restarted.readNfs(VolumeId.of("pvc-a"))).contains(nfs("pvc-a", Set.of(A, V6)));
+        assertThat(restarted.read(VolumeId.of("pvc-a"))).isEmpty();
+        assertThat(restarted.readNfs(VolumeId.of("pvc-b"))).isEmpty();
+        assertThat(restarted.read(VolumeId.of("pvc-b"))).contains(block);
+    }
+
+    @Test
+    void theFileSaysItsProtocolAndTheFsidIsNotStored() throws Exception {
+        new ExportStore(state).write(nfs("pvc-a", Set.of(V6, A)));
+
+        String text = Files.readString(state.resolve("exports").resolve("pvc-a"));
+
+        assertThat(text).isEqualTo("version=1\nprotocol=nfs\nvolume=pvc-a\nbackend=shared\npath=/tank/nfs/pvc-a\nserver=10.0.0.5\n"
+                + "clients=10.77.1.2,fd00:0:0:0:0:0:0:2\n");
+        assertThat(nfs("pvc-a", Set.of()).fsid()).isEqualTo(pillar.agent.nfs.NfsFsid.of(VolumeId.of("pvc-a")));
+    }
+
+    @Test
+    void aDamagedNfsRecordFailsTheListingNamingItsFile() throws Exception {
+        ExportStore store = new ExportStore(state);
+        store.write(nfs("pvc-a", Set.of(A)));
+        Path file = state.resolve("exports").resolve("pvc-a");
+        Files.writeString(file, Files.readString(file).replace("10.77.1.2", "10.0.0.0/8"));
+
+        assertThatThrownBy(store::listNfs).isInstanceOf(IllegalStateException.class).hasMessageContaining(file.toString())
+                .hasMessageContaining("damaged");
+        assertThat(store.list()).isEmpty();
+    }
+
+    @Test
+    void aRecordRefusesAPathNfsdMustNotGet() {
+        assertThatThrownBy(() -> new NfsExportRecord(VolumeId.of("pvc-a"), "shared", Path.of("/tank/a b"), SERVER, Set.of()))
+                .isInstanceOf(InvalidValueException.class);
+    }
+}

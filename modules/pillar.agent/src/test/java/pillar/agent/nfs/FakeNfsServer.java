@@ -1,0 +1,119 @@
+package pillar.agent.nfs;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A fake of nfsd's export table behaving as docs/nfs.md measured it: exports are per client; a client
+ * without an entry cannot mount; once its entry goes its existing mount fails at its next call, ESTALE
+ * while the path is still exported to others (fact 2) and EACCES while the path is exported to no one
+ * (fact 3); the data stays with the path, so an entry made again with the same fsid lets an old mount
+ * read and write again, while another fsid leaves it stale. Only paths made with {@link #directory} exist.
+ */
+public final class FakeNfsServer implements NfsServer {
+    private record Key(Path path, NfsClient client) {
+    }
+
+    private final Map<Key, String> table = new LinkedHashMap<>();
+    private final Set<Path> directories = new HashSet<>();
+    private final Map<Path, Map<String, String>> files = new HashMap<>();
+    private int changes;
+    private java.util.Optional<String> problem = java.util.Optional.empty();
+
+    /** From now on the server reports this problem (nfsd or mountd gone); null: it serves again. */
+    public synchronized FakeNfsServer setProblem(String reason) {
+        problem = java.util.Optional.ofNullable(reason);
+        return this;
+    }
+
+    @Override
+    public synchronized java.util.Optional<String> problem() {
+        return problem;
+    }
+
+    /** A directory that exists and may be exported (a mounted dataset). */
+    public synchronized Path directory(Path path) {
+        directories.add(path);
+        files.putIfAbsent(path, new HashMap<>());
+        return path;
+    }
+
+    @Override
+    public synchronized void export(Path path, NfsClient client, NfsFsid fsid) {
+        NfsServer.requireExportable(path);
+        if (!directories.contains(path)) {
+            throw new NfsServerException("exportfs: Failed to stat " + path + ": No such file or directory");
+        }
+        table.put(new Key(path, client), fsid.text());
+        changes++;
+    }
+
+    @Override
+    public synchronized void unexport(Path path, NfsClient client) {
+        NfsServer.requireExportable(path);
+        if (table.remove(new Key(path, client)) != null) {
+            changes++;
+        }
+    }
+
+    @Override
+    public synchronized List<NfsExport> exports() {
+        List<NfsExport> exports = new ArrayList<>();
+        table.forEach((key, fsid) -> exports.add(new NfsExport(key.path(), key.client(), fsid)));
+        return exports;
+    }
+
+    /** {@code exportfs -ua}: every entry gone, the data kept. */
+    public synchronized void wipe() {
+        table.clear();
+        changes++;
+    }
+
+    /** How many times the table changed (an export of an existing entry counts: exportfs rewrites it). */
+    public synchronized int changes() {
+        return changes;
+    }
+
+    /** A node's mount of {@code path}: refused (EACCES) unless exported to {@code client}. */
+    public synchronized NfsServerContract.Mount mount(NfsClient client, Path path) {
+        String fsid = table.get(new Key(path, client));
+        if (fsid == null) {
+            throw new NfsServerContract.AccessException("EACCES");
+        }
+        return new NfsServerContract.Mount() {
+            @Override
+            public void write(String name, String text) {
+                check().put(name, text);
+            }
+
+            @Override
+            public String read(String name) {
+                String text = check().get(name);
+                if (text == null) {
+                    throw new NfsServerContract.AccessException("ENOENT");
+                }
+                return text;
+            }
+
+            private Map<String, String> check() {
+                synchronized (FakeNfsServer.this) {
+                    String now = table.get(new Key(path, client));
+                    if (now == null) {
+                        boolean exportedToOthers = table.keySet().stream().anyMatch(k -> k.path().equals(path));
+                        throw new NfsServerContract.AccessException(exportedToOthers ? "ESTALE" : "EACCES");
+                    }
+                    if (!now.equals(fsid)) {
+                        throw new NfsServerContract.AccessException("ESTALE");
+                    }
+                    return files.get(path);
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,144 @@
+package pillar.agent.nfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import pillar.api.value.InvalidValueException;
+import pillar.api.value.VolumeId;
+
+/**
+ * What any {@link NfsServer} must do, as docs/nfs.md measured nfsd: per-client exports, the fence of an
+ * unexport (fact 2), a wipe and re-apply that keeps data and mounts (fact 3), idempotent calls, and bad
+ * input refused without a change. Run against {@link FakeNfsServer}; a kernel test subclasses it with
+ * nfsd, exportfs and nodes' network namespaces.
+ */
+public abstract class NfsServerContract {
+    protected static final NfsClient A = NfsClient.parse("a", "10.77.1.2");
+    protected static final NfsClient B = NfsClient.parse("b", "10.77.2.2");
+    protected static final NfsClient C = NfsClient.parse("c", "10.77.3.2");
+    protected static final NfsFsid FSID = NfsFsid.of(VolumeId.of("pvc-1"));
+
+    /** A node's mount of an export; each call is one NFS request. */
+    public interface Mount {
+        void write(String name, String text);
+
+        String read(String name);
+    }
+
+    /** An NFS call refused with this errno (ESTALE, EACCES, ENOENT, EIO). */
+    public static final class AccessException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        public final String errno;
+
+        public AccessException(String errno) {
+            super(errno);
+            this.errno = errno;
+        }
+    }
+
+    /** The server under test. */
+    protected abstract NfsServer server();
+
+    /** A fresh directory (a mounted dataset) that may be exported. */
+    protected abstract Path exportable(String name);
+
+    /** Node {@code client} mounts {@code path}; refused as an {@link AccessException}. */
+    protected abstract Mount mount(NfsClient client, Path path);
+
+    /** Every export removed ({@code exportfs -ua}). */
+    protected abstract void wipe();
+
+    @Test
+    void twoClientsOfOneExportReadEachOthersWritesAndTheListingShowsEach() {
+        Path v1 = exportable("v1");
+        server().export(v1, A, FSID);
+        server().export(v1, B, FSID);
+
+        mount(A, v1).write("from-a", "written-by-a");
+        mount(B, v1).write("from-b", "written-by-b");
+
+        assertThat(mount(B, v1).read("from-a")).isEqualTo("written-by-a");
+        assertThat(mount(A, v1).read("from-b")).isEqualTo("written-by-b");
+        assertThat(server().exports()).containsExactlyInAnyOrder(new NfsExport(v1, A, FSID.text()), new NfsExport(v1, B, FSID.text()));
+    }
+
+    @Test
+    void anUnexportedClientIsCutAtOnceWhileTheOtherKeepsWorking() {
+        Path v1 = exportable("v1");
+        server().export(v1, A, FSID);
+        server().export(v1, B, FSID);
+        Mount a = mount(A, v1);
+        Mount b = mount(B, v1);
+        b.write("from-b", "before");
+
+        server().unexport(v1, B);
+
+        assertThatThrownBy(() -> b.read("from-b")).isInstanceOfSatisfying(AccessException.class, e -> assertThat(e.errno).isEqualTo("ESTALE"));
+        assertThatThrownBy(() -> b.write("from-b2", "after")).isInstanceOf(AccessException.class);
+        a.write("from-a", "still");
+        assertThat(a.read("from-b")).isEqualTo("before");
+        assertThat(server().exports()).containsExactly(new NfsExport(v1, A, FSID.text()));
+    }
+
+    @Test
+    void aWipeAndReapplyKeepsTheDataAndTheMount() {
+        Path v1 = exportable("v1");
+        server().export(v1, A, FSID);
+        Mount a = mount(A, v1);
+        a.write("from-a", "written-by-a");
+
+        wipe();
+        assertThatThrownBy(() -> a.read("from-a")).isInstanceOf(AccessException.class);
+        assertThat(server().exports()).isEmpty();
+        server().export(v1, A, FSID);
+
+        assertThat(a.read("from-a")).isEqualTo("written-by-a");
+        a.write("from-a3", "after-reapply");
+        assertThat(a.read("from-a3")).isEqualTo("after-reapply");
+    }
+
+    @Test
+    void exportsArePerClientAndPerPath() {
+        Path v1 = exportable("v1");
+        Path v2 = exportable("v2");
+        server().export(v1, A, FSID);
+        server().export(v2, C, NfsFsid.of(VolumeId.of("pvc-2")));
+
+        assertThatThrownBy(() -> mount(C, v1)).isInstanceOf(AccessException.class);
+        assertThatThrownBy(() -> mount(A, v2)).isInstanceOf(AccessException.class);
+        mount(A, v1).write("x", "1");
+        mount(C, v2).write("x", "2");
+        assertThat(mount(A, v1).read("x")).isEqualTo("1");
+    }
+
+    @Test
+    void exportAndUnexportAreIdempotent() {
+        Path v1 = exportable("v1");
+        server().export(v1, A, FSID);
+        server().export(v1, A, FSID);
+        assertThat(server().exports()).containsExactly(new NfsExport(v1, A, FSID.text()));
+
+        server().unexport(v1, A);
+        server().unexport(v1, A);
+        server().unexport(v1, C);
+        assertThat(server().exports()).isEmpty();
+    }
+
+    @Test
+    void badPathsAreRefusedAndChangeNothing() {
+        Path v1 = exportable("v1");
+        server().export(v1, A, FSID);
+        List<NfsExport> before = server().exports();
+
+        for (String bad : List.of("relative/dir", "/a b", "/a,rw", "/x/../etc", "/x/./y", "/q\"uote")) {
+            assertThatThrownBy(() -> server().export(Path.of(bad), B, FSID)).as(bad).isInstanceOf(InvalidValueException.class);
+            assertThatThrownBy(() -> server().unexport(Path.of(bad), A)).as(bad).isInstanceOf(InvalidValueException.class);
+        }
+        assertThat(server().exports()).isEqualTo(before);
+    }
+}

@@ -1,0 +1,286 @@
+package pillar.agent.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import pillar.agent.AgentMain;
+import pillar.agent.backend.FakeZfs;
+import pillar.agent.backend.ZfsDatasetBackend;
+import pillar.agent.backend.ZfsVolumeBackend;
+import pillar.agent.config.AgentConfig;
+import pillar.agent.config.BackendConfig;
+import pillar.agent.configfs.FakeConfigfsTree;
+import pillar.agent.nfs.FakeNfsServer;
+import pillar.agent.nfs.NfsClient;
+import pillar.agent.nfs.NfsExport;
+import pillar.agent.nfs.NfsFsid;
+import pillar.agent.nfs.NfsServerContract;
+import pillar.agent.state.InstallationId;
+import pillar.agent.state.StateCheck;
+import pillar.api.agent.v1.AgentServiceGrpc;
+import pillar.api.agent.v1.AllowInitiatorRequest;
+import pillar.api.agent.v1.BackendKind;
+import pillar.api.agent.v1.CreateVolumeRequest;
+import pillar.api.agent.v1.DeleteVolumeRequest;
+import pillar.api.agent.v1.DenyInitiatorRequest;
+import pillar.api.agent.v1.DesiredExport;
+import pillar.api.agent.v1.Export;
+import pillar.api.agent.v1.ExportProtocol;
+import pillar.api.agent.v1.ExportSpec;
+import pillar.api.agent.v1.ExportVolumeRequest;
+import pillar.api.agent.v1.ExportVolumeResponse;
+import pillar.api.agent.v1.GetCapabilitiesRequest;
+import pillar.api.agent.v1.GetCapabilitiesResponse;
+import pillar.api.agent.v1.GetVolumeHealthRequest;
+import pillar.api.agent.v1.GetVolumeHealthResponse;
+import pillar.api.agent.v1.ListExportsRequest;
+import pillar.api.agent.v1.ReconcileRequest;
+import pillar.api.agent.v1.ReconcileResponse;
+import pillar.api.agent.v1.UnexportVolumeRequest;
+import pillar.api.fencing.FencingToken;
+import pillar.api.value.LifecycleUid;
+import pillar.api.value.VolumeId;
+import pillar.runtime.metrics.WorkloadMetrics;
+import pillar.runtime.server.WorkloadServer;
+
+/**
+ * The NFS side of the agent API over real gRPC: a zfs-dataset backend on the fake zfs and the fake nfsd.
+ * ExportVolume with protocol NFS, AllowInitiator/DenyInitiator by client address (a denied node is cut at
+ * once), ListExports, GetVolumeHealth's drift, Reconcile, Unexport and Delete, the protocol/backend and
+ * host_nqn/client_address mismatches (INVALID_ARGUMENT, nothing changed), fencing, and GetCapabilities.
+ */
+class AgentNfsIT {
+    private static final long MIB = 1L << 20;
+    private static final String ZVOL_ID = "/lib/udev/zvol_id";
+    private static final NfsClient A = NfsClient.parse("a", "10.77.1.2");
+    private static final NfsClient B = NfsClient.parse("b", "10.77.2.2");
+    private static final Path PVC1 = Path.of("/tank/nfs/pvc-1");
+
+    @TempDir
+    Path dir;
+
+    private final LifecycleUid life = LifecycleUid.random();
+    private final FakeNfsServer nfs = new FakeNfsServer();
+    private FakeZfs zfs;
+    private WorkloadServer agent;
+    private ManagedChannel channel;
+    private AgentServiceGrpc.AgentServiceBlockingStub stub;
+    private long generation;
+
+    @BeforeEach
+    void start() {
+        FakeConfigfsTree configfs = FakeConfigfsTree.create();
+        zfs = new FakeZfs("tank", 4096 * MIB, dir.resolve("dev"), dir.resolve("sys"), ZVOL_ID, FakeZfs.Devices.UDEV)
+                .withFilesystem("tank/nfs").withFilesystem("tank/k8s");
+        BackendConfig shared = new BackendConfig("shared", BackendKind.BACKEND_KIND_ZFS_DATASET, "tank", "nfs");
+        BackendConfig block = new BackendConfig("zfs", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s");
+        AgentConfig config = new AgentConfig("127.0.0.1", 0, dir.resolve("state"), configfs.root(), Optional.empty(),
+                List.of(shared, block), "127.0.0.1", 0);
+        StateCheck.Verdict state = AgentMain.checkState(config, configfs.target());
+        agent = AgentMain.start(config, Map.of(
+                "shared", new ZfsDatasetBackend(shared, zfs, Duration.ofSeconds(5), Duration.ofMillis(200), state.installation()),
+                "zfs", new ZfsVolumeBackend(block, zfs, dir.resolve("dev"), dir.resolve("sys"), Path.of(ZVOL_ID), Duration.ofSeconds(5),
+                        Duration.ofSeconds(5), state.installation())),
+                configfs.target(), state, WorkloadMetrics.create("agent"), nfs);
+        channel = Grpc.newChannelBuilderForAddress("127.0.0.1", agent.grpcPort(), InsecureChannelCredentials.create()).build();
+        stub = AgentServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
+        stub.createVolume(CreateVolumeRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").setBackend("shared")
+                .setSizeBytes(64 * MIB).build());
+        nfs.directory(PVC1);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        agent.close();
+    }
+
+    private pillar.api.agent.v1.FencingToken token() {
+        return FencingToken.of(life, generation++).toProto();
+    }
+
+    private ExportVolumeResponse exportNfs() {
+        return stub.exportVolume(ExportVolumeRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").setBackend("shared")
+                .setExport(ExportSpec.newBuilder().setBindAddress("10.0.0.5").setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS)).build());
+    }
+
+    private void allow(NfsClient client) {
+        stub.allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").setClientAddress(client.text()).build());
+    }
+
+    private static void assertCode(Status.Code code, String fragment, Runnable call) {
+        assertThatThrownBy(call::run).isInstanceOfSatisfying(StatusRuntimeException.class,
+                e -> assertThat(e.getStatus().getCode()).as(e.getStatus().toString()).isEqualTo(code)).hasMessageContaining(fragment);
+    }
+
+    @Test
+    void anNfsExportServesEachAllowedClientAndADeniedOneIsCutAtOnce() {
+        ExportVolumeResponse exported = exportNfs();
+
+        assertThat(exported.getExportPath()).isEqualTo(PVC1.toString());
+        assertThat(exported.getAddress()).isEqualTo("10.0.0.5");
+        assertThat(exported.getPort()).isEqualTo(2049);
+        assertThat(exported.getSubsystemNqn()).isEmpty();
+        assertThat(exportNfs()).isEqualTo(exported);
+        allow(A);
+        allow(B);
+        allow(B);
+        String fsid = NfsFsid.of(VolumeId.of("pvc-1")).text();
+        assertThat(nfs.exports()).containsExactlyInAnyOrder(new NfsExport(PVC1, A, fsid), new NfsExport(PVC1, B, fsid));
+        NfsServerContract.Mount a = nfs.mount(A, PVC1);
+        NfsServerContract.Mount b = nfs.mount(B, PVC1);
+        b.write("f", "by-b");
+
+        stub.denyInitiator(DenyInitiatorRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").setClientAddress(B.text()).build());
+
+        assertThatThrownBy(() -> b.read("f")).isInstanceOfSatisfying(NfsServerContract.AccessException.class,
+                e -> assertThat(e.errno).isEqualTo("ESTALE"));
+        assertThat(a.read("f")).isEqualTo("by-b");
+        Export listed = stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0);
+        assertThat(listed.getExportPath()).isEqualTo(PVC1.toString());
+        assertThat(listed.getAllowedHostsList()).containsExactly(A.text());
+        assertThat(listed.getExport().getProtocol()).isEqualTo(ExportProtocol.EXPORT_PROTOCOL_NFS);
+        assertThat(listed.getDriftList()).isEmpty();
+    }
+
+    @Test
+    void volumeHealthReportsTheDriftBetweenTheRecordAndNfsd() {
+        exportNfs();
+        allow(A);
+        GetVolumeHealthRequest health = GetVolumeHealthRequest.newBuilder().setVolumeId("pvc-1").setBackend("shared").build();
+        assertThat(stub.getVolumeHealth(health).getExportDriftList()).isEmpty();
+
+        nfs.export(PVC1, B, NfsFsid.of(VolumeId.of("pvc-1")));
+        nfs.unexport(PVC1, A);
+        GetVolumeHealthResponse drifted = stub.getVolumeHealth(health);
+
+        assertThat(drifted.getExportRecorded()).isTrue();
+        assertThat(drifted.getVolumePresent()).isTrue();
+        assertThat(drifted.getExportDriftList()).containsExactly("client 10.77.1.2 is not exported /tank/nfs/pvc-1",
+                "client 10.77.2.2 is exported /tank/nfs/pvc-1 but not allowed");
+    }
+
+    @Test
+    void mismatchedProtocolsBackendsAndAddressesAreInvalidAndChangeNothing() {
+        stub.createVolume(CreateVolumeRequest.newBuilder().setToken(FencingToken.of(LifecycleUid.random(), 0).toProto()).setVolumeId("pvc-b")
+                .setBackend("zfs").setSizeBytes(64 * MIB).build());
+        exportNfs();
+        int changes = nfs.changes();
+
+        assertCode(Status.Code.INVALID_ARGUMENT, "zfs-dataset", () -> stub.exportVolume(ExportVolumeRequest.newBuilder().setVolumeId("pvc-b")
+                .setBackend("zfs").setExport(ExportSpec.newBuilder().setBindAddress("10.0.0.5").setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS))
+                .build()));
+        assertCode(Status.Code.INVALID_ARGUMENT, "protocol NFS", () -> stub.exportVolume(ExportVolumeRequest.newBuilder().setToken(token())
+                .setVolumeId("pvc-1").setBackend("shared").setExport(ExportSpec.newBuilder().setBindAddress("10.0.0.5").setPort(4420)).build()));
+        assertCode(Status.Code.INVALID_ARGUMENT, "exactly one", () -> stub.allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token())
+                .setVolumeId("pvc-1").setClientAddress(A.text()).setHostNqn("nqn.2014-08.org.nvmexpress:uuid:x").build()));
+        assertCode(Status.Code.INVALID_ARGUMENT, "exactly one", () -> stub.denyInitiator(DenyInitiatorRequest.newBuilder().setToken(token())
+                .setVolumeId("pvc-1").build()));
+        assertCode(Status.Code.INVALID_ARGUMENT, "client_address", () -> stub.allowInitiator(AllowInitiatorRequest.newBuilder()
+                .setToken(token()).setVolumeId("pvc-1").setHostNqn("nqn.2014-08.org.nvmexpress:uuid:x").build()));
+        for (String bad : List.of("10.77.0.0/16", "*", "node-a", "10.77.1.2 ")) {
+            assertCode(Status.Code.INVALID_ARGUMENT, "client_address", () -> stub.allowInitiator(AllowInitiatorRequest.newBuilder()
+                    .setToken(token()).setVolumeId("pvc-1").setClientAddress(bad).build()));
+        }
+        assertCode(Status.Code.INVALID_ARGUMENT, "export.bind_address", () -> stub.exportVolume(ExportVolumeRequest.newBuilder()
+                .setToken(token()).setVolumeId("pvc-1").setBackend("shared").setExport(ExportSpec.newBuilder().setBindAddress("server")
+                        .setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS)).build()));
+        assertCode(Status.Code.INVALID_ARGUMENT, "export.address_family", () -> stub.exportVolume(ExportVolumeRequest.newBuilder()
+                .setToken(token()).setVolumeId("pvc-1").setBackend("shared").setExport(ExportSpec.newBuilder().setBindAddress("10.0.0.5")
+                        .setAddressFamily(pillar.api.agent.v1.AddressFamily.ADDRESS_FAMILY_IPV6).setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS))
+                .build()));
+        assertCode(Status.Code.INVALID_ARGUMENT, "export.port", () -> stub.exportVolume(ExportVolumeRequest.newBuilder()
+                .setToken(token()).setVolumeId("pvc-1").setBackend("shared").setExport(ExportSpec.newBuilder().setBindAddress("10.0.0.5")
+                        .setPort(4420).setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS)).build()));
+        assertThat(nfs.changes()).isEqualTo(changes);
+        assertThat(nfs.exports()).isEmpty();
+    }
+
+    @Test
+    void staleAndForeignTokensAreRefusedAsForEveryVolumeCall() {
+        exportNfs();
+        allow(A);
+        int changes = nfs.changes();
+
+        assertCode(Status.Code.FAILED_PRECONDITION, "fencing", () -> stub.denyInitiator(DenyInitiatorRequest.newBuilder()
+                .setToken(FencingToken.of(life, 0).toProto()).setVolumeId("pvc-1").setClientAddress(A.text()).build()));
+        assertCode(Status.Code.FAILED_PRECONDITION, "fencing", () -> stub.allowInitiator(AllowInitiatorRequest.newBuilder()
+                .setToken(FencingToken.of(LifecycleUid.random(), 99).toProto()).setVolumeId("pvc-1").setClientAddress(B.text()).build()));
+        assertCode(Status.Code.FAILED_PRECONDITION, "fencing", () -> stub.allowInitiator(AllowInitiatorRequest.newBuilder()
+                .setVolumeId("pvc-1").setClientAddress(B.text()).build()));
+
+        assertThat(nfs.changes()).isEqualTo(changes);
+        assertThat(nfs.exports()).extracting(NfsExport::client).containsExactly(A);
+    }
+
+    @Test
+    void reconcileConvergesToTheDesiredClientsAndAnAbsentDesireUnexports() {
+        DesiredExport desired = DesiredExport.newBuilder().setBackend("shared")
+                .setExport(ExportSpec.newBuilder().setBindAddress("10.0.0.5").setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS))
+                .addAllowedHosts(A.text()).addAllowedHosts(B.text()).build();
+
+        ReconcileResponse made = stub.reconcile(ReconcileRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").setDesired(desired).build());
+
+        assertThat(made.getChangesList()).containsExactly("exported NFS /tank/nfs/pvc-1 from 10.0.0.5", "allowed 10.77.1.2", "allowed 10.77.2.2");
+        assertThat(made.getActual().getAllowedHostsList()).containsExactly(A.text(), B.text());
+        ReconcileResponse narrowed = stub.reconcile(ReconcileRequest.newBuilder().setToken(token()).setVolumeId("pvc-1")
+                .setDesired(desired.toBuilder().clearAllowedHosts().addAllowedHosts(A.text())).build());
+        assertThat(narrowed.getChangesList()).containsExactly("denied 10.77.2.2");
+        assertThat(nfs.exports()).extracting(NfsExport::client).containsExactly(A);
+
+        ReconcileResponse gone = stub.reconcile(ReconcileRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").build());
+
+        assertThat(gone.getChangesList()).containsExactly("unexported NFS /tank/nfs/pvc-1 from 10.0.0.5");
+        assertThat(gone.hasActual()).isFalse();
+        assertThat(nfs.exports()).isEmpty();
+    }
+
+    @Test
+    void unexportAndDeleteRemoveEveryEntryBeforeTheDatasetGoes() {
+        exportNfs();
+        allow(A);
+        stub.unexportVolume(UnexportVolumeRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").build());
+        assertThat(nfs.exports()).isEmpty();
+        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExportsList()).isEmpty();
+
+        exportNfs();
+        allow(B);
+        stub.deleteVolume(DeleteVolumeRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").setBackend("shared").build());
+
+        assertThat(nfs.exports()).isEmpty();
+        assertThat(zfs.exists("tank/nfs/pvc-1")).isFalse();
+    }
+
+    @Test
+    void capabilitiesListNfsWhileTheServerServesAndExplainWhenItDoesNot() {
+        GetCapabilitiesResponse serving = stub.getCapabilities(GetCapabilitiesRequest.getDefaultInstance());
+        assertThat(serving.getProtocolsList()).contains("nvmeof-tcp", "nfs");
+        assertThat(serving.getBackendsList()).allMatch(b -> !b.hasProblem());
+
+        nfs.setProblem("rpc.mountd does not run");
+        GetCapabilitiesResponse missing = stub.getCapabilities(GetCapabilitiesRequest.getDefaultInstance());
+
+        assertThat(missing.getProtocolsList()).containsExactly("nvmeof-tcp");
+        assertThat(missing.getBackendsList()).filteredOn(b -> b.getName().equals("shared")).singleElement()
+                .satisfies(b -> assertThat(b.getProblem().getReason()).isEqualTo("NfsServerMissing"))
+                .satisfies(b -> assertThat(b.getProblem().getMessage()).contains("rpc.mountd does not run"));
+        assertThat(missing.getBackendsList()).filteredOn(b -> b.getName().equals("zfs")).singleElement()
+                .satisfies(b -> assertThat(b.hasProblem()).isFalse());
+    }
+}
