@@ -25,13 +25,16 @@ import pillar.node.sys.SyscallException;
  * {@link MountState#CORRUPTED} and fails statfs with its errno; a busy mount ({@link #busy}) refuses
  * a normal unmount with EBUSY, and only a corrupted busy mount may be detached; a hung mount point
  * ({@link #hang}) keeps every mount, bind and unmount there inside the call, as a mount stuck in the
- * kernel does, while calls on other paths go on. Nothing is really mounted: files written under a
+ * kernel does, while calls on other paths go on. An NFS mount lists as the kernel's nfs4 client lists
+ * it (type nfs4, source {@code server:path}, the settled options with {@code addr=}/{@code clientaddr=}
+ * in the superblock options); a server can refuse a mount ({@link #refuseNfs}). Nothing is really mounted: files written under a
  * "mount" stay in the directory.
  */
 public final class FakeMounter implements Mounter {
     private final List<MountEntry> table = new ArrayList<>();
     private final Map<Path, Errno> corrupted = new HashMap<>();
     private final Set<Path> busy = new HashSet<>();
+    private final Map<String, Errno> nfsRefusals = new HashMap<>();
     private final Map<String, String> deviceNumbers = new HashMap<>();
     private final List<String> calls = new ArrayList<>();
     private final Hangs hangs = new Hangs();
@@ -53,6 +56,32 @@ public final class FakeMounter implements Mounter {
         String number = deviceNumbers.computeIfAbsent(device.toString(), d -> "259:" + deviceNumbers.size());
         table.add(new MountEntry(nextId++, 1, number, "/", target, perMount(options), fsType.kernelName(),
                 device.toString(), options.data().isEmpty() ? "rw" : "rw," + String.join(",", options.data())));
+    }
+
+    @Override
+    public void mountNfs(NfsExport export, Path target, MountOptions options) {
+        hangs.pass(target);
+        mountNfsNow(export, target, options);
+    }
+
+    private synchronized void mountNfsNow(NfsExport export, Path target, MountOptions options) {
+        calls.add("mount " + export.source() + " " + target + " " + NfsExport.FS_TYPE + " " + options.canonical());
+        JnaMounter.nfsFlags(options);
+        Errno refused = nfsRefusals.get(export.source());
+        if (refused != null) {
+            throw new SyscallException("mount", export.source() + " on " + target + " (nfs4)", refused);
+        }
+        requireTarget(target, true);
+        String number = deviceNumbers.computeIfAbsent(export.source(), d -> "0:" + (100 + deviceNumbers.size()));
+        // the kernel lists the options it settled on, the addresses last
+        table.add(new MountEntry(nextId++, 1, number, "/", target, perMount(options), NfsExport.FS_TYPE,
+                export.source(), "rw,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,proto=tcp,timeo=600,"
+                        + "retrans=2,sec=sys,clientaddr=" + export.client() + ",local_lock=none,addr=" + export.server()));
+    }
+
+    /** From now on the server refuses mounts of {@code source} ({@code server:path}) with {@code errno}. */
+    public synchronized void refuseNfs(String source, Errno errno) {
+        nfsRefusals.put(source, errno);
     }
 
     @Override
