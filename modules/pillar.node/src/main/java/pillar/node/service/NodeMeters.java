@@ -60,7 +60,8 @@ final class NodeMeters {
     private long connectedControllers() {
         var records = ports.records().scan().records();
         return ports.sysfs().controllers().stream()
-                .filter(c -> !c.deleting() && records.stream().anyMatch(r -> c.serves(r.target(), ports.hostNqn())))
+                .filter(c -> !c.deleting() && records.stream().anyMatch(r -> r.fabrics().isPresent()
+                        && c.serves(r.target(), ports.hostNqn())))
                 .count();
     }
 

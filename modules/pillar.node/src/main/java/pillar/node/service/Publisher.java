@@ -52,6 +52,11 @@ final class Publisher {
             throw CsiException.precondition("volume " + call.volume() + " is staged at " + r.stagingPath() + ", not at "
                     + call.stagingPath());
         }
+        if (r.nfs().isPresent() != call.capability().nfs()) {
+            throw CsiException.precondition("volume " + call.volume() + " is staged as "
+                    + (r.nfs().isPresent() ? "an NFS volume" : "an NVMe-oF volume") + ", the request's publish_context "
+                    + (call.capability().nfs() ? "says nfs" : "names no NFS export"));
+        }
         if (!r.fsType().equals(call.capability().fsType())) {
             throw CsiException.precondition("volume " + call.volume() + " is staged as "
                     + r.fsType().map(Object::toString).orElse("block") + ", the request asks for "

@@ -35,9 +35,11 @@ public final class FakeMounter implements Mounter {
     private final Map<Path, Errno> corrupted = new HashMap<>();
     private final Set<Path> busy = new HashSet<>();
     private final Map<String, Errno> nfsRefusals = new HashMap<>();
+    private final Map<String, String> nfsShown = new HashMap<>();
     private final Map<String, String> deviceNumbers = new HashMap<>();
     private final List<String> calls = new ArrayList<>();
     private final Hangs hangs = new Hangs();
+    private final Hangs statHangs = new Hangs();
     private FsStats stats = new FsStats(1L << 30, 900L << 20, 124L << 20, 65_536, 65_000, 536);
     private int nextId = 1000;
 
@@ -75,13 +77,23 @@ public final class FakeMounter implements Mounter {
         String number = deviceNumbers.computeIfAbsent(export.source(), d -> "0:" + (100 + deviceNumbers.size()));
         // the kernel lists the options it settled on, the addresses last
         table.add(new MountEntry(nextId++, 1, number, "/", target, perMount(options), NfsExport.FS_TYPE,
-                export.source(), "rw,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,proto=tcp,timeo=600,"
+                nfsShown.getOrDefault(export.source(), export.source()), "rw,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,proto=tcp,timeo=600,"
                         + "retrans=2,sec=sys,clientaddr=" + export.client() + ",local_lock=none,addr=" + export.server()));
     }
 
     /** From now on the server refuses mounts of {@code source} ({@code server:path}) with {@code errno}. */
     public synchronized void refuseNfs(String source, Errno errno) {
         nfsRefusals.put(source, errno);
+    }
+
+    /** The server accepts mounts of {@code source} again. */
+    public synchronized void acceptNfs(String source) {
+        nfsRefusals.remove(source);
+    }
+
+    /** A mount of {@code source} lists as {@code shown} (what the test makes the kernel report instead). */
+    public synchronized void listNfsAs(String source, String shown) {
+        nfsShown.put(source, shown);
     }
 
     @Override
@@ -113,7 +125,7 @@ public final class FakeMounter implements Mounter {
 
     private synchronized void unmountNow(Path target) {
         calls.add("unmount " + target);
-        while (probe(target).isMounted()) {
+        while (probeNow(target).isMounted()) {
             Optional<MountEntry> top = find(target);
             if (top.isEmpty()) {
                 corrupted.remove(target); // a broken path that is not a mount point
@@ -131,7 +143,12 @@ public final class FakeMounter implements Mounter {
     }
 
     @Override
-    public synchronized MountState probe(Path target) {
+    public MountState probe(Path target) {
+        statHangs.pass(target);
+        return probeNow(target);
+    }
+
+    private synchronized MountState probeNow(Path target) {
         if (corrupted.containsKey(target)) {
             return MountState.CORRUPTED;
         }
@@ -150,7 +167,12 @@ public final class FakeMounter implements Mounter {
     }
 
     @Override
-    public synchronized FsStats statfs(Path path) {
+    public FsStats statfs(Path path) {
+        statHangs.pass(path);
+        return statfsNow(path);
+    }
+
+    private synchronized FsStats statfsNow(Path path) {
         Errno errno = corrupted.get(path);
         if (errno != null) {
             throw new SyscallException("statfs", path.toString(), errno);
@@ -169,6 +191,14 @@ public final class FakeMounter implements Mounter {
     /** From now on mount, bind and unmount at {@code target} hang in the "kernel" until the hang is released. */
     public Hangs.Hang hang(Path target) {
         return hangs.on(target);
+    }
+
+    /**
+     * From now on a stat (probe) and a statfs at {@code target} hang until the hang is released, as they
+     * do on a hard NFS mount whose server does not answer.
+     */
+    public Hangs.Hang hangStat(Path target) {
+        return statHangs.on(target);
     }
 
     /** Makes the mount at {@code target} busy (open files), so that a normal unmount fails. */
