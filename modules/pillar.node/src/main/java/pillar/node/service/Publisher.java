@@ -117,6 +117,10 @@ final class Publisher {
                 throw CsiException.precondition("the staging mount " + r.stagingPath() + " of " + r.volume()
                         + " is missing or broken; NodeStageVolume must run again");
             }
+            if (r.nfs().isPresent() && ports.mounter().find(r.stagingPath()).filter(r.nfs().get()::matches).isEmpty()) {
+                throw CsiException.precondition("the staging mount " + r.stagingPath() + " of " + r.volume()
+                        + " is not " + r.nfs().get().describe() + "; NodeStageVolume must run again");
+            }
             return r.stagingPath();
         }
         Path device = ports.sysfs().devNode(r.device().orElseThrow());

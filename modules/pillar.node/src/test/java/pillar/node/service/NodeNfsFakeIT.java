@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.grpc.Status;
@@ -21,6 +22,7 @@ import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.api.csi.v1.VolumeUsage;
 import pillar.node.fs.FakeProcessRunner;
 import pillar.node.mount.FakeMounter;
+import pillar.node.mount.MountOptions;
 import pillar.node.mount.NfsExport;
 import pillar.node.sys.Errno;
 import pillar.node.sys.FsStats;
@@ -130,11 +132,11 @@ class NodeNfsFakeIT {
         dots.put(PublishContext.NFS_EXPORT, "/tank/../etc");
         Map<String, String> protocol = nfs("pvc-1");
         protocol.put(PublishContext.PROTOCOL, "smb");
-        for (Map<String, String> context : java.util.List.of(hostName, dots, protocol)) {
+        for (Map<String, String> context : List.of(hostName, dots, protocol)) {
             assertThat(code(() -> node.node.nodeStageVolume(Csi.stage("pvc-1", staging, rwx(), context, Map.of()))))
                     .isEqualTo(Status.Code.INVALID_ARGUMENT);
         }
-        for (VolumeCapability cap : java.util.List.of(Csi.block(Mode.MULTI_NODE_MULTI_WRITER),
+        for (VolumeCapability cap : List.of(Csi.block(Mode.MULTI_NODE_MULTI_WRITER),
                 Csi.fs("ext4", Mode.MULTI_NODE_MULTI_WRITER), rwx("soft"))) {
             assertThat(code(() -> node.node.nodeStageVolume(Csi.stage("pvc-1", staging, cap, nfs("pvc-1"), Map.of()))))
                     .isEqualTo(Status.Code.INVALID_ARGUMENT);
@@ -147,7 +149,7 @@ class NodeNfsFakeIT {
     void aStagingPathHoldingAnotherMountIsRefused() throws Exception {
         Path staging = node.staging("pvc-1");
         Files.createDirectories(staging);
-        mounter.mountNfs(new NfsExport(SERVER, "/tank/pillar/other", CLIENT), staging, pillar.node.mount.MountOptions.NONE);
+        mounter.mountNfs(new NfsExport(SERVER, "/tank/pillar/other", CLIENT), staging, MountOptions.NONE);
         assertThat(code(() -> stage("pvc-1", rwx()))).isEqualTo(Status.Code.FAILED_PRECONDITION);
         assertThat(mounter.countAt(staging)).isEqualTo(1);
         assertThat(mounter.find(staging).orElseThrow().source()).isEqualTo("10.77.0.1:/tank/pillar/other");
@@ -218,5 +220,38 @@ class NodeNfsFakeIT {
         }
         Hangs.awaitNothingStuck(node.kernel, Duration.ofSeconds(10));
         assertThat(node.node.nodeGetVolumeStats(Csi.stats("pvc-1", staging)).getVolumeCondition().getAbnormal()).isFalse();
+    }
+
+    @Test
+    void theMetersCountNfsStagesByProtocolWithoutVolumeNames() {
+        assertThat(node.scrape()).contains("pillar_node_staged_volumes{protocol=\"nfs\"} 0.0\n",
+                "pillar_node_staged_volumes{protocol=\"nvme-tcp\"} 0.0\n");
+        VolumeCapability cap = rwx();
+        Path staging = stage("pvc-1", cap);
+        node.node.nodePublishVolume(publish("pvc-1", staging, node.target("pvc-1", "a"), cap, false));
+        Path nvme = node.staging("pvc-2");
+        node.node.nodeStageVolume(Csi.stage("pvc-2", nvme, Csi.ext4(), node.export("pvc-2", NodeFixture.GIB), Map.of()));
+        String text = node.scrape();
+        assertThat(text).contains("pillar_node_staged_volumes{protocol=\"nfs\"} 1.0\n",
+                        "pillar_node_staged_volumes{protocol=\"nvme-tcp\"} 1.0\n", "pillar_node_stage_records 2.0\n",
+                        "pillar_node_connected_controllers 1.0\n", "pillar_node_mounts{kind=\"staging\"} 2.0\n",
+                        "pillar_node_mounts{kind=\"publish\"} 1.0\n")
+                .doesNotContain("pvc-", SERVER, "/tank");
+        node.node.nodeUnpublishVolume(Csi.unpublish("pvc-1", node.target("pvc-1", "a")));
+        node.node.nodeUnstageVolume(Csi.unstage("pvc-1", staging));
+        assertThat(node.scrape()).contains("pillar_node_staged_volumes{protocol=\"nfs\"} 0.0\n",
+                "pillar_node_staged_volumes{protocol=\"nvme-tcp\"} 1.0\n", "pillar_node_connected_controllers 1.0\n");
+    }
+
+    @Test
+    void publishRefusesAStagingPathThatNoLongerHoldsTheExport() {
+        VolumeCapability cap = rwx();
+        Path staging = stage("pvc-1", cap);
+        mounter.unmount(staging);
+        mounter.mountNfs(new NfsExport(SERVER, "/tank/pillar/other", CLIENT), staging, MountOptions.NONE);
+        Path target = node.target("pvc-1", "a");
+        assertThat(code(() -> node.node.nodePublishVolume(publish("pvc-1", staging, target, cap, false))))
+                .isEqualTo(Status.Code.FAILED_PRECONDITION);
+        assertThat(mounter.find(target)).isEmpty();
     }
 }
