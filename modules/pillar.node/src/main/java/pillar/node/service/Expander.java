@@ -32,7 +32,7 @@ final class Expander {
             return nfsCapacity(call, r);
         }
         call.capability().ifPresent(c -> {
-            if (!c.fsType().equals(r.fsType())) {
+            if (c.nfs() || !c.fsType().equals(r.fsType())) {
                 throw CsiException.invalid("volume_capability does not match the staged volume ("
                         + r.fsType().map(Object::toString).orElse("block") + ")");
             }

@@ -179,8 +179,13 @@ final class Requests {
             try {
                 capability = Optional.of(Capability.parse(true, r.getVolumeCapability()));
             } catch (CsiException e) {
-                // NodeExpandVolume's code for "capabilities not supported by the volume"
-                throw CsiException.invalid(e.getMessage());
+                try {
+                    // the request carries no publish context: an NFS volume's capability (nfs, many writers) is also valid
+                    capability = Optional.of(Capability.parseNfs(true, r.getVolumeCapability()));
+                } catch (CsiException notNfs) {
+                    // NodeExpandVolume's code for "capabilities not supported by the volume"
+                    throw CsiException.invalid(e.getMessage());
+                }
             }
         }
         return new Expand(knownVolumeId(r.getVolumeId()), r.getVolumePath(), required, capability);

@@ -200,6 +200,11 @@ class NodeNfsFakeIT {
         });
         assertThat(node.node.nodeExpandVolume(Csi.expand("pvc-1", staging, 5L << 30)).getCapacityBytes())
                 .isEqualTo(10L << 30);
+        // kubelet sends the PV's capability: nfs and a multi-node mode are fine, Block is not this volume
+        assertThat(node.node.nodeExpandVolume(Csi.expand("pvc-1", staging, 5L << 30).toBuilder()
+                .setVolumeCapability(rwx()).build()).getCapacityBytes()).isEqualTo(10L << 30);
+        assertThat(code(() -> node.node.nodeExpandVolume(Csi.expand("pvc-1", staging, 5L << 30).toBuilder()
+                .setVolumeCapability(Csi.block(Mode.MULTI_NODE_MULTI_WRITER)).build()))).isEqualTo(Status.Code.INVALID_ARGUMENT);
     }
 
     @Test
@@ -253,5 +258,17 @@ class NodeNfsFakeIT {
         assertThat(code(() -> node.node.nodePublishVolume(publish("pvc-1", staging, target, cap, false))))
                 .isEqualTo(Status.Code.FAILED_PRECONDITION);
         assertThat(mounter.find(target)).isEmpty();
+    }
+
+    @Test
+    void anNvmeVolumeIsNotExpandedOrPublishedAsAnNfsOne() {
+        Path staging = node.staging("pvc-2");
+        node.node.nodeStageVolume(Csi.stage("pvc-2", staging, Csi.ext4(), node.export("pvc-2", NodeFixture.GIB), Map.of()));
+        assertThat(code(() -> node.node.nodeExpandVolume(Csi.expand("pvc-2", staging, 0).toBuilder()
+                .setVolumeCapability(Csi.fs("nfs", Mode.SINGLE_NODE_WRITER)).build()))).isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(code(() -> node.node.nodePublishVolume(publish("pvc-2", staging, node.target("pvc-2", "a"), rwx(), false))))
+                .isEqualTo(Status.Code.FAILED_PRECONDITION);
+        assertThat(code(() -> stage("pvc-2", rwx()))).isEqualTo(Status.Code.FAILED_PRECONDITION);
+        assertThat(mounter.countAt(staging)).isEqualTo(1);
     }
 }
