@@ -29,6 +29,12 @@ public final class DeadlineMounter implements Mounter {
     }
 
     @Override
+    public void mountNfs(NfsExport export, Path target, MountOptions options) {
+        wait.run(key(target), "the mount of " + export.describe() + " at " + target,
+                () -> kernel.mountNfs(export, target, options));
+    }
+
+    @Override
     public void bind(Path source, Path target, MountOptions options) {
         wait.run(key(target), "the bind mount of " + source + " at " + target, () -> kernel.bind(source, target, options));
     }

@@ -33,6 +33,19 @@ public final class JnaMounter implements Mounter {
     }
 
     @Override
+    public void mountNfs(NfsExport export, Path target, MountOptions options) {
+        Syscalls.mount(export.source(), target, NfsExport.FS_TYPE, nfsFlags(options), export.data());
+    }
+
+    /** The flags of an NFS mount: per-mount flags only; any filesystem data is a caller's bug. */
+    static long nfsFlags(MountOptions options) {
+        if (!options.data().isEmpty()) {
+            throw new IllegalArgumentException("an NFS mount takes no filesystem options: " + options.data());
+        }
+        return options.perMountFlags();
+    }
+
+    @Override
     public void bind(Path source, Path target, MountOptions options) {
         Syscalls.mount(source.toString(), target, null, MountOptions.MS_BIND, null);
         long flags = options.perMountFlags();

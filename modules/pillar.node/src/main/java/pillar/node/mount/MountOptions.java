@@ -98,6 +98,32 @@ public record MountOptions(long flags, List<String> data, List<String> canonical
         return NONE;
     }
 
+    /**
+     * Flags for an NFS volume's mounts: only per-mount flags (ro, nosuid, nodev, noexec, the atime
+     * family). NFS options (soft, timeo, vers, ...) are the driver's ({@link NfsExport}) and refused.
+     */
+    public static MountOptions parseForNfs(Collection<String> mountFlags) {
+        long flags = 0;
+        Set<String> canonical = new LinkedHashSet<>();
+        int count = 0;
+        for (String entry : mountFlags) {
+            for (String option : entry.split(",", -1)) {
+                if (++count > MAX_OPTIONS) {
+                    throw new InvalidValueException("mount_flags", "at most " + MAX_OPTIONS + " options");
+                }
+                Long bit = FLAGS.get(option);
+                if (bit == null || (bit & ~PER_MOUNT) != 0) {
+                    throw new InvalidValueException("mount_flags", describe(option) + " is not allowed for an NFS "
+                            + "volume; allowed: ro, nosuid, nodev, noexec, noatime, nodiratime, relatime, strictatime "
+                            + "(the NFS options, hard among them, are the driver's)");
+                }
+                flags |= bit;
+                canonical.add(option);
+            }
+        }
+        return new MountOptions(flags, List.of(), new ArrayList<>(canonical));
+    }
+
     public boolean readOnly() {
         return (flags & MS_RDONLY) != 0;
     }

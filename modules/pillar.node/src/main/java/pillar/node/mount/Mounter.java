@@ -21,6 +21,13 @@ public interface Mounter {
     void mount(Path device, Path target, FsType fsType, MountOptions options);
 
     /**
+     * Mounts the NFSv4.2 export at the directory {@code target} with the kernel's own client (type
+     * {@link NfsExport#FS_TYPE}, source {@link NfsExport#source}, data {@link NfsExport#data}; no
+     * mount.nfs helper). Only the per-mount flags of {@code options} apply; filesystem data is refused.
+     */
+    void mountNfs(NfsExport export, Path target, MountOptions options);
+
+    /**
      * Bind mounts {@code source} (a directory, or a device node) at {@code target} (a directory, or a
      * file for a device). The per-mount flags of {@code options} (read-only, nodev, ...) are applied
      * by a remount; if that fails, the bind mount is undone, so a mount that should be read-only

@@ -6,6 +6,7 @@ import java.util.regex.Pattern;
 import pillar.api.context.PublishContext;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
+import pillar.node.sys.IpLiteral;
 
 /**
  * Where a volume's NVMe-oF subsystem is exported, and how to stay connected to it: the validated
@@ -30,9 +31,6 @@ public record FabricsTarget(Nqn nqn, String transport, String traddr, int trsvci
     /** The longest ctrlLossTmo a publish context may ask for: one hour. */
     public static final int MAX_CTRL_LOSS_TMO = 3_600;
 
-    private static final Pattern IPV4 = Pattern.compile(
-            "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}");
-    private static final Pattern IPV6_CHARS = Pattern.compile("[0-9a-fA-F:.]{2,45}");
     private static final Pattern DECIMAL = Pattern.compile("-?[0-9]{1,10}");
 
     public FabricsTarget {
@@ -79,23 +77,7 @@ public record FabricsTarget(Nqn nqn, String transport, String traddr, int trsvci
     }
 
     private static void checkAddress(String traddr) {
-        if (traddr == null || traddr.isEmpty()) {
-            throw new InvalidValueException("traddr", "must not be empty");
-        }
-        if (IPV4.matcher(traddr).matches()) {
-            return;
-        }
-        if (traddr.indexOf(':') >= 0 && IPV6_CHARS.matcher(traddr).matches()) {
-            try {
-                // a literal with ':' never triggers a name lookup
-                if (java.net.InetAddress.getByName(traddr) instanceof java.net.Inet6Address) {
-                    return;
-                }
-            } catch (java.net.UnknownHostException e) {
-                // fall through to the error below
-            }
-        }
-        throw new InvalidValueException("traddr", "must be an IPv4 or IPv6 address literal (no host names, no zone)");
+        IpLiteral.check("traddr", traddr);
     }
 
     private static void checkRange(String field, int value, int min, int max) {

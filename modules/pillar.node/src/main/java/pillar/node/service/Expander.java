@@ -28,8 +28,11 @@ final class Expander {
 
     long expand(Requests.Expand call) {
         StageRecord r = VolumeStatsReader.locate(ports, call.volume(), call.volumePath()).record();
+        if (r.nfs().isPresent()) {
+            return nfsCapacity(call, r);
+        }
         call.capability().ifPresent(c -> {
-            if (!c.fsType().equals(r.fsType())) {
+            if (c.nfs() || !c.fsType().equals(r.fsType())) {
                 throw CsiException.invalid("volume_capability does not match the staged volume ("
                         + r.fsType().map(Object::toString).orElse("block") + ")");
             }
@@ -62,6 +65,21 @@ final class Expander {
             LOG.info(() -> "grew the " + r.fsType().get() + " filesystem of " + call.volume() + " to " + grown + " bytes");
         }
         return size;
+    }
+
+    /**
+     * An NFS volume has nothing to grow on the node: the server's refquota is its size, so the answer is
+     * the capacity the mounted filesystem reports (a capability, if given, must not be Block).
+     */
+    private long nfsCapacity(Requests.Expand call, StageRecord r) {
+        if (call.capability().filter(Capability::block).isPresent()) {
+            throw CsiException.invalid("volume_capability does not match the staged volume (nfs4, not block)");
+        }
+        if (ports.mounter().probe(r.stagingPath()) != MountState.MOUNTED) {
+            throw CsiException.precondition("the staging mount " + r.stagingPath() + " is missing or broken; "
+                    + "NodeStageVolume must run again");
+        }
+        return ports.mounter().statfs(r.stagingPath()).totalBytes();
     }
 
     private long awaitSize(Path device, long required) {

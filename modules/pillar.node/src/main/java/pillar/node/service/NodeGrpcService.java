@@ -47,6 +47,7 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
     private final Requests requests;
     private final VolumeLocks locks;
     private final Stager stager;
+    private final NfsStager nfsStager;
     private final Publisher publisher;
     private final Expander expander;
     private final VolumeStatsReader stats;
@@ -57,6 +58,7 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
         this.requests = new Requests(ports.paths(), ports.nodeId().value());
         this.locks = locks;
         this.stager = new Stager(ports, new SubsystemLocks(), meters);
+        this.nfsStager = new NfsStager(ports, meters);
         this.publisher = new Publisher(ports, meters);
         this.expander = new Expander(ports);
         this.stats = new VolumeStatsReader(ports, meters);
@@ -65,6 +67,11 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
     @Override
     public void nodeStageVolume(NodeStageVolumeRequest request, StreamObserver<NodeStageVolumeResponse> response) {
         answer("NodeStageVolume", response, () -> {
+            if (Requests.isNfs(request.getPublishContextMap())) {
+                Requests.StageNfs call = requests.stageNfs(request);
+                locks.run(call.volume(), "NodeStageVolume", () -> run(() -> nfsStager.stage(call)));
+                return NodeStageVolumeResponse.getDefaultInstance();
+            }
             Requests.Stage call = requests.stage(request);
             locks.run(call.volume(), "NodeStageVolume", () -> run(() -> stager.stage(call)));
             return NodeStageVolumeResponse.getDefaultInstance();

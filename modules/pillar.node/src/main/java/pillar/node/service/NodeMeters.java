@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import pillar.node.mount.MountEntry;
+import pillar.node.stage.Phase;
 import pillar.node.stage.StageRecord;
 import pillar.node.stage.StageRecords;
 import pillar.runtime.metrics.WorkloadMetrics;
@@ -18,7 +19,8 @@ import pillar.runtime.metrics.WorkloadMetrics;
  * shows: {@value #STAGE_RECORDS} (record files, unreadable ones included), {@value #CONNECTED_CONTROLLERS}
  * (this host's NVMe controllers reaching a subsystem a record names, unless being deleted) and
  * {@value #MOUNTS} by {@code kind} ({@code staging}, {@code publish}: a recorded staging or target
- * path that is a mount point). Each scrape lists the state directory and reads the records, sysfs'
+ * path that is a mount point) and {@value #STAGED_VOLUMES} by {@code protocol} ({@code nvme-tcp},
+ * {@code nfs}: readable records of staged volumes; both values always present). Each scrape lists the state directory and reads the records, sysfs'
  * controllers and the mount table once per gauge: no cache, it is a few small files. A gauge that
  * cannot be read has no value in that scrape (logged), so the others are still served.
  *
@@ -30,6 +32,7 @@ final class NodeMeters {
     static final String STAGE_RECORDS = "pillar_node_stage_records";
     static final String CONNECTED_CONTROLLERS = "pillar_node_connected_controllers";
     static final String MOUNTS = "pillar_node_mounts";
+    static final String STAGED_VOLUMES = "pillar_node_staged_volumes";
     /** Exposed as {@code pillar_node_corrupted_mounts_total}. */
     static final String CORRUPTED_MOUNTS = "pillar_node_corrupted_mounts";
     private static final Logger LOG = Logger.getLogger(NodeMeters.class.getName());
@@ -48,6 +51,8 @@ final class NodeMeters {
                 guarded(CONNECTED_CONTROLLERS, c -> c.call(connectedControllers())));
         metrics.gauge(MOUNTS, "mounts pillar-node made under the kubelet directory, by kind (staging, publish)",
                 guarded(MOUNTS, this::mounts), "kind");
+        metrics.gauge(STAGED_VOLUMES, "volumes staged on this node, by protocol (nvme-tcp, nfs)",
+                guarded(STAGED_VOLUMES, this::stagedVolumes), "protocol");
         this.corruptedMounts = metrics.counter(CORRUPTED_MOUNTS,
                 "calls that found the mount at their path corrupted (EIO, ENOTCONN, ESTALE, EACCES)");
     }
@@ -60,8 +65,16 @@ final class NodeMeters {
     private long connectedControllers() {
         var records = ports.records().scan().records();
         return ports.sysfs().controllers().stream()
-                .filter(c -> !c.deleting() && records.stream().anyMatch(r -> c.serves(r.target(), ports.hostNqn())))
+                .filter(c -> !c.deleting() && records.stream().anyMatch(r -> r.fabrics().isPresent()
+                        && c.serves(r.target(), ports.hostNqn())))
                 .count();
+    }
+
+    private void stagedVolumes(GaugeWithCallback.Callback callback) {
+        var staged = ports.records().scan().records().stream().filter(r -> r.phase() == Phase.STAGED).toList();
+        long nfs = staged.stream().filter(r -> r.nfs().isPresent()).count();
+        callback.call(staged.size() - nfs, "nvme-tcp");
+        callback.call(nfs, "nfs");
     }
 
     private void mounts(GaugeWithCallback.Callback callback) {

@@ -52,6 +52,11 @@ final class Publisher {
             throw CsiException.precondition("volume " + call.volume() + " is staged at " + r.stagingPath() + ", not at "
                     + call.stagingPath());
         }
+        if (r.nfs().isPresent() != call.capability().nfs()) {
+            throw CsiException.precondition("volume " + call.volume() + " is staged as "
+                    + (r.nfs().isPresent() ? "an NFS volume" : "an NVMe-oF volume") + ", the request's publish_context "
+                    + (call.capability().nfs() ? "says nfs" : "names no NFS export"));
+        }
         if (!r.fsType().equals(call.capability().fsType())) {
             throw CsiException.precondition("volume " + call.volume() + " is staged as "
                     + r.fsType().map(Object::toString).orElse("block") + ", the request asks for "
@@ -111,6 +116,10 @@ final class Publisher {
             if (ports.mounter().probe(r.stagingPath()) != MountState.MOUNTED) {
                 throw CsiException.precondition("the staging mount " + r.stagingPath() + " of " + r.volume()
                         + " is missing or broken; NodeStageVolume must run again");
+            }
+            if (r.nfs().isPresent() && ports.mounter().find(r.stagingPath()).filter(r.nfs().get()::matches).isEmpty()) {
+                throw CsiException.precondition("the staging mount " + r.stagingPath() + " of " + r.volume()
+                        + " is not " + r.nfs().get().describe() + "; NodeStageVolume must run again");
             }
             return r.stagingPath();
         }

@@ -14,6 +14,7 @@ import pillar.api.csi.v1.NodeUnstageVolumeRequest;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
 import pillar.node.fs.MkfsOptions;
+import pillar.node.mount.NfsExport;
 import pillar.node.nvme.FabricsAuth;
 import pillar.node.nvme.FabricsTarget;
 import pillar.runtime.server.CsiException;
@@ -37,6 +38,10 @@ final class Requests {
     /** @param auth the DH-HMAC-CHAP secrets to connect with (never recorded, never shown) */
     record Stage(VolumeId volume, Path stagingPath, Capability capability, FabricsTarget target, MkfsOptions mkfs,
                  Optional<FabricsAuth> auth) {
+    }
+
+    /** NodeStageVolume of an NFS volume ({@code protocol=nfs} in the publish context). */
+    record StageNfs(VolumeId volume, Path stagingPath, Capability capability, NfsExport export) {
     }
 
     record Unstage(VolumeId volume, Path stagingPath) {
@@ -101,6 +106,27 @@ final class Requests {
         }
     }
 
+    /** Whether a publish context names an NFS volume; a protocol other than nfs is INVALID_ARGUMENT. */
+    static boolean isNfs(java.util.Map<String, String> publishContext) {
+        try {
+            return NfsExport.isNfs(publishContext);
+        } catch (InvalidValueException e) {
+            throw CsiException.invalid(e.getMessage());
+        }
+    }
+
+    /** Checked in {@link #stage}'s order; the capability by {@link Capability#parseNfs}, the export by {@link NfsExport}. */
+    StageNfs stageNfs(NodeStageVolumeRequest r) {
+        VolumeId volume = volumeId(r.getVolumeId());
+        Path staging = paths.check("staging_target_path", r.getStagingTargetPath());
+        Capability capability = Capability.parseNfs(r.hasVolumeCapability(), r.getVolumeCapability());
+        try {
+            return new StageNfs(volume, staging, capability, NfsExport.fromPublishContext(r.getPublishContextMap()));
+        } catch (InvalidValueException e) {
+            throw CsiException.invalid(e.getMessage());
+        }
+    }
+
     Unstage unstage(NodeUnstageVolumeRequest r) {
         return new Unstage(volumeId(r.getVolumeId()), paths.check("staging_target_path", r.getStagingTargetPath()));
     }
@@ -108,7 +134,9 @@ final class Requests {
     Publish publish(NodePublishVolumeRequest r) {
         VolumeId volume = volumeId(r.getVolumeId());
         Path target = paths.check("target_path", r.getTargetPath());
-        Capability capability = Capability.parse(r.hasVolumeCapability(), r.getVolumeCapability());
+        Capability capability = isNfs(r.getPublishContextMap())
+                ? Capability.parseNfs(r.hasVolumeCapability(), r.getVolumeCapability())
+                : Capability.parse(r.hasVolumeCapability(), r.getVolumeCapability());
         if (r.getStagingTargetPath().isEmpty()) {
             // the spec's own code for this case: "Staging target path not set"
             throw CsiException.precondition("staging_target_path is not set; this node stages volumes (STAGE_UNSTAGE_VOLUME)");
@@ -151,8 +179,13 @@ final class Requests {
             try {
                 capability = Optional.of(Capability.parse(true, r.getVolumeCapability()));
             } catch (CsiException e) {
-                // NodeExpandVolume's code for "capabilities not supported by the volume"
-                throw CsiException.invalid(e.getMessage());
+                try {
+                    // the request carries no publish context: an NFS volume's capability (nfs, many writers) is also valid
+                    capability = Optional.of(Capability.parseNfs(true, r.getVolumeCapability()));
+                } catch (CsiException notNfs) {
+                    // NodeExpandVolume's code for "capabilities not supported by the volume"
+                    throw CsiException.invalid(e.getMessage());
+                }
             }
         }
         return new Expand(knownVolumeId(r.getVolumeId()), r.getVolumePath(), required, capability);

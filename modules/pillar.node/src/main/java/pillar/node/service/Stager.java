@@ -55,6 +55,10 @@ final class Stager {
                 throw CsiException.precondition("volume " + call.volume() + " is already staged at " + r.stagingPath()
                         + "; unstage it there first");
             }
+            if (r.nfs().isPresent()) {
+                throw CsiException.precondition("volume " + call.volume() + " has an NFS stage ("
+                        + r.nfs().get().describe() + ") at " + r.stagingPath() + "; unstage it first");
+            }
             boolean sameCapability = r.fsType().equals(call.capability().fsType())
                     && r.mountFlags().equals(call.capability().flags()) && r.accessMode() == call.capability().accessMode();
             if (r.phase() == Phase.STAGED && !sameCapability) {
@@ -79,7 +83,7 @@ final class Stager {
             meters.corruptedMount();
             ports.mounter().unmount(call.stagingPath());
         }
-        prepareStagingDirectory(call.stagingPath());
+        prepareStagingDirectory(ports, call.stagingPath());
         StageRecord record = StageRecord.attaching(call.volume(), call.stagingPath(), call.capability().fsType(),
                 call.capability().flags(), call.capability().accessMode(), call.target());
         if (existing.isPresent() && existing.get().target().sameEndpoint(call.target())) {
@@ -155,9 +159,16 @@ final class Stager {
                 && ports.mounter().find(r.stagingPath()).filter(e -> sameDevice(e.source(), device)).isPresent();
     }
 
-    /** Undoes a stage: unmount, disconnect unless another volume uses the controller, remove the record. */
+    /**
+     * Undoes a stage: unmount, disconnect unless another volume uses the controller, remove the record.
+     * An NFS volume has only its mount to undo.
+     */
     private void release(StageRecord r) {
         ports.mounter().unmount(r.stagingPath());
+        if (r.nfs().isPresent()) {
+            ports.records().delete(r.volume());
+            return;
+        }
         if (r.block() && readerOnly(r.accessMode()) && r.device().isPresent()) {
             Path device = ports.sysfs().devNode(r.device().get());
             if (Files.exists(device)) {
@@ -167,7 +178,8 @@ final class Stager {
         subsystems.with(r.target().nqn(), () -> {
             var scan = ports.records().scan();
             boolean shared = scan.records().stream()
-                    .anyMatch(other -> !other.volume().equals(r.volume()) && other.target().sameEndpoint(r.target()));
+                    .anyMatch(other -> !other.volume().equals(r.volume()) && other.fabrics().isPresent()
+                            && other.target().sameEndpoint(r.target()));
             if (shared) {
                 LOG.info(() -> "keeping the controller of " + r.target().describe() + ": another staged volume uses it");
             } else if (!scan.unreadable().isEmpty()) {
@@ -227,7 +239,8 @@ final class Stager {
         }
     }
 
-    private void prepareStagingDirectory(Path staging) {
+    /** Creates the staging directory if it is missing; never through a path that leaves the kubelet's tree. */
+    static void prepareStagingDirectory(NodePorts ports, Path staging) {
         try {
             if (!Files.exists(staging)) {
                 ports.paths().checkNoEscape("staging_target_path", staging);

@@ -12,6 +12,7 @@ import pillar.node.mount.MountState;
 import pillar.node.stage.Phase;
 import pillar.node.stage.StageRecord;
 import pillar.node.sys.FsStats;
+import pillar.node.sys.StuckInKernelException;
 import pillar.node.sys.SyscallException;
 import pillar.runtime.server.CsiException;
 
@@ -35,6 +36,16 @@ final class VolumeStatsReader {
         StageRecord r = at.record();
         Path path = at.path();
         NodeGetVolumeStatsResponse.Builder out = NodeGetVolumeStatsResponse.newBuilder();
+        if (r.nfs().isPresent()) {
+            try {
+                return filesystemStats(out, path, Optional.empty()).build();
+            } catch (StuckInKernelException e) {
+                // a hard NFS mount whose server does not answer: the stat or statfs waits in the kernel
+                return out.setVolumeCondition(VolumeCondition.newBuilder().setAbnormal(true).setMessage("the NFS server "
+                        + r.nfs().get().server() + " of " + r.nfs().get().describe() + " does not answer: "
+                        + e.getMessage())).build();
+            }
+        }
         Optional<String> problem = controllerProblem(r);
         if (r.block()) {
             Path device = ports.sysfs().devNode(r.device().orElseThrow());
@@ -45,29 +56,42 @@ final class VolumeStatsReader {
                 problem = problem.or(() -> Optional.of("the block device " + device + " is gone"));
             }
         } else {
-            MountState state = ports.mounter().probe(path);
-            if (state == MountState.CORRUPTED) {
-                meters.corruptedMount();
-                problem = Optional.of("the mount at " + path + " is corrupted (it answers EIO, ENOTCONN, "
-                        + "ESTALE or EACCES)" + problem.map(p -> "; " + p).orElse(""));
-            } else if (state == MountState.NOT_MOUNTED) {
-                problem = Optional.of(path + " is not mounted" + problem.map(p -> "; " + p).orElse(""));
-            } else {
-                try {
-                    FsStats fs = ports.mounter().statfs(path);
-                    out.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.BYTES).setTotal(fs.totalBytes())
-                            .setAvailable(fs.availableBytes()).setUsed(fs.usedBytes()));
-                    out.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.INODES).setTotal(fs.totalInodes())
-                            .setAvailable(fs.freeInodes()).setUsed(fs.usedInodes()));
-                } catch (SyscallException e) {
-                    problem = Optional.of("statfs fails: " + e.getMessage() + problem.map(p -> "; " + p).orElse(""));
-                }
+            return filesystemStats(out, path, problem).build();
+        }
+        return condition(out, problem).build();
+    }
+
+    /** Usage by statfs and the condition of the mount at {@code path}, given what is already known to be wrong. */
+    private NodeGetVolumeStatsResponse.Builder filesystemStats(NodeGetVolumeStatsResponse.Builder out, Path path,
+                                                               Optional<String> known) {
+        Optional<String> problem = known;
+        MountState state = ports.mounter().probe(path);
+        if (state == MountState.CORRUPTED) {
+            meters.corruptedMount();
+            problem = Optional.of("the mount at " + path + " is corrupted (it answers EIO, ENOTCONN, "
+                    + "ESTALE or EACCES)" + problem.map(p -> "; " + p).orElse(""));
+        } else if (state == MountState.NOT_MOUNTED) {
+            problem = Optional.of(path + " is not mounted" + problem.map(p -> "; " + p).orElse(""));
+        } else {
+            try {
+                FsStats fs = ports.mounter().statfs(path);
+                out.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.BYTES).setTotal(fs.totalBytes())
+                        .setAvailable(fs.availableBytes()).setUsed(fs.usedBytes()));
+                out.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.INODES).setTotal(fs.totalInodes())
+                        .setAvailable(fs.freeInodes()).setUsed(fs.usedInodes()));
+            } catch (SyscallException e) {
+                Optional<String> before = problem;
+                problem = Optional.of("statfs fails: " + e.getMessage() + before.map(p -> "; " + p).orElse(""));
             }
         }
-        out.setVolumeCondition(problem
+        return condition(out, problem);
+    }
+
+    private static NodeGetVolumeStatsResponse.Builder condition(NodeGetVolumeStatsResponse.Builder out,
+                                                                Optional<String> problem) {
+        return out.setVolumeCondition(problem
                 .map(p -> VolumeCondition.newBuilder().setAbnormal(true).setMessage(p))
                 .orElse(VolumeCondition.newBuilder().setAbnormal(false).setMessage("volume is healthy")));
-        return out.build();
     }
 
     /** A volume's record and the path of the call, one of the record's own paths. */

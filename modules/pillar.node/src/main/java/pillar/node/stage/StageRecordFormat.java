@@ -14,6 +14,7 @@ import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 import pillar.node.fs.FsType;
 import pillar.node.mount.MountOptions;
+import pillar.node.mount.NfsExport;
 import pillar.node.nvme.Controller;
 import pillar.node.nvme.FabricsTarget;
 
@@ -41,27 +42,43 @@ import pillar.node.nvme.FabricsTarget;
  * device=nvme1n1               (empty until found)
  * publication=rw SINGLE_NODE_MULTI_WRITER noatime,nodev /var/lib/kubelet/pods/.../mount
  * </pre>
+ *
+ * <p>An NFS volume's record has {@code fs-type=nfs4} and, instead of the NVMe keys from {@code nqn}
+ * to {@code device}, {@code nfs-server}, {@code nfs-export} and {@code nfs-client}. Records written
+ * before NFS (all NVMe-oF) read as they always did.
  */
 public final class StageRecordFormat {
     static final String HEADER = "pillar-csi-stage-record 1";
     private static final String BLOCK = "block";
     private static final String PUBLICATION = "publication";
-    private static final Set<String> KEYS = Set.of("volume", "phase", "staging", "fs-type", "mount-flags",
-            "access-mode", "nqn", "transport", "traddr", "trsvcid", "ctrl-loss-tmo", "reconnect-delay",
-            "nr-io-queues", "controller", "device");
+    private static final Set<String> COMMON_KEYS = Set.of("volume", "phase", "staging", "fs-type", "mount-flags",
+            "access-mode");
+    private static final Set<String> NVME_KEYS = Set.of("nqn", "transport", "traddr", "trsvcid", "ctrl-loss-tmo",
+            "reconnect-delay", "nr-io-queues", "controller", "device");
+    private static final Set<String> NFS_KEYS = Set.of("nfs-server", "nfs-export", "nfs-client");
+    private static final Set<String> KEYS = union(COMMON_KEYS, NVME_KEYS, NFS_KEYS);
 
     private StageRecordFormat() {
     }
 
     public static String format(StageRecord record) {
-        FabricsTarget t = record.target();
         StringBuilder out = new StringBuilder(HEADER).append('\n');
         line(out, "volume", record.volume().value());
         line(out, "phase", record.phase().name().toLowerCase(java.util.Locale.ROOT));
         line(out, "staging", record.stagingPath().toString());
-        line(out, "fs-type", record.fsType().map(FsType::kernelName).orElse(BLOCK));
+        line(out, "fs-type", record.nfs().isPresent() ? NfsExport.FS_TYPE
+                : record.fsType().map(FsType::kernelName).orElse(BLOCK));
         line(out, "mount-flags", String.join(",", record.mountFlags()));
         line(out, "access-mode", record.accessMode().name());
+        if (record.nfs().isPresent()) {
+            NfsExport e = record.nfs().get();
+            line(out, "nfs-server", e.server());
+            line(out, "nfs-export", e.path());
+            line(out, "nfs-client", e.client());
+            publications(out, record);
+            return out.toString();
+        }
+        FabricsTarget t = record.target();
         line(out, "nqn", t.nqn().value());
         line(out, "transport", t.transport());
         line(out, "traddr", t.traddr());
@@ -71,11 +88,15 @@ public final class StageRecordFormat {
         line(out, "nr-io-queues", String.valueOf(t.nrIoQueues()));
         line(out, "controller", record.controller().map(Controller::name).orElse(""));
         line(out, "device", record.device().orElse(""));
+        publications(out, record);
+        return out.toString();
+    }
+
+    private static void publications(StringBuilder out, StageRecord record) {
         for (Publication p : record.publications()) {
             line(out, PUBLICATION, (p.readOnly() ? "ro" : "rw") + " " + p.accessMode().name() + " "
                     + (p.mountFlags().isEmpty() ? "-" : String.join(",", p.mountFlags())) + " " + p.target());
         }
-        return out.toString();
     }
 
     /** Parses a record; {@code source} names the file in errors. */
@@ -103,9 +124,16 @@ public final class StageRecordFormat {
                 throw new StageRecordException(source + ": key '" + key + "' appears twice");
             }
         }
-        for (String key : KEYS) {
+        boolean nfs = NfsExport.FS_TYPE.equals(values.get("fs-type"));
+        for (String key : union(COMMON_KEYS, nfs ? NFS_KEYS : NVME_KEYS)) {
             if (!values.containsKey(key)) {
                 throw new StageRecordException(source + ": key '" + key + "' is missing");
+            }
+        }
+        for (String key : nfs ? NVME_KEYS : NFS_KEYS) {
+            if (values.containsKey(key)) {
+                throw new StageRecordException(source + ": key '" + key + "' does not belong to "
+                        + (nfs ? "an NFS" : "an NVMe-oF") + " volume's record");
             }
         }
         try {
@@ -116,12 +144,33 @@ public final class StageRecordFormat {
     }
 
     private static StageRecord build(Map<String, String> v, List<String> publicationLines) {
+        if (NfsExport.FS_TYPE.equals(v.get("fs-type"))) {
+            return buildNfs(v, publicationLines);
+        }
         Optional<FsType> fsType = v.get("fs-type").equals(BLOCK) ? Optional.empty()
                 : Optional.of(FsType.parse(required(v, "fs-type")));
         List<String> flags = flags(v.get("mount-flags"), fsType);
         FabricsTarget target = new FabricsTarget(Nqn.of(v.get("nqn")), v.get("transport"), v.get("traddr"),
                 integer(v, "trsvcid"), integer(v, "ctrl-loss-tmo"), integer(v, "reconnect-delay"),
                 integer(v, "nr-io-queues"));
+        List<Publication> publications = publications(publicationLines, text -> flags(text, fsType));
+        return new StageRecord(VolumeId.of(v.get("volume")), phase(v.get("phase")), Path.of(required(v, "staging")),
+                fsType, flags, mode(v.get("access-mode")), target,
+                v.get("controller").isEmpty() ? Optional.empty() : Optional.of(Controller.parse(v.get("controller"))),
+                v.get("device").isEmpty() ? Optional.empty() : Optional.of(v.get("device")), publications);
+    }
+
+    private static StageRecord buildNfs(Map<String, String> v, List<String> publicationLines) {
+        java.util.function.Function<String, List<String>> nfsFlags = text -> text.isEmpty() ? List.of()
+                : MountOptions.parseForNfs(List.of(text)).canonical();
+        NfsExport export = new NfsExport(v.get("nfs-server"), v.get("nfs-export"), v.get("nfs-client"));
+        return new StageRecord(VolumeId.of(v.get("volume")), phase(v.get("phase")), Path.of(required(v, "staging")),
+                Optional.empty(), nfsFlags.apply(v.get("mount-flags")), mode(v.get("access-mode")), Optional.empty(),
+                Optional.of(export), Optional.empty(), Optional.empty(), publications(publicationLines, nfsFlags));
+    }
+
+    private static List<Publication> publications(List<String> publicationLines,
+                                                  java.util.function.Function<String, List<String>> flags) {
         List<Publication> publications = new ArrayList<>();
         for (String line : publicationLines) {
             String[] parts = line.split(" ", 4);
@@ -129,12 +178,18 @@ public final class StageRecordFormat {
                 throw new IllegalArgumentException("publication '" + line + "' is not '<ro|rw> <mode> <flags|-> <path>'");
             }
             publications.add(new Publication(Path.of(parts[3]), parts[0].equals("ro"), mode(parts[1]),
-                    parts[2].equals("-") ? List.of() : flags(parts[2], fsType)));
+                    parts[2].equals("-") ? List.of() : flags.apply(parts[2])));
         }
-        return new StageRecord(VolumeId.of(v.get("volume")), phase(v.get("phase")), Path.of(required(v, "staging")),
-                fsType, flags, mode(v.get("access-mode")), target,
-                v.get("controller").isEmpty() ? Optional.empty() : Optional.of(Controller.parse(v.get("controller"))),
-                v.get("device").isEmpty() ? Optional.empty() : Optional.of(v.get("device")), publications);
+        return publications;
+    }
+
+    @SafeVarargs
+    private static Set<String> union(Set<String>... sets) {
+        Set<String> all = new java.util.HashSet<>();
+        for (Set<String> set : sets) {
+            all.addAll(set);
+        }
+        return Set.copyOf(all);
     }
 
     private static List<String> flags(String text, Optional<FsType> fsType) {

@@ -25,16 +25,21 @@ import pillar.node.sys.SyscallException;
  * {@link MountState#CORRUPTED} and fails statfs with its errno; a busy mount ({@link #busy}) refuses
  * a normal unmount with EBUSY, and only a corrupted busy mount may be detached; a hung mount point
  * ({@link #hang}) keeps every mount, bind and unmount there inside the call, as a mount stuck in the
- * kernel does, while calls on other paths go on. Nothing is really mounted: files written under a
+ * kernel does, while calls on other paths go on. An NFS mount lists as the kernel's nfs4 client lists
+ * it (type nfs4, source {@code server:path}, the settled options with {@code addr=}/{@code clientaddr=}
+ * in the superblock options); a server can refuse a mount ({@link #refuseNfs}). Nothing is really mounted: files written under a
  * "mount" stay in the directory.
  */
 public final class FakeMounter implements Mounter {
     private final List<MountEntry> table = new ArrayList<>();
     private final Map<Path, Errno> corrupted = new HashMap<>();
     private final Set<Path> busy = new HashSet<>();
+    private final Map<String, Errno> nfsRefusals = new HashMap<>();
+    private final Map<String, String> nfsShown = new HashMap<>();
     private final Map<String, String> deviceNumbers = new HashMap<>();
     private final List<String> calls = new ArrayList<>();
     private final Hangs hangs = new Hangs();
+    private final Hangs statHangs = new Hangs();
     private FsStats stats = new FsStats(1L << 30, 900L << 20, 124L << 20, 65_536, 65_000, 536);
     private int nextId = 1000;
 
@@ -53,6 +58,42 @@ public final class FakeMounter implements Mounter {
         String number = deviceNumbers.computeIfAbsent(device.toString(), d -> "259:" + deviceNumbers.size());
         table.add(new MountEntry(nextId++, 1, number, "/", target, perMount(options), fsType.kernelName(),
                 device.toString(), options.data().isEmpty() ? "rw" : "rw," + String.join(",", options.data())));
+    }
+
+    @Override
+    public void mountNfs(NfsExport export, Path target, MountOptions options) {
+        hangs.pass(target);
+        mountNfsNow(export, target, options);
+    }
+
+    private synchronized void mountNfsNow(NfsExport export, Path target, MountOptions options) {
+        calls.add("mount " + export.source() + " " + target + " " + NfsExport.FS_TYPE + " " + options.canonical());
+        JnaMounter.nfsFlags(options);
+        Errno refused = nfsRefusals.get(export.source());
+        if (refused != null) {
+            throw new SyscallException("mount", export.source() + " on " + target + " (nfs4)", refused);
+        }
+        requireTarget(target, true);
+        String number = deviceNumbers.computeIfAbsent(export.source(), d -> "0:" + (100 + deviceNumbers.size()));
+        // the kernel lists the options it settled on, the addresses last
+        table.add(new MountEntry(nextId++, 1, number, "/", target, perMount(options), NfsExport.FS_TYPE,
+                nfsShown.getOrDefault(export.source(), export.source()), "rw,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,proto=tcp,timeo=600,"
+                        + "retrans=2,sec=sys,clientaddr=" + export.client() + ",local_lock=none,addr=" + export.server()));
+    }
+
+    /** From now on the server refuses mounts of {@code source} ({@code server:path}) with {@code errno}. */
+    public synchronized void refuseNfs(String source, Errno errno) {
+        nfsRefusals.put(source, errno);
+    }
+
+    /** The server accepts mounts of {@code source} again. */
+    public synchronized void acceptNfs(String source) {
+        nfsRefusals.remove(source);
+    }
+
+    /** A mount of {@code source} lists as {@code shown} (what the test makes the kernel report instead). */
+    public synchronized void listNfsAs(String source, String shown) {
+        nfsShown.put(source, shown);
     }
 
     @Override
@@ -84,7 +125,7 @@ public final class FakeMounter implements Mounter {
 
     private synchronized void unmountNow(Path target) {
         calls.add("unmount " + target);
-        while (probe(target).isMounted()) {
+        while (probeNow(target).isMounted()) {
             Optional<MountEntry> top = find(target);
             if (top.isEmpty()) {
                 corrupted.remove(target); // a broken path that is not a mount point
@@ -102,7 +143,12 @@ public final class FakeMounter implements Mounter {
     }
 
     @Override
-    public synchronized MountState probe(Path target) {
+    public MountState probe(Path target) {
+        statHangs.pass(target);
+        return probeNow(target);
+    }
+
+    private synchronized MountState probeNow(Path target) {
         if (corrupted.containsKey(target)) {
             return MountState.CORRUPTED;
         }
@@ -121,7 +167,12 @@ public final class FakeMounter implements Mounter {
     }
 
     @Override
-    public synchronized FsStats statfs(Path path) {
+    public FsStats statfs(Path path) {
+        statHangs.pass(path);
+        return statfsNow(path);
+    }
+
+    private synchronized FsStats statfsNow(Path path) {
         Errno errno = corrupted.get(path);
         if (errno != null) {
             throw new SyscallException("statfs", path.toString(), errno);
@@ -140,6 +191,14 @@ public final class FakeMounter implements Mounter {
     /** From now on mount, bind and unmount at {@code target} hang in the "kernel" until the hang is released. */
     public Hangs.Hang hang(Path target) {
         return hangs.on(target);
+    }
+
+    /**
+     * From now on a stat (probe) and a statfs at {@code target} hang until the hang is released, as they
+     * do on a hard NFS mount whose server does not answer.
+     */
+    public Hangs.Hang hangStat(Path target) {
+        return statHangs.on(target);
     }
 
     /** Makes the mount at {@code target} busy (open files), so that a normal unmount fails. */

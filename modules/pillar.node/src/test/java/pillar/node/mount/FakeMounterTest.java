@@ -29,4 +29,28 @@ class FakeMounterTest extends MounterContract {
         mounter.busy(target);
         return () -> mounter.idle(target);
     }
+
+    @org.junit.jupiter.api.Test
+    void anNfsMountListsAsTheKernelClientListsIt() throws Exception {
+        Path target = Files.createDirectories(dir.resolve("nfs"));
+        NfsExport export = new NfsExport("10.77.0.1", "/tank/v1", "10.77.1.2");
+        mounter.mountNfs(export, target, MountOptions.parseForNfs(java.util.List.of("noatime")));
+        MountEntry entry = mounter.find(target).orElseThrow();
+        org.assertj.core.api.Assertions.assertThat(entry.fsType()).isEqualTo("nfs4");
+        org.assertj.core.api.Assertions.assertThat(entry.source()).isEqualTo("10.77.0.1:/tank/v1");
+        org.assertj.core.api.Assertions.assertThat(export.matches(entry)).isTrue();
+        org.assertj.core.api.Assertions.assertThat(new NfsExport("10.77.0.1", "/tank/v1", "10.77.2.2").matches(entry)).isFalse();
+        mounter.unmount(target);
+        org.assertj.core.api.Assertions.assertThat(mounter.find(target)).isEmpty();
+    }
+
+    @org.junit.jupiter.api.Test
+    void aRefusedNfsMountChangesNothing() throws Exception {
+        Path target = Files.createDirectories(dir.resolve("nfs"));
+        mounter.refuseNfs("10.77.0.1:/tank/v1", Errno.EACCES);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> mounter.mountNfs(
+                new NfsExport("10.77.0.1", "/tank/v1", "10.77.1.2"), target, MountOptions.NONE))
+                .isInstanceOf(pillar.node.sys.SyscallException.class);
+        org.assertj.core.api.Assertions.assertThat(mounter.find(target)).isEmpty();
+    }
 }

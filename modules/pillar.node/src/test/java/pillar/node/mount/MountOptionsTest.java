@@ -77,4 +77,16 @@ class MountOptionsTest {
         String many = String.join(",", java.util.Collections.nCopies(40, "noatime"));
         assertThatThrownBy(() -> MountOptions.parse(List.of(many), FsType.EXT4)).hasMessageContaining("at most");
     }
+
+    @Test
+    void nfsTakesPerMountFlagsOnlyAndNeverItsOwnOptions() {
+        MountOptions o = MountOptions.parseForNfs(List.of("noatime,nosuid", "ro"));
+        assertThat(o.flags()).isEqualTo(MountOptions.MS_NOATIME | MountOptions.MS_NOSUID | MountOptions.MS_RDONLY);
+        assertThat(o.dataString()).isNull();
+        assertThat(o.canonical()).containsExactly("noatime", "nosuid", "ro");
+        for (String refused : List.of("soft", "timeo=1", "vers=3", "sync", "lazytime", "discard", "nolock", "")) {
+            assertThatThrownBy(() -> MountOptions.parseForNfs(List.of(refused)))
+                    .isInstanceOf(InvalidValueException.class).hasMessageContaining("NFS");
+        }
+    }
 }

@@ -58,4 +58,22 @@ class CapabilityTest {
     private static void assertCode(Runnable call, Status.Code code) {
         assertThatThrownBy(call::run).isInstanceOfSatisfying(CsiException.class, e -> assertThat(e.code()).isEqualTo(code));
     }
+
+    @Test
+    void anNfsCapabilityIsAMountWithPerMountFlagsAndMayBeWrittenFromManyNodes() {
+        Capability rwx = Capability.parseNfs(true, Csi.fs("nfs4", Mode.MULTI_NODE_MULTI_WRITER, "noatime"));
+        assertThat(rwx.nfs()).isTrue();
+        assertThat(rwx.block()).isFalse();
+        assertThat(rwx.fsType()).isEmpty();
+        assertThat(rwx.flags()).containsExactly("noatime");
+        assertThat(rwx.describe()).isEqualTo("nfs4 [noatime] MULTI_NODE_MULTI_WRITER");
+        assertThat(Capability.parseNfs(true, Csi.fs("", Mode.MULTI_NODE_SINGLE_WRITER)).readerOnly()).isFalse();
+        assertThat(Capability.parseNfs(true, Csi.fs("nfs", Mode.MULTI_NODE_READER_ONLY)).readerOnly()).isTrue();
+        for (var bad : java.util.List.of(Csi.block(Mode.MULTI_NODE_MULTI_WRITER), Csi.fs("ext4", Mode.SINGLE_NODE_WRITER),
+                Csi.fs("nfs", Mode.SINGLE_NODE_WRITER, "vers=3"), Csi.fs("nfs", Mode.UNKNOWN))) {
+            assertThatThrownBy(() -> Capability.parseNfs(true, bad))
+                    .isInstanceOfSatisfying(CsiException.class,
+                            e -> assertThat(e.code()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+        }
+    }
 }

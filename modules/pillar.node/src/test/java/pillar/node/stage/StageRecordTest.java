@@ -12,9 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
+import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 import pillar.node.fs.FsType;
+import pillar.node.mount.NfsExport;
 import pillar.node.nvme.Controller;
 import pillar.node.nvme.FabricsTarget;
 
@@ -129,5 +131,44 @@ class StageRecordTest {
         Files.writeString(dir.resolve("pvc-9.stage"), StageRecordFormat.format(staged()));
         assertThatThrownBy(() -> store.read(VolumeId.of("pvc-9"))).isInstanceOf(StageRecordException.class)
                 .hasMessageContaining("another volume");
+    }
+
+    @Test
+    void anNfsRecordRoundTripsWithItsExportAndNoNvmeKeys() {
+        NfsExport export = new NfsExport("fd00::1", "/tank/pillar/pvc-1a2b", "fd00::2");
+        StageRecord record = StageRecord.mountingNfs(VOLUME, STAGING, List.of("noatime"), Mode.MULTI_NODE_MULTI_WRITER,
+                export).stagedNfs().withPublication(new Publication(Path.of("/var/lib/kubelet/pods/u1/mount"), true,
+                Mode.MULTI_NODE_MULTI_WRITER, List.of("noatime")));
+        String text = StageRecordFormat.format(record);
+        assertThat(text).contains("\nphase=staged\n", "\nfs-type=nfs4\n", "\nnfs-server=fd00::1\n",
+                "\nnfs-export=/tank/pillar/pvc-1a2b\n", "\nnfs-client=fd00::2\n").doesNotContain("nqn=", "device=");
+        StageRecord back = StageRecordFormat.parse(text, "f");
+        assertThat(back).isEqualTo(record);
+        assertThat(back.block()).isFalse();
+        assertThatThrownBy(back::target).isInstanceOf(IllegalStateException.class);
+
+        // strict as the NVMe-oF form: a missing NFS key, an NVMe key in an NFS record, a bad value
+        assertThatThrownBy(() -> StageRecordFormat.parse(text.replace("nfs-client=fd00::2\n", ""), "f"))
+                .hasMessageContaining("nfs-client");
+        assertThatThrownBy(() -> StageRecordFormat.parse(text + "device=nvme1n1\n", "f"))
+                .hasMessageContaining("device");
+        assertThatThrownBy(() -> StageRecordFormat.parse(text.replace("/tank/pillar/pvc-1a2b", "/tank/../x"), "f"))
+                .isInstanceOf(StageRecordException.class);
+        assertThatThrownBy(() -> StageRecordFormat.parse(text.replace("mount-flags=noatime", "mount-flags=soft"), "f"))
+                .isInstanceOf(StageRecordException.class);
+        // and an NVMe-oF record must not carry an NFS key
+        assertThatThrownBy(() -> StageRecordFormat.parse(StageRecordFormat.format(staged()) + "nfs-server=10.0.0.1\n", "f"))
+                .hasMessageContaining("nfs-server");
+    }
+
+    @Test
+    void aRecordHasEitherATargetOrAnExport() {
+        NfsExport export = new NfsExport("10.0.0.1", "/tank/v", "10.0.0.2");
+        assertThatThrownBy(() -> new StageRecord(VOLUME, Phase.ATTACHING, STAGING, Optional.empty(), List.of(),
+                Mode.SINGLE_NODE_WRITER, Optional.of(TARGET), Optional.of(export), Optional.empty(), Optional.empty(),
+                List.of())).isInstanceOf(InvalidValueException.class);
+        assertThatThrownBy(() -> new StageRecord(VOLUME, Phase.ATTACHING, STAGING, Optional.of(FsType.EXT4), List.of(),
+                Mode.SINGLE_NODE_WRITER, Optional.empty(), Optional.of(export), Optional.empty(), Optional.empty(),
+                List.of())).isInstanceOf(InvalidValueException.class);
     }
 }
