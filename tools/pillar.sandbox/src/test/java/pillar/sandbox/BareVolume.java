@@ -95,7 +95,13 @@ final class BareVolume implements ManyVolumesVmBench.Subject {
                 echo 0 > "$s/attr_allow_any_host"
                 mkdir "$s/namespaces/1"
                 echo -n "$2" > "$s/namespaces/1/device_path"
-                echo 1 > "$s/namespaces/1/enable"
+                # a zvol zvol_id has just named may still refuse nvmet's open (ENOENT, 2 of 50 at 10 in
+                # flight in the VM): tried again for up to 2 s
+                for i in 1 2 3 4 5 6 7 8 9 10; do
+                    echo 1 > "$s/namespaces/1/enable" 2>/dev/null && break
+                    [ "$i" -lt 10 ] || echo 1 > "$s/namespaces/1/enable"
+                    sleep 0.2
+                done
                 ln -s "%1$s/hosts/$3" "$s/allowed_hosts/$3"
                 ln -s "$s" "%1$s/ports/$4/subsystems/$1"
                 """.formatted(NVMET), nqn(), device.toString(), HOST, PORT_ID);

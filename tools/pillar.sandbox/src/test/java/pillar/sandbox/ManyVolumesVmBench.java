@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import org.junit.jupiter.api.Test;
@@ -39,16 +40,27 @@ import pillar.runtime.exec.SystemProcessRunner;
  * subsystem, no NVMe controller, no mount (configfs, sysfs, mountinfo, {@code lvs}, {@code zfs list});
  * it fails at the end with whatever any side left. It asserts that every step did its job, never how
  * long it took. A benchmark, not in the CI tier:
- * {@code dev/kernel-it --class ManyVolumesVmBench --timeout 2400}, or {@code dev/bench --group 2}.
+ * {@code dev/kernel-it --class ManyVolumesVmBench --timeout 2400}, or {@code dev/bench --group 2};
+ * {@code PILLAR_BENCH_BACKENDS=zfs} (comma-separated: lvm-thin, zfs) plays only those. CreateVolume and
+ * DeleteVolume are retried on the codes external-provisioner retries, each retry printed and counted.
+ * Every 30 s it prints
+ * the guest's memory ({@link GuestMemory}): the pools live in it, so a stall shows whether it was memory.
  */
 class ManyVolumesVmBench {
     private static final int VOLUMES = 50;
     private static final int IN_FLIGHT = 10;
     /** 50 of them fit the pools without overcommitting (thin pool 1.5 GiB; a zvol reserves its size). */
     private static final long BYTES = 24L << 20;
-    private static final List<Backend> BACKENDS = List.of(Backend.LVM_THIN, Backend.ZFS);
+    private static final List<Backend> BACKENDS = backends(System.getenv("PILLAR_BENCH_BACKENDS"));
     private static final List<String> PHASES = List.of("up", "data", "down");
     private static final String P = "[many-volumes] ";
+    private static final int ATTEMPTS = 5;
+    /** The codes external-provisioner retries a call on (not the final ones such as INVALID_ARGUMENT). */
+    private static final java.util.Set<io.grpc.Status.Code> RETRIED = java.util.EnumSet.of(io.grpc.Status.Code.INTERNAL,
+            io.grpc.Status.Code.UNAVAILABLE, io.grpc.Status.Code.ABORTED, io.grpc.Status.Code.DEADLINE_EXCEEDED,
+            io.grpc.Status.Code.RESOURCE_EXHAUSTED);
+    /** Retries per call through pillar-csi, as the sidecars would have made them. */
+    private static final Map<String, java.util.concurrent.atomic.AtomicInteger> RETRIES = new ConcurrentHashMap<>();
 
     @TempDir
     Path dir;
@@ -88,7 +100,8 @@ class ManyVolumesVmBench {
         }
         Path bareDir = dir.resolve("bare");
         List<Path> mountRoots = List.of(layout.kubeletDir(), bareDir);
-        try (Bed bed = Bed.start(layout, true, objects, System.out)) {
+        try (GuestMemory memory = GuestMemory.printEvery(Duration.ofSeconds(30), P, System.out);
+             Bed bed = Bed.start(layout, true, objects, System.out)) {
             KernelObjects before = KernelObjects.read(mountRoots);
             System.out.println(P + "the kernel's objects before the first volume: " + before.objects());
             checkNothingLeft("before the first volume", before, mountRoots);
@@ -117,6 +130,18 @@ class ManyVolumesVmBench {
             BareVolume.closePort();
             checkNothingLeft(backend + " after the bare down phase", before, mountRoots);
         }
+    }
+
+    /** The backends {@code PILLAR_BENCH_BACKENDS} names (comma-separated), by default LVM thin and ZFS. */
+    private static List<Backend> backends(String names) {
+        if (names == null || names.isBlank()) {
+            return List.of(Backend.LVM_THIN, Backend.ZFS);
+        }
+        List<Backend> chosen = Stream.of(names.split(",")).map(String::strip).map(Backend::of).toList();
+        if (!List.of(Backend.LVM_THIN, Backend.ZFS).containsAll(chosen)) {
+            throw new IllegalArgumentException("PILLAR_BENCH_BACKENDS must name lvm-thin or zfs, is '" + names + "'");
+        }
+        return chosen;
     }
 
     private static List<Subject> volumes(IntFunction<Subject> make) {
@@ -261,6 +286,8 @@ class ManyVolumesVmBench {
                         format("%.1f", bare), pillar == null || bare == null ? "-" : format("%.1fx", pillar / bare)));
             }
         }
+        System.out.println(P + "retries through pillar-csi, as external-provisioner makes them: "
+                + (RETRIES.isEmpty() ? "none" : new java.util.TreeMap<>(RETRIES)));
         System.out.println(P + "up: CreateVolume, ControllerPublishVolume, NodeStageVolume, NodePublishVolume | lvcreate"
                 + " or zfs create, nvmet subsystem + namespace + allowed host + port link, connect, mkfs.ext4, mount,"
                 + " bind mount");
@@ -290,7 +317,8 @@ class ManyVolumesVmBench {
         @Override
         public void up() {
             String pvName = "pvc-" + UUID.randomUUID();
-            volume = bed.controller().create(pvName, BYTES, EXT4, Lifecycle.provisionerParameters(parameters, pvName));
+            volume = asTheProvisionerRetries("CreateVolume", () -> bed.controller().create(pvName, BYTES, EXT4,
+                    Lifecycle.provisionerParameters(parameters, pvName)));
             attached = Attached.attach(bed.controller(), bed.node(), volume, EXT4, false);
         }
 
@@ -306,8 +334,37 @@ class ManyVolumesVmBench {
                 attached = null;
             }
             if (volume != null) {
-                bed.controller().delete(volume.getVolumeId());
+                String id = volume.getVolumeId();
+                asTheProvisionerRetries("DeleteVolume", () -> {
+                    bed.controller().delete(id);
+                    return null;
+                });
                 volume = null;
+            }
+        }
+
+        /**
+         * Calls as external-provisioner does: a call that fails with a code it retries (every code but
+         * the final ones) is made again, here at most {@value #ATTEMPTS} times 2 s apart. Each retry is
+         * printed with its reason and counted in {@link #RETRIES}, which the table reports.
+         */
+        private static <T> T asTheProvisionerRetries(String call, java.util.function.Supplier<T> attempt) {
+            for (int i = 1; ; i++) {
+                try {
+                    return attempt.get();
+                } catch (io.grpc.StatusRuntimeException e) {
+                    if (i == ATTEMPTS || !RETRIED.contains(e.getStatus().getCode())) {
+                        throw e;
+                    }
+                    RETRIES.computeIfAbsent(call, c -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+                    System.out.println(P + call + " retried (attempt " + (i + 1) + "): " + e.getStatus());
+                    try {
+                        Thread.sleep(2000);
+                    } catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        throw e;
+                    }
+                }
             }
         }
     }
