@@ -77,18 +77,8 @@ final class Zfs {
         argv.addAll(List.of("-o", "volmode=dev", "-o", property + "=" + value));
         opts.compression().ifPresent(compression -> argv.addAll(List.of("-o", "compression=" + compression)));
         argv.add(dataset);
-        try {
-            run(argv);
-        } catch (CommandFailedException e) {
-            return switch (ZfsFailure.of(e)) {
-                case EXISTS -> new Creation.NameTaken(e);
-                case NO_SPACE -> new Creation.NoRoom(e);
-                case NO_PARENT, NOT_FOUND -> throw unavailable(e);
-                default -> throw BackendException.failed("zfs create of " + dataset + " failed", e);
-            };
-        }
         // ZFS takes a volsize that is a multiple of volblocksize as it is (any other it refuses)
-        return new Creation.Made(false);
+        return create(dataset, argv);
     }
 
     /**
@@ -101,6 +91,11 @@ final class Zfs {
         List<String> argv = new ArrayList<>(List.of("zfs", "create", "-o", "refquota=" + refquota.bytes(), "-o", property + "=" + value));
         compression.ifPresent(c -> argv.addAll(List.of("-o", "compression=" + c)));
         argv.add(dataset);
+        return create(dataset, argv);
+    }
+
+    /** Runs the {@code zfs create} {@code argv} of {@code dataset}: a taken name or too little space is a result. */
+    private Creation create(String dataset, List<String> argv) {
         try {
             run(argv);
         } catch (CommandFailedException e) {

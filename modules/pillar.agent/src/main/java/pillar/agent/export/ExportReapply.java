@@ -101,16 +101,26 @@ public final class ExportReapply {
         return current;
     }
 
+    /**
+     * The recorded volume as its backend has it now: from {@code current} (one listing per backend, read
+     * before) when that backend was listed, else found alone; empty when it is gone. A backend no longer
+     * configured is an {@link IllegalStateException}: the record stays and is not applied.
+     */
+    static Optional<BackendVolume> recordedVolume(String backendName, VolumeId id, Map<String, VolumeBackend> backends,
+                                                  Map<String, Map<VolumeId, BackendVolume>> current) {
+        VolumeBackend backend = backends.get(backendName);
+        if (backend == null) {
+            throw new IllegalStateException("its backend " + backendName + " is not configured on this agent any more;"
+                    + " the export stays recorded and is not applied");
+        }
+        Map<VolumeId, BackendVolume> read = current.get(backendName);
+        return read != null ? Optional.ofNullable(read.get(id)) : backend.find(id);
+    }
+
     /** The record with the volume's block device as its backend finds it now (rewritten when it moved). */
     private static ExportRecord withCurrentDevice(ExportRecord record, ExportStore exports, Map<String, VolumeBackend> backends,
                                                   Map<String, Map<VolumeId, BackendVolume>> current) {
-        VolumeBackend backend = backends.get(record.backend());
-        if (backend == null) {
-            throw new IllegalStateException("its backend " + record.backend() + " is not configured on this agent any more;"
-                    + " the export stays recorded and is not applied");
-        }
-        Map<VolumeId, BackendVolume> read = current.get(record.backend());
-        Optional<BackendVolume> volume = read != null ? Optional.ofNullable(read.get(record.volume())) : backend.find(record.volume());
+        Optional<BackendVolume> volume = recordedVolume(record.backend(), record.volume(), backends, current);
         Path device = volume.map(BackendVolume::device).orElseThrow(() -> new IllegalStateException(
                 "the volume does not exist on backend " + record.backend() + "; the export stays recorded and is not applied"));
         if (device.equals(record.device())) {

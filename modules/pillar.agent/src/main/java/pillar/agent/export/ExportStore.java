@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 import pillar.runtime.durable.RecordDirectory;
@@ -81,23 +82,19 @@ public final class ExportStore {
     }
 
     private static NfsExportRecord parseNfs(Path file, String text) {
-        try {
-            NfsExportRecord record = NfsExportRecord.parse(text);
-            if (!record.volume().value().equals(file.getFileName().toString())) {
-                throw new IllegalArgumentException("it names volume " + record.volume());
-            }
-            return record;
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("the export record " + file + " is damaged (" + e.getMessage()
-                    + "); an operator must restore or remove it", e);
-        }
+        return parse(file, text, NfsExportRecord::parse, NfsExportRecord::volume);
     }
 
     private static ExportRecord parse(Path file, String text) {
+        return parse(file, text, ExportRecord::parse, ExportRecord::volume);
+    }
+
+    /** {@code text} parsed as the record of the volume {@code file} is named after; anything else is damage. */
+    private static <R> R parse(Path file, String text, Function<String, R> parser, Function<R, VolumeId> volume) {
         try {
-            ExportRecord record = ExportRecord.parse(text);
-            if (!record.volume().value().equals(file.getFileName().toString())) {
-                throw new IllegalArgumentException("it names volume " + record.volume());
+            R record = parser.apply(text);
+            if (!volume.apply(record).value().equals(file.getFileName().toString())) {
+                throw new IllegalArgumentException("it names volume " + volume.apply(record));
             }
             return record;
         } catch (IllegalArgumentException e) {

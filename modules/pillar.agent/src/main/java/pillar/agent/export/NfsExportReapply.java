@@ -79,13 +79,7 @@ public final class NfsExportReapply {
 
     private static NfsExportRecord withCurrentPath(NfsExportRecord record, ExportStore store, NfsExporter exporter,
                                                    Map<String, VolumeBackend> backends, Map<String, Map<VolumeId, BackendVolume>> current) {
-        VolumeBackend backend = backends.get(record.backend());
-        if (backend == null) {
-            throw new IllegalStateException("its backend " + record.backend() + " is not configured on this agent any more;"
-                    + " the export stays recorded and is not applied");
-        }
-        Map<VolumeId, BackendVolume> read = current.get(record.backend());
-        Optional<BackendVolume> volume = read != null ? Optional.ofNullable(read.get(record.volume())) : backend.find(record.volume());
+        Optional<BackendVolume> volume = ExportReapply.recordedVolume(record.backend(), record.volume(), backends, current);
         Path path = volume.filter(BackendVolume::isFilesystem).map(BackendVolume::mountPath).orElseThrow(() -> new IllegalStateException(
                 "the dataset does not exist on backend " + record.backend() + "; the export stays recorded and is not applied"));
         if (path.equals(record.path())) {

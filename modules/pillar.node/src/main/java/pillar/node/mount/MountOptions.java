@@ -66,26 +66,20 @@ public record MountOptions(long flags, List<String> data, List<String> canonical
         long flags = 0;
         Set<String> data = new LinkedHashSet<>();
         Set<String> canonical = new LinkedHashSet<>();
-        int count = 0;
-        for (String entry : mountFlags) {
-            for (String option : entry.split(",", -1)) {
-                if (++count > MAX_OPTIONS) {
-                    throw new InvalidValueException("mount_flags", "at most " + MAX_OPTIONS + " options");
-                }
-                Long bit = FLAGS.get(option);
-                if (bit != null) {
-                    flags |= bit;
-                } else if (allowedData(option, fsType)) {
-                    data.add(option);
-                } else {
-                    throw new InvalidValueException("mount_flags", describe(option) + " is not allowed for "
-                            + fsType + "; allowed: ro, nosuid, nodev, noexec, sync, dirsync, noatime, nodiratime, "
-                            + "relatime, strictatime, lazytime, discard, nodiscard, quota options"
-                            + (fsType == FsType.EXT4 ? ", commit=1..999, data=..., errors=remount-ro|continue"
-                                    : ", nouuid, inode64, largeio, logbufs=2..8, allocsize=..."));
-                }
-                canonical.add(option);
+        for (String option : split(mountFlags)) {
+            Long bit = FLAGS.get(option);
+            if (bit != null) {
+                flags |= bit;
+            } else if (allowedData(option, fsType)) {
+                data.add(option);
+            } else {
+                throw new InvalidValueException("mount_flags", describe(option) + " is not allowed for "
+                        + fsType + "; allowed: ro, nosuid, nodev, noexec, sync, dirsync, noatime, nodiratime, "
+                        + "relatime, strictatime, lazytime, discard, nodiscard, quota options"
+                        + (fsType == FsType.EXT4 ? ", commit=1..999, data=..., errors=remount-ro|continue"
+                                : ", nouuid, inode64, largeio, logbufs=2..8, allocsize=..."));
             }
+            canonical.add(option);
         }
         return new MountOptions(flags, new ArrayList<>(data), new ArrayList<>(canonical));
     }
@@ -105,23 +99,29 @@ public record MountOptions(long flags, List<String> data, List<String> canonical
     public static MountOptions parseForNfs(Collection<String> mountFlags) {
         long flags = 0;
         Set<String> canonical = new LinkedHashSet<>();
-        int count = 0;
-        for (String entry : mountFlags) {
-            for (String option : entry.split(",", -1)) {
-                if (++count > MAX_OPTIONS) {
-                    throw new InvalidValueException("mount_flags", "at most " + MAX_OPTIONS + " options");
-                }
-                Long bit = FLAGS.get(option);
-                if (bit == null || (bit & ~PER_MOUNT) != 0) {
-                    throw new InvalidValueException("mount_flags", describe(option) + " is not allowed for an NFS "
-                            + "volume; allowed: ro, nosuid, nodev, noexec, noatime, nodiratime, relatime, strictatime "
-                            + "(the NFS options, hard among them, are the driver's)");
-                }
-                flags |= bit;
-                canonical.add(option);
+        for (String option : split(mountFlags)) {
+            Long bit = FLAGS.get(option);
+            if (bit == null || (bit & ~PER_MOUNT) != 0) {
+                throw new InvalidValueException("mount_flags", describe(option) + " is not allowed for an NFS "
+                        + "volume; allowed: ro, nosuid, nodev, noexec, noatime, nodiratime, relatime, strictatime "
+                        + "(the NFS options, hard among them, are the driver's)");
             }
+            flags |= bit;
+            canonical.add(option);
         }
         return new MountOptions(flags, List.of(), new ArrayList<>(canonical));
+    }
+
+    /** The options of {@code mountFlags}, each entry split at its commas; more than {@link #MAX_OPTIONS} is refused. */
+    private static List<String> split(Collection<String> mountFlags) {
+        List<String> options = new ArrayList<>();
+        for (String entry : mountFlags) {
+            options.addAll(List.of(entry.split(",", -1)));
+            if (options.size() > MAX_OPTIONS) {
+                throw new InvalidValueException("mount_flags", "at most " + MAX_OPTIONS + " options");
+            }
+        }
+        return options;
     }
 
     public boolean readOnly() {
