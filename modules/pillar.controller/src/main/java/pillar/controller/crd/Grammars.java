@@ -59,6 +59,18 @@ public final class Grammars {
         return value != null && Pattern.compile(regex).matcher(value).matches();
     }
 
+    /** 0.0.0.0 or :: (every address of the host): an address to bind, never one to dial. */
+    public static boolean isWildcard(String ip) {
+        if (!isIpLiteral(ip)) {
+            return false;
+        }
+        try {
+            return InetAddress.getByName(ip).isAnyLocalAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+
     /** An IPv4 or IPv6 address literal, never a name (no DNS lookup is made). */
     public static boolean isIpLiteral(String value) {
         if (value == null) {

@@ -8,8 +8,8 @@ import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Version;
 
 /**
- * How volumes are exported and attached: NVMe-oF over TCP, the only protocol that ships. Its
- * settings are frozen on each volume at creation. Condition {@value #VALID}.
+ * How volumes are exported and attached: NVMe-oF over TCP (block volumes) or NFSv4.2 (ZFS datasets,
+ * ReadWriteMany). Its settings are frozen on each volume at creation. Condition {@value #VALID}.
  */
 @Group(Pillar.GROUP)
 @Version(Pillar.VERSION)
@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Bind", jsonPath = ".spec.nvmeofTcp.bindAddress", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Port", jsonPath = ".spec.nvmeofTcp.port", type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(name = "ACL", jsonPath = ".spec.nvmeofTcp.aclEnabled", type = AdditionalPrinterColumn.Type.BOOLEAN)
+@AdditionalPrinterColumn(name = "NFS", jsonPath = ".spec.nfs.serverAddress", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Valid", jsonPath = ".status.conditions[?(@.type==\"Valid\")].status",
         type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
@@ -29,4 +30,6 @@ public class PillarProtocol extends CustomResource<PillarProtocolSpec, PillarPro
     public static final String VALID = "Valid";
     /** The NVMe/TCP port IANA assigned; the default. */
     public static final int DEFAULT_NVME_PORT = 4420;
+    /** The NFS port; NFSv4 needs no other (no rpcbind, no mountd on the wire). */
+    public static final int NFS_PORT = 2049;
 }

@@ -66,7 +66,7 @@ public class PillarStorageClassSpec {
     @Size(max = 32)
     private List<@Pattern(Grammars.MOUNT_OPTION) String> mountOptions = new ArrayList<>();
 
-    @JsonPropertyDescription("The filesystem of Filesystem-mode volumes.")
+    @JsonPropertyDescription("The filesystem of Filesystem-mode volumes; ignored with an nfs protocol (the StorageClass says nfs4).")
     @Default("ext4")
     private FsType fsType = FsType.EXT4;
 

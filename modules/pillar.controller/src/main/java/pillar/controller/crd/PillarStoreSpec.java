@@ -15,7 +15,7 @@ public class PillarStoreSpec {
     @Size(max = 253)
     private String agent;
 
-    @JsonPropertyDescription("A ZFS pool and parent dataset; volumes are zvols below it.")
+    @JsonPropertyDescription("A ZFS pool and parent dataset; volumes are zvols (layout zvol) or filesystem datasets (layout dataset) below it.")
     private ZfsStore zfs;
 
     @JsonPropertyDescription("An LVM volume group, with a thin pool for thin volumes.")

@@ -26,11 +26,14 @@ public class PillarVolumeStateStatus {
     @JsonPropertyDescription("The volume's size in bytes as the agent last reported it.")
     private Long capacityBytes;
 
-    @JsonPropertyDescription("The block device on the storage node, as the agent reported it.")
+    @JsonPropertyDescription("The block device on the storage node, as the agent reported it; unset for a dataset.")
     private String devicePath;
 
     @JsonPropertyDescription("The NVMe subsystem NQN of the export.")
     private String subsystemNqn;
+
+    @JsonPropertyDescription("NFS: the path the server exports (the dataset's mountpoint on the storage node).")
+    private String exportPath;
 
     @JsonPropertyDescription("ExportSpecMissing.")
     private List<Condition> conditions = new ArrayList<>();
@@ -81,6 +84,14 @@ public class PillarVolumeStateStatus {
 
     public void setSubsystemNqn(String subsystemNqn) {
         this.subsystemNqn = subsystemNqn;
+    }
+
+    public String getExportPath() {
+        return exportPath;
+    }
+
+    public void setExportPath(String exportPath) {
+        this.exportPath = exportPath;
     }
 
     public List<Condition> getConditions() {

@@ -3,6 +3,7 @@ package pillar.controller.crd;
 import java.util.Objects;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 
 /** One node the volume is published to (ControllerPublishVolume), as the CO asked. */
@@ -10,6 +11,10 @@ public class Publication {
     @JsonPropertyDescription("The node's CSI node ID: its NVMe host NQN, the one the agent's ACL allows.")
     @Required
     private String node;
+
+    @JsonPropertyDescription("NFS: the node's IP address the export admits (its Node's InternalIP when published); unset for NVMe-oF.")
+    @Pattern(Grammars.IP_LITERAL)
+    private String clientAddress;
 
     @JsonPropertyDescription("Whether the CO published it read-only.")
     @Required
@@ -34,6 +39,21 @@ public class Publication {
 
     public void setNode(String node) {
         this.node = node;
+    }
+
+    public String getClientAddress() {
+        return clientAddress;
+    }
+
+    public void setClientAddress(String clientAddress) {
+        this.clientAddress = clientAddress;
+    }
+
+    /** This publication with the client address an NFS export admits for its node. */
+    public Publication withClientAddress(String address) {
+        Publication p = new Publication(node, readonly, accessMode);
+        p.clientAddress = address;
+        return p;
     }
 
     public Boolean getReadonly() {

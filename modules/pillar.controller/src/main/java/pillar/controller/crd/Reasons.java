@@ -57,6 +57,8 @@ public final class Reasons {
     public static final String STORE_NOT_FOUND = "StoreNotFound";
     /** The PillarProtocol named does not exist. */
     public static final String PROTOCOL_NOT_FOUND = "ProtocolNotFound";
+    /** The class's protocol cannot serve its store's volumes (NFS on block volumes, NVMe-oF/TCP on datasets). */
+    public static final String PROTOCOL_STORE_MISMATCH = "ProtocolStoreMismatch";
     /** A StorageClass of that name exists and is not ours: it is never touched. */
     public static final String NAME_CONFLICT = "NameConflict";
     /** The Kubernetes API refused or failed a request; retried. */

@@ -72,6 +72,11 @@ public final class SpecValidator {
             if (zfs.getVolblocksize() != null) {
                 p.pattern("spec.zfs.volblocksize", zfs.getVolblocksize(), Grammars.VOLBLOCKSIZE, "4K, 8K, 16K, 32K, 64K or 128K");
             }
+            if (zfs.getLayout() == null) {
+                p.add("spec.zfs.layout", "must be zvol or dataset");
+            } else if (zfs.datasets() && (zfs.getVolblocksize() != null || Boolean.TRUE.equals(zfs.getSparse()))) {
+                p.add("spec.zfs", "layout dataset takes no volblocksize and no sparse: true (zvol settings)");
+            }
         }
         LvmStore lvm = spec.getLvm();
         if (lvm != null) {
@@ -93,15 +98,25 @@ public final class SpecValidator {
             return p.missing("spec").list;
         }
         if (spec.getIscsi() != null) {
-            p.add("spec.iscsi", "iscsi is not supported yet: only nvmeofTcp ships in this version");
+            p.add("spec.iscsi", "iscsi is not supported yet: nvmeofTcp and nfs ship in this version");
         }
-        if (spec.getNfs() != null) {
-            p.add("spec.nfs", "nfs is not supported yet: only nvmeofTcp ships in this version");
+        if ((spec.getNvmeofTcp() == null) == (spec.getNfs() == null)) {
+            p.add("spec", "set exactly one of nvmeofTcp and nfs");
+            return p.list;
+        }
+        Nfs nfs = spec.getNfs();
+        if (nfs != null) {
+            String server = nfs.getServerAddress();
+            if (server != null && (!Grammars.isIpLiteral(server) || Grammars.isWildcard(server))) {
+                p.add("spec.nfs.serverAddress", "must be the IP address of the storage node the nodes mount from (IPv4 or"
+                        + " IPv6, not a wildcard), is " + Grammars.printable(server));
+            }
+            if (nfs.getVersion() == null) {
+                p.add("spec.nfs.version", "must be 4.2");
+            }
+            return p.list;
         }
         NvmeofTcp tcp = spec.getNvmeofTcp();
-        if (tcp == null) {
-            return p.missing("spec.nvmeofTcp").list;
-        }
         if (tcp.getBindAddress() == null) {
             p.missing("spec.nvmeofTcp.bindAddress");
         } else if (!Grammars.isIpLiteral(tcp.getBindAddress())) {

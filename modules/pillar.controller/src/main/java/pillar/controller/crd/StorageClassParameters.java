@@ -20,6 +20,8 @@ public final class StorageClassParameters {
      * volume capability's fs_type (never in CreateVolume's parameters). Always present.
      */
     public static final String FS_TYPE = "csi.storage.k8s.io/fstype";
+    /** The {@link #FS_TYPE} of an NFS class: the kernel's NFSv4 client. */
+    public static final String NFS_FS_TYPE = "nfs4";
 
     /** ZFS: "true" or "false", a zvol without a reservation. Present when set on the PillarStorageClass. */
     public static final String SPARSE = "pillar.csi.io/sparse";
@@ -31,15 +33,15 @@ public final class StorageClassParameters {
     public static final String MKFS_OPTIONS = "pillar.csi.io/mkfsOptions";
 
     /**
-     * The settings a claim may override by annotation, comma-separated short names in
-     * {@link #SETTINGS} order (the PillarStorageClass's {@code overridable}). Present when any is;
-     * absent, a claim overrides nothing.
-     */
-    /**
      * How a volume restored from a snapshot or cloned from a volume relates to its source: {@code linked}
      * (shares blocks: instant) or {@code independent} (a full copy: no dependency); absent: linked.
      */
     public static final String CLONE_MODE = "pillar.csi.io/cloneMode";
+    /**
+     * The settings a claim may override by annotation, comma-separated short names in
+     * {@link #SETTINGS} order (the PillarStorageClass's {@code overridable}). Present when any is;
+     * absent, a claim overrides nothing.
+     */
     public static final String OVERRIDABLE = "pillar.csi.io/overridable";
 
     /** The prefix of every pillar key, in StorageClass parameters and claim annotations alike. */

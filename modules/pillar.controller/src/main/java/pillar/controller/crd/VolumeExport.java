@@ -10,11 +10,15 @@ import io.fabric8.generator.annotation.Required;
 
 /**
  * How a volume is exported, frozen at creation from its PillarProtocol (or recorded once by an
- * operator): where the target listens, whether only published hosts may connect, whether they must
- * authenticate in-band (DH-HMAC-CHAP; unset on states recorded before it existed: false), and the
- * address initiators dial.
+ * operator): the protocol (unset on states recorded before NFS existed: NVMe-oF/TCP), where the
+ * target listens, whether only published hosts may connect, whether they must authenticate in-band
+ * (DH-HMAC-CHAP; unset: false), and the address initiators dial. An NFS export listens on the
+ * server address, port 2049, always with its client list (aclEnabled true), never authenticated.
  */
 public class VolumeExport {
+    @JsonPropertyDescription("nvmeofTcp or nfs; unset: nvmeofTcp.")
+    private ProtocolKind protocol;
+
     @JsonPropertyDescription("The storage node's IP address the target listens on.")
     @Required
     @Pattern(Grammars.IP_LITERAL)
@@ -80,6 +84,24 @@ public class VolumeExport {
         this.authRequired = authRequired;
     }
 
+    public ProtocolKind getProtocol() {
+        return protocol;
+    }
+
+    public void setProtocol(ProtocolKind protocol) {
+        this.protocol = protocol == ProtocolKind.NVMEOF_TCP ? null : protocol;
+    }
+
+    /** The protocol, an unset one being NVMe-oF/TCP. */
+    public ProtocolKind protocolKind() {
+        return protocol == null ? ProtocolKind.NVMEOF_TCP : protocol;
+    }
+
+    /** Whether the volume is an NFS export. */
+    public boolean nfs() {
+        return protocolKind() == ProtocolKind.NFS;
+    }
+
     /** Whether hosts must authenticate (an unset value is false). */
     public boolean requiresAuth() {
         return Boolean.TRUE.equals(authRequired);
@@ -95,18 +117,18 @@ public class VolumeExport {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof VolumeExport e && Objects.equals(bindAddress, e.bindAddress) && Objects.equals(port, e.port)
+        return o instanceof VolumeExport e && protocolKind() == e.protocolKind() && Objects.equals(bindAddress, e.bindAddress) && Objects.equals(port, e.port)
                 && Objects.equals(aclEnabled, e.aclEnabled) && Objects.equals(traddr, e.traddr)
                 && requiresAuth() == e.requiresAuth();
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(bindAddress, port, aclEnabled, traddr, requiresAuth());
+        return Objects.hash(protocolKind(), bindAddress, port, aclEnabled, traddr, requiresAuth());
     }
 
     @Override
     public String toString() {
-        return "bindAddress=" + bindAddress + ",port=" + port + ",aclEnabled=" + aclEnabled + ",traddr=" + traddr + (requiresAuth() ? ",authRequired=true" : "");
+        return (nfs() ? "protocol=nfs," : "") + "bindAddress=" + bindAddress + ",port=" + port + ",aclEnabled=" + aclEnabled + ",traddr=" + traddr + (requiresAuth() ? ",authRequired=true" : "");
     }
 }

@@ -5,9 +5,24 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.ValidationRule;
 
-/** A ZFS layout, and the defaults of the zvols created in it. */
+/**
+ * A ZFS layout, and the defaults of the volumes created in it: zvols (block devices, exported over
+ * NVMe-oF/TCP) or filesystem datasets (exported over NFS, their size a refquota). A dataset store
+ * takes no zvol settings: {@code volblocksize} and {@code sparse: true} are refused with it.
+ */
+@ValidationRule(value = "!has(self.layout) || self.layout != 'dataset' || (!has(self.volblocksize) && (!has(self.sparse) || !self.sparse))",
+        message = "layout dataset takes no volblocksize and no sparse: true (zvol settings)")
 public class ZfsStore {
+    /** What each volume is: a zvol or a child filesystem dataset of the parent. */
+    public enum Layout {
+        @JsonProperty("zvol")
+        ZVOL,
+        @JsonProperty("dataset")
+        DATASET
+    }
+
     /** The compression of new zvols; unset inherits the parent dataset's. */
     public enum Compression {
         @JsonProperty("on")
@@ -37,6 +52,12 @@ public class ZfsStore {
     @Required
     @Pattern(Grammars.DNS_LABEL)
     private String backend;
+
+    @JsonPropertyDescription("zvol: each volume a zvol (block, NVMe-oF/TCP); dataset: each volume a child filesystem"
+            + " dataset with refquota as its size (NFS). The agent's backend must be of the same kind.")
+    @Default("zvol")
+    @ValidationRule(value = "self == oldSelf", message = "layout is immutable: volumes exist in the one it was created with")
+    private Layout layout = Layout.ZVOL;
 
     @JsonPropertyDescription("Sparse (thin) zvols, without a reservation. Default: false (space is reserved).")
     @Default("false")
@@ -71,6 +92,19 @@ public class ZfsStore {
 
     public void setBackend(String backend) {
         this.backend = backend;
+    }
+
+    public Layout getLayout() {
+        return layout;
+    }
+
+    public void setLayout(Layout layout) {
+        this.layout = layout;
+    }
+
+    /** Whether volumes are filesystem datasets (an unset layout is zvol). */
+    public boolean datasets() {
+        return layout == Layout.DATASET;
     }
 
     public Boolean getSparse() {

@@ -130,8 +130,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         unary("CreateVolume", response, () -> {
             VolumeName name = VolumeName.of(r.getName());
             CreateParameters parameters = CreateParameters.parse(r.getParametersMap());
-            Capabilities.Requested capabilities = Capabilities.forCreate(r.getVolumeCapabilitiesList(),
-                    parameters.fsType().orElse(Capabilities.DEFAULT_FS_TYPE));
+            Capabilities.Requested capabilities = Capabilities.forCreate(r.getVolumeCapabilitiesList(), parameters.fsType());
             Sizes.forCreate(r.getCapacityRange()); // the range's own errors first, whatever the source
             if (r.getMutableParametersMapCount() > 0) {
                 throw CsiException.invalid("mutable_parameters_map: volume modification is not supported");

@@ -21,10 +21,11 @@ final class BackendLayout {
         String parent;
         if (spec.getZfs() != null) {
             ZfsStore zfs = spec.getZfs();
-            kind = BackendKind.BACKEND_KIND_ZFS_ZVOL;
+            kind = zfs.datasets() ? BackendKind.BACKEND_KIND_ZFS_DATASET : BackendKind.BACKEND_KIND_ZFS_ZVOL;
             pool = zfs.getPool();
             parent = zfs.getParentDataset() == null ? "" : zfs.getParentDataset();
-            expected = "zfs pool " + pool + (parent.isEmpty() ? "" : ", parent dataset " + parent);
+            expected = "zfs pool " + pool + (parent.isEmpty() ? "" : ", parent dataset " + parent)
+                    + (zfs.datasets() ? " (datasets)" : "");
         } else {
             LvmStore lvm = spec.getLvm();
             kind = lvm.getThinPool() == null ? BackendKind.BACKEND_KIND_LVM_LINEAR : BackendKind.BACKEND_KIND_LVM_THIN;
@@ -41,8 +42,9 @@ final class BackendLayout {
 
     private static String describe(Backend backend) {
         return switch (backend.getKind()) {
-            case BACKEND_KIND_ZFS_ZVOL -> "zfs pool " + backend.getPool()
-                    + (backend.getParent().isEmpty() ? "" : ", parent dataset " + backend.getParent());
+            case BACKEND_KIND_ZFS_ZVOL, BACKEND_KIND_ZFS_DATASET -> "zfs pool " + backend.getPool()
+                    + (backend.getParent().isEmpty() ? "" : ", parent dataset " + backend.getParent())
+                    + (backend.getKind() == BackendKind.BACKEND_KIND_ZFS_DATASET ? " (datasets)" : "");
             case BACKEND_KIND_LVM_LINEAR -> "lvm volume group " + backend.getPool() + " (linear)";
             case BACKEND_KIND_LVM_THIN -> "lvm volume group " + backend.getPool() + ", thin pool " + backend.getParent();
             default -> "of unknown kind " + backend.getKind();

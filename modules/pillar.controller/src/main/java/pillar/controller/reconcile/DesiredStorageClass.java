@@ -15,6 +15,7 @@ import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.Pillar;
 import pillar.controller.crd.PillarStorageClass;
 import pillar.controller.crd.PillarStorageClassSpec;
+import pillar.controller.crd.ProtocolKind;
 import pillar.controller.crd.StorageClassParameters;
 
 /** The StorageClass a PillarStorageClass asks for, and how an existing one differs: pure functions. */
@@ -32,20 +33,22 @@ final class DesiredStorageClass {
 
     /** The StorageClass for a valid PillarStorageClass whose protocol does not authenticate hosts. */
     static StorageClass of(PillarStorageClass psc) {
-        return of(psc, Optional.empty());
+        return of(psc, ProtocolKind.NVMEOF_TCP, Optional.empty());
     }
 
     /**
      * The StorageClass for a valid PillarStorageClass: same name, owned by it. When its protocol
      * requires authentication, kubelet is told to pass the volume's stage Secret (in the
-     * controller's namespace, {@code authNamespace}) to NodeStageVolume.
+     * controller's namespace, {@code authNamespace}) to NodeStageVolume. An NFS class's fstype is
+     * {@value StorageClassParameters#NFS_FS_TYPE} (the node mounts the server's filesystem).
      */
-    static StorageClass of(PillarStorageClass psc, Optional<String> authNamespace) {
+    static StorageClass of(PillarStorageClass psc, ProtocolKind kind, Optional<String> authNamespace) {
         PillarStorageClassSpec spec = psc.getSpec();
         Map<String, String> parameters = new TreeMap<>();
         parameters.put(StorageClassParameters.STORE, spec.getStore());
         parameters.put(StorageClassParameters.PROTOCOL, spec.getProtocol());
-        parameters.put(StorageClassParameters.FS_TYPE, spec.getFsType().value());
+        parameters.put(StorageClassParameters.FS_TYPE, kind == ProtocolKind.NFS ? StorageClassParameters.NFS_FS_TYPE
+                : spec.getFsType().value());
         if (spec.getParameters() != null) {
             spec.getParameters().forEach((setting, value) -> parameters.put(StorageClassParameters.key(setting), value));
         }

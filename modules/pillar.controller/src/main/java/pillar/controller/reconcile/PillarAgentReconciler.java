@@ -100,6 +100,7 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
     static String kindName(Backend backend) {
         return switch (backend.getKind()) {
             case BACKEND_KIND_ZFS_ZVOL -> "zfs";
+            case BACKEND_KIND_ZFS_DATASET -> "zfs-dataset";
             case BACKEND_KIND_LVM_LINEAR -> "lvm";
             case BACKEND_KIND_LVM_THIN -> "lvm-thin";
             default -> "unknown";

@@ -3,6 +3,7 @@ package pillar.controller.reconcile;
 import java.util.List;
 
 import pillar.controller.crd.Condition;
+import pillar.controller.crd.Nfs;
 import pillar.controller.crd.NvmeofTcp;
 import pillar.controller.crd.PillarProtocol;
 import pillar.controller.crd.PillarProtocolStatus;
@@ -27,7 +28,11 @@ public final class PillarProtocolReconciler implements Reconciler<PillarProtocol
         List<String> problems = SpecValidator.problems(protocol.getSpec());
         boolean valid = problems.isEmpty();
         String message;
-        if (valid) {
+        if (valid && protocol.getSpec().getNfs() != null) {
+            Nfs nfs = protocol.getSpec().getNfs();
+            message = "nfs 4.2 from " + (nfs.getServerAddress() == null ? "the agent's address" : nfs.getServerAddress())
+                    + ", only the nodes a volume is published to may mount it";
+        } else if (valid) {
             NvmeofTcp tcp = protocol.getSpec().getNvmeofTcp();
             message = "nvmeofTcp on " + tcp.getBindAddress() + " port " + tcp.getPort() + ", "
                     + (tcp.getAclEnabled() ? "only published hosts may connect" : "any host may connect (aclEnabled false)");

@@ -18,6 +18,8 @@ import pillar.controller.crd.PillarStorageClass;
 import pillar.controller.crd.PillarStorageClassStatus;
 import pillar.controller.crd.Reasons;
 import pillar.controller.crd.PillarStore;
+import pillar.controller.crd.ProtocolFit;
+import pillar.controller.crd.ProtocolKind;
 import pillar.controller.crd.SpecValidator;
 
 /**
@@ -28,7 +30,9 @@ import pillar.controller.crd.SpecValidator;
  * PillarStorageClass goes (Kubernetes' garbage collector would too, through the owner reference).
  * A StorageClass of that name that is not ours is never touched: {@code NameConflict}. A class whose
  * protocol requires authentication gets its StorageClass only when the store's agent reported a
- * kernel with nvmet authentication ({@code NvmeAuthUnsupported} otherwise). Once the StorageClass
+ * kernel with nvmet authentication ({@code NvmeAuthUnsupported} otherwise); one whose protocol cannot
+ * serve its store's volumes gets none ({@code ProtocolStoreMismatch}, {@link ProtocolFit}); an NFS
+ * class's StorageClass says fstype nfs4, whatever its fsType. Once the StorageClass
  * is in place, so is the VolumeSnapshotClass of the same name ({@link SnapshotClasses}), or the
  * SnapshotClassCreated condition says why there is none.
  */
@@ -79,6 +83,16 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
             return write(psc, false, Reasons.PROTOCOL_NOT_FOUND, "PillarProtocol " + psc.getSpec().getProtocol()
                     + " does not exist", Result.done());
         }
+        List<String> storeProblems = SpecValidator.problems(store.get().getSpec());
+        List<String> protocolProblems = SpecValidator.problems(protocol.get().getSpec());
+        if (storeProblems.isEmpty() && protocolProblems.isEmpty()) {
+            Optional<String> mismatch = ProtocolFit.mismatch(psc.getSpec().getStore(), store.get().getSpec(),
+                    psc.getSpec().getProtocol(), protocol.get().getSpec());
+            if (mismatch.isPresent()) {
+                return write(psc, false, Reasons.PROTOCOL_STORE_MISMATCH, mismatch.get(), Result.done());
+            }
+        }
+        ProtocolKind kind = protocol.get().getSpec() == null ? ProtocolKind.NVMEOF_TCP : protocol.get().getSpec().kind();
         boolean auth = protocol.get().getSpec() != null && protocol.get().getSpec().getNvmeofTcp() != null
                 && protocol.get().getSpec().getNvmeofTcp().authRequired();
         if (auth) {
@@ -96,7 +110,7 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
                         + " (CONFIG_NVME_TARGET_AUTH): run it on a kernel with it or use a protocol with auth: off", Result.done());
             }
         }
-        StorageClass desired = DesiredStorageClass.of(psc, auth ? Optional.of(namespace) : Optional.empty());
+        StorageClass desired = DesiredStorageClass.of(psc, kind, auth ? Optional.of(namespace) : Optional.empty());
         try {
             Resource<StorageClass> resource = client.storage().v1().storageClasses().withName(name);
             StorageClass actual = resource.get();

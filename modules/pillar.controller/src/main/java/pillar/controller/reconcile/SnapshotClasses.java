@@ -1,5 +1,7 @@
 package pillar.controller.reconcile;
 
+import java.util.Optional;
+
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -12,7 +14,7 @@ import pillar.controller.crd.Reasons;
 
 /**
  * Keeps the VolumeSnapshotClass of a PillarStorageClass as {@link DesiredSnapshotClass} says, when
- * the store can take snapshots (ZFS, LVM thin) and the cluster serves {@code snapshot.storage.k8s.io/v1}
+ * the store can take snapshots (ZFS zvols, LVM thin) and the cluster serves {@code snapshot.storage.k8s.io/v1}
  * (the external-snapshotter's CRDs, a cluster add-on). Otherwise removes the one it made, if any,
  * and says why. A VolumeSnapshotClass of that name that is not ours is never touched.
  */
@@ -27,6 +29,19 @@ final class SnapshotClasses {
         this.client = client;
     }
 
+    /** Why the store's volumes take no snapshots, or empty when they do. */
+    private static Optional<String> snapshotsUnsupported(PillarStore store) {
+        String name = store.getMetadata().getName();
+        if (store.getSpec().getLvm() != null && store.getSpec().getLvm().getThinPool() == null) {
+            return Optional.of("PillarStore " + name + " is an LVM linear volume group: it cannot take snapshots (use a thin"
+                    + " pool); clones are block copies");
+        }
+        if (store.getSpec().getZfs() != null && store.getSpec().getZfs().datasets()) {
+            return Optional.of("PillarStore " + name + " holds NFS datasets: pillar-csi takes no snapshots of datasets yet");
+        }
+        return Optional.empty();
+    }
+
     /** Brings the class in line for a valid PillarStorageClass whose StorageClass is in place. */
     Outcome sync(PillarStorageClass psc, PillarStore store) {
         String name = psc.getMetadata().getName();
@@ -38,13 +53,12 @@ final class SnapshotClasses {
             }
             Resource<GenericKubernetesResource> resource = classes().withName(name);
             GenericKubernetesResource actual = resource.get();
-            if (store.getSpec().getLvm() != null && store.getSpec().getLvm().getThinPool() == null) {
+            Optional<String> unsupported = snapshotsUnsupported(store);
+            if (unsupported.isPresent()) {
                 if (actual != null && DesiredSnapshotClass.ownedBy(actual, psc)) {
                     resource.delete();
                 }
-                return new Outcome(false, Reasons.SNAPSHOTS_UNSUPPORTED, "PillarStore " + store.getMetadata().getName()
-                        + " is an LVM linear volume group: it cannot take snapshots (use a thin pool); clones are block copies",
-                        false);
+                return new Outcome(false, Reasons.SNAPSHOTS_UNSUPPORTED, unsupported.get(), false);
             }
             GenericKubernetesResource desired = DesiredSnapshotClass.of(psc);
             if (actual != null && !DesiredSnapshotClass.ownedBy(actual, psc)) {

@@ -8,33 +8,39 @@ import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.api.csi.v1.VolumeCapability;
 import pillar.runtime.server.CsiException;
 import pillar.controller.crd.Grammars;
+import pillar.controller.crd.ProtocolKind;
 import pillar.controller.crd.PillarVolumeStateSpec.VolumeMode;
 import pillar.controller.crd.PillarVolumeStateSpec;
+import pillar.controller.crd.StorageClassParameters;
 
 /**
- * The volume capabilities pillar-csi serves: Block, or Filesystem with ext4 or xfs; access modes
- * ReadWriteOnce (SINGLE_NODE_WRITER, SINGLE_NODE_MULTI_WRITER), ReadWriteOncePod
- * (SINGLE_NODE_SINGLE_WRITER), SINGLE_NODE_READER_ONLY and ReadOnlyMany (MULTI_NODE_READER_ONLY).
- * ReadWriteMany (MULTI_NODE_MULTI_WRITER) and MULTI_NODE_SINGLE_WRITER are refused: an NVMe
- * namespace written by two hosts at once corrupts any of these filesystems.
+ * The volume capabilities pillar-csi serves, per protocol. NVMe-oF/TCP: Block, or Filesystem with
+ * ext4 or xfs; ReadWriteOnce (SINGLE_NODE_WRITER, SINGLE_NODE_MULTI_WRITER), ReadWriteOncePod
+ * (SINGLE_NODE_SINGLE_WRITER), SINGLE_NODE_READER_ONLY and ReadOnlyMany (MULTI_NODE_READER_ONLY);
+ * never ReadWriteMany: a namespace written by two hosts at once corrupts any of these filesystems.
+ * NFS: Filesystem only (nfs4), every one of those access modes and ReadWriteMany
+ * (MULTI_NODE_MULTI_WRITER). MULTI_NODE_SINGLE_WRITER (no Kubernetes access mode) is refused on both.
+ * {@link #check} takes what either protocol serves; {@link #fit} and {@link #mismatch} decide per volume.
  */
 public final class Capabilities {
     /** The filesystems mkfs and mount know on the nodes. */
     static final List<String> FS_TYPES = List.of("ext4", "xfs");
+    /** The fs_type names of an NFS mount; recorded as {@value StorageClassParameters#NFS_FS_TYPE}. */
+    static final List<String> NFS_FS_TYPES = List.of(StorageClassParameters.NFS_FS_TYPE, "nfs");
     public static final String DEFAULT_FS_TYPE = "ext4";
 
     private Capabilities() {
     }
 
-    /** What a CreateVolume asks for: one volume mode, one filesystem, the access modes. */
+    /** What a CreateVolume asks for: one volume mode, one filesystem (empty: not named), the access modes. */
     public record Requested(VolumeMode mode, Optional<String> fsType, List<String> accessModes) {
     }
 
     /**
      * The capabilities of a CreateVolume, checked: at least one, all of one volume mode and one
-     * filesystem ({@code fallbackFsType} when they name none).
+     * filesystem ({@code classFsType} when they name none, else none yet: {@link #fit} picks it).
      */
-    public static Requested forCreate(List<VolumeCapability> capabilities, String fallbackFsType) {
+    public static Requested forCreate(List<VolumeCapability> capabilities, Optional<String> classFsType) {
         if (capabilities.isEmpty()) {
             throw CsiException.invalid("volume_capabilities: at least one is required");
         }
@@ -61,12 +67,43 @@ public final class Capabilities {
             }
         }
         if (mode.get() == VolumeMode.Filesystem && fsType.isEmpty()) {
-            fsType = Optional.of(fallbackFsType);
+            fsType = classFsType;
         }
         return new Requested(mode.get(), mode.get() == VolumeMode.Block ? Optional.empty() : fsType, List.copyOf(modes));
     }
 
-    /** Checks one capability: an access type, a supported access mode, a known filesystem, sane mount flags. */
+    /**
+     * The request as a volume of {@code protocol} serves it, its filesystem named (ext4 by default,
+     * nfs4 for NFS); INVALID_ARGUMENT when the protocol cannot serve it.
+     */
+    public static Requested fit(Requested requested, ProtocolKind protocol) {
+        if (protocol == ProtocolKind.NFS) {
+            if (requested.mode() == VolumeMode.Block) {
+                throw CsiException.invalid("volume_capabilities: an NFS volume is a filesystem; Block mode needs an nvmeofTcp protocol");
+            }
+            String fs = requested.fsType().orElse(StorageClassParameters.NFS_FS_TYPE);
+            if (!NFS_FS_TYPES.contains(fs)) {
+                throw CsiException.invalid("volume_capabilities: the fs_type of an NFS volume is nfs4, not " + Grammars.printable(fs));
+            }
+            return new Requested(requested.mode(), Optional.of(StorageClassParameters.NFS_FS_TYPE), requested.accessModes());
+        }
+        for (String mode : requested.accessModes()) {
+            if (Mode.MULTI_NODE_MULTI_WRITER.name().equals(mode)) {
+                throw CsiException.invalid("volume_capabilities: access mode " + mode + " (ReadWriteMany) is not served over"
+                        + " NVMe-oF/TCP, whose volumes are written from one node at a time: use an nfs protocol");
+            }
+        }
+        if (requested.mode() == VolumeMode.Block) {
+            return requested;
+        }
+        String fs = requested.fsType().orElse(DEFAULT_FS_TYPE);
+        if (!FS_TYPES.contains(fs)) {
+            throw CsiException.invalid("volume_capabilities: fs_type must be ext4 or xfs, is " + Grammars.printable(fs));
+        }
+        return new Requested(requested.mode(), Optional.of(fs), requested.accessModes());
+    }
+
+    /** Checks one capability: an access type, a served access mode, a known filesystem, sane mount flags. */
     public static void check(VolumeCapability capability) {
         if (!capability.hasBlock() && !capability.hasMount()) {
             throw CsiException.invalid("volume_capability: access_type (block or mount) is required");
@@ -74,15 +111,15 @@ public final class Capabilities {
         Mode mode = capability.getAccessMode().getMode();
         switch (mode) {
             case SINGLE_NODE_WRITER, SINGLE_NODE_READER_ONLY, MULTI_NODE_READER_ONLY, SINGLE_NODE_SINGLE_WRITER,
-                 SINGLE_NODE_MULTI_WRITER -> { }
-            case MULTI_NODE_MULTI_WRITER, MULTI_NODE_SINGLE_WRITER -> throw CsiException.invalid("volume_capability: access mode "
-                    + mode + " is not supported: an NVMe/TCP volume is written from one node at a time (ReadWriteMany is refused)");
+                 SINGLE_NODE_MULTI_WRITER, MULTI_NODE_MULTI_WRITER -> { }
+            case MULTI_NODE_SINGLE_WRITER -> throw CsiException.invalid("volume_capability: access mode " + mode
+                    + " is not supported (ReadWriteMany is MULTI_NODE_MULTI_WRITER, on NFS volumes)");
             default -> throw CsiException.invalid("volume_capability: access_mode is required");
         }
         if (capability.hasMount()) {
             String fs = capability.getMount().getFsType();
-            if (!fs.isEmpty() && !FS_TYPES.contains(fs)) {
-                throw CsiException.invalid("volume_capability: fs_type must be ext4 or xfs, is " + Grammars.printable(fs));
+            if (!fs.isEmpty() && !FS_TYPES.contains(fs) && !NFS_FS_TYPES.contains(fs)) {
+                throw CsiException.invalid("volume_capability: fs_type must be ext4, xfs or (NFS) nfs4, is " + Grammars.printable(fs));
             }
             List<String> flags = capability.getMount().getMountFlagsList();
             if (flags.size() > 32) {
@@ -103,15 +140,34 @@ public final class Capabilities {
         if (mode != volume.getVolumeMode()) {
             return Optional.of("the volume is " + volume.getVolumeMode() + ", not " + mode);
         }
+        boolean nfs = nfs(volume);
         String fs = capability.hasMount() ? capability.getMount().getFsType() : "";
-        if (!fs.isEmpty() && !fs.equals(volume.getFsType())) {
+        if (nfs ? !fs.isEmpty() && !NFS_FS_TYPES.contains(fs) : !fs.isEmpty() && !fs.equals(volume.getFsType())) {
             return Optional.of("the volume's filesystem is " + volume.getFsType() + ", not " + fs);
+        }
+        if (!nfs && capability.getAccessMode().getMode() == Mode.MULTI_NODE_MULTI_WRITER) {
+            return Optional.of("the volume is served over NVMe-oF/TCP, written from one node at a time: not MULTI_NODE_MULTI_WRITER");
         }
         return Optional.empty();
     }
 
-    /** Whether publications of these two access modes may be on two different nodes at once. */
-    static boolean mayShare(String mode, String other) {
+    /**
+     * Whether publications of these two access modes may be on two different nodes at once: on
+     * NVMe-oF/TCP only two ReadOnlyMany ones, on NFS any two multi-node ones (ReadWriteMany, ReadOnlyMany).
+     */
+    static boolean mayShare(String mode, String other, boolean nfs) {
+        if (nfs) {
+            return multiNode(mode) && multiNode(other);
+        }
         return Mode.MULTI_NODE_READER_ONLY.name().equals(mode) && Mode.MULTI_NODE_READER_ONLY.name().equals(other);
+    }
+
+    /** Whether the volume is an NFS export (its frozen export says so). */
+    static boolean nfs(PillarVolumeStateSpec volume) {
+        return volume.getExport() != null && volume.getExport().nfs();
+    }
+
+    private static boolean multiNode(String mode) {
+        return Mode.MULTI_NODE_READER_ONLY.name().equals(mode) || Mode.MULTI_NODE_MULTI_WRITER.name().equals(mode);
     }
 }

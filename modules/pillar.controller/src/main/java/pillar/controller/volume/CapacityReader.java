@@ -10,6 +10,7 @@ import pillar.runtime.server.CsiException;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarStore;
+import pillar.controller.crd.ProtocolKind;
 import pillar.controller.crd.StorageClassParameters;
 
 /**
@@ -42,13 +43,28 @@ public final class CapacityReader {
         }
         if (storeName != null) {
             PillarStore store = inventory.store(storeName).orElse(null);
-            return of(store == null ? 0 : available(store));
+            return of(store == null || !serves(store, capabilities) ? 0 : available(store));
         }
         long sum = 0;
         for (PillarStore store : inventory.stores()) {
-            sum += available(store);
+            sum += serves(store, capabilities) ? available(store) : 0;
         }
         return of(sum);
+    }
+
+    /** Whether the store's volumes can have these capabilities (a dataset store's are NFS, the others' NVMe-oF/TCP). */
+    private static boolean serves(PillarStore store, List<VolumeCapability> capabilities) {
+        if (capabilities.isEmpty()) {
+            return true;
+        }
+        boolean datasets = store.getSpec() != null && store.getSpec().getZfs() != null && store.getSpec().getZfs().datasets();
+        try {
+            Capabilities.fit(Capabilities.forCreate(capabilities, java.util.Optional.empty()),
+                    datasets ? ProtocolKind.NFS : ProtocolKind.NVMEOF_TCP);
+            return true;
+        } catch (CsiException unsupported) {
+            return false;
+        }
     }
 
     private long available(PillarStore store) {

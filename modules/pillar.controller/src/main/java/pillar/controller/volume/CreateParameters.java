@@ -57,8 +57,8 @@ public record CreateParameters(String store, String protocol, Optional<String> f
                 case StorageClassParameters.STORE -> store = objectName(field, value, "a PillarStore name");
                 case StorageClassParameters.PROTOCOL -> protocol = objectName(field, value, "a PillarProtocol name");
                 case StorageClassParameters.FS_TYPE -> {
-                    if (!Capabilities.FS_TYPES.contains(value)) {
-                        throw CsiException.invalid(field + ": must be ext4 or xfs, is " + Grammars.printable(value));
+                    if (!Capabilities.FS_TYPES.contains(value) && !Capabilities.NFS_FS_TYPES.contains(value)) {
+                        throw CsiException.invalid(field + ": must be ext4, xfs or (NFS) nfs4, is " + Grammars.printable(value));
                     }
                     fsType = Optional.of(value);
                 }

@@ -41,7 +41,9 @@ public final class Expander {
         if (!GROWABLE.contains(phase)) {
             throw CsiException.precondition("volume " + id + " cannot grow while " + phase);
         }
-        boolean filesystem = state.getSpec().getVolumeMode() == PillarVolumeStateSpec.VolumeMode.Filesystem;
+        // a block device's filesystem is grown by the node; an NFS dataset's refquota is all there is to grow
+        boolean filesystem = state.getSpec().getVolumeMode() == PillarVolumeStateSpec.VolumeMode.Filesystem
+                && !Capabilities.nfs(state.getSpec());
         long size = Records.capacity(state);
         if (size >= wanted) {
             if (range.getLimitBytes() != 0 && size > range.getLimitBytes()) {

@@ -1,15 +1,15 @@
 package pillar.controller.volume;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
+import pillar.api.agent.v1.ExportProtocol;
 import pillar.api.agent.v1.ExportSpec;
 import pillar.api.value.InvalidValueException;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.crd.ProtocolKind;
 import pillar.controller.crd.VolumeExport;
 
 /**
@@ -19,14 +19,15 @@ import pillar.controller.crd.VolumeExport;
  */
 public final class ExportSpecs {
     /** The annotation's form, for messages. */
-    public static final String FORM = "bindAddress=<ip>,port=<1-65535>,aclEnabled=<true|false>[,traddr=<ip>][,authRequired=true]";
-    private static final Set<String> KEYS = Set.of("bindAddress", "port", "aclEnabled", "traddr", "authRequired");
+    public static final String FORM = "[protocol=nfs,]bindAddress=<ip>,port=<1-65535>,aclEnabled=<true|false>[,traddr=<ip>][,authRequired=true]";
+    private static final Set<String> KEYS = Set.of("protocol", "bindAddress", "port", "aclEnabled", "traddr", "authRequired");
 
     private ExportSpecs() {
     }
 
     /**
-     * Reads {@code bindAddress=10.0.0.5,port=4420,aclEnabled=true[,traddr=10.0.0.5][,authRequired=true]}:
+     * Reads {@code [protocol=nfs,]bindAddress=10.0.0.5,port=4420,aclEnabled=true[,traddr=10.0.0.5][,authRequired=true]}
+     * (protocol nvmeofTcp unless given):
      * every key once, no other key, IP literals, a port of 1 to 65535. traddr defaults to the bind
      * address and must be given when that binds every address; authRequired defaults to false.
      *
@@ -67,6 +68,12 @@ public final class ExportSpecs {
         VolumeExport export = new VolumeExport(fields.get("bindAddress"), Integer.parseInt(port), Boolean.parseBoolean(acl),
                 fields.getOrDefault("traddr", fields.get("bindAddress")));
         export.setAuthRequired(Boolean.parseBoolean(auth));
+        String protocol = fields.getOrDefault("protocol", "nvmeofTcp");
+        switch (protocol) {
+            case "nvmeofTcp" -> { }
+            case "nfs" -> export.setProtocol(ProtocolKind.NFS);
+            default -> throw invalid("protocol must be nvmeofTcp or nfs, is " + Grammars.printable(protocol));
+        }
         String problem = problem(export);
         if (problem != null) {
             throw invalid(problem);
@@ -88,7 +95,10 @@ public final class ExportSpecs {
         if (export.requiresAuth() && !export.getAclEnabled()) {
             return "authRequired needs aclEnabled=true";
         }
-        if (export.getTraddr() == null || !Grammars.isIpLiteral(export.getTraddr()) || isWildcard(export.getTraddr())) {
+        if (export.nfs() && (!export.getAclEnabled() || export.requiresAuth())) {
+            return "an nfs export always has aclEnabled=true (its client list) and no authRequired";
+        }
+        if (export.getTraddr() == null || !Grammars.isIpLiteral(export.getTraddr()) || Grammars.isWildcard(export.getTraddr())) {
             return "traddr must be the IP address nodes dial (not a wildcard), is " + Grammars.printable(export.getTraddr());
         }
         return null;
@@ -101,21 +111,10 @@ public final class ExportSpecs {
                 + " kubectl annotate pillarvolumestate " + id + " " + PillarVolumeState.EXPORT_SPEC_ANNOTATION + "=" + FORM;
     }
 
-    /** 0.0.0.0 or :: (every address of the host). */
-    static boolean isWildcard(String ip) {
-        if (!Grammars.isIpLiteral(ip)) {
-            return false;
-        }
-        try {
-            return InetAddress.getByName(ip).isAnyLocalAddress();
-        } catch (UnknownHostException e) {
-            return false;
-        }
-    }
-
     static ExportSpec toProto(VolumeExport export) {
         return ExportSpec.newBuilder().setBindAddress(export.getBindAddress()).setPort(export.getPort())
-                .setAclEnabled(export.getAclEnabled()).setAuthRequired(export.requiresAuth()).build();
+                .setAclEnabled(export.getAclEnabled()).setAuthRequired(export.requiresAuth())
+                .setProtocol(export.nfs() ? ExportProtocol.EXPORT_PROTOCOL_NFS : ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).build();
     }
 
     private static InvalidValueException invalid(String rule) {

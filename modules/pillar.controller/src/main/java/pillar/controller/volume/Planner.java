@@ -16,8 +16,13 @@ import pillar.api.value.VolumeName;
 import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.Conditions;
+import pillar.controller.crd.Grammars;
+import pillar.controller.crd.Nfs;
 import pillar.controller.crd.NvmeofTcp;
 import pillar.controller.crd.PillarProtocol;
+import pillar.controller.crd.PillarProtocolSpec;
+import pillar.controller.crd.ProtocolFit;
+import pillar.controller.crd.ProtocolKind;
 import pillar.controller.crd.PillarStore;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
@@ -28,8 +33,8 @@ import pillar.controller.crd.VolumeExport;
 /**
  * The state of a new volume, with every setting resolved and checked before anything is written:
  * the store (valid, its pool discovered on its agent), the protocol (valid), the claim's
- * annotations, and the export spec the nodes will connect with; a protocol that requires
- * authentication needs an agent whose kernel has it. Reads the {@link Inventory}, and the agent's
+ * annotations, and the export spec the nodes will connect with (NVMe-oF/TCP, or NFS from a dataset
+ * store: {@link ProtocolFit}); a protocol that requires authentication needs an agent whose kernel has it. Reads the {@link Inventory}, and the agent's
  * capabilities then.
  */
 final class Planner {
@@ -48,12 +53,16 @@ final class Planner {
     PillarVolumeState plan(VolumeName name, VolumeId id, Capabilities.Requested capabilities, ByteSize size,
                            CreateParameters parameters, Map<String, String> rawParameters) {
         PillarStore store = store(parameters.store());
-        NvmeofTcp tcp = protocol(parameters.protocol());
-        if (tcp.authRequired()) {
+        PillarProtocolSpec protocol = protocol(parameters.protocol());
+        ProtocolFit.mismatch(parameters.store(), store.getSpec(), parameters.protocol(), protocol).ifPresent(why -> {
+            throw CsiException.invalid("parameters: " + why);
+        });
+        NvmeofTcp tcp = protocol.getNvmeofTcp();
+        if (tcp != null && tcp.authRequired()) {
             if (VolumeStageSecrets.secretName(name.value()).isEmpty()) {
                 throw CsiException.invalid("name: the protocol requires authentication, and the node's stage Secret "
                         + VolumeStageSecrets.PREFIX + "<name> must be a Secret name (lower case, at most 253), is "
-                        + pillar.controller.crd.Grammars.printable(name.value()));
+                        + Grammars.printable(name.value()));
             }
             auth.requireSupported(store.getSpec().getAgent());
         }
@@ -77,8 +86,12 @@ final class Planner {
         spec.setBackendOptions(new TreeMap<>(settings.backendOptions()));
         spec.setParameters(new TreeMap<>(rawParameters));
         spec.setClaim(parameters.claim().map(Object::toString).orElse(null));
-        spec.setExport(export(tcp, store.getSpec().getAgent()));
-        spec.setConnect(connect(tcp));
+        if (tcp != null) {
+            spec.setExport(export(tcp, store.getSpec().getAgent()));
+            spec.setConnect(connect(tcp));
+        } else {
+            spec.setExport(export(protocol.getNfs(), store.getSpec().getAgent()));
+        }
 
         PillarVolumeState state = new PillarVolumeState();
         state.setMetadata(new ObjectMetaBuilder().withName(id.value()).withFinalizers(PillarVolumeState.FINALIZER).build());
@@ -121,7 +134,12 @@ final class Planner {
         return store;
     }
 
-    private NvmeofTcp protocol(String name) {
+    /** The protocol a new volume of this class would be served over (FAILED_PRECONDITION when it is missing or invalid). */
+    ProtocolKind protocolKind(String name) {
+        return protocol(name).kind();
+    }
+
+    private PillarProtocolSpec protocol(String name) {
         PillarProtocol protocol = inventory.protocol(name).orElse(null);
         if (protocol == null) {
             throw CsiException.precondition("PillarProtocol " + name + " does not exist");
@@ -130,7 +148,7 @@ final class Planner {
         if (!problems.isEmpty()) {
             throw CsiException.precondition("PillarProtocol " + name + " is invalid: " + String.join("; ", problems));
         }
-        return protocol.getSpec().getNvmeofTcp();
+        return protocol.getSpec();
     }
 
     /** The claim's annotations; a claim that is gone (deleted meanwhile) has none. */
@@ -150,18 +168,33 @@ final class Planner {
      */
     private VolumeExport export(NvmeofTcp tcp, String agentName) {
         String bind = tcp.getBindAddress();
-        String traddr = bind;
-        if (ExportSpecs.isWildcard(bind)) {
-            String host = locator.target(agentName).host();
-            if (!pillar.controller.crd.Grammars.isIpLiteral(host)) {
-                throw CsiException.precondition("the protocol binds every address (" + bind + ") and agent " + agentName
-                        + " is reached by name (" + host + "): set the protocol's bindAddress to the address nodes dial");
-            }
-            traddr = host;
-        }
+        String traddr = Grammars.isWildcard(bind) ? agentAddress(agentName, "the protocol binds every address (" + bind
+                + ")", "bindAddress") : bind;
         VolumeExport export = new VolumeExport(bind, tcp.getPort(), tcp.getAclEnabled(), traddr);
         export.setAuthRequired(tcp.authRequired() ? Boolean.TRUE : null);
         return export;
+    }
+
+    /**
+     * An NFS export spec: the server address the nodes mount from (the protocol's, else the agent's
+     * own IP address), port 2049, always with its client list.
+     */
+    private VolumeExport export(Nfs nfs, String agentName) {
+        String server = nfs.getServerAddress() != null ? nfs.getServerAddress()
+                : agentAddress(agentName, "the nfs protocol names no serverAddress", "nfs.serverAddress");
+        VolumeExport export = new VolumeExport(server, PillarProtocol.NFS_PORT, true, server);
+        export.setProtocol(ProtocolKind.NFS);
+        return export;
+    }
+
+    /** The agent's own address, when it is an IP literal the nodes can dial; FAILED_PRECONDITION otherwise. */
+    private String agentAddress(String agentName, String why, String field) {
+        String host = locator.target(agentName).host();
+        if (!Grammars.isIpLiteral(host) || Grammars.isWildcard(host)) {
+            throw CsiException.precondition(why + " and agent " + agentName + " is reached by name (" + host
+                    + "): set the protocol's " + field + " to the address nodes dial");
+        }
+        return host;
     }
 
     private static VolumeConnect connect(NvmeofTcp tcp) {

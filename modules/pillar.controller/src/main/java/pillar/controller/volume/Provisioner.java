@@ -21,6 +21,7 @@ import pillar.controller.agent.AgentException;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
+import pillar.controller.crd.ProtocolKind;
 import pillar.controller.crd.VolumeContentSource;
 import pillar.controller.crd.VolumeExport;
 import pillar.controller.crd.VolumePhase;
@@ -70,8 +71,13 @@ public final class Provisioner {
             }
         });
         Optional<VolumeContentSource> source = content.map(VolumeContent::source);
-        PillarVolumeState state = states.get(id).orElseGet(() -> {
-            PillarVolumeState planned = planner.plan(name, id, capabilities, size, parameters, raw);
+        Optional<PillarVolumeState> existing = states.get(id);
+        // what the volume's protocol serves: a new volume's from its class, an existing one's as frozen
+        Capabilities.Requested fitted = Capabilities.fit(capabilities, existing
+                .map(s -> s.getSpec().getExport() == null ? ProtocolKind.NVMEOF_TCP : s.getSpec().getExport().protocolKind())
+                .orElseGet(() -> planner.protocolKind(parameters.protocol())));
+        PillarVolumeState state = existing.orElseGet(() -> {
+            PillarVolumeState planned = planner.plan(name, id, fitted, size, parameters, raw);
             content.ifPresent(c -> {
                 if (!c.backend().equals(planned.getSpec().getBackend())) {
                     throw CsiException.precondition("volume_content_source: the source is on backend " + c.backend()
@@ -81,7 +87,7 @@ public final class Provisioner {
             });
             return states.create(planned);
         });
-        Idempotency.requireSame(state, name, capabilities, range, raw, source);
+        Idempotency.requireSame(state, name, fitted, range, raw, source);
         state = complete(state);
         return CreateVolumeResponse.newBuilder().setVolume(CsiVolumes.of(state)).build();
     }
@@ -122,7 +128,7 @@ public final class Provisioner {
                 throw e;
             }
             state = steps.advance(state, EnumSet.of(VolumePhase.Creating), VolumePhase.Exporting, s -> {
-                s.setDevicePath(created.getDevicePath());
+                s.setDevicePath(created.getDevicePath().isEmpty() ? null : created.getDevicePath());
                 s.setCapacityBytes(created.getSizeBytes());
             });
         } else {
@@ -131,8 +137,16 @@ public final class Provisioner {
         ExportVolumeResponse exported = agents.exportVolume(target, ExportVolumeRequest.newBuilder()
                 .setToken(Records.token(state).toProto()).setVolumeId(id.value()).setBackend(spec.getBackend())
                 .setExport(ExportSpecs.toProto(export)).build());
-        return steps.record(state, EnumSet.of(VolumePhase.Exporting), VolumePhase.Exported,
-                s -> s.setSubsystemNqn(exported.getSubsystemNqn()));
+        if (export.nfs() && exported.getExportPath().isEmpty()) {
+            throw CsiException.precondition("agent " + spec.getAgent() + " exported NFS volume " + id + " without an export path: is it an older agent?");
+        }
+        return steps.record(state, EnumSet.of(VolumePhase.Exporting), VolumePhase.Exported, s -> {
+            if (export.nfs()) {
+                s.setExportPath(exported.getExportPath());
+            } else {
+                s.setSubsystemNqn(exported.getSubsystemNqn());
+            }
+        });
     }
 
     /** Deletes the volume; a missing one is success, a published one FAILED_PRECONDITION. */

@@ -35,9 +35,12 @@ import pillar.controller.reconcile.Events;
  * never published to (FAILED_PRECONDITION, and a Warning event on the volume's state): the target
  * would take both nodes for one host. A volume whose export requires authentication is published
  * with the node's DH-HMAC-CHAP secrets (see {@link HostAuthentication}); its publish context says
- * {@code auth=dhchap} and never carries a secret.
+ * {@code auth=dhchap} and never carries a secret. An NFS volume's publication records the node's
+ * client address ({@link NodeAddresses}), the one its export admits; read-write-many publications
+ * share the volume, and no two nodes of one address do.
  */
 public final class Publisher {
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Publisher.class.getName());
     private static final EnumSet<VolumePhase> EXPORTED = EnumSet.of(VolumePhase.Exported);
 
     private final VolumeStates states;
@@ -75,39 +78,60 @@ public final class Publisher {
             throw CsiException.precondition("volume " + id + (phase == VolumePhase.Deleting ? " is being deleted"
                     : " is not ready to publish (" + phase + "): CreateVolume has not completed"));
         }
-        Publication wanted = new Publication(node.value(), readonly, capability.getAccessMode().getMode().name());
+        boolean nfs = export.nfs();
+        Publication asked = new Publication(node.value(), readonly, capability.getAccessMode().getMode().name());
+        Publication wanted = nfs ? asked.withClientAddress(NodeAddresses.clientAddress(inventory, node, export.getTraddr())) : asked;
         AgentTarget target = locator.target(state.getSpec().getAgent());
         Optional<HostSecrets> secrets = Optional.empty();
         if (export.requiresAuth()) {
             auth.requireSupported(state.getSpec().getAgent());
             secrets = Optional.of(auth.secrets(node));
         }
+        List<String> replaced = new ArrayList<>();
         state = steps.advance(state, EXPORTED, VolumePhase.Exported, next -> {
             List<Publication> publications = next.getPublications();
+            replaced.clear();
             for (Publication other : publications) {
                 if (other.getNode().equals(wanted.getNode())) {
                     if (!other.equals(wanted)) {
                         throw CsiException.alreadyExists("volume " + id + " is published to this node as " + other
                                 + ", not " + wanted);
                     }
-                } else if (!Capabilities.mayShare(wanted.getAccessMode(), other.getAccessMode())) {
+                    if (nfs && !wanted.getClientAddress().equals(other.getClientAddress())) {
+                        replaced.add(other.getClientAddress()); // the node's address changed since: admit the new one only
+                    }
+                } else if (!Capabilities.mayShare(wanted.getAccessMode(), other.getAccessMode(), nfs)) {
                     throw CsiException.precondition("volume " + id + " is published to node " + other
                             + "; a " + wanted.getAccessMode() + " publication cannot share it: unpublish it there first");
+                } else if (nfs && wanted.getClientAddress().equals(other.getClientAddress())) {
+                    throw CsiException.precondition("volume " + id + " is published to node " + other.getNode() + " at "
+                            + other.getClientAddress() + ", the InternalIP of this node too: an NFS export cannot tell them apart");
                 }
             }
-            if (!publications.contains(wanted)) {
+            if (!replaced.isEmpty()) {
+                publications.replaceAll(p -> p.getNode().equals(wanted.getNode()) ? wanted : p);
+            } else if (!publications.contains(wanted)) {
                 publications.add(wanted);
             }
         });
         AllowInitiatorRequest.Builder allow = AllowInitiatorRequest.newBuilder().setToken(Records.token(state).toProto())
-                .setVolumeId(id.value()).setHostNqn(node.value());
+                .setVolumeId(id.value());
+        if (nfs) {
+            allow.setClientAddress(wanted.getClientAddress());
+        } else {
+            allow.setHostNqn(node.value());
+        }
         secrets.ifPresent(s -> allow.setAuth(s.toProto()));
         agents.allowInitiator(target, allow.build());
+        for (String old : replaced) {
+            deny(target, state, id, old, true);
+        }
         if (secrets.isPresent()) {
             auth.staged(state, node, secrets.get());
             auth.catchUp(id, node, secrets.get());
         }
-        return ControllerPublishVolumeResponse.newBuilder().putAllPublishContext(context(state, export)).build();
+        return ControllerPublishVolumeResponse.newBuilder().putAllPublishContext(nfs ? nfsContext(state, export, wanted)
+                : context(state, export)).build();
     }
 
     /**
@@ -125,19 +149,60 @@ public final class Publisher {
         if (nodes.isEmpty()) {
             return;
         }
+        boolean nfs = Capabilities.nfs(state.getSpec());
+        List<String> grantees = nfs ? clientAddresses(state, nodes) : nodes;
         VolumePhase phase = Records.phase(state);
         PillarVolumeState written = steps.advance(state, EnumSet.of(phase), phase,
                 next -> next.getPublications().removeIf(p -> nodes.contains(p.getNode())));
         if (Set.of(VolumePhase.Exporting, VolumePhase.Exported).contains(phase)) {
             AgentTarget target = locator.target(state.getSpec().getAgent());
-            for (String host : nodes) {
-                agents.denyInitiator(target, DenyInitiatorRequest.newBuilder().setToken(Records.token(written).toProto())
-                        .setVolumeId(id.value()).setHostNqn(host).build());
+            for (String grantee : grantees) {
+                deny(target, written, id, grantee, nfs);
             }
         }
         if (state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth()) {
             nodes.forEach(host -> auth.unstaged(state, Nqn.of(host)));
         }
+    }
+
+    private void deny(AgentTarget target, PillarVolumeState state, VolumeId id, String grantee, boolean nfs) {
+        DenyInitiatorRequest.Builder deny = DenyInitiatorRequest.newBuilder().setToken(Records.token(state).toProto())
+                .setVolumeId(id.value());
+        agents.denyInitiator(target, (nfs ? deny.setClientAddress(grantee) : deny.setHostNqn(grantee)).build());
+    }
+
+    /**
+     * The client addresses an NFS export admits for these nodes: as recorded on their publications;
+     * for a node without one (a crash after the record's removal) its address now, when it can be
+     * read; a grant left behind otherwise is revoked by the stale-grant poll ({@link GrantRevocation}).
+     */
+    private List<String> clientAddresses(PillarVolumeState state, List<String> nodes) {
+        List<String> addresses = new ArrayList<>();
+        for (String node : nodes) {
+            Optional<String> recorded = Records.publications(state).stream().filter(p -> p.getNode().equals(node))
+                    .map(Publication::getClientAddress).filter(java.util.Objects::nonNull).findFirst();
+            if (recorded.isPresent()) {
+                addresses.add(recorded.get());
+                continue;
+            }
+            try {
+                addresses.add(NodeAddresses.clientAddress(inventory, Nqn.of(node), state.getSpec().getExport().getTraddr()));
+            } catch (CsiException unknown) {
+                LOG.info(() -> "volume " + state.getMetadata().getName() + ": node " + node + " has no recorded publication and"
+                        + " no address now (" + unknown.getMessage() + "); any grant left is revoked by the stale-grant poll");
+            }
+        }
+        return addresses.stream().distinct().toList();
+    }
+
+    /** What an NFS node needs to mount: the server, the exported path, and its own address as the export admits it. */
+    static java.util.Map<String, String> nfsContext(PillarVolumeState state, VolumeExport export, Publication publication) {
+        String path = state.getStatus() == null ? null : state.getStatus().getExportPath();
+        if (path == null) {
+            throw CsiException.precondition("volume " + state.getMetadata().getName() + " has no recorded NFS export path");
+        }
+        return java.util.Map.of(PublishContext.PROTOCOL, PublishContext.PROTOCOL_NFS, PublishContext.NFS_SERVER, export.getTraddr(),
+                PublishContext.NFS_EXPORT, path, PublishContext.NFS_CLIENT_ADDRESS, publication.getClientAddress());
     }
 
     /** The recorded export spec, checked; none (or a broken one) is ExportSpecMissing: never guessed. */

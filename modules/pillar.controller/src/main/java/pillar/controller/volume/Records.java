@@ -39,6 +39,15 @@ public final class Records {
         return publications(state).stream().map(Publication::getNode).distinct().toList();
     }
 
+    /**
+     * Who the agent admits for each publication, as its export lists them: the client address an NFS
+     * export admits, else the node's host NQN.
+     */
+    static List<String> grantees(PillarVolumeState state) {
+        return publications(state).stream().map(p -> p.getClientAddress() != null ? p.getClientAddress() : p.getNode())
+                .distinct().toList();
+    }
+
     /** The size now: as last reported by the agent, else as created. */
     public static long capacity(PillarVolumeState state) {
         return status(state).map(s -> s.getCapacityBytes()).orElse(state.getSpec().getCapacityBytes());

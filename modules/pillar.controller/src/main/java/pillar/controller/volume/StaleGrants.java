@@ -15,7 +15,8 @@ import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.VolumePhase;
 
 /**
- * The hosts an agent admits to a volume that the volume's PillarVolumeState no longer publishes to:
+ * The hosts (NVMe host NQNs, NFS client addresses) an agent admits to a volume that the volume's
+ * PillarVolumeState no longer publishes to:
  * grants whose DenyInitiator never arrived (the agent was unreachable when the CO gave up on an
  * unpublish, or the node was removed). The pure comparison of the agent's ListExports with the
  * states, and the Reconcile call that revokes them.
@@ -52,7 +53,7 @@ public record StaleGrants(PillarVolumeState state, Export export, List<String> s
                 .filter(e -> e.getBackend().equals(backend) && claimed.containsKey(e.getVolumeId()))
                 .map(e -> {
                     PillarVolumeState state = claimed.get(e.getVolumeId());
-                    Set<String> published = Set.copyOf(Records.publishedNodes(state));
+                    Set<String> published = Set.copyOf(Records.grantees(state));
                     List<String> stale = e.getAllowedHostsList().stream().filter(h -> !published.contains(h)).toList();
                     return new StaleGrants(state, e, stale);
                 })

@@ -31,7 +31,8 @@ public final class VolumeConditions {
     public static VolumeCondition of(PillarVolumeState state, GetVolumeHealthResponse health) {
         PillarVolumeStateSpec spec = state.getSpec();
         List<String> causes = new ArrayList<>();
-        String kind = spec.getBackendKind() != null && spec.getBackendKind().startsWith("zfs") ? "zvol" : "LV";
+        String kind = "zfs-dataset".equals(spec.getBackendKind()) ? "dataset"
+                : spec.getBackendKind() != null && spec.getBackendKind().startsWith("zfs") ? "zvol" : "LV";
         if (!health.getVolumePresent() && health.getUnreadableCount() == 0) {
             causes.add("its " + kind + " is gone from backend " + spec.getBackend() + " (removed outside pillar-csi?); its data is"
                     + " lost unless you restore it: list the backend's volumes on the storage node (lvs / zfs list) and"
@@ -42,7 +43,7 @@ public final class VolumeConditions {
                     + " conditions (AgentStateMissing) and the agent's log");
         }
         if (health.getExportDriftCount() > 0) {
-            causes.add("its export in the kernel's nvmet configfs differs from the agent's record (" + String.join("; ",
+            causes.add("its export in the kernel (nvmet configfs, or nfsd's export table) differs from the agent's record (" + String.join("; ",
                     health.getExportDriftList()) + "): restart pillar-agent on " + spec.getAgent()
                     + ", which re-applies every recorded export at start-up, and see its log");
         }

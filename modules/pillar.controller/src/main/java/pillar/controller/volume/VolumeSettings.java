@@ -17,9 +17,12 @@ import pillar.controller.crd.ZfsStore;
  * StorageClass's parameters, then the claim's annotations ({@code pillar.csi.io/<setting>}) of the
  * settings the class lets claims override; the result is frozen on the volume's state. A zfs-only
  * setting on an LVM store, any other {@code pillar.csi.io/} annotation (one the class does not let
- * claims set, or no setting at all) or a value outside its grammar is INVALID_ARGUMENT naming it.
+ * claims set, or no setting at all) or a value outside its grammar is INVALID_ARGUMENT naming it;
+ * so is a zvol or filesystem setting (sparse, volblocksize, mkfsOptions) on a dataset store, whose
+ * volumes take compression only.
  *
- * @param backendOptions what the agent's CreateVolume gets (zfs: sparse, volblocksize, compression)
+ * @param backendOptions what the agent's CreateVolume gets (zfs zvols: sparse, volblocksize,
+ *                       compression; datasets: compression)
  * @param mkfsOptions    what the node's mkfs gets, through the volume context
  */
 record VolumeSettings(Map<String, String> backendOptions, Optional<String> mkfsOptions) {
@@ -29,14 +32,15 @@ record VolumeSettings(Map<String, String> backendOptions, Optional<String> mkfsO
                                   Map<String, String> claimAnnotations) {
         Map<String, String> settings = new TreeMap<>();
         ZfsStore zfs = store.getZfs();
-        if (zfs != null) {
+        boolean datasets = zfs != null && zfs.datasets();
+        if (zfs != null && !datasets) {
             settings.put("sparse", String.valueOf(Boolean.TRUE.equals(zfs.getSparse())));
             if (zfs.getVolblocksize() != null) {
                 settings.put("volblocksize", zfs.getVolblocksize());
             }
-            if (zfs.getCompression() != null) {
-                settings.put("compression", zfs.getCompression().name().toLowerCase(Locale.ROOT));
-            }
+        }
+        if (zfs != null && zfs.getCompression() != null) {
+            settings.put("compression", zfs.getCompression().name().toLowerCase(Locale.ROOT));
         }
         settings.putAll(classSettings);
         for (Map.Entry<String, String> e : new TreeMap<>(claimAnnotations).entrySet()) {
@@ -56,6 +60,14 @@ record VolumeSettings(Map<String, String> backendOptions, Optional<String> mkfsO
                         + "; remove the annotation or ask the administrator to list it in the PillarStorageClass's overridable");
             }
             settings.put(setting, CreateParameters.checked(field, setting, e.getValue()));
+        }
+        if (datasets) {
+            Set<String> zvolOnly = new java.util.TreeSet<>(settings.keySet());
+            zvolOnly.remove("compression");
+            if (!zvolOnly.isEmpty()) {
+                throw CsiException.invalid("settings " + zvolOnly + " do not apply to a dataset store (its volumes are NFS"
+                        + " filesystems: only compression applies)");
+            }
         }
         Optional<String> mkfs = Optional.ofNullable(settings.remove(MKFS));
         if (zfs == null && !settings.isEmpty()) {

@@ -26,6 +26,7 @@ import pillar.api.agent.v1.DenyInitiatorRequest;
 import pillar.api.agent.v1.DenyInitiatorResponse;
 import pillar.api.agent.v1.ExpandVolumeRequest;
 import pillar.api.agent.v1.ExpandVolumeResponse;
+import pillar.api.agent.v1.ExportProtocol;
 import pillar.api.agent.v1.ExportSpec;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeResponse;
@@ -113,7 +114,8 @@ public final class FakeAgentClient implements AgentClient {
             }
         }, (agent, done) -> {
             BackendKind kind = agent.backends.get(r.getBackend()).getKind();
-            Set<String> allowed = kind == BackendKind.BACKEND_KIND_ZFS_ZVOL ? ZFS_OPTIONS : Set.of();
+            Set<String> allowed = kind == BackendKind.BACKEND_KIND_ZFS_ZVOL ? ZFS_OPTIONS
+                    : kind == BackendKind.BACKEND_KIND_ZFS_DATASET ? Set.of("compression") : Set.of();
             check(allowed.containsAll(r.getOptionsMap().keySet()), "options: " + r.getOptionsMap().keySet() + " are not all in " + allowed);
             Optional<String> content = r.hasSource() ? Optional.of(content(target, agent, r)) : Optional.empty();
             FakeAgent.Volume existing = agent.volumes.get(r.getVolumeId());
@@ -129,8 +131,11 @@ public final class FakeAgentClient implements AgentClient {
                 throw new AgentException(AgentException.Kind.NO_SPACE, "CreateVolume", target,
                         "RESOURCE_EXHAUSTED: backend " + r.getBackend() + " has " + agent.available(r.getBackend()) + " bytes free");
             }
+            pillar.api.agent.v1.Backend on = agent.backends.get(r.getBackend());
             FakeAgent.Volume volume = new FakeAgent.Volume(r.getBackend(), r.getSizeBytes(), Map.copyOf(r.getOptionsMap()),
-                    "/dev/" + agent.backends.get(r.getBackend()).getPool() + "/" + r.getVolumeId());
+                    kind == BackendKind.BACKEND_KIND_ZFS_DATASET // a dataset's mountpoint, as zfs gives it
+                            ? "/" + on.getPool() + (on.getParent().isEmpty() ? "" : "/" + on.getParent()) + "/" + r.getVolumeId()
+                            : "/dev/" + on.getPool() + "/" + r.getVolumeId());
             agent.volumes.put(r.getVolumeId(), volume);
             content.ifPresent(c -> {
                 agent.contents.put(r.getVolumeId(), c);
@@ -181,7 +186,13 @@ public final class FakeAgentClient implements AgentClient {
                 throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, "ExportVolume", target,
                         "FAILED_PRECONDITION: NvmeAuthUnsupported: this kernel has no nvmet authentication");
             }
-            existing(target, "ExportVolume", agent, r.getVolumeId());
+            FakeAgent.Volume volume = existing(target, "ExportVolume", agent, r.getVolumeId());
+            boolean dataset = agent.backends.get(volume.backend()).getKind() == BackendKind.BACKEND_KIND_ZFS_DATASET;
+            boolean nfs = r.getExport().getProtocol() == ExportProtocol.EXPORT_PROTOCOL_NFS;
+            if (dataset != nfs) {
+                throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, "ExportVolume", target, "INVALID_ARGUMENT: "
+                        + (nfs ? "NFS exports a zfs-dataset backend only" : "NVMe-oF/TCP exports a block backend only"));
+            }
             FakeAgent.Export existing = agent.exports.get(r.getVolumeId());
             ExportSpec wanted = r.getExport().toBuilder().clearAddressFamily().build();
             if (existing != null && !existing.spec().equals(wanted)) {
@@ -191,8 +202,9 @@ public final class FakeAgentClient implements AgentClient {
             if (existing == null) {
                 agent.exports.put(r.getVolumeId(), new FakeAgent.Export(r.getBackend(), wanted, new HashSet<>()));
             }
-            return ExportVolumeResponse.newBuilder().setSubsystemNqn(NQN_PREFIX + r.getVolumeId())
-                    .setAddress(wanted.getBindAddress()).setPort(wanted.getPort()).build();
+            ExportVolumeResponse.Builder answer = ExportVolumeResponse.newBuilder().setAddress(wanted.getBindAddress())
+                    .setPort(wanted.getPort());
+            return (nfs ? answer.setExportPath(volume.device()) : answer.setSubsystemNqn(NQN_PREFIX + r.getVolumeId())).build();
         });
     }
 
@@ -207,13 +219,13 @@ public final class FakeAgentClient implements AgentClient {
 
     @Override
     public AllowInitiatorResponse allowInitiator(AgentTarget target, AllowInitiatorRequest r) {
-        Nqn host = nqn(target, "AllowInitiator", r.getHostNqn());
         return fenced(target, "AllowInitiator", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, (agent, done) -> {
             FakeAgent.Export export = agent.exports.get(r.getVolumeId());
             if (export == null) {
                 throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, "AllowInitiator", target,
                         "FAILED_PRECONDITION: volume " + r.getVolumeId() + " is not exported; export it first");
             }
+            Grantee host = grantee(target, "AllowInitiator", export, r.getHostNqn(), r.getClientAddress());
             if (export.spec().getAuthRequired()) {
                 HostAuth auth = r.getAuth();
                 if (!r.hasAuth() || auth.getHostKey().isEmpty()) {
@@ -231,12 +243,13 @@ public final class FakeAgentClient implements AgentClient {
 
     @Override
     public DenyInitiatorResponse denyInitiator(AgentTarget target, DenyInitiatorRequest r) {
-        Nqn host = nqn(target, "DenyInitiator", r.getHostNqn());
         return fenced(target, "DenyInitiator", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, (agent, done) -> {
             FakeAgent.Export export = agent.exports.get(r.getVolumeId());
-            if (export != null) {
-                export.allowedHosts().remove(host.value());
+            if (export == null) {
+                return DenyInitiatorResponse.getDefaultInstance();
             }
+            Grantee host = grantee(target, "DenyInitiator", export, r.getHostNqn(), r.getClientAddress());
+            export.allowedHosts().remove(host.value());
             agent.hostAuth.getOrDefault(r.getVolumeId(), new HashMap<>()).remove(host.value());
             return DenyInitiatorResponse.getDefaultInstance();
         });
@@ -497,6 +510,30 @@ public final class FakeAgentClient implements AgentClient {
         }
     }
 
+    /** Whom an allow or deny names: a host NQN (NVMe-oF/TCP) or a client address (NFS). */
+    private record Grantee(String value) {
+    }
+
+    /**
+     * As the agent: exactly one of host_nqn and client_address, the one of the export's protocol
+     * (INVALID_ARGUMENT otherwise); an NQN by its grammar, an address as an IP literal.
+     */
+    private static Grantee grantee(AgentTarget target, String rpc, FakeAgent.Export export, String hostNqn, String clientAddress) {
+        boolean nfs = export.spec().getProtocol() == ExportProtocol.EXPORT_PROTOCOL_NFS;
+        if (!nfs) {
+            if (!clientAddress.isEmpty()) {
+                throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, rpc, target,
+                        "INVALID_ARGUMENT: client_address is for NFS exports; this one is NVMe-oF/TCP");
+            }
+            return new Grantee(nqn(target, rpc, hostNqn).value());
+        }
+        if (!hostNqn.isEmpty() || !pillar.controller.crd.Grammars.isIpLiteral(clientAddress)) {
+            throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, rpc, target,
+                    "INVALID_ARGUMENT: an NFS export takes a client_address (an IP literal) and no host_nqn");
+        }
+        return new Grantee(clientAddress);
+    }
+
     private static Nqn nqn(AgentTarget target, String rpc, String value) {
         return invalidAsAgent(target, rpc, () -> Nqn.of(value));
     }
@@ -524,8 +561,10 @@ public final class FakeAgentClient implements AgentClient {
     }
 
     private static pillar.api.agent.v1.Volume proto(String id, FakeAgent.Volume v) {
-        return pillar.api.agent.v1.Volume.newBuilder().setVolumeId(id).setBackend(v.backend()).setSizeBytes(v.size())
-                .setDevicePath(v.device()).build();
+        pillar.api.agent.v1.Volume.Builder volume = pillar.api.agent.v1.Volume.newBuilder().setVolumeId(id).setBackend(v.backend())
+                .setSizeBytes(v.size());
+        // a block device's path, or a dataset's mountpoint (the path nfsd exports)
+        return (v.device().startsWith("/dev/") ? volume.setDevicePath(v.device()) : volume.setMountPath(v.device())).build();
     }
 
     /** A read of one backend: the agent reached (the call logged), locked, and the backend checked before the read. */

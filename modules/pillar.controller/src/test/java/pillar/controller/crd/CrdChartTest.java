@@ -84,7 +84,10 @@ class CrdChartTest {
         assertThat(rules(spec("pillarstores"))).contains("has(self.zfs) != has(self.lvm)");
         assertThat(rules(spec("pillarstores").getProperties().get("lvm"))).singleElement().asString()
                 .contains("has(self.thinPool)");
-        assertThat(rules(spec("pillarprotocols"))).contains("!has(self.iscsi)", "!has(self.nfs)");
+        assertThat(rules(spec("pillarprotocols"))).contains("!has(self.iscsi)", "has(self.nvmeofTcp) != has(self.nfs)");
+        assertThat(rules(spec("pillarstores").getProperties().get("zfs"))).singleElement().asString().contains("'dataset'");
+        assertThat(rules(spec("pillarstores").getProperties().get("zfs").getProperties().get("layout")))
+                .containsExactly("self == oldSelf");
         assertThat(rules(spec("pillarprotocols").getProperties().get("nvmeofTcp"))).hasSize(2)
                 .anySatisfy(r -> assertThat(r).contains("self.ctrlLossTmo >= self.reconnectDelay").doesNotContain("-1"))
                 .anySatisfy(r -> assertThat(r).contains("self.auth != 'required'").contains("self.aclEnabled"));
@@ -132,7 +135,13 @@ class CrdChartTest {
         JSONSchemaProps lvm = spec("pillarstores").getProperties().get("lvm");
         assertThat(lvm.getProperties().get("acceptNonZeroingThinPool").getDefault().asBoolean()).isFalse();
         assertThat(lvm.getProperties().get("acceptNonZeroingThinPool").getDescription()).contains("data remanence");
-        assertThat(spec("pillarprotocols").getRequired()).containsExactly("nvmeofTcp");
+        assertThat(spec("pillarprotocols").getRequired()).as("one of nvmeofTcp and nfs, by a rule").isNullOrEmpty();
+        JSONSchemaProps nfs = spec("pillarprotocols").getProperties().get("nfs");
+        assertThat(nfs.getProperties().get("version").getEnum()).extracting(n -> n.asString()).containsExactly("4.2");
+        assertThat(nfs.getProperties().get("version").getDefault().asString()).isEqualTo("4.2");
+        JSONSchemaProps layout = spec("pillarstores").getProperties().get("zfs").getProperties().get("layout");
+        assertThat(layout.getEnum()).extracting(n -> n.asString()).containsExactlyInAnyOrder("zvol", "dataset");
+        assertThat(layout.getDefault().asString()).isEqualTo("zvol");
         JSONSchemaProps sc = spec("pillarstorageclasses");
         assertThat(sc.getProperties().get("fsType").getEnum()).extracting(n -> n.asString()).containsExactlyInAnyOrder("ext4", "xfs");
         assertThat(sc.getRequired()).containsExactlyInAnyOrder("store", "protocol");

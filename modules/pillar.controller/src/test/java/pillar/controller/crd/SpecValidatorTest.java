@@ -92,11 +92,35 @@ class SpecValidatorTest {
         assertThat(SpecValidator.problems(spec)).containsExactly(
                 "spec.nvmeofTcp.port: must be 1 to 65535, is 0",
                 "spec.nvmeofTcp.nrIoQueues: must be 1 to 1024, is 0");
+        spec.setNfs(new Nfs());
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec: set exactly one of nvmeofTcp and nfs");
         spec.setNvmeofTcp(null);
-        spec.setNfs(new NotShipped());
+        assertThat(SpecValidator.problems(spec)).as("nfs from the agent's address").isEmpty();
+        assertThat(spec.kind()).isEqualTo(ProtocolKind.NFS);
+        spec.getNfs().setServerAddress("0.0.0.0");
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec.nfs.serverAddress: must be the IP address of the storage"
+                + " node the nodes mount from (IPv4 or IPv6, not a wildcard), is '0.0.0.0'");
+        spec.getNfs().setServerAddress("nfs.example");
+        assertThat(SpecValidator.problems(spec)).hasSize(1);
+        spec.getNfs().setServerAddress("fd00::10");
+        spec.getNfs().setVersion(null);
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec.nfs.version: must be 4.2");
+        spec.setNfs(null);
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec: set exactly one of nvmeofTcp and nfs");
+    }
+
+    @Test
+    void aDatasetStoreTakesNoZvolSettings() {
+        PillarStoreSpec spec = Pillars.datasetStore("s", "a", "b", "tank", "nfs").getSpec();
+        assertThat(SpecValidator.problems(spec)).isEmpty();
+        spec.getZfs().setVolblocksize("16K");
         assertThat(SpecValidator.problems(spec)).containsExactly(
-                "spec.nfs: nfs is not supported yet: only nvmeofTcp ships in this version",
-                "spec.nvmeofTcp: is required");
+                "spec.zfs: layout dataset takes no volblocksize and no sparse: true (zvol settings)");
+        spec.getZfs().setVolblocksize(null);
+        spec.getZfs().setSparse(true);
+        assertThat(SpecValidator.problems(spec)).hasSize(1);
+        spec.getZfs().setLayout(ZfsStore.Layout.ZVOL);
+        assertThat(SpecValidator.problems(spec)).isEmpty();
     }
 
     @Test

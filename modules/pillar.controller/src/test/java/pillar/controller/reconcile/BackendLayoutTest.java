@@ -17,6 +17,8 @@ class BackendLayoutTest {
                 backend(BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s/v"))).isEmpty();
         assertThat(BackendLayout.difference(Pillars.zfsStore("s", "a", "b", "tank", null).getSpec(),
                 backend(BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", ""))).isEmpty();
+        assertThat(BackendLayout.difference(Pillars.datasetStore("s", "a", "b", "tank", "nfs").getSpec(),
+                backend(BackendKind.BACKEND_KIND_ZFS_DATASET, "tank", "nfs"))).isEmpty();
         assertThat(BackendLayout.difference(Pillars.lvmStore("s", "a", "b", "vg0", "thin").getSpec(),
                 backend(BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "thin"))).isEmpty();
         assertThat(BackendLayout.difference(Pillars.lvmStore("s", "a", "b", "vg0", null).getSpec(),
@@ -31,6 +33,13 @@ class BackendLayoutTest {
                         + " parent dataset other");
         assertThat(BackendLayout.difference(Pillars.zfsStore("s", "a", "b", "tank", null).getSpec(),
                 backend(BackendKind.BACKEND_KIND_ZFS_ZVOL, "data", ""))).isPresent();
+        // the same pool and parent, but datasets where the store says zvols and the other way round
+        assertThat(BackendLayout.difference(Pillars.zfsStore("s", "a", "b", "tank", "nfs").getSpec(),
+                backend(BackendKind.BACKEND_KIND_ZFS_DATASET, "tank", "nfs")))
+                .contains("the store says zfs pool tank, parent dataset nfs; the agent's backend b is zfs pool tank,"
+                        + " parent dataset nfs (datasets)");
+        assertThat(BackendLayout.difference(Pillars.datasetStore("s", "a", "b", "tank", "nfs").getSpec(),
+                backend(BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "nfs"))).isPresent();
         assertThat(BackendLayout.difference(Pillars.lvmStore("s", "a", "b", "vg0", null).getSpec(),
                 backend(BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "thin")))
                 .contains("the store says lvm volume group vg0 (linear); the agent's backend b is lvm volume group vg0,"

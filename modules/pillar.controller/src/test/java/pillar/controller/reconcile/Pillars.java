@@ -41,6 +41,22 @@ public final class Pillars {
         return store(name, agent, spec -> spec.setZfs(zfs));
     }
 
+    /** A ZFS store whose volumes are filesystem datasets (layout dataset), for NFS. */
+    public static PillarStore datasetStore(String name, String agent, String backend, String pool, String parentDataset) {
+        PillarStore store = zfsStore(name, agent, backend, pool, parentDataset);
+        store.getSpec().getZfs().setLayout(pillar.controller.crd.ZfsStore.Layout.DATASET);
+        return store;
+    }
+
+    /** An NFS protocol serving from {@code serverAddress} (null: the agent's address). */
+    public static PillarProtocol nfsProtocol(String name, String serverAddress) {
+        pillar.controller.crd.Nfs nfs = new pillar.controller.crd.Nfs();
+        nfs.setServerAddress(serverAddress);
+        PillarProtocolSpec spec = new PillarProtocolSpec();
+        spec.setNfs(nfs);
+        return named(new PillarProtocol(), name, spec);
+    }
+
     public static PillarStore lvmStore(String name, String agent, String backend, String volumeGroup, String thinPool) {
         LvmStore lvm = new LvmStore();
         lvm.setBackend(backend);

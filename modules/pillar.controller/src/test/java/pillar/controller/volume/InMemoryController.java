@@ -106,6 +106,37 @@ final class InMemoryController {
         return this;
     }
 
+    /**
+     * Adds a ready dataset store {@code name} (a zfs-dataset backend of that name on the agent, pool
+     * tank, parent nfs) and the NFS protocol {@code protocol} serving from {@value #HOST}.
+     */
+    InMemoryController nfsStore(String name, String protocol) {
+        fake.agent(HOST, 9500).backend(name, BackendKind.BACKEND_KIND_ZFS_DATASET, "tank", "nfs").capacity(name, 100 * GIB, 100 * GIB);
+        PillarStore store = Pillars.datasetStore(name, AGENT, name, "tank", "nfs");
+        store.getMetadata().setGeneration(1L);
+        PillarStoreStatus status = new PillarStoreStatus();
+        status.setObservedGeneration(1L);
+        status.setBackendKind("zfs-dataset");
+        status.setConditions(List.of(new Condition(PillarStore.POOL_DISCOVERED, Condition.TRUE, "PoolFound", "tank/nfs",
+                "2026-01-01T00:00:00Z", 1)));
+        store.setStatus(status);
+        inventory.put(store).put(Pillars.nfsProtocol(protocol, HOST));
+        return this;
+    }
+
+    /** A node of that name whose CSINode reports {@code nqn} and whose Node has these InternalIPs. */
+    InMemoryController node(String name, String nqn, String... internalIps) {
+        io.fabric8.kubernetes.api.model.NodeBuilder node = new io.fabric8.kubernetes.api.model.NodeBuilder()
+                .withNewMetadata().withName(name).endMetadata();
+        var status = node.withNewStatus();
+        for (String ip : internalIps) {
+            status.addNewAddress().withType("InternalIP").withAddress(ip).endAddress();
+        }
+        status.addNewAddress().withType("Hostname").withAddress(name).endAddress();
+        inventory.put(status.endStatus().build()).reportHostNqn(name, nqn);
+        return this;
+    }
+
     /** A crash and a fresh process: a new object graph over the same records and agent. */
     void restart() {
         locks = new VolumeLocks();

@@ -16,6 +16,7 @@ import pillar.api.value.InvalidValueException;
 import pillar.controller.crd.LvmStore;
 import pillar.controller.crd.PillarStoreSpec;
 import pillar.controller.crd.PillarVolumeStateSpec.VolumeMode;
+import pillar.controller.crd.ProtocolKind;
 import pillar.controller.crd.StorageClassParameters;
 import pillar.controller.crd.ZfsStore;
 import pillar.controller.csi.Requests;
@@ -43,16 +44,34 @@ class ParsingTest {
     @Test
     void capabilitiesOfOneKindWithSupportedModes() {
         Capabilities.Requested fs = Capabilities.forCreate(List.of(Requests.mount(Mode.SINGLE_NODE_WRITER, ""),
-                Requests.mount(Mode.MULTI_NODE_READER_ONLY, "")), "xfs");
+                Requests.mount(Mode.MULTI_NODE_READER_ONLY, "")), Optional.of("xfs"));
         assertThat(fs.mode()).isEqualTo(VolumeMode.Filesystem);
         assertThat(fs.fsType()).contains("xfs");
         assertThat(fs.accessModes()).containsExactly("SINGLE_NODE_WRITER", "MULTI_NODE_READER_ONLY");
-        assertThat(Capabilities.forCreate(List.of(Requests.block(Mode.SINGLE_NODE_SINGLE_WRITER)), "ext4").fsType()).isEmpty();
-        assertCode(Status.Code.INVALID_ARGUMENT, () -> Capabilities.forCreate(List.of(Requests.mount(Mode.MULTI_NODE_MULTI_WRITER,
-                "ext4")), "ext4"));
-        assertThat(Capabilities.mayShare("MULTI_NODE_READER_ONLY", "MULTI_NODE_READER_ONLY")).isTrue();
-        assertThat(Capabilities.mayShare("MULTI_NODE_READER_ONLY", "SINGLE_NODE_WRITER")).isFalse();
-        assertThat(Capabilities.mayShare("SINGLE_NODE_READER_ONLY", "SINGLE_NODE_READER_ONLY")).isFalse();
+        assertThat(Capabilities.forCreate(List.of(Requests.block(Mode.SINGLE_NODE_SINGLE_WRITER)), Optional.of("ext4")).fsType()).isEmpty();
+        assertCode(Status.Code.INVALID_ARGUMENT, () -> Capabilities.forCreate(List.of(Requests.mount(Mode.MULTI_NODE_SINGLE_WRITER,
+                "")), Optional.empty()));
+
+        // per protocol: NVMe-oF/TCP defaults to ext4 and refuses ReadWriteMany; NFS is nfs4, never Block
+        Capabilities.Requested unnamed = Capabilities.forCreate(List.of(Requests.mount(Mode.SINGLE_NODE_WRITER, "")), Optional.empty());
+        assertThat(Capabilities.fit(unnamed, ProtocolKind.NVMEOF_TCP).fsType()).contains("ext4");
+        assertThat(Capabilities.fit(unnamed, ProtocolKind.NFS).fsType()).contains("nfs4");
+        Capabilities.Requested rwx = Capabilities.forCreate(List.of(Requests.mount(Mode.MULTI_NODE_MULTI_WRITER, "nfs")), Optional.empty());
+        assertThat(Capabilities.fit(rwx, ProtocolKind.NFS).fsType()).contains("nfs4");
+        assertCode(Status.Code.INVALID_ARGUMENT, () -> Capabilities.fit(rwx, ProtocolKind.NVMEOF_TCP));
+        assertCode(Status.Code.INVALID_ARGUMENT, () -> Capabilities.fit(fs, ProtocolKind.NFS));
+        assertCode(Status.Code.INVALID_ARGUMENT, () -> Capabilities.fit(Capabilities.forCreate(List.of(
+                Requests.block(Mode.MULTI_NODE_MULTI_WRITER)), Optional.empty()), ProtocolKind.NFS));
+        assertCode(Status.Code.INVALID_ARGUMENT, () -> Capabilities.fit(Capabilities.forCreate(List.of(
+                Requests.mount(Mode.SINGLE_NODE_WRITER, "nfs4")), Optional.empty()), ProtocolKind.NVMEOF_TCP));
+
+        assertThat(Capabilities.mayShare("MULTI_NODE_READER_ONLY", "MULTI_NODE_READER_ONLY", false)).isTrue();
+        assertThat(Capabilities.mayShare("MULTI_NODE_READER_ONLY", "SINGLE_NODE_WRITER", false)).isFalse();
+        assertThat(Capabilities.mayShare("SINGLE_NODE_READER_ONLY", "SINGLE_NODE_READER_ONLY", false)).isFalse();
+        assertThat(Capabilities.mayShare("MULTI_NODE_MULTI_WRITER", "MULTI_NODE_MULTI_WRITER", false)).isFalse();
+        assertThat(Capabilities.mayShare("MULTI_NODE_MULTI_WRITER", "MULTI_NODE_MULTI_WRITER", true)).isTrue();
+        assertThat(Capabilities.mayShare("MULTI_NODE_MULTI_WRITER", "MULTI_NODE_READER_ONLY", true)).isTrue();
+        assertThat(Capabilities.mayShare("SINGLE_NODE_WRITER", "MULTI_NODE_MULTI_WRITER", true)).isFalse();
     }
 
     @Test
@@ -97,7 +116,10 @@ class ParsingTest {
                 "bindAddress=10.0.0.5,port=4420,aclEnabled=true,traddr=10.0.0.5");
         assertThat(ExportSpecs.parse(" bindAddress=0.0.0.0, port=4421, aclEnabled=false, traddr=10.0.0.5 ")).hasToString(
                 "bindAddress=0.0.0.0,port=4421,aclEnabled=false,traddr=10.0.0.5");
-        for (String bad : List.of("", "bindAddress=10.0.0.5", "bindAddress=10.0.0.5,port=0,aclEnabled=true",
+        assertThat(ExportSpecs.parse("protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true")).hasToString(
+                "protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true,traddr=10.0.0.5");
+        for (String bad : List.of("", "bindAddress=10.0.0.5", "protocol=iscsi,bindAddress=10.0.0.5,port=3260,aclEnabled=true",
+                "protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=false", "bindAddress=10.0.0.5,port=0,aclEnabled=true",
                 "bindAddress=10.0.0.5,port=4420,aclEnabled=yes", "bindAddress=host.example,port=4420,aclEnabled=true",
                 "bindAddress=10.0.0.5,port=4420,aclEnabled=true,extra=1", "bindAddress=0.0.0.0,port=4420,aclEnabled=true",
                 "bindAddress=10.0.0.5,bindAddress=10.0.0.6,port=4420,aclEnabled=true", "x".repeat(300))) {

@@ -59,6 +59,21 @@ class StaleGrantsTest {
         assertThat(revocation.getDesired().getAllowedHostsList()).containsExactly(A);
     }
 
+    @Test
+    void anNfsExportsClientAddressesAreComparedWithTheAddressesItsPublicationsRecorded() {
+        PillarVolumeState state = state("pvc-n", "storage-1", "shared", VolumePhase.Exported);
+        state.getStatus().getPublications().add(new Publication(A, false, "MULTI_NODE_MULTI_WRITER").withClientAddress("10.0.0.1"));
+        state.getStatus().getPublications().add(new Publication(B, false, "MULTI_NODE_MULTI_WRITER").withClientAddress("10.0.0.2"));
+
+        List<StaleGrants> stale = StaleGrants.of("storage-1", "shared",
+                List.of(export("pvc-n", "shared", "10.0.0.1", "10.0.0.2", "10.0.0.3")), List.of(state));
+
+        assertThat(stale).singleElement().satisfies(g -> {
+            assertThat(g.stale()).as("a node's NQN is never what an NFS export lists").containsExactly("10.0.0.3");
+            assertThat(g.revocation().getDesired().getAllowedHostsList()).containsExactly("10.0.0.1", "10.0.0.2");
+        });
+    }
+
     private static Export export(String id, String backend, String... hosts) {
         return Export.newBuilder().setVolumeId(id).setBackend(backend).setExport(SPEC).addAllAllowedHosts(List.of(hosts)).build();
     }

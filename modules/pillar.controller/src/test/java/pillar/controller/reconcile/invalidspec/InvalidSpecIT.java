@@ -88,7 +88,7 @@ class InvalidSpecIT {
 
         assertThat(harness.awaitCondition(PillarProtocol.class, "iscsi", PillarProtocol.VALID, Condition.FALSE,
                 Reasons.INVALID_SPEC, p -> p.getStatus().getConditions()).getMessage())
-                .isEqualTo("spec.iscsi: iscsi is not supported yet: only nvmeofTcp ships in this version");
+                .isEqualTo("spec.iscsi: iscsi is not supported yet: nvmeofTcp and nfs ship in this version");
         assertThat(harness.awaitCondition(PillarProtocol.class, "by-name", PillarProtocol.VALID, Condition.FALSE,
                 Reasons.INVALID_SPEC, p -> p.getStatus().getConditions()).getMessage())
                 .isEqualTo("spec.nvmeofTcp.bindAddress: must be an IP address of the storage node (IPv4 or IPv6), is"

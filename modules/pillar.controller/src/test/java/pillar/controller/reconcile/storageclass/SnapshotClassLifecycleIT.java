@@ -122,6 +122,17 @@ class SnapshotClassLifecycleIT {
     }
 
     @Test
+    void aDatasetStoreGetsNoSnapshotClassAndSaysWhy() {
+        installSnapshotApi();
+        harness.create(Pillars.nfsProtocol("nfs", "192.0.2.10"));
+        harness.create(Pillars.datasetStore("shared", "storage-1", "datasets", "tank", "nfs"));
+        harness.create(Pillars.storageClass("rwx", "shared", "nfs"));
+        Condition unsupported = awaitSnapshotCondition("rwx", Condition.FALSE, Reasons.SNAPSHOTS_UNSUPPORTED);
+        assertThat(unsupported.getMessage()).contains("NFS datasets");
+        assertThat(snapshotClass("rwx")).isEmpty();
+    }
+
+    @Test
     void aSnapshotClassThatIsNotOursIsLeftAlone() {
         installSnapshotApi();
         harness.client().genericKubernetesResources("snapshot.storage.k8s.io/v1", "VolumeSnapshotClass")

@@ -45,6 +45,27 @@ class StorageClassLifecycleIT {
     }
 
     @Test
+    void anNfsClassOnADatasetStoreSaysNfs4AndEveryOtherPairingIsAProtocolStoreMismatch() {
+        harness.create(Pillars.nfsProtocol("nfs", "192.0.2.10"));
+        harness.create(Pillars.datasetStore("shared", "storage-1", "datasets", "tank", "nfs"));
+        harness.create(Pillars.storageClass("rwx", "shared", "nfs"));
+        awaitCondition("rwx", Condition.TRUE, Reasons.CREATED);
+        assertThat(storageClass("rwx").orElseThrow().getParameters())
+                .containsEntry(StorageClassParameters.FS_TYPE, "nfs4")
+                .containsEntry(StorageClassParameters.STORE, "shared")
+                .containsEntry(StorageClassParameters.PROTOCOL, "nfs");
+
+        harness.create(Pillars.storageClass("nfs-on-zvols", "tank", "nfs"));
+        assertThat(awaitCondition("nfs-on-zvols", Condition.FALSE, Reasons.PROTOCOL_STORE_MISMATCH).getMessage())
+                .contains("PillarProtocol nfs is nfs").contains("layout: dataset");
+        harness.create(Pillars.storageClass("tcp-on-datasets", "shared", "tcp"));
+        assertThat(awaitCondition("tcp-on-datasets", Condition.FALSE, Reasons.PROTOCOL_STORE_MISMATCH).getMessage())
+                .contains("holds filesystem datasets");
+        assertThat(storageClass("nfs-on-zvols")).isEmpty();
+        assertThat(storageClass("tcp-on-datasets")).isEmpty();
+    }
+
+    @Test
     void aProtocolRequiringAuthNeedsAnAgentWithItAndNamesTheStageSecret() {
         harness.agents.agent("192.0.2.10", 9500).nvmeAuth(false);
         harness.create(Pillars.agentAt("storage-1", "192.0.2.10", 9500));
