@@ -17,7 +17,7 @@ import pillar.runtime.metrics.WorkloadMetrics;
 
 /**
  * The agent's gauges, each labelled {@code backend} (a configured store's name) and read when scraped:
- * {@code pillar_agent_exports}, the durable export records, read from the state directory at each
+ * {@code pillar_agent_exports}, the durable export records (NVMe-oF and NFS), read from the state directory at each
  * scrape; {@code pillar_agent_volumes}, {@code pillar_agent_store_capacity_bytes},
  * {@code pillar_agent_store_free_bytes} and, for LVM thin stores, {@code pillar_agent_thin_pool_data_ratio}
  * and {@code pillar_agent_thin_pool_metadata_ratio} (0 to 1), which cost host commands and are read
@@ -41,7 +41,10 @@ public final class StoreGauges {
         metrics.gauge("pillar_agent_exports", "durable export records, by backend", callback -> {
             Map<String, Long> counts;
             try {
-                counts = exports.list().stream().collect(Collectors.groupingBy(ExportRecord::backend, Collectors.counting()));
+                // NVMe-oF and NFS records alike: each is one volume's durable export
+                counts = java.util.stream.Stream.concat(exports.list().stream().map(ExportRecord::backend),
+                        exports.listNfs().stream().map(pillar.agent.export.NfsExportRecord::backend))
+                        .collect(Collectors.groupingBy(b -> b, Collectors.counting()));
             } catch (RuntimeException e) {
                 LOG.fine(() -> "metrics leave the exports out: " + e);
                 return;

@@ -110,6 +110,15 @@ class StoreGaugesTest {
     }
 
     @Test
+    void nfsExportRecordsCountAsExportsOfTheirBackend() {
+        new ExportStore(dir.resolve("state")).write(new pillar.agent.export.NfsExportRecord(VolumeId.of("pvc-n"), "slow",
+                java.nio.file.Path.of("/tank/nfs/pvc-n"), pillar.agent.nfs.NfsClient.parse("server", "192.0.2.10"),
+                java.util.Set.of(pillar.agent.nfs.NfsClient.parse("client", "10.0.0.1"))));
+        assertThat(metrics.scrape()).contains("pillar_agent_exports{backend=\"slow\"} 1.0\n")
+                .contains("pillar_agent_exports{backend=\"fast\"} 0.0\n");
+    }
+
+    @Test
     void aFailedReadingKeepsTheLastValueAndWaitsForTheNextInterval() {
         slow.failing = true;
         create("fast", "pvc-1");
