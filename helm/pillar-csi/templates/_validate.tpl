@@ -14,6 +14,9 @@
 {{- fail "metrics.serviceMonitor.enabled=true but the cluster serves no monitoring.coreos.com/v1 ServiceMonitor: install the Prometheus Operator (or kube-prometheus-stack) and its CRDs first, or set metrics.serviceMonitor.force=true to render them anyway (helm template: pass --api-versions monitoring.coreos.com/v1/ServiceMonitor)" -}}
 {{- end -}}
 {{- end -}}
+{{- if and .Values.agent.nfs.enabled (not .Values.agent.nfs.exportRoots) -}}
+{{- fail "agent.nfs.enabled=true needs agent.nfs.exportRoots: the host directories the exported datasets are mounted under (the mountpoints of the backends' pools or parent datasets, e.g. [/tank]). Without them a dataset zfs mounts in the agent's container is mounted there only, and rpc.mountd and nfsd never find it" -}}
+{{- end -}}
 {{- $ports := dict -}}
 {{- range $key, $port := dict "agent.port" .Values.agent.port "agent.healthPort" .Values.agent.healthPort "node.healthPort" .Values.node.healthPort "node.registrar.healthPort" .Values.node.registrar.healthPort -}}
 {{- $p := toString (int $port) -}}

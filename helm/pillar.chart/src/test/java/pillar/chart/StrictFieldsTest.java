@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 class StrictFieldsTest {
     @Test
     void noRenderedObjectHasAFieldKubernetesDoesNotKnow() {
-        Map<String, Object> everything = new HashMap<>(AgentRenderTest.TWO_NODES);
+        // the agent with everything it can run: both LVM kinds, ZFS and the NFS server
+        Map<String, Object> everything = new HashMap<>(NfsRenderTest.ON);
         everything.put("tls", Map.of("mode", "cert-manager"));
         everything.put("global", Map.of("imageRegistry", "mirror.lan:5000", "imagePullSecrets", List.of("pull")));
         everything.put("controller", Map.of("podAnnotations", Map.of("a", "b"), "nodeSelector", Map.of("k", "v"),
