@@ -118,6 +118,10 @@ public final class AgentMain {
         report.warnings().forEach(LOG::warning);
         List<String> datasetBackends = config.backends().stream().filter(b -> b.kind() == BackendKind.BACKEND_KIND_ZFS_DATASET)
                 .map(BackendConfig::name).toList();
+        if (!datasetBackends.isEmpty()) {
+            // in a container nfsd's filesystem is not mounted in the agent's own /proc (docs/nfs.md)
+            pillar.agent.nfs.NfsdFilesystem.mountIfMissing(commands, EXPORTFS_TIMEOUT, Path.of("/proc"));
+        }
         StartupChecks.nfsWarnings(datasetBackends, datasetBackends.isEmpty() ? java.util.Optional.empty()
                 : pillar.agent.nfs.NfsPresence.problem(Path.of("/proc"))).forEach(datasetBackends.isEmpty() ? LOG::info : LOG::warning);
         if (!report.refusals().isEmpty()) {
