@@ -5,7 +5,9 @@
 # Layers, bottom up (every image starts from the same first layer, so a registry and a node keep it once):
 #   1 base     libc6, libgcc-s1, base-files, /etc/passwd with root and nonroot (65532), /tmp:
 #              what the JVM needs (the jlink runtime links only libc); extracted, no dpkg database
-#   2 tools    agent: lvm2, zfsutils-linux (contrib), kmod; node: e2fsprogs, xfsprogs, util-linux, kmod;
+#   2 tools    agent: lvm2, zfsutils-linux (contrib), kmod, nfs-kernel-server (exportfs, rpc.nfsd, rpc.mountd:
+#              the chart's agent.nfs) and mount (nfsd's filesystem in each container's /proc);
+#              node: e2fsprogs, xfsprogs, util-linux, kmod;
 #              a real dpkg install ("essential" variant: no apt), stored as its difference from layer 1
 #              (the controller has none)
 #   3 runtime  /opt/pillar: the workload's jlink runtime, module path, AOT cache and launcher
@@ -14,7 +16,7 @@
 
 IMAGE_CACHE=${IMAGE_CACHE:-/var/cache/pillar-csi-images}
 BASE_PACKAGES=(libc6 libgcc-s1 base-files)
-AGENT_PACKAGES=(lvm2 zfsutils-linux kmod)
+AGENT_PACKAGES=(lvm2 zfsutils-linux kmod nfs-kernel-server mount)
 NODE_PACKAGES=(e2fsprogs xfsprogs util-linux kmod)
 NONROOT_UID=65532
 

@@ -59,6 +59,9 @@ class ImageRunBundleIT {
         assertThat(inside(bundle, "/usr/sbin/modprobe", "--version")).contains("kmod version");
         // zfs's user space answers without the kernel module (only its kernel version line fails here)
         assertThat(Bundle.exec(DEADLINE, runc(bundle, "/usr/sbin/zfs", "--version")).output()).contains("zfs-2.");
+        // the kernel NFS server's user space (the chart's agent.nfs), and the mount its containers run
+        assertThat(inside(bundle, "/usr/sbin/rpc.mountd", "--version")).contains("rpc.mountd version 2.");
+        assertThat(inside(bundle, "/bin/mount", "--version")).contains("mount from util-linux");
     }
 
     @Test

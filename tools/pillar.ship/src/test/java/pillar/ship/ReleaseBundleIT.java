@@ -165,9 +165,10 @@ class ReleaseBundleIT {
 
     @Test
     void agentHasItsStorageTools() {
-        // what pillar.agent runs, and what its init container runs
+        // what pillar.agent runs, and what its init containers and rpc.mountd's container run (agent.nfs)
         assertTools("agent", "sbin/lvcreate", "sbin/lvchange", "sbin/lvextend", "sbin/lvremove", "sbin/lvs", "sbin/vgs",
-                "sbin/zfs", "sbin/zpool", "sbin/modprobe");
+                "sbin/zfs", "sbin/zpool", "sbin/modprobe", "usr/sbin/exportfs", "usr/sbin/rpc.nfsd", "usr/sbin/rpc.mountd",
+                "bin/mount", "bin/sh");
     }
 
     @Test
