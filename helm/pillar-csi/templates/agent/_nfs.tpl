@@ -76,8 +76,8 @@ export features, without which it turns the pseudo-root off.
     timeoutSeconds: 5
     failureThreshold: 3
   securityContext:
-    # mount(2) of nfsd's filesystem in its own mount namespace (see above); the rest (the upcall
-    # channels, owned by root, and reading the host's paths) needs no capability
+    # mount(2) of nfsd's filesystem in its own /proc (a container's procfs shows no other's mount
+    # of it); the rest (the upcall channels, owned by root, and the host's paths) needs no capability
     privileged: true
   resources:
     {{- toYaml $v.nfs.mountd.resources | nindent 4 }}

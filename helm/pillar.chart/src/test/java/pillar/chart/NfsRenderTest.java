@@ -42,6 +42,7 @@ class NfsRenderTest {
         assertThat(plain.getInitContainers()).singleElement().satisfies(init ->
                 assertThat(init.getCommand()).containsExactly("modprobe", "-a", "nvmet", "nvmet_tcp"));
         assertThat(plain.getShareProcessNamespace()).isNotEqualTo(Boolean.TRUE);
+        assertThat(off.agent().getSpec().getTemplate().getMetadata().getAnnotations()).containsOnlyKeys("checksum/config");
         assertThat(plain.getVolumes()).extracting(v -> v.getName())
                 .doesNotContain("nfs-exports", "nfs-state", "host-root", "nfs-conf");
         assertThat(NodeRenderTest.hostPaths(plain)).noneMatch(p -> p.contains("nfs") || p.contains("=/:"));
@@ -86,7 +87,10 @@ class NfsRenderTest {
 
     @Test
     void mountdRunsInTheForegroundNfsV4OnlyUnderALivenessProbe() {
-        assertThat(pod.getContainers()).extracting(Container::getName).containsExactly("pillar-agent", "rpc-mountd");
+        // first, so that it runs by the time the agent's start-up check looks; kubectl still picks the agent
+        assertThat(pod.getContainers()).extracting(Container::getName).containsExactly("rpc-mountd", "pillar-agent");
+        assertThat(rendered.agent().getSpec().getTemplate().getMetadata().getAnnotations())
+                .containsEntry("kubectl.kubernetes.io/default-container", "pillar-agent");
         Container mountd = Rendered.container(pod, "rpc-mountd");
         assertThat(mountd.getImage()).isEqualTo("pillar-csi/agent:0.1.0");
         assertThat(mountd.getCommand()).hasSize(3).startsWith("sh", "-c");
