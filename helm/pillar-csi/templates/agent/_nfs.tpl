@@ -10,8 +10,10 @@ refuses it and /proc/fs is read-only in an unprivileged container.
 {{/*
 Init container: starts nfsd with NFSv4.2 only, unless it already runs (a restarted pod, the host's
 own server), which is left as it is when it serves NFSv4.2 and refused when it does not. rpc.nfsd
-sets the grace time (-G, /proc/fs/nfsd/nfsv4gracetime) before it starts the threads. Needs no
-volume: nfsd's threads resolve paths in the host's mount namespace.
+sets the grace time (-G, /proc/fs/nfsd/nfsv4gracetime) before it starts the threads. The host's
+/var/lib/nfs: without nfsdcld, nfsd keeps its NFSv4 clients' records (what lets them reclaim their
+state after a restart) in /var/lib/nfs/v4recovery, which it opens in the mount namespace of the
+rpc.nfsd that starts it; the image's would be gone with this container.
 */}}
 {{- define "pillar-csi.nfsdStart" -}}
 {{- $v := .Values.agent -}}
@@ -25,6 +27,7 @@ volume: nfsd's threads resolve paths in the host's mount namespace.
       set -eu
       d=/proc/fs/nfsd
       [ -e $d/threads ] || mount -t nfsd nfsd $d
+      mkdir -p /var/lib/nfs/v4recovery
       serves() { case " $(cat $d/versions) " in *" +4.2 "*) return 0 ;; esac; return 1; }
       if [ "$(cat $d/threads)" -gt 0 ]; then
         if serves; then echo "nfsd already runs ($(cat $d/versions); $(cat $d/threads) threads): left as it is"; exit 0; fi
@@ -40,6 +43,9 @@ volume: nfsd's threads resolve paths in the host's mount namespace.
   securityContext:
     # mount(2) of nfsd's filesystem and writes to its control files (sockets, threads, versions)
     privileged: true
+  volumeMounts:
+    - name: nfs-state
+      mountPath: /var/lib/nfs
 {{- end -}}
 
 {{/*

@@ -61,7 +61,8 @@ class NfsRenderTest {
         Container nfsd = pod.getInitContainers().get(1);
         assertThat(nfsd.getImage()).isEqualTo("pillar-csi/agent:0.1.0");
         assertThat(nfsd.getSecurityContext().getPrivileged()).isTrue();
-        assertThat(nfsd.getVolumeMounts()).isNullOrEmpty();
+        // the host's /var/lib/nfs: nfsd opens v4recovery (its clients' records) where rpc.nfsd runs
+        assertThat(mounts(nfsd)).containsExactly(mount("nfs-state", "/var/lib/nfs", null));
         assertThat(nfsd.getCommand()).hasSize(3).startsWith("sh", "-c");
         String script = nfsd.getCommand().get(2);
         assertThat(script).startsWith("set -eu\n")
@@ -72,7 +73,10 @@ class NfsRenderTest {
                 // a running nfsd (a restarted pod, the host's own) is left alone, or refused without NFSv4.2
                 .contains("if [ \"$(cat $d/threads)\" -gt 0 ]; then", "left as it is\"; exit 0",
                         "already runs without NFSv4.2")
-                .contains("*\" +4.2 \"*) return 0");
+                .contains("*\" +4.2 \"*) return 0")
+                .contains("mkdir -p /var/lib/nfs/v4recovery\n");
+        assertThat(script.indexOf("mkdir -p /var/lib/nfs/v4recovery")).as("the records' directory exists before nfsd starts")
+                .isLessThan(script.indexOf("rpc.nfsd -G"));
         assertThat(script.indexOf("-gt 0 ]; then")).as("the running-nfsd check comes before rpc.nfsd")
                 .isLessThan(script.indexOf("rpc.nfsd -G"));
         assertThat(script.lines().filter(l -> l.contains("rpc.nfsd -G"))).singleElement();

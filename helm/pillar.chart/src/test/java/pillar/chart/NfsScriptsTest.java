@@ -51,6 +51,7 @@ class NfsScriptsTest {
         assertThat(r.exit).as(r.output).isZero();
         assertThat(Files.readAllLines(calls)).containsExactly("mount -t nfsd nfsd " + nfsd, "rpc.nfsd -G 90 -N 3 -V 4.2 --no-udp 8");
         assertThat(r.output).contains("nfsd started: -3 +4 +4.1 +4.2; 8 threads; grace 90 s");
+        assertThat(tmp.resolve("var/lib/nfs/v4recovery")).as("nfsd's client records, on the host").isDirectory();
     }
 
     @Test
@@ -126,7 +127,7 @@ class NfsScriptsTest {
 
     /** The script with /proc/fs/nfsd moved into the temporary directory, the stand-ins first on PATH. */
     private Result sh(String script, List<String> env) throws Exception {
-        String moved = script.replace("/proc/fs/nfsd", nfsd.toString());
+        String moved = script.replace("/proc/fs/nfsd", nfsd.toString()).replace("/var/lib/nfs", tmp.resolve("var/lib/nfs").toString());
         ProcessBuilder builder = new ProcessBuilder(List.of("/bin/sh", "-c", moved)).redirectErrorStream(true);
         builder.environment().put("PATH", bin + ":/usr/bin:/bin");
         for (String e : env) {
