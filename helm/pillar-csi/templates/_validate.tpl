@@ -17,6 +17,15 @@
 {{- if and .Values.agent.nfs.enabled (not .Values.agent.nfs.exportRoots) -}}
 {{- fail "agent.nfs.enabled=true needs agent.nfs.exportRoots: the host directories the exported datasets are mounted under (the mountpoints of the backends' pools or parent datasets, e.g. [/tank]). Without them a dataset zfs mounts in the agent's container is mounted there only, and rpc.mountd and nfsd never find it" -}}
 {{- end -}}
+{{- if not .Values.agent.nfs.enabled -}}
+{{- range $node, $spec := .Values.agent.nodes -}}
+{{- range $spec.backends -}}
+{{- if eq .type "zfs-dataset" -}}
+{{- fail (printf "agent.nodes.%s.backends: %s is a zfs-dataset backend (NFS exports) but agent.nfs.enabled=false: the agent's pod would have no nfsd and no rpc.mountd, and the backend would report NfsServerMissing. Set agent.nfs.enabled=true (with agent.nfs.exportRoots)" $node .name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- $ports := dict -}}
 {{- range $key, $port := dict "agent.port" .Values.agent.port "agent.healthPort" .Values.agent.healthPort "node.healthPort" .Values.node.healthPort "node.registrar.healthPort" .Values.node.registrar.healthPort -}}
 {{- $p := toString (int $port) -}}

@@ -12,7 +12,7 @@ Backend keys are written as the agent reads them (parent-dataset, volume-group, 
 {{- end -}}
 {{- $_ := set $names .name true -}}
 {{- $backend := dict "name" .name "type" .type -}}
-{{- if eq .type "zfs" -}}
+{{- if or (eq .type "zfs") (eq .type "zfs-dataset") -}}
 {{- $_ := set $backend "pool" .pool -}}
 {{- if .parentDataset }}{{- $_ := set $backend "parent-dataset" .parentDataset -}}{{- end -}}
 {{- else -}}

@@ -161,4 +161,18 @@ class NfsRenderTest {
         inits.setContainers(pod.getInitContainers());
         return inits;
     }
+
+    @Test
+    void aZfsDatasetBackendIsWrittenAsTheAgentReadsItAndNeedsTheNfsServer() {
+        Map<String, Object> dataset = Map.of("storage-1", Map.of("backends", List.of(
+                Map.of("name", "tank-nfs", "type", "zfs-dataset", "pool", "tank", "parentDataset", "nfs"))));
+        Rendered on = HelmChart.render(Map.of("agent", Map.of("nodes", dataset,
+                "nfs", Map.of("enabled", true, "exportRoots", List.of("/tank")))));
+        assertThat(on.configFile("pillar-pillar-csi-agent", "storage-1.yaml")).extractingByKey("agent")
+                .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP).containsEntry("backends", List.of(
+                        Map.of("name", "tank-nfs", "type", "zfs-dataset", "pool", "tank", "parent-dataset", "nfs")));
+        assertThatThrownBy(() -> HelmChart.template(Map.of("agent", Map.of("nodes", dataset)), "1.24.0"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("tank-nfs is a zfs-dataset backend (NFS exports) but agent.nfs.enabled=false");
+    }
 }

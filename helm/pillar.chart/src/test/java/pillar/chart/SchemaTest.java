@@ -50,7 +50,7 @@ class SchemaTest {
                 schema("pull policy", Map.of("images", Map.of("node", Map.of("pullPolicy", "Sometimes"))),
                         "/images/node/pullPolicy", "value must be one of 'Always', 'IfNotPresent', 'Never'"),
                 schema("backend type", backend(Map.of("name", "b", "type", "btrfs", "pool", "p")),
-                        BACKEND + "/type", "value must be one of 'zfs', 'lvm', 'lvm-thin'"),
+                        BACKEND + "/type", "value must be one of 'zfs', 'zfs-dataset', 'lvm', 'lvm-thin'"),
                 schema("issuer kind", Map.of("tls", Map.of("certManager", Map.of("issuerRef", Map.of("kind", "Vault")))),
                         "/tls/certManager/issuerRef/kind", "value must be one of 'Issuer', 'ClusterIssuer'"),
                 // missing required values
