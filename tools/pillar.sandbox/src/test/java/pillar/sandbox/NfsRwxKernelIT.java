@@ -52,9 +52,12 @@ import pillar.api.value.LifecycleUid;
  * driven over its gRPC API as the controller drives it, the nodes over their CSI sockets as kubelet
  * does, and every claim is checked from outside, through the mounts:
  * <ol>
- *   <li>a and b (both allowed) each read what the other wrote and fsynced;</li>
+ *   <li>a and b (both allowed) each read what the other wrote and fsynced, and another volume's create
+ *       and delete leave their exports as they are (docs/nfs.md fact 11);</li>
  *   <li>c (not allowed) cannot stage, and nothing it mounted shows the data;</li>
- *   <li>b denied: its next read and write fail (ESTALE/EIO) while a reads and writes on;</li>
+ *   <li>b denied: its next read and write fail (EACCES: no export is left to it) while a reads and writes
+ *       on; a file b read before, rewritten by a, never shows b the new content (a delegation may
+ *       serve b its cached copy: docs/nfs.md fact 12);</li>
  *   <li>the agent SIGKILLed, every export wiped, the agent restarted: its records export to a again
  *       ({@code exportfs -v}), a reads what it wrote before and writes again;</li>
  *   <li>unpublished, unstaged and deleted: no dataset, no export, no NFS mount is left.</li>
@@ -210,6 +213,20 @@ class NfsRwxKernelIT {
             });
             assertThat(Files.readString(dataset.resolve("from-b"))).as("on the server, in the dataset").isEqualTo("written by node b");
 
+            // --- zfs's own mounting runs exportfs -ra (docs/nfs.md fact 11): another volume's create and delete keep the exports
+            String before = nfsd.exports();
+            step("a second NFS volume created and deleted while a and b use the first", () -> {
+                calls(stub).createVolume(CreateVolumeRequest.newBuilder().setToken(token()).setVolumeId(VOLUME + "-other")
+                        .setBackend(BACKEND).setSizeBytes(64 * MIB).build());
+                assertThat(nfsd.exports()).as("the exports after another dataset's create").isEqualTo(before);
+                assertThat(read(a.target().resolve("from-b"))).isEqualTo("written by node b");
+                calls(stub).deleteVolume(DeleteVolumeRequest.newBuilder().setToken(token()).setVolumeId(VOLUME + "-other")
+                        .setBackend(BACKEND).build());
+                assertThat(nfsd.exports()).as("the exports after another dataset's delete").isEqualTo(before);
+                assertThat(read(b.target().resolve("from-a"))).isEqualTo("written by node a");
+                return null;
+            });
+
             // --- 2. c is not allowed --------------------------------------------------------------------------
             StatusRuntimeException refused = step("NodeStageVolume on c (not allowed) fails", () -> {
                 try {
@@ -228,10 +245,12 @@ class NfsRwxKernelIT {
             }
 
             // --- 3. b denied: cut at once, a goes on ---------------------------------------------------------
+            writeSynced(a.target().resolve("a-before-deny"), "b never opened this");
             step("DenyInitiator b", () -> calls(stub).denyInitiator(DenyInitiatorRequest.newBuilder().setToken(token())
                     .setVolumeId(VOLUME).setClientAddress(b.net().clientAddress()).build()));
             assertThat(nfsd.exports()).contains(a.net().clientAddress()).doesNotContain(b.net().clientAddress());
-            String readError = step("b's next read fails", () -> failure(() -> read(b.target().resolve("from-a"))));
+            String readError = step("b's next read (a file it never opened) fails",
+                    () -> failure(() -> read(b.target().resolve("a-before-deny"))));
             String writeError = step("b's next write fails", () -> failure(() -> {
                 writeSynced(b.target().resolve("from-b-after-deny"), "must not land");
                 return "";
@@ -243,6 +262,20 @@ class NfsRwxKernelIT {
             assertThat(List.of(readError, writeError)).allSatisfy(e -> assertThat(e).containsAnyOf("Stale file handle",
                     "Input/output error", "Permission denied", "AccessDeniedException"));
             assertThat(dataset.resolve("from-b-after-deny")).as("b's write after the deny, on the server").doesNotExist();
+            // a file b read before may be delegated to it: b's client then serves it from its cache (measured:
+            // still 40 s after the deny, with a 10 s lease), but no new data reaches b
+            String cachedError = step("a rewrites a file b read before; b never sees the new content", () -> {
+                writeSynced(a.target().resolve("from-a"), "rewritten by node a after b's deny");
+                String got;
+                try {
+                    got = "read: " + read(b.target().resolve("from-a"));
+                } catch (IOException e) {
+                    got = e.getClass().getSimpleName() + ": " + e.getMessage();
+                }
+                assertThat(got).as("what node b reads of from-a after its deny").doesNotContain("rewritten");
+                return got;
+            });
+            System.out.println("  node b, the file it read before: " + cachedError);
             step("a reads and writes on", () -> {
                 assertThat(read(a.target().resolve("from-b"))).isEqualTo("written by node b");
                 writeSynced(a.target().resolve("a-after-deny"), "a still writes");
@@ -262,8 +295,9 @@ class NfsRwxKernelIT {
             String reapplied = nfsd.exports();
             System.out.println("  exportfs -v after the restart:\n" + reapplied.indent(4).stripTrailing());
             assertThat(reapplied).contains(exportPath).contains(a.net().clientAddress()).doesNotContain(b.net().clientAddress());
-            step("a reads what it wrote before and writes again", () -> {
-                assertThat(read(a.target().resolve("from-a"))).isEqualTo("written by node a");
+            step("a reads what was written before and writes again", () -> {
+                assertThat(read(a.target().resolve("from-a"))).isEqualTo("rewritten by node a after b's deny");
+                assertThat(read(a.target().resolve("from-b"))).isEqualTo("written by node b");
                 writeSynced(a.target().resolve("a-after-restart"), "a writes after the restart");
                 return null;
             });
