@@ -264,7 +264,7 @@ class NfsRwxKernelIT {
             assertThat(dataset.resolve("from-b-after-deny")).as("b's write after the deny, on the server").doesNotExist();
             // a file b read before may be delegated to it: b's client then serves it from its cache (measured:
             // still 40 s after the deny, with a 10 s lease), but no new data reaches b
-            String cachedError = step("a rewrites a file b read before; b never sees the new content", () -> {
+            String cachedRead = step("a rewrites a file b read before; b never sees the new content", () -> {
                 writeSynced(a.target().resolve("from-a"), "rewritten by node a after b's deny");
                 String got;
                 try {
@@ -275,7 +275,7 @@ class NfsRwxKernelIT {
                 assertThat(got).as("what node b reads of from-a after its deny").doesNotContain("rewritten");
                 return got;
             });
-            System.out.println("  node b, the file it read before: " + cachedError);
+            System.out.println("  node b, the file it read before: " + cachedRead);
             step("a reads and writes on", () -> {
                 assertThat(read(a.target().resolve("from-b"))).isEqualTo("written by node b");
                 writeSynced(a.target().resolve("a-after-deny"), "a still writes");
