@@ -43,31 +43,49 @@ final class StoragePools implements AutoCloseable {
      * VM must have loaded the zfs module: {@code PILLAR_VM_ZFS=1}).
      */
     static StoragePools create(Path dir, boolean zfs) {
+        return create(dir, true, zfs);
+    }
+
+    /** Only the ZFS pool and its parent dataset (the NFS tests: no LVM to make, nor for the agent to check at start). */
+    static StoragePools zfsOnly(Path dir) {
+        return create(dir, false, true);
+    }
+
+    private static StoragePools create(Path dir, boolean lvm, boolean zfs) {
         StoragePools pools = new StoragePools(dir);
         try {
             Files.createDirectories(dir);
-            pools.lvmLoop = pools.loop("lvm.img", 3 * GIB);
-            pools.run("pvcreate", "-q", pools.lvmLoop.toString());
-            pools.run("vgcreate", "-q", VG, pools.lvmLoop.toString());
-            pools.created.add("LVM volume group " + VG + " on " + pools.lvmLoop + " (3 GiB, sparse)");
-            pools.run("lvcreate", "-q", "--type", "thin-pool", "-L", "1536m", "-n", THIN_POOL, VG);
-            pools.created.add("LVM thin pool " + VG + "/" + THIN_POOL + " (1.5 GiB)");
+            if (lvm) {
+                pools.makeLvm();
+            }
             if (zfs) {
-                if (!Files.isDirectory(Path.of("/sys/module/zfs"))) {
-                    throw new IllegalStateException("the zfs kernel module is not loaded: run the VM with PILLAR_VM_ZFS=1 "
-                            + "(dev/sandbox does when the VM's kernel has zfs; dev/vm/setup installs it)");
-                }
-                pools.zfsLoop = pools.loop("zfs.img", 2 * GIB);
-                pools.run("zpool", "create", "-f", "-m", "none", "-o", "cachefile=none", ZPOOL, pools.zfsLoop.toString());
-                pools.run("zfs", "create", "-o", "mountpoint=none", ZPOOL + "/" + ZFS_PARENT);
-                pools.created.add("ZFS pool " + ZPOOL + " on " + pools.zfsLoop + " (2 GiB, sparse), dataset "
-                        + ZPOOL + "/" + ZFS_PARENT);
+                pools.makeZfs();
             }
             return pools;
         } catch (IOException | RuntimeException e) {
             pools.close();
             throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
         }
+    }
+
+    private void makeLvm() throws IOException {
+        lvmLoop = loop("lvm.img", 3 * GIB);
+        run("pvcreate", "-q", lvmLoop.toString());
+        run("vgcreate", "-q", VG, lvmLoop.toString());
+        created.add("LVM volume group " + VG + " on " + lvmLoop + " (3 GiB, sparse)");
+        run("lvcreate", "-q", "--type", "thin-pool", "-L", "1536m", "-n", THIN_POOL, VG);
+        created.add("LVM thin pool " + VG + "/" + THIN_POOL + " (1.5 GiB)");
+    }
+
+    private void makeZfs() throws IOException {
+        if (!Files.isDirectory(Path.of("/sys/module/zfs"))) {
+            throw new IllegalStateException("the zfs kernel module is not loaded: run the VM with PILLAR_VM_ZFS=1 "
+                    + "(dev/sandbox does when the VM's kernel has zfs; dev/vm/setup installs it)");
+        }
+        zfsLoop = loop("zfs.img", 2 * GIB);
+        run("zpool", "create", "-f", "-m", "none", "-o", "cachefile=none", ZPOOL, zfsLoop.toString());
+        run("zfs", "create", "-o", "mountpoint=none", ZPOOL + "/" + ZFS_PARENT);
+        created.add("ZFS pool " + ZPOOL + " on " + zfsLoop + " (2 GiB, sparse), dataset " + ZPOOL + "/" + ZFS_PARENT);
     }
 
     /** What was created, one line each, for the output. */
@@ -81,10 +99,12 @@ final class StoragePools implements AutoCloseable {
 
     /** The agent's {@code backends} entries (YAML flow maps) for what exists. */
     List<String> agentBackends() {
-        List<String> backends = new ArrayList<>(List.of(
-                "{name: " + Backend.LVM_THIN.agentBackend() + ", type: lvm-thin, volume-group: " + VG + ", thin-pool: "
-                        + THIN_POOL + "}",
-                "{name: " + Backend.LVM.agentBackend() + ", type: lvm, volume-group: " + VG + "}"));
+        List<String> backends = new ArrayList<>();
+        if (lvmLoop != null) {
+            backends.add("{name: " + Backend.LVM_THIN.agentBackend() + ", type: lvm-thin, volume-group: " + VG + ", thin-pool: "
+                    + THIN_POOL + "}");
+            backends.add("{name: " + Backend.LVM.agentBackend() + ", type: lvm, volume-group: " + VG + "}");
+        }
         if (hasZfs()) {
             backends.add("{name: " + Backend.ZFS.agentBackend() + ", type: zfs, pool: " + ZPOOL + ", parent-dataset: "
                     + ZFS_PARENT + "}");

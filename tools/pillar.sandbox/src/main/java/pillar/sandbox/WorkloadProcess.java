@@ -42,6 +42,19 @@ final class WorkloadProcess implements AutoCloseable {
     }
 
     /**
+     * Starts {@code workload} inside the network namespace {@code /run/netns/<netns>} ({@code nsenter
+     * --net}, which keeps the common mount namespace: its mounts are everyone's, as a node's are on its
+     * host), never recording an AOT cache; it is ready when {@code ready} says so (its health port is
+     * the namespace's loopback, which the caller cannot reach).
+     */
+    static WorkloadProcess startInNetns(Workload workload, String netns, Path root, Path aotDir, Path logDir,
+                                        BooleanSupplier ready) {
+        List<String> command = new java.util.ArrayList<>(List.of("nsenter", "--net=/run/netns/" + netns));
+        command.addAll(workload.command(root, aotDir.resolve(workload.module() + ".aot"), false));
+        return new WorkloadProcess(workload.name(), workload.module(), command, logDir.resolve(workload.name() + ".log"), ready);
+    }
+
+    /**
      * Starts the emulated Kubernetes API as its own process ({@code SandboxMain kube-api}, from the
      * sandbox tool's class path, with its AOT cache when fresh): ready once it wrote the kubeconfig.
      */

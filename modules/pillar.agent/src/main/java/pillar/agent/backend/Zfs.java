@@ -88,7 +88,10 @@ final class Zfs {
      */
     Creation createFilesystem(VolumeId id, ByteSize refquota, Optional<String> compression, String property, String value) {
         String dataset = dataset(id);
-        List<String> argv = new ArrayList<>(List.of("zfs", "create", "-o", "refquota=" + refquota.bytes(), "-o", property + "=" + value));
+        // -u: zfs's own mount commits libzfs's shares, which runs exportfs -ra and wipes every export made
+        // with exportfs (docs/nfs.md fact 11); the caller mounts it with mountFilesystem
+        List<String> argv = new ArrayList<>(List.of("zfs", "create", "-u", "-o", "refquota=" + refquota.bytes(), "-o",
+                property + "=" + value));
         compression.ifPresent(c -> argv.addAll(List.of("-o", "compression=" + c)));
         argv.add(dataset);
         return create(dataset, argv);
@@ -107,6 +110,35 @@ final class Zfs {
             };
         }
         return new Creation.Made(false);
+    }
+
+    /**
+     * Mounts filesystem {@code dataset} at its {@code mountpoint} with {@code mount -t zfs -o zfsutil}
+     * (mount.zfs: the mount alone, where {@code zfs mount} also runs exportfs -ra), making the directory first.
+     */
+    void mountFilesystem(String dataset, String mountpoint) {
+        try {
+            run(List.of("mkdir", "-p", mountpoint));
+            run(List.of("mount", "-t", "zfs", "-o", "zfsutil", dataset, mountpoint));
+        } catch (CommandFailedException e) {
+            throw BackendException.failed("mounting " + dataset + " at " + mountpoint + " failed", e);
+        }
+    }
+
+    /**
+     * Unmounts a filesystem at {@code mountpoint} with umount(8), not {@code zfs umount} or a {@code zfs destroy}
+     * of a mounted dataset, which run exportfs -ra; returns false when it is busy.
+     */
+    boolean unmountFilesystem(String mountpoint) {
+        try {
+            run(List.of("umount", mountpoint));
+            return true;
+        } catch (CommandFailedException e) {
+            if (e.stderr().contains("busy")) {
+                return false;
+            }
+            throw BackendException.failed("umount " + mountpoint + " failed", e);
+        }
     }
 
     /** {@code zfs set refquota}: the filesystem's cap becomes exactly {@code refquota}. */

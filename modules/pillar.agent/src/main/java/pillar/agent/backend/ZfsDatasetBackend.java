@@ -87,14 +87,14 @@ public final class ZfsDatasetBackend implements VolumeBackend {
                     throw new BackendException(Kind.CONFLICT, "volume " + id + " already exists with " + ByteSize.of(existing.refquota())
                             + ", not the " + size + " requested");
                 }
-                return usable(id, existing);
+                return usable(id, mounted(existing));
             }
             case Creation.NoRoom full -> throw new BackendException(Kind.NO_SPACE, parent + " has no room for " + id + ": "
                     + Texts.oneLine(full.cause().stderr()), full.cause());
             case Creation.Made made -> LOG.info(() -> "created dataset " + dataset + " with refquota " + size);
         }
         Fs made = lookup(id).orElseThrow(() -> new BackendException(Kind.FAILED, dataset + " was made but zfs get does not find it"));
-        return usable(id, made);
+        return usable(id, mounted(made));
     }
 
     /** Only {@code compression} (checked by {@link ZfsOptions}); zvol options mean nothing to a filesystem. */
@@ -180,8 +180,13 @@ public final class ZfsDatasetBackend implements VolumeBackend {
                     + ", so this installation did not create it");
         }
         ZfsSnapshotCommands.Destroyed[] outcome = {ZfsSnapshotCommands.Destroyed.BUSY};
+        boolean[] mounted = {fs.get().mounted() && fs.get().mountpoint().startsWith("/")};
         DeviceWait.whileBusy(busyTimeout, () -> {
-            outcome[0] = commands.destroy(dataset, "");
+            // unmounted first with umount(8): zfs destroy of a mounted dataset runs exportfs -ra (fact 11)
+            if (mounted[0] && zfs.unmountFilesystem(fs.get().mountpoint())) {
+                mounted[0] = false;
+            }
+            outcome[0] = mounted[0] ? ZfsSnapshotCommands.Destroyed.BUSY : commands.destroy(dataset, "");
             return outcome[0] != ZfsSnapshotCommands.Destroyed.BUSY ? Optional.empty() : Optional.of(new BackendException(Kind.FAILED,
                     dataset + " is busy: unexport it first (nfsd or another user still holds the mounted dataset)"));
         });
@@ -248,6 +253,18 @@ public final class ZfsDatasetBackend implements VolumeBackend {
     private Optional<Fs> lookup(VolumeId id) {
         String dataset = zfs.dataset(id);
         return zfs.properties(id, PROPERTIES).map(p -> fs(dataset, p));
+    }
+
+    /**
+     * {@code fs} mounted at its mountpoint ({@link Zfs#mountFilesystem}) when it has an absolute one and is not
+     * mounted (created with {@code zfs create -u}, or an earlier create stopped before mounting); as it is otherwise.
+     */
+    private Fs mounted(Fs fs) {
+        if (fs.mounted() || !fs.mountpoint().startsWith("/")) {
+            return fs;
+        }
+        zfs.mountFilesystem(fs.dataset(), fs.mountpoint());
+        return new Fs(fs.dataset(), fs.filesystem(), fs.refquota(), fs.mountpoint(), true, fs.mark());
     }
 
     /** The volume with its mount path; a dataset that is not mounted at an absolute path is FAILED (nfsd would export the parent's empty directory). */

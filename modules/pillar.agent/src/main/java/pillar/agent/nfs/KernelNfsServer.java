@@ -28,6 +28,11 @@ import pillar.runtime.exec.ProcessRunner;
  * <p>{@code exportfs -u} matches paths by prefix (nfs-utils' unexportfs_parsed compares the first
  * strlen(path) characters): removing {@code /t/pvc-1} also removes that client's {@code /t/pvc-10}. Such
  * entries, listed before and gone after, are exported again at once with the fsid they had.
+ *
+ * <p>A client's last export removed, its NFSv4 state in nfsd is expired ({@link NfsClientState}): a
+ * fenced client cannot return its opens, locks and delegations, which would otherwise keep the dataset
+ * busy and its locks held. A client with other exports keeps its state (expiring it would cost it
+ * its locks on those too).
  */
 public final class KernelNfsServer implements NfsServer {
     static final String OPTIONS = "rw,sync,no_subtree_check,no_root_squash";
@@ -40,7 +45,7 @@ public final class KernelNfsServer implements NfsServer {
 
     /**
      * @param etcExports {@code /etc/exports}, made empty when missing
-     * @param procRoot   {@code /proc}, where {@link NfsPresence} finds nfsd and mountd
+     * @param procRoot   {@code /proc}, where {@link NfsPresence} finds nfsd and mountd and nfsd lists its clients
      */
     public KernelNfsServer(ProcessRunner runner, Duration timeout, Path etcExports, Path procRoot) {
         this.runner = runner;
@@ -78,6 +83,10 @@ public final class KernelNfsServer implements NfsServer {
         }
         if (after.stream().anyMatch(e -> e.path().equals(path) && e.client().equals(client))) {
             throw new NfsServerException("exportfs -u " + target(client, path) + " succeeded but the export is still listed");
+        }
+        // its last export gone, the client's opens, locks and delegations would outlive the fence
+        if (before.stream().noneMatch(e -> e.client().equals(client) && !e.path().equals(path))) {
+            NfsClientState.expire(procRoot, client);
         }
     }
 

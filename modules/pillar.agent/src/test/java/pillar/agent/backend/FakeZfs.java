@@ -85,6 +85,8 @@ public final class FakeZfs implements ProcessRunner {
         long creation;
         /** The snapshot a clone was made of, or null. */
         Dataset origin;
+        /** A filesystem made with {@code zfs create -u} and not mounted since, or unmounted with umount. */
+        boolean unmounted;
 
         Dataset(boolean volume, long volsize, long volblocksize, boolean sparse) {
             this.volume = volume;
@@ -256,6 +258,9 @@ public final class FakeZfs implements ProcessRunner {
         if (a.get(0).equals("zpool")) {
             return zpoolHealth(command, a);
         }
+        if (a.get(0).equals("mkdir") || a.get(0).equals("mount") || a.get(0).equals("umount")) {
+            return mountCommand(command, a);
+        }
         expect(a, a.get(0).equals("zfs") && a.size() > 2);
         return switch (a.get(1)) {
             case "create" -> create(command, a);
@@ -406,7 +411,46 @@ public final class FakeZfs implements ProcessRunner {
         return new CommandResult(health + "\n", "");
     }
 
-    /** {@code zfs create [-o p=v]... NAME}: a filesystem, mounted below its parent's mountpoint. */
+    /**
+     * {@code mkdir -p DIR} (nothing: the fake has no directories), {@code mount -t zfs -o zfsutil NAME DIR}
+     * (an unmounted filesystem whose mountpoint is DIR becomes mounted) and {@code umount DIR} (the mounted
+     * filesystem there becomes unmounted; busy while held).
+     */
+    private CommandResult mountCommand(Command command, List<String> a) {
+        switch (a.get(0)) {
+            case "mkdir" -> {
+                expect(a, a.size() == 3 && a.get(1).equals("-p"));
+                return ok("");
+            }
+            case "mount" -> {
+                expect(a, a.size() == 7 && a.subList(1, 5).equals(List.of("-t", "zfs", "-o", "zfsutil")));
+                Dataset d = datasets.get(a.get(5));
+                if (d == null || !isFilesystem(d) || !mountpoint(a.get(5)).equals(a.get(6))) {
+                    throw failure(command, "filesystem '" + a.get(5) + "' cannot be mounted at '" + a.get(6) + "'");
+                }
+                if (!d.unmounted) {
+                    throw failure(command, "mount: " + a.get(6) + ": " + a.get(5) + " already mounted");
+                }
+                d.unmounted = false;
+                return ok("");
+            }
+            default -> {
+                expect(a, a.size() == 2);
+                for (Map.Entry<String, Dataset> e : datasets.entrySet()) {
+                    if (isFilesystem(e.getValue()) && !e.getValue().unmounted && mountpoint(e.getKey()).equals(a.get(1))) {
+                        if (busy.refuse(e.getKey())) {
+                            throw failure(command, "umount: " + a.get(1) + ": target is busy.");
+                        }
+                        e.getValue().unmounted = true;
+                        return ok("");
+                    }
+                }
+                throw failure(command, "umount: " + a.get(1) + ": not mounted.");
+            }
+        }
+    }
+
+    /** {@code zfs create [-u] [-o p=v]... NAME}: a filesystem, mounted below its parent's mountpoint unless -u. */
     private CommandResult createFilesystem(Command command, String name, Map<String, String> properties) {
         String cannot = "cannot create '" + name + "': ";
         String poolName = name.split("/", 2)[0];
@@ -449,6 +493,7 @@ public final class FakeZfs implements ProcessRunner {
         Long volsize = null;
         long volblocksize = 8192;
         boolean sparse = false;
+        boolean noMount = false;
         Map<String, String> properties = new HashMap<>();
         int i = 2;
         for (; i < a.size() - 1; i++) {
@@ -456,6 +501,7 @@ public final class FakeZfs implements ProcessRunner {
                 case "-V" -> volsize = number(a, a.get(++i));
                 case "-b" -> volblocksize = number(a, a.get(++i));
                 case "-s" -> sparse = true;
+                case "-u" -> noMount = true;
                 case "-o" -> {
                     String[] kv = a.get(++i).split("=", 2);
                     expect(a, kv.length == 2);
@@ -467,7 +513,9 @@ public final class FakeZfs implements ProcessRunner {
         expect(a, i == a.size() - 1);
         String name = a.get(i);
         if (volsize == null) {
-            return createFilesystem(command, name, properties);
+            CommandResult made = createFilesystem(command, name, properties);
+            datasets.get(name).unmounted = noMount;
+            return made;
         }
         String cannot = "cannot create '" + name + "': ";
         String poolName = name.split("/", 2)[0];
@@ -728,7 +776,7 @@ public final class FakeZfs implements ProcessRunner {
             case "type" -> d.snapshot ? "snapshot" : d.volume ? "volume" : "filesystem";
             case "refquota" -> isFilesystem(d) ? Long.toString(d.refquota) : "-";
             case "mountpoint" -> isFilesystem(d) ? mountpoint(name) : "-";
-            case "mounted" -> isFilesystem(d) ? (mountpoint(name).startsWith("/") ? "yes" : "no") : "-";
+            case "mounted" -> isFilesystem(d) ? (mountpoint(name).startsWith("/") && !d.unmounted ? "yes" : "no") : "-";
             case "available" -> Long.toString(available());
             case "used" -> Long.toString(used(name));
             default -> {

@@ -54,9 +54,33 @@ class ZfsDatasetBackendTest {
         assertThat(volume).isEqualTo(BackendVolume.filesystem(PVC1, ByteSize.of(1_000_000), Path.of("/tank/nfs/pvc-1")));
         assertThat(volume.isFilesystem()).isTrue();
         assertThat(volume.device()).isNull();
-        assertThat(zfs.argvs()).contains(List.of("zfs", "create", "-o", "refquota=1000000", "-o",
+        assertThat(zfs.argvs()).contains(List.of("zfs", "create", "-u", "-o", "refquota=1000000", "-o",
                 MANAGED + "=" + InstallationId.EMBEDDED.value(), "tank/nfs/pvc-1"));
         assertThat(zfs.properties("tank/nfs/pvc-1")).containsEntry(MANAGED, InstallationId.EMBEDDED.value());
+    }
+
+    /**
+     * zfs's own mounting (zfs create without -u, zfs mount, zfs destroy of a mounted dataset) runs
+     * exportfs -ra and wipes every NFS export (docs/nfs.md fact 11): created with -u, mounted and
+     * unmounted by mount.zfs and umount(8), destroyed unmounted.
+     */
+    @Test
+    void noZfsCommandThatWipesTheExportsIsRun() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.delete(PVC1);
+
+        List<List<String>> mounting = zfs.argvs().stream().filter(a -> !a.get(0).equals("zfs") || a.get(1).equals("create")
+                || a.get(1).equals("destroy") || a.get(1).equals("mount") || a.get(1).equals("umount")).toList();
+        assertThat(mounting).containsExactly(
+                List.of("zfs", "create", "-u", "-o", "refquota=8388608", "-o", MANAGED + "=" + InstallationId.EMBEDDED.value(),
+                        "tank/nfs/pvc-1"),
+                List.of("mkdir", "-p", "/tank/nfs/pvc-1"),
+                List.of("mount", "-t", "zfs", "-o", "zfsutil", "tank/nfs/pvc-1", "/tank/nfs/pvc-1"),
+                List.of("umount", "/tank/nfs/pvc-1"),
+                List.of("zfs", "destroy", "tank/nfs/pvc-1"));
     }
 
     @Test

@@ -120,6 +120,45 @@ class KernelNfsServerTest {
         assertThat(runner.commands()).hasSize(3);
     }
 
+    /** An nfsd client directory as 6.1 shows it ({@code /proc/fs/nfsd/clients/<id>/}), its ctl an empty file here. */
+    private Path nfsdClient(String id, String address) throws Exception {
+        Path dir = Files.createDirectories(etc.resolve("proc/fs/nfsd/clients").resolve(id));
+        Files.writeString(dir.resolve("info"), "clientid: 0x6e8c2ab7655f3a01\naddress: \"" + address + "\"\nstatus: confirmed\n"
+                + "name: \"Linux NFSv4.2 pillar-nfs-x\"\nminor version: 2\n");
+        Files.writeString(dir.resolve("ctl"), "");
+        return dir.resolve("ctl");
+    }
+
+    @Test
+    void aClientsLastExportRemovedExpiresItsNfsdStateAndNoOtherClients() throws Exception {
+        Path a = nfsdClient("3", "10.77.1.2:876");
+        Path b = nfsdClient("4", "10.77.2.2:901");
+        Path v6 = nfsdClient("5", "[fd00::2]:702");
+        String after = line("/export/v1", "10.77.2.2", "101");
+        ScriptedRunner runner = new ScriptedRunner(ScriptedRunner.printing(CAPTURED, ""), ScriptedRunner.printing("", ""),
+                ScriptedRunner.printing(after, ""));
+
+        server(runner).unexport(Path.of("/export/v1"), A);
+
+        assertThat(Files.readString(a)).isEqualTo("expire\n");
+        assertThat(Files.readString(b)).isEmpty();
+        assertThat(Files.readString(v6)).isEmpty();
+        assertThat(NfsClientState.expire(etc.resolve("proc"), NfsClient.parse("c", "fd00::2"))).containsExactly("5");
+    }
+
+    @Test
+    void aClientWithAnotherExportKeepsItsNfsdState() throws Exception {
+        Path a = nfsdClient("3", "10.77.1.2:876");
+        String before = line("/tank/nfs/pvc-1", "10.77.1.2", FSID.text()) + line("/tank/nfs/pvc-2", "10.77.1.2", "x");
+        String after = line("/tank/nfs/pvc-2", "10.77.1.2", "x");
+        ScriptedRunner runner = new ScriptedRunner(ScriptedRunner.printing(before, ""), ScriptedRunner.printing("", ""),
+                ScriptedRunner.printing(after, ""));
+
+        server(runner).unexport(Path.of("/tank/nfs/pvc-1"), A);
+
+        assertThat(Files.readString(a)).isEmpty();
+    }
+
     @Test
     void anEntryExportfsUStillListsIsAnError() {
         ScriptedRunner runner = new ScriptedRunner(ScriptedRunner.printing(CAPTURED, ""), ScriptedRunner.printing("", ""),

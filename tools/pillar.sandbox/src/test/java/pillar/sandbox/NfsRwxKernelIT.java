@@ -1,0 +1,469 @@
+package pillar.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.grpc.ChannelCredentials;
+import io.grpc.Grpc;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.grpc.TlsChannelCredentials;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import pillar.api.agent.v1.AgentServiceGrpc;
+import pillar.api.agent.v1.AllowInitiatorRequest;
+import pillar.api.agent.v1.CreateVolumeRequest;
+import pillar.api.agent.v1.DeleteVolumeRequest;
+import pillar.api.agent.v1.DenyInitiatorRequest;
+import pillar.api.agent.v1.ExportProtocol;
+import pillar.api.agent.v1.ExportSpec;
+import pillar.api.agent.v1.ExportVolumeRequest;
+import pillar.api.agent.v1.GetCapabilitiesRequest;
+import pillar.api.agent.v1.UnexportVolumeRequest;
+import pillar.api.context.PublishContext;
+import pillar.api.csi.v1.Volume;
+import pillar.api.csi.v1.VolumeCapability;
+import pillar.api.fencing.FencingToken;
+import pillar.api.value.LifecycleUid;
+
+/**
+ * ReadWriteMany over NFS on the real kernel (qemu VM, dev/kernel-it; docs/nfs.md): a ZFS pool on a
+ * loop device, the real pillar-agent process with a zfs-dataset backend beside the sandbox's zfs
+ * backend (mutual TLS, as the sandbox configures it), real nfsd and rpc.mountd ({@link NfsdBed}), and
+ * three node identities a, b and c, each a network namespace with its own address and NFS client
+ * identifier running the real pillar-node with its own state directory and CSI socket. The agent is
+ * driven over its gRPC API as the controller drives it, the nodes over their CSI sockets as kubelet
+ * does, and every claim is checked from outside, through the mounts:
+ * <ol>
+ *   <li>a and b (both allowed) each read what the other wrote and fsynced, and another volume's create
+ *       and delete leave their exports as they are (docs/nfs.md fact 11);</li>
+ *   <li>c (not allowed) cannot stage, and nothing it mounted shows the data;</li>
+ *   <li>b denied: its next read and write fail (EACCES: no export is left to it) while a reads and writes
+ *       on; a file b read before, rewritten by a, never shows b the new content (a delegation may
+ *       serve b its cached copy: docs/nfs.md fact 12);</li>
+ *   <li>the agent SIGKILLed, every export wiped, the agent restarted: its records export to a again
+ *       ({@code exportfs -v}), a reads what it wrote before and writes again;</li>
+ *   <li>unpublished, unstaged and deleted: no dataset, no export, no NFS mount is left.</li>
+ * </ol>
+ * Prints each step's time (the class's budget is 3 minutes under emulation).
+ */
+class NfsRwxKernelIT {
+    private static final long MIB = 1L << 20;
+    private static final String BACKEND = "nfs";
+    private static final String VOLUME = "pvc-rwx-1";
+    private static final Duration IO_DEADLINE = Duration.ofSeconds(60);
+    private static final Duration START_DEADLINE = Duration.ofMinutes(10);
+    private static final List<String> NODES = List.of("a", "b", "c");
+    private static final int FIRST_NODE_HEALTH = 19821;
+
+    @TempDir
+    Path dir;
+
+    private final LifecycleUid life = LifecycleUid.random();
+    private long generation;
+    private final long classStart = System.nanoTime();
+    private final List<String> times = new ArrayList<>();
+
+    /** One node identity's process, CSI client, publish context and paths for the volume. */
+    private record Node(String name, NfsdBed.NodeNet net, WorkloadProcess process, KubeletNode csi, Map<String, String> context,
+                        Path staging, Path target) {
+    }
+
+    @Test
+    void threeNodesShareOneDatasetTheFenceHoldsAndTheAgentReappliesItsExport() throws Exception {
+        SuiteBed.requireVm();
+        SandboxMain.quietLogging();
+        Path project = SuiteBed.projectRoot();
+        BedLayout layout = BedLayout.under(project, dir, project.resolve("tools/pillar.sandbox/target/kernel-it-logs/NfsRwxKernelIT"),
+                BedLayout.Ports.VM);
+        Files.createDirectories(layout.logs());
+        List<AutoCloseable> closing = new ArrayList<>();
+        StoragePools pools = step("ZFS pool on a loop device", () -> StoragePools.zfsOnly(layout.work().resolve("pools")));
+        closing.add(pools);
+        ManagedChannel channel = null;
+        Map<String, Node> nodes = new LinkedHashMap<>();
+        WorkloadProcess agent = null;
+        boolean passed = false;
+        try {
+            NfsdBed nfsd = step("nfsd (grace 10 s), rpc.mountd, three node namespaces", () ->
+                    NfsdBed.start(project, layout.logs(), NODES));
+            closing.add(nfsd);
+            pools.created().forEach(l -> System.out.println("  " + l));
+            nfsd.made().forEach(l -> System.out.println("  " + l));
+
+            // the nodes first: their JVMs start while the agent's certificates are made
+            List<WorkloadProcess> processes = new ArrayList<>();
+            step("three pillar-nodes launched, each in its namespace", () -> {
+                for (int i = 0; i < NODES.size(); i++) {
+                    String name = NODES.get(i);
+                    Path home = dir.resolve("node-" + name);
+                    Path socket = home.resolve("kubelet/plugins/pillar.csi.io/csi.sock");
+                    Workload workload = Workloads.node("node-" + name, "nfs-node-" + name, FIRST_NODE_HEALTH + i, socket,
+                            home.resolve("kubelet"), home.resolve("node-state"), home.resolve("etc/nvme/hostnqn"));
+                    WorkloadProcess process = WorkloadProcess.startInNetns(workload, name, project, layout.aotCaches(),
+                            layout.logs(), () -> Files.exists(socket));
+                    processes.add(process);
+                    KubeletNode csi = new KubeletNode(socket, home.resolve("kubelet"));
+                    closing.add(csi);
+                    nodes.put(name, new Node(name, nfsd.node(name), process, csi, new LinkedHashMap<>(),
+                            csi.stagingPath(VOLUME, "pv-rwx", false), csi.targetPath("pod-" + name, "pv-rwx", false)));
+                }
+                return null;
+            });
+            SandboxPki pki = step("the agent's mTLS certificates (SandboxPki)", () -> SandboxPki.create(layout.tlsDir()));
+            List<String> backends = new ArrayList<>(pools.agentBackends());
+            backends.add("{name: " + BACKEND + ", type: zfs-dataset, pool: " + StoragePools.ZPOOL + ", parent-dataset: "
+                    + NfsdBed.PARENT_NAME + "}");
+            Workload agentWorkload = Workloads.agent(layout, backends, Path.of("/sys/kernel/config"), pki);
+            agent = WorkloadProcess.start(agentWorkload, project, layout.aotCaches(), layout.logs(), false);
+            processes.addFirst(agent);
+            closing.addAll(processes); // closed in reverse: the nodes before the agent
+            WorkloadProcess agentProcess = agent;
+            // made while the JVMs start: loading TLS takes the test's JVM seconds under emulation
+            channel = step("the agent's gRPC channel (mTLS, the controller's certificate)", () -> agentChannel(layout, pki));
+            step("pillar-agent and the three pillar-nodes ready (real JVMs)", () -> {
+                Startup.await(processes, START_DEADLINE, System.out);
+                return null;
+            });
+            AgentServiceGrpc.AgentServiceBlockingStub stub = AgentServiceGrpc.newBlockingStub(channel);
+            assertThat(step("first agent call (GetCapabilities)", () -> stub.withDeadlineAfter(5, TimeUnit.MINUTES)
+                    .getCapabilities(GetCapabilitiesRequest.getDefaultInstance())).getProtocolsList())
+                    .as("the agent's protocols (NfsPresence found nfsd and mountd)").anyMatch(p -> p.toLowerCase().contains("nfs"));
+
+            // --- the volume, exported to a and b -----------------------------------------------------
+            String exportPath = step("CreateVolume, ExportVolume (nfs), AllowInitiator a and b", () -> {
+                calls(stub).createVolume(CreateVolumeRequest.newBuilder().setToken(token()).setVolumeId(VOLUME).setBackend(BACKEND)
+                        .setSizeBytes(256 * MIB).build());
+                String path = calls(stub).exportVolume(ExportVolumeRequest.newBuilder().setToken(token()).setVolumeId(VOLUME)
+                        .setBackend(BACKEND).setExport(ExportSpec.newBuilder().setBindAddress(nfsd.node("a").serverAddress())
+                                .setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS)).build()).getExportPath();
+                for (String name : List.of("a", "b")) {
+                    calls(stub).allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token()).setVolumeId(VOLUME)
+                            .setClientAddress(nfsd.node(name).clientAddress()).build());
+                }
+                return path;
+            });
+            Path dataset = NfsdBed.TOP.resolve(VOLUME);
+            assertThat(exportPath).as("the export path (the dataset's mountpoint)").isEqualTo(dataset.toString());
+            assertThat(nfsd.run("zfs", "get", "-H", "-o", "value", "refquota", NfsdBed.PARENT + "/" + VOLUME).strip())
+                    .isEqualTo("256M");
+            String listed = nfsd.exports();
+            System.out.println("  exportfs -v:\n" + listed.indent(4).stripTrailing());
+            assertThat(listed).contains(nfsd.node("a").clientAddress()).contains(nfsd.node("b").clientAddress())
+                    .doesNotContain(nfsd.node("c").clientAddress()).doesNotContain("crossmnt");
+            for (Node n : nodes.values()) {
+                n.context().putAll(Map.of(PublishContext.PROTOCOL, PublishContext.PROTOCOL_NFS,
+                        PublishContext.NFS_SERVER, n.net().serverAddress(), PublishContext.NFS_EXPORT, exportPath,
+                        PublishContext.NFS_CLIENT_ADDRESS, n.net().clientAddress()));
+            }
+
+            // --- 1. a and b read each other's writes -----------------------------------------------------
+            Node a = nodes.get("a");
+            Node b = nodes.get("b");
+            Node c = nodes.get("c");
+            step("NodeStageVolume and NodePublishVolume on a and b (at once)", () -> {
+                List<FutureTask<Void>> both = new ArrayList<>();
+                for (Node n : List.of(a, b)) {
+                    FutureTask<Void> task = new FutureTask<>(() -> {
+                        n.csi().stage(volume(), n.context(), n.staging(), rwx());
+                        n.csi().publish(volume(), n.context(), n.staging(), n.target(), rwx(), false);
+                        return null;
+                    });
+                    Thread.ofPlatform().daemon().name("stage-" + n.name()).start(task);
+                    both.add(task);
+                }
+                for (FutureTask<Void> task : both) {
+                    try {
+                        task.get(CsiController.CALL_DEADLINE_SECONDS * 2, TimeUnit.SECONDS);
+                    } catch (ExecutionException e) {
+                        throw e.getCause() instanceof Exception cause ? cause : e;
+                    }
+                }
+                return null;
+            });
+            for (Node n : List.of(a, b)) {
+                String mount = mountOf(n.staging());
+                System.out.println("  node " + n.name() + " staged: " + mount);
+                assertThat(mount).contains(" nfs4 ").contains(n.net().serverAddress() + ":" + exportPath)
+                        .contains("clientaddr=" + n.net().clientAddress()).contains("vers=4.2").contains("hard");
+            }
+            step("a writes and fsyncs, b reads it; b writes and fsyncs, a reads it", () -> {
+                writeSynced(a.target().resolve("from-a"), "written by node a");
+                assertThat(read(b.target().resolve("from-a"))).isEqualTo("written by node a");
+                writeSynced(b.target().resolve("from-b"), "written by node b");
+                assertThat(read(a.target().resolve("from-b"))).isEqualTo("written by node b");
+                return null;
+            });
+            assertThat(Files.readString(dataset.resolve("from-b"))).as("on the server, in the dataset").isEqualTo("written by node b");
+
+            // --- zfs's own mounting runs exportfs -ra (docs/nfs.md fact 11): another volume's create and delete keep the exports
+            String before = nfsd.exports();
+            step("a second NFS volume created and deleted while a and b use the first", () -> {
+                calls(stub).createVolume(CreateVolumeRequest.newBuilder().setToken(token()).setVolumeId(VOLUME + "-other")
+                        .setBackend(BACKEND).setSizeBytes(64 * MIB).build());
+                assertThat(nfsd.exports()).as("the exports after another dataset's create").isEqualTo(before);
+                assertThat(read(a.target().resolve("from-b"))).isEqualTo("written by node b");
+                calls(stub).deleteVolume(DeleteVolumeRequest.newBuilder().setToken(token()).setVolumeId(VOLUME + "-other")
+                        .setBackend(BACKEND).build());
+                assertThat(nfsd.exports()).as("the exports after another dataset's delete").isEqualTo(before);
+                assertThat(read(b.target().resolve("from-a"))).isEqualTo("written by node a");
+                return null;
+            });
+
+            // --- 2. c is not allowed --------------------------------------------------------------------------
+            StatusRuntimeException refused = step("NodeStageVolume on c (not allowed) fails", () -> {
+                try {
+                    c.csi().stage(volume(), c.context(), c.staging(), rwx());
+                    return null;
+                } catch (StatusRuntimeException e) {
+                    return e;
+                }
+            });
+            assertThat(refused).as("node c's NodeStageVolume (no export for " + c.net().clientAddress() + ")").isNotNull();
+            System.out.println("  node c: " + refused.getStatus());
+            assertThat(nfsMountsUnder(dir.resolve("node-c"))).as("the NFS mounts left under node c's directories").isEmpty();
+            try (var listing = Files.list(c.staging())) {
+                assertThat(listing.map(p -> p.getFileName().toString()).toList()).as("node c's staging directory")
+                        .doesNotContain("from-a", "from-b");
+            }
+
+            // --- 3. b denied: cut at once, a goes on ---------------------------------------------------------
+            writeSynced(a.target().resolve("a-before-deny"), "b never opened this");
+            step("DenyInitiator b", () -> calls(stub).denyInitiator(DenyInitiatorRequest.newBuilder().setToken(token())
+                    .setVolumeId(VOLUME).setClientAddress(b.net().clientAddress()).build()));
+            assertThat(nfsd.exports()).contains(a.net().clientAddress()).doesNotContain(b.net().clientAddress());
+            String readError = step("b's next read (a file it never opened) fails",
+                    () -> failure(() -> read(b.target().resolve("a-before-deny"))));
+            String writeError = step("b's next write fails", () -> failure(() -> {
+                writeSynced(b.target().resolve("from-b-after-deny"), "must not land");
+                return "";
+            }));
+            System.out.println("  node b: read -> " + readError + "; write -> " + writeError);
+            System.out.println("  nfsd's clients after the deny:\n" + nfsd.clients().indent(4).stripTrailing());
+            // with no export left for b, mountd's pseudo-root has none for it either: nfsd refuses b's
+            // requests (EACCES); with another export to b it answers ESTALE (docs/nfs.md fact 2)
+            assertThat(List.of(readError, writeError)).allSatisfy(e -> assertThat(e).containsAnyOf("Stale file handle",
+                    "Input/output error", "Permission denied", "AccessDeniedException"));
+            assertThat(dataset.resolve("from-b-after-deny")).as("b's write after the deny, on the server").doesNotExist();
+            // a file b read before may be delegated to it: b's client then serves it from its cache (measured:
+            // still 40 s after the deny, with a 10 s lease), but no new data reaches b
+            String cachedRead = step("a rewrites a file b read before; b never sees the new content", () -> {
+                writeSynced(a.target().resolve("from-a"), "rewritten by node a after b's deny");
+                String got;
+                try {
+                    got = "read: " + read(b.target().resolve("from-a"));
+                } catch (IOException e) {
+                    got = e.getClass().getSimpleName() + ": " + e.getMessage();
+                }
+                assertThat(got).as("what node b reads of from-a after its deny").doesNotContain("rewritten");
+                return got;
+            });
+            System.out.println("  node b, the file it read before: " + cachedRead);
+            step("a reads and writes on", () -> {
+                assertThat(read(a.target().resolve("from-b"))).isEqualTo("written by node b");
+                writeSynced(a.target().resolve("a-after-deny"), "a still writes");
+                return null;
+            });
+            assertThat(Files.readString(dataset.resolve("a-after-deny"))).isEqualTo("a still writes");
+
+            // --- 4. the agent killed, the exports wiped, the agent restarted ---------------------------------
+            step("agent SIGKILLed, exportfs -ua, agent restarted (its records re-apply the export)", () -> {
+                agentProcess.kill();
+                nfsd.unexportAll();
+                assertThat(nfsd.exports()).as("exportfs -v after exportfs -ua").doesNotContain(exportPath);
+                agentProcess.restart();
+                Startup.await(List.of(agentProcess), START_DEADLINE, System.out);
+                return null;
+            });
+            String reapplied = nfsd.exports();
+            System.out.println("  exportfs -v after the restart:\n" + reapplied.indent(4).stripTrailing());
+            assertThat(reapplied).contains(exportPath).contains(a.net().clientAddress()).doesNotContain(b.net().clientAddress());
+            step("a reads what was written before and writes again", () -> {
+                assertThat(read(a.target().resolve("from-a"))).isEqualTo("rewritten by node a after b's deny");
+                assertThat(read(a.target().resolve("from-b"))).isEqualTo("written by node b");
+                writeSynced(a.target().resolve("a-after-restart"), "a writes after the restart");
+                return null;
+            });
+            assertThat(Files.readString(dataset.resolve("a-after-restart"))).isEqualTo("a writes after the restart");
+
+            // --- 5. everything removed --------------------------------------------------------------------------
+            step("NodeUnpublishVolume and NodeUnstageVolume on a and b", () -> {
+                for (Node n : List.of(a, b)) {
+                    n.csi().unpublish(VOLUME, n.target());
+                    n.csi().unstage(VOLUME, n.staging());
+                }
+                return null;
+            });
+            System.out.println("  nfsd's clients after both unstaged:\n" + nfsd.clients().indent(4).stripTrailing());
+            step("DenyInitiator a, UnexportVolume, DeleteVolume", () -> {
+                calls(stub).denyInitiator(DenyInitiatorRequest.newBuilder().setToken(token()).setVolumeId(VOLUME)
+                        .setClientAddress(a.net().clientAddress()).build());
+                calls(stub).unexportVolume(UnexportVolumeRequest.newBuilder().setToken(token()).setVolumeId(VOLUME).build());
+                calls(stub).deleteVolume(DeleteVolumeRequest.newBuilder().setToken(token()).setVolumeId(VOLUME).setBackend(BACKEND)
+                        .build());
+                return null;
+            });
+            assertThat(nfsMountsUnder(dir)).as("NFS mounts left").isEmpty();
+            assertThat(nfsd.exports()).as("exports left").doesNotContain(exportPath);
+            assertThat(nfsd.run("zfs", "list", "-H", "-r", "-o", "name", NfsdBed.PARENT).strip()).as("datasets left")
+                    .isEqualTo(NfsdBed.PARENT);
+            passed = true;
+        } finally {
+            if (channel != null) {
+                channel.shutdownNow();
+            }
+            if (!passed) {
+                logTails(agent, nodes);
+            }
+            List<String> problems = new ArrayList<>();
+            // a failed step may leave hard NFS mounts, which would block every later look at them
+            for (String left : nfsMountsUnder(dir).reversed()) {
+                String mountPoint = left.split(" ")[4];
+                problems.add("left mounted: " + mountPoint);
+                try {
+                    new pillar.runtime.exec.SystemProcessRunner().run(pillar.runtime.exec.Command.of(Duration.ofSeconds(30),
+                            "umount", "-l", "-f", mountPoint));
+                } catch (RuntimeException e) {
+                    problems.add(e.getMessage());
+                }
+            }
+            for (AutoCloseable c : closing.reversed()) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    problems.add(e.toString());
+                }
+            }
+            System.out.println();
+            System.out.println("[nfs-rwx] step times:");
+            times.forEach(t -> System.out.println("  " + t));
+            System.out.printf("[nfs-rwx] the whole class: %.1f s%n", (System.nanoTime() - classStart) / 1e9);
+            if (passed) {
+                assertThat(problems).as("the clean-up").isEmpty();
+            } else if (!problems.isEmpty()) {
+                System.out.println("[nfs-rwx] the clean-up also failed: " + problems);
+            }
+        }
+    }
+
+    /** Runs one step, printing and recording its time; its failure fails the test. */
+    private <T> T step(String name, Callable<T> body) throws Exception {
+        System.out.println();
+        System.out.println("[nfs-rwx] " + name);
+        long start = System.nanoTime();
+        T result = body.call();
+        String line = String.format("%-95s %6.1f s", name, (System.nanoTime() - start) / 1e9);
+        times.add(line);
+        System.out.printf("[nfs-rwx] %s: done in %.1f s%n", name, (System.nanoTime() - start) / 1e9);
+        return result;
+    }
+
+    private AgentServiceGrpc.AgentServiceBlockingStub calls(AgentServiceGrpc.AgentServiceBlockingStub stub) {
+        return stub.withDeadlineAfter(3, TimeUnit.MINUTES);
+    }
+
+    private pillar.api.agent.v1.FencingToken token() {
+        return FencingToken.of(life, generation++).toProto();
+    }
+
+    /** The agent's API as the controller reaches it: mutual TLS with the controller's certificate. */
+    private static ManagedChannel agentChannel(BedLayout layout, SandboxPki pki) throws IOException {
+        ChannelCredentials credentials = TlsChannelCredentials.newBuilder().keyManager(pki.controllerCert().toFile(),
+                pki.controllerKey().toFile()).trustManager(pki.controllerCa().toFile()).build();
+        return Grpc.newChannelBuilderForAddress("127.0.0.1", layout.ports().agent(), credentials)
+                .overrideAuthority(SandboxPki.AGENT_SERVER_NAME).build();
+    }
+
+    private static Volume volume() {
+        return Volume.newBuilder().setVolumeId(VOLUME).build();
+    }
+
+    /** A filesystem (NFS: no fs_type) that many nodes write: ReadWriteMany. */
+    private static VolumeCapability rwx() {
+        return VolumeCapability.newBuilder().setMount(VolumeCapability.MountVolume.getDefaultInstance())
+                .setAccessMode(VolumeCapability.AccessMode.newBuilder().setMode(VolumeCapability.AccessMode.Mode.MULTI_NODE_MULTI_WRITER))
+                .build();
+    }
+
+    /** Writes {@code text} and fsyncs it, under {@link #IO_DEADLINE} (a hard NFS mount may block). */
+    private static void writeSynced(Path file, String text) throws Exception {
+        bounded(() -> {
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                ch.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
+                ch.force(true);
+            }
+            return null;
+        });
+    }
+
+    private static String read(Path file) throws Exception {
+        return bounded(() -> Files.readString(file));
+    }
+
+    /** The error message of an I/O that must fail; an I/O that succeeds or hangs fails the test. */
+    private static String failure(Callable<String> io) throws Exception {
+        try {
+            String got = bounded(io);
+            throw new AssertionError("the I/O succeeded (" + got + ") where it must fail");
+        } catch (IOException e) {
+            return e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+
+    /** Runs {@code io} on its own daemon thread; past the deadline the test fails (the thread is left blocked). */
+    private static <T> T bounded(Callable<T> io) throws Exception {
+        FutureTask<T> task = new FutureTask<>(io);
+        Thread thread = new Thread(task, "nfs-io");
+        thread.setDaemon(true);
+        thread.start();
+        try {
+            return task.get(IO_DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError("the I/O did not return within " + IO_DEADLINE + " (a hard NFS mount waiting on the server?)");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+
+    /** The mountinfo line of the mount at {@code path}, or fails. */
+    private static String mountOf(Path path) throws IOException {
+        return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().filter(l -> l.split(" ")[4].equals(path.toString()))
+                .reduce((x, y) -> y).orElseThrow(() -> new AssertionError("nothing is mounted at " + path));
+    }
+
+    /** The NFS mounts (mountinfo lines) whose mount point is below {@code dir}. */
+    private static List<String> nfsMountsUnder(Path dir) throws IOException {
+        return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().filter(l -> l.split(" ")[4].startsWith(dir.toString()))
+                .filter(l -> l.contains(" - nfs")).toList();
+    }
+
+    private static void logTails(WorkloadProcess agent, Map<String, Node> nodes) {
+        if (agent != null) {
+            System.out.println("[nfs-rwx] the agent's log ends:\n" + agent.tail());
+        }
+        for (Node n : nodes.values()) {
+            System.out.println("[nfs-rwx] node " + n.name() + "'s log ends:\n" + n.process().tail());
+        }
+    }
+}
