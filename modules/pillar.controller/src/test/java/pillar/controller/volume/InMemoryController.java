@@ -70,15 +70,20 @@ final class InMemoryController {
         fake.agent(HOST, 9500).backend(STORE, BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0")
                 .capacity(STORE, 100 * GIB, 100 * GIB);
         PillarStore store = Pillars.lvmStore(STORE, AGENT, STORE, "vg0", "pool0");
+        ready(store, "lvm-thin", "pool0 in vg0");
+        inventory.put(Pillars.agentAt(AGENT, HOST, 9500)).put(store).put(Pillars.protocol(PROTOCOL, HOST));
+        restart();
+    }
+
+    /** The store as its reconciler leaves a discovered one: observed, of that backend kind, PoolDiscovered true. */
+    private static void ready(PillarStore store, String backendKind, String found) {
         store.getMetadata().setGeneration(1L);
         PillarStoreStatus status = new PillarStoreStatus();
         status.setObservedGeneration(1L);
-        status.setBackendKind("lvm-thin");
-        status.setConditions(List.of(new Condition(PillarStore.POOL_DISCOVERED, Condition.TRUE, "PoolFound", "pool0 in vg0",
+        status.setBackendKind(backendKind);
+        status.setConditions(List.of(new Condition(PillarStore.POOL_DISCOVERED, Condition.TRUE, "PoolFound", found,
                 "2026-01-01T00:00:00Z", 1)));
         store.setStatus(status);
-        inventory.put(Pillars.agentAt(AGENT, HOST, 9500)).put(store).put(Pillars.protocol(PROTOCOL, HOST));
-        restart();
     }
 
     /** Adds a ready LVM linear store (backend of the same name on the agent): one that cannot take snapshots. */
@@ -95,13 +100,7 @@ final class InMemoryController {
         boolean zfs = kind == BackendKind.BACKEND_KIND_ZFS_ZVOL;
         fake.agent(HOST, 9500).backend(name, kind, zfs ? "tank" : "vg1", zfs ? "k8s" : "").capacity(name, 100 * GIB, 100 * GIB);
         PillarStore store = zfs ? Pillars.zfsStore(name, AGENT, name, "tank", "k8s") : Pillars.lvmStore(name, AGENT, name, "vg1", null);
-        store.getMetadata().setGeneration(1L);
-        PillarStoreStatus status = new PillarStoreStatus();
-        status.setObservedGeneration(1L);
-        status.setBackendKind(zfs ? "zfs" : "lvm");
-        status.setConditions(List.of(new Condition(PillarStore.POOL_DISCOVERED, Condition.TRUE, "PoolFound", zfs ? "tank" : "vg1",
-                "2026-01-01T00:00:00Z", 1)));
-        store.setStatus(status);
+        ready(store, zfs ? "zfs" : "lvm", zfs ? "tank" : "vg1");
         inventory.put(store);
         return this;
     }
@@ -113,13 +112,7 @@ final class InMemoryController {
     InMemoryController nfsStore(String name, String protocol) {
         fake.agent(HOST, 9500).backend(name, BackendKind.BACKEND_KIND_ZFS_DATASET, "tank", "nfs").capacity(name, 100 * GIB, 100 * GIB);
         PillarStore store = Pillars.datasetStore(name, AGENT, name, "tank", "nfs");
-        store.getMetadata().setGeneration(1L);
-        PillarStoreStatus status = new PillarStoreStatus();
-        status.setObservedGeneration(1L);
-        status.setBackendKind("zfs-dataset");
-        status.setConditions(List.of(new Condition(PillarStore.POOL_DISCOVERED, Condition.TRUE, "PoolFound", "tank/nfs",
-                "2026-01-01T00:00:00Z", 1)));
-        store.setStatus(status);
+        ready(store, "zfs-dataset", "tank/nfs");
         inventory.put(store).put(Pillars.nfsProtocol(protocol, HOST));
         return this;
     }
