@@ -602,6 +602,9 @@ public final class LvmVolumeBackend implements VolumeBackend {
         }
         BackendVolume target = usable(id, lv);
         if (finished) {
+            // the copy tags the LV finished as its last step and leaves the registry just after: answer OK once it
+            // has left, so that the OK frees the source at once (its delete and resize check the registry)
+            copies.onto(id).ifPresent(c -> c.await(CallBudget.cap(callWait)));
             return target;
         }
         LinearCopies.Copy copy = copies.onto(id).orElse(null);
