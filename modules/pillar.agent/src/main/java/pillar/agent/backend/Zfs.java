@@ -82,13 +82,17 @@ final class Zfs {
     }
 
     /**
-     * {@code zfs create} of the volume's filesystem dataset with {@code refquota} and the user property
-     * {@code property=value} set on it (compressed as {@code compression} says, else inherited). A dataset of
-     * that name or too little space is a result; a missing parent is UNAVAILABLE, anything else FAILED.
+     * {@code zfs create} of the volume's filesystem dataset with {@code refquota}, the backend's
+     * {@code name=value} {@code properties} and the user property {@code property=value} set on it
+     * (compressed as {@code compression} says, else inherited). A dataset of that name or too little space is
+     * a result; a missing parent is UNAVAILABLE, anything else FAILED.
      */
-    Creation createFilesystem(VolumeId id, ByteSize refquota, Optional<String> compression, String property, String value) {
+    Creation createFilesystem(VolumeId id, ByteSize refquota, List<String> properties, Optional<String> compression, String property,
+                              String value) {
         String dataset = dataset(id);
-        List<String> argv = new ArrayList<>(List.of("zfs", "create", "-o", "refquota=" + refquota.bytes(), "-o", property + "=" + value));
+        List<String> argv = new ArrayList<>(List.of("zfs", "create", "-o", "refquota=" + refquota.bytes()));
+        properties.forEach(p -> argv.addAll(List.of("-o", p)));
+        argv.addAll(List.of("-o", property + "=" + value));
         compression.ifPresent(c -> argv.addAll(List.of("-o", "compression=" + c)));
         argv.add(dataset);
         return create(dataset, argv);

@@ -116,6 +116,37 @@ final class ZfsSnapshotCommands {
         });
     }
 
+    /** {@code zfs set refquota=N DATASET} of a filesystem that is not (yet) a volume's by its name. */
+    void setRefquota(String dataset, ByteSize refquota) {
+        try {
+            run(List.of("zfs", "set", "refquota=" + refquota.bytes(), dataset));
+        } catch (CommandFailedException e) {
+            throw BackendException.failed("zfs set refquota of " + dataset + " failed", e);
+        }
+    }
+
+    /** {@code zfs mount DATASET}: a filesystem a receive or rename left unmounted, mounted at its mountpoint. */
+    void mount(String dataset) {
+        try {
+            run(List.of("zfs", "mount", dataset));
+        } catch (CommandFailedException e) {
+            throw BackendException.failed("zfs mount of " + dataset + " failed", e);
+        }
+    }
+
+    /**
+     * {@code zfs list -r -d 1 -t filesystem,volume} of {@code dataset}: the datasets directly below it (not
+     * itself, not its snapshots), in the order zfs prints them.
+     */
+    List<String> children(String dataset) {
+        try {
+            return ZfsOutput.rows(run(List.of("zfs", "list", "-Hp", "-r", "-d", "1", "-t", "filesystem,volume", "-o", "name", dataset)), 1)
+                    .stream().map(List::getFirst).filter(name -> !name.equals(dataset)).toList();
+        } catch (CommandFailedException e) {
+            throw BackendException.failed("zfs list of the datasets below " + dataset + " failed", e);
+        }
+    }
+
     /**
      * {@code zfs destroy [-d|-r] NAME}: {@code -d} defers a snapshot's destruction while clones depend on
      * it, {@code -r} takes a dataset's snapshots with it. A missing one is {@link Destroyed#GONE}.

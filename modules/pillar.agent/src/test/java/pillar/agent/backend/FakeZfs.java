@@ -29,7 +29,7 @@ import pillar.runtime.exec.ProcessRunner;
  * Devices can appear late, as they do (about 0.2 s after {@code zfs create}); a {@code zvol_id} holds
  * its zvol open, and a destroy of it meanwhile is refused busy, as the kernel refuses it ({@link #holdProbes}).
  *
- * <p>It understands exactly the argument lists {@link ZfsVolumeBackend} emits and answers in the
+ * <p>It understands exactly the argument lists {@link ZfsVolumeBackend} and {@link ZfsDatasetBackend} emit and answers in the
  * scripted format of {@code zfs -Hp} with libzfs's messages and exit status 1, as captured from zfs
  * 2.1.11 in the VM ({@code zfs/README.md}; {@link ZfsParsingTest} holds the fake to those captures);
  * any other argument list fails the test. Like the real zfs, {@code create} rounds a volsize up to the
@@ -39,7 +39,10 @@ import pillar.runtime.exec.ProcessRunner;
  * depend on their origin: destroying a snapshot with clones fails unless {@code -d}, which defers it
  * until its last clone goes; destroying a zvol with snapshots fails unless {@code -r}),
  * {@code zfs send | zfs recv} through {@link #pipe} (the copy gets the stream's snapshot too), and
- * {@code rename} (a dataset with its snapshots, its clones keep their origin).
+ * {@code rename} (a dataset with its snapshots, its clones keep their origin). All of these for
+ * filesystems too: a filesystem's snapshot has no volsize, its clone or copy is a filesystem (mounted
+ * below its parent's mountpoint, or left unmounted by a receive: {@link #receiveUnmounted}) taking
+ * {@code refquota} and the other {@code -o} properties, and {@code zfs mount} mounts it.
  */
 public final class FakeZfs implements ProcessRunner {
     /** How zvol device nodes appear. */
@@ -67,6 +70,7 @@ public final class FakeZfs implements ProcessRunner {
     private Duration deviceDelay = Duration.ZERO;
     private String health = "ONLINE";
     private boolean failNextReceive;
+    private boolean receiveUnmounted;
     private long clock = 1_700_000_000L;
     /** The kernel's disk sequence number: one more for every disk made, never reused (sysfs {@code diskseq}). */
     private long diskseq = 8;
@@ -85,6 +89,10 @@ public final class FakeZfs implements ProcessRunner {
         long creation;
         /** The snapshot a clone was made of, or null. */
         Dataset origin;
+        /** A snapshot's: whether it is of a zvol (else of a filesystem, and it has no volsize). */
+        boolean ofVolume;
+        /** A filesystem's: whether it is mounted (where its mountpoint says). */
+        boolean mounted = true;
 
         Dataset(boolean volume, long volsize, long volblocksize, boolean sparse) {
             this.volume = volume;
@@ -163,6 +171,28 @@ public final class FakeZfs implements ProcessRunner {
 
     synchronized long volsize(String name) {
         return datasets.get(name).volsize;
+    }
+
+    synchronized long refquota(String name) {
+        return datasets.get(name).refquota;
+    }
+
+    /** A zvol's volsize, a filesystem's refquota. */
+    synchronized long size(String name) {
+        Dataset d = datasets.get(name);
+        return d.volume ? d.volsize : d.refquota;
+    }
+
+    /** Whether the filesystem is mounted. */
+    synchronized boolean mounted(String name) {
+        Dataset d = datasets.get(name);
+        return isFilesystem(d) && d.mounted && mountpoint(name).startsWith("/");
+    }
+
+    /** Every receive of a filesystem from now on leaves it unmounted (as a {@code canmount=noauto} or {@code -u} would). */
+    synchronized FakeZfs receiveUnmounted() {
+        receiveUnmounted = true;
+        return this;
     }
 
     synchronized Map<String, String> properties(String name) {
@@ -266,6 +296,7 @@ public final class FakeZfs implements ProcessRunner {
             case "snapshot" -> snapshot(command, a);
             case "clone" -> cloneOf(command, a);
             case "rename" -> rename(command, a);
+            case "mount" -> mount(command, a);
             default -> throw notUnderstood(a);
         };
     }
@@ -292,15 +323,19 @@ public final class FakeZfs implements ProcessRunner {
         if (!datasets.containsKey(target.substring(0, target.lastIndexOf('/')))) {
             throw failure(second, "cannot receive new filesystem stream: destination '" + target + "' does not exist");
         }
-        Dataset copy = new Dataset(true, snap.volsize, snap.volblocksize, true);
+        Dataset copy = snap.ofVolume ? new Dataset(true, snap.volsize, snap.volblocksize, true) : filesystem(second, target, properties);
         copy.properties.putAll(properties);
+        copy.mounted = !receiveUnmounted;
         datasets.put(target, copy);
-        attachDevice(target, copy);
+        if (snap.ofVolume) {
+            attachDevice(target, copy);
+        }
         if (failNextReceive) {
             failNextReceive = false;
             throw failure(second, "cannot receive new filesystem stream: checksum mismatch or incomplete stream");
         }
         Dataset received = new Dataset(false, snap.volsize, snap.volblocksize, true);
+        received.ofVolume = snap.ofVolume;
         received.snapshot = true;
         received.creation = ++clock;
         datasets.put(target + from.substring(from.indexOf('@')), received);
@@ -320,6 +355,7 @@ public final class FakeZfs implements ProcessRunner {
             throw failure(command, "cannot create snapshot '" + name + "': dataset already exists");
         }
         Dataset snap = new Dataset(false, of.volsize, of.volblocksize, true);
+        snap.ofVolume = of.volume;
         snap.snapshot = true;
         snap.creation = ++clock;
         snap.properties.putAll(properties);
@@ -342,11 +378,59 @@ public final class FakeZfs implements ProcessRunner {
         if (!datasets.containsKey(target.substring(0, target.lastIndexOf('/')))) {
             throw failure(command, "cannot create '" + target + "': parent does not exist");
         }
-        Dataset clone = new Dataset(true, snap.volsize, snap.volblocksize, true);
+        Dataset clone = snap.ofVolume ? new Dataset(true, snap.volsize, snap.volblocksize, true) : filesystem(command, target, properties);
         clone.origin = snap;
         clone.properties.putAll(properties);
         datasets.put(target, clone);
-        attachDevice(target, clone);
+        if (snap.ofVolume) {
+            attachDevice(target, clone);
+        }
+        return ok("");
+    }
+
+    /**
+     * A new filesystem of a clone or receive: its {@code -o} properties checked as {@code zfs create}
+     * checks them, {@code refquota} taken out of {@code properties} into the dataset.
+     */
+    private static Dataset filesystem(Command command, String name, Map<String, String> properties) {
+        Dataset fs = new Dataset(false, 0, 0, false);
+        fs.refquota = checkFilesystemProperties(command, "cannot create '" + name + "': ", properties);
+        return fs;
+    }
+
+    /** The filesystem properties {@code zfs create} accepts; returns the refquota (0 for none) and removes it from the map. */
+    private static long checkFilesystemProperties(Command command, String cannot, Map<String, String> properties) {
+        for (Map.Entry<String, String> p : properties.entrySet()) {
+            boolean valid = switch (p.getKey()) {
+                case "refquota" -> p.getValue().matches("[0-9]{1,19}");
+                case "compression" -> COMPRESSION.contains(p.getValue());
+                case "snapdir" -> Set.of("hidden", "visible").contains(p.getValue());
+                case "sharenfs" -> !p.getValue().isEmpty();
+                case "volmode" -> throw failure(command, cannot + "'volmode' does not apply to datasets of this type");
+                default -> p.getKey().contains(":");
+            };
+            if (!valid) {
+                throw failure(command, cannot + "'" + p.getKey() + "' must be one of the documented values");
+            }
+        }
+        return properties.containsKey("refquota") ? Long.parseLong(properties.remove("refquota")) : 0;
+    }
+
+    /** {@code zfs mount FS}: mounted at its mountpoint. */
+    private CommandResult mount(Command command, List<String> a) {
+        expect(a, a.size() == 3);
+        String name = a.get(2);
+        Dataset fs = datasets.get(name);
+        if (fs == null) {
+            throw failure(command, "cannot open '" + name + "': dataset does not exist");
+        }
+        if (!isFilesystem(fs)) {
+            throw failure(command, "cannot open '" + name + "': operation not applicable to datasets of this type");
+        }
+        if (fs.mounted) {
+            throw failure(command, "cannot mount '" + name + "': filesystem already mounted");
+        }
+        fs.mounted = true;
         return ok("");
     }
 
@@ -413,20 +497,7 @@ public final class FakeZfs implements ProcessRunner {
         if (!datasets.containsKey(poolName)) {
             throw failure(command, "cannot open '" + poolName + "': no such pool");
         }
-        long refquota = 0;
-        for (Map.Entry<String, String> p : properties.entrySet()) {
-            boolean valid = switch (p.getKey()) {
-                case "refquota" -> p.getValue().matches("[0-9]{1,19}");
-                case "compression" -> COMPRESSION.contains(p.getValue());
-                default -> p.getKey().contains(":");
-            };
-            if (!valid) {
-                throw failure(command, cannot + "'" + p.getKey() + "' must be one of the documented values");
-            }
-        }
-        if (properties.containsKey("refquota")) {
-            refquota = Long.parseLong(properties.remove("refquota"));
-        }
+        long refquota = checkFilesystemProperties(command, cannot, properties);
         String parent = name.substring(0, Math.max(0, name.lastIndexOf('/')));
         Dataset above = datasets.get(parent);
         if (above == null) {
@@ -547,6 +618,9 @@ public final class FakeZfs implements ProcessRunner {
     }
 
     private CommandResult list(Command command, List<String> a) {
+        if (a.equals(List.of("zfs", "list", "-Hp", "-r", "-d", "1", "-t", "filesystem,volume", "-o", "name", a.getLast()))) {
+            return children(command, a.getLast());
+        }
         expect(a, a.size() == 11 && a.subList(2, 6).equals(List.of("-Hp", "-t", "volume", "-o"))
                 && a.subList(7, 10).equals(List.of("-r", "-d", "1")));
         String parent = a.get(10);
@@ -560,6 +634,16 @@ public final class FakeZfs implements ProcessRunner {
                 .map(line -> line + "\n")
                 .collect(Collectors.joining());
         return ok(out);
+    }
+
+    /** {@code zfs list -Hp -r -d 1 -t filesystem,volume -o name DATASET}: itself and the datasets directly below it. */
+    private CommandResult children(Command command, String name) {
+        if (!datasets.containsKey(name)) {
+            throw failure(command, "cannot open '" + name + "': dataset does not exist");
+        }
+        return ok(datasets.entrySet().stream().filter(e -> !e.getValue().snapshot && (e.getKey().equals(name)
+                || e.getKey().startsWith(name + "/") && e.getKey().indexOf('/', name.length() + 1) < 0))
+                .map(e -> e.getKey() + "\n").collect(Collectors.joining()));
     }
 
     private CommandResult set(Command command, List<String> a) {
@@ -633,8 +717,8 @@ public final class FakeZfs implements ProcessRunner {
         List<String> snapshotsOf = datasets.keySet().stream().filter(n -> n.startsWith(name + "@")).toList();
         if (!snapshotsOf.isEmpty()) {
             if (!flag.equals("-r")) {
-                throw failure(command, "cannot destroy '" + name + "': volume has children\nuse '-r' to destroy the following datasets:\n"
-                        + String.join("\n", snapshotsOf));
+                throw failure(command, "cannot destroy '" + name + "': " + (dataset.volume ? "volume" : "filesystem")
+                        + " has children\nuse '-r' to destroy the following datasets:\n" + String.join("\n", snapshotsOf));
             }
             for (String snap : snapshotsOf) {
                 if (!clonesOf(datasets.get(snap)).isEmpty()) {
@@ -721,14 +805,14 @@ public final class FakeZfs implements ProcessRunner {
     private String value(List<String> argv, String name, String property) {
         Dataset d = datasets.get(name);
         return switch (property) {
-            case "volsize" -> d.volume || d.snapshot ? Long.toString(d.volsize) : "-";
-            case "volblocksize" -> d.volume || d.snapshot ? Long.toString(d.volblocksize) : "-";
+            case "volsize" -> d.volume || d.snapshot && d.ofVolume ? Long.toString(d.volsize) : "-";
+            case "volblocksize" -> d.volume || d.snapshot && d.ofVolume ? Long.toString(d.volblocksize) : "-";
             case "defer_destroy" -> d.snapshot ? (d.deferDestroy ? "on" : "off") : "-";
             case "creation" -> Long.toString(d.creation);
             case "type" -> d.snapshot ? "snapshot" : d.volume ? "volume" : "filesystem";
             case "refquota" -> isFilesystem(d) ? Long.toString(d.refquota) : "-";
             case "mountpoint" -> isFilesystem(d) ? mountpoint(name) : "-";
-            case "mounted" -> isFilesystem(d) ? (mountpoint(name).startsWith("/") ? "yes" : "no") : "-";
+            case "mounted" -> isFilesystem(d) ? (d.mounted && mountpoint(name).startsWith("/") ? "yes" : "no") : "-";
             case "available" -> Long.toString(available());
             case "used" -> Long.toString(used(name));
             default -> {

@@ -12,16 +12,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.VolumeBackend.NonZeroingPool;
+import pillar.agent.backend.VolumeSource.Mode;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.ByteSize;
+import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
 
 /**
  * ZfsDatasetBackend against the stateful fake zfs: child filesystems with refquota as their size, the
  * mountpoint as the volume's path, ownership exactly as zvols have it, growth without shrinking, and
- * the busy-destroy retry.
+ * the busy-destroy retry; what only a filesystem's snapshots and clones have (the rest is
+ * {@link ZfsSnapshotBackendTest}'s, for both backends): the clone's own snapdir, sharenfs and mount, and
+ * a delete that hides only a dataset whose dependents are snapshots.
  */
 class ZfsDatasetBackendTest {
     private static final VolumeId PVC1 = VolumeId.of("pvc-1");
@@ -54,9 +59,10 @@ class ZfsDatasetBackendTest {
         assertThat(volume).isEqualTo(BackendVolume.filesystem(PVC1, ByteSize.of(1_000_000), Path.of("/tank/nfs/pvc-1")));
         assertThat(volume.isFilesystem()).isTrue();
         assertThat(volume.device()).isNull();
-        assertThat(zfs.argvs()).contains(List.of("zfs", "create", "-o", "refquota=1000000", "-o",
-                MANAGED + "=" + InstallationId.EMBEDDED.value(), "tank/nfs/pvc-1"));
-        assertThat(zfs.properties("tank/nfs/pvc-1")).containsEntry(MANAGED, InstallationId.EMBEDDED.value());
+        assertThat(zfs.argvs()).contains(List.of("zfs", "create", "-o", "refquota=1000000", "-o", "snapdir=hidden", "-o", "sharenfs=off",
+                "-o", MANAGED + "=" + InstallationId.EMBEDDED.value(), "tank/nfs/pvc-1"));
+        assertThat(zfs.properties("tank/nfs/pvc-1")).containsEntry(MANAGED, InstallationId.EMBEDDED.value())
+                .containsEntry("snapdir", "hidden").containsEntry("sharenfs", "off");
     }
 
     @Test
@@ -201,5 +207,83 @@ class ZfsDatasetBackendTest {
 
         assertThat(capacity.available()).isEqualTo(ByteSize.of(zfs.available()));
         assertThat(capacity.total()).isEqualTo(ByteSize.ofGiB(10));
+    }
+
+    private static final SnapshotId SNAP = SnapshotId.of("snapshot-1");
+
+    @Test
+    void aCloneOrCopyCarriesItsOwnSnapdirAndSharenfsWhateverTheParentSays() {
+        FakeZfs zfs = zfs().withProperty("tank/nfs", "snapdir", "visible").withProperty("tank/nfs", "sharenfs", "on");
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.snapshot(SNAP, PVC1);
+
+        backend.create(PVC2, ByteSize.ofMiB(8), Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromSnapshot(SNAP, Mode.LINKED));
+        backend.create(VolumeId.of("pvc-3"), ByteSize.ofMiB(8), Map.of(), NonZeroingPool.REFUSE,
+                new VolumeSource.FromVolume(PVC1, Mode.INDEPENDENT));
+
+        for (String made : List.of("tank/nfs/pvc-2", "tank/nfs/pvc-3")) {
+            assertThat(zfs.properties(made)).as(made).containsEntry("snapdir", "hidden").containsEntry("sharenfs", "off")
+                    .containsEntry(MANAGED, InstallationId.EMBEDDED.value());
+            assertThat(zfs.refquota(made)).as(made).isEqualTo(ByteSize.ofMiB(8).bytes());
+        }
+    }
+
+    @Test
+    void aCopyAReceiveLeftUnmountedIsMountedBeforeItIsReturned() {
+        FakeZfs zfs = zfs().receiveUnmounted();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.snapshot(SNAP, PVC1);
+
+        BackendVolume copy = backend.create(PVC2, ByteSize.ofMiB(16), Map.of(), NonZeroingPool.REFUSE,
+                new VolumeSource.FromSnapshot(SNAP, Mode.INDEPENDENT));
+
+        assertThat(copy).isEqualTo(BackendVolume.filesystem(PVC2, ByteSize.ofMiB(16), Path.of("/tank/nfs/pvc-2")));
+        assertThat(zfs.mounted("tank/nfs/pvc-2")).isTrue();
+        assertThat(zfs.argvs()).contains(List.of("zfs", "mount", "tank/nfs/pvc-2"));
+        assertThat(backend.find(PVC2)).contains(copy);
+    }
+
+    @Test
+    void aDatasetWithADatasetBelowItThatItDidNotMakeIsRefusedNotHidden() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        zfs.withFilesystem("tank/nfs/pvc-1/someone");
+
+        assertFails(() -> backend.delete(PVC1), Kind.FAILED, "datasets below it this driver did not make: [tank/nfs/pvc-1/someone]");
+        assertThat(zfs.below("tank/nfs")).containsExactly("tank/nfs", "tank/nfs/pvc-1", "tank/nfs/pvc-1/someone");
+    }
+
+    @Test
+    void aHiddenDatasetIsNeitherListedNorFoundAndGoesWithItsLastSnapshot() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.snapshot(SNAP, PVC1);
+
+        backend.delete(PVC1);
+
+        assertThat(zfs.below("tank/nfs")).hasSize(3).anyMatch(n -> n.contains(ZfsSnapshots.HIDDEN) && n.endsWith("@snapshot-1"));
+        assertThat(backend.list()).isEmpty();
+        assertThat(backend.findAll(List.of(PVC1))).isEmpty();
+        assertThat(backend.find(PVC1)).isEmpty();
+        assertThat(backend.findSnapshot(SNAP)).hasValueSatisfying(s -> assertThat(s.size()).isEqualTo(ByteSize.ofMiB(8)));
+        backend.deleteSnapshot(SNAP);
+        assertThat(zfs.below("tank/nfs")).containsExactly("tank/nfs");
+    }
+
+    @Test
+    void aSnapshotOfADatasetDeeperBelowIsNotThisBackendsEvenWithItsMark() {
+        FakeZfs zfs = zfs().withFilesystem("tank/nfs/blocks");
+        ZfsVolumeBackend zvols = new ZfsVolumeBackend(new BackendConfig("zfs", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "nfs/blocks"),
+                zfs, root.resolve("dev"), root.resolve("sys"), Path.of("/lib/udev/zvol_id"), Duration.ofSeconds(5), Duration.ofSeconds(5));
+        zvols.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        zvols.snapshot(SNAP, PVC1);
+
+        assertThat(backend(zfs).listSnapshots()).isEmpty();
+        assertThat(backend(zfs).findSnapshot(SNAP)).isEmpty();
+        assertThat(zvols.listSnapshots()).extracting(BackendSnapshot::id).containsExactly(SNAP);
     }
 }
