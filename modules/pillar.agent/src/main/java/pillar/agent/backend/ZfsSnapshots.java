@@ -89,9 +89,10 @@ final class ZfsSnapshots {
             try {
                 SnapshotId id = SnapshotId.of(local(p, SNAPSHOT_PROPERTY));
                 VolumeId source = VolumeId.of(local(p, SOURCE_PROPERTY));
+                // a zvol's snapshot has its volsize and volblocksize; a filesystem's only the size recorded on it
                 OptionalLong volsize = ZfsOutput.bytes(value(p, "volsize"));
-                long size = volsize.isPresent() ? volsize.getAsLong() : ZfsOutput.bytes(local(p, SIZE_PROPERTY).isEmpty()
-                        ? ZfsOutput.UNSET : local(p, SIZE_PROPERTY)).orElse(0);
+                String recorded = local(p, SIZE_PROPERTY);
+                long size = volsize.isPresent() ? volsize.getAsLong() : recorded.isEmpty() ? 0 : ZfsOutput.bytes(recorded).orElse(0);
                 long block = volsize.isPresent() ? ZfsOutput.bytes(value(p, "volblocksize")).orElse(8192) : 1;
                 long created = ZfsOutput.bytes(value(p, "creation")).orElse(0);
                 found.add(new Found(row.getKey(), new BackendSnapshot(id, source, ByteSize.of(size), Instant.ofEpochSecond(created)),

@@ -45,10 +45,10 @@ import pillar.api.value.VolumeId;
  * here and no pool setting is checked ({@code DataRemanenceKernelIT} proves it).
  *
  * <p>Snapshots ({@link ZfsSnapshots} names the datasets; {@link ZfsClones} makes restores and clones, the
- * same code as {@link ZfsDatasetBackend}'s, this class's {@link ZfsLayout} what is zvol's): {@code zfs snapshot <volume>@<id>}; a restore or
- * clone is LINKED (the default, {@code zfs clone}) or INDEPENDENT ({@code zfs send | zfs recv} into a
- * temporary name, renamed when complete, its received snapshot destroyed so nothing ties it to the
- * source). A clone of a volume passes through a snapshot of it, destroyed with {@code -d} (deferred: it
+ * same code as {@link ZfsDatasetBackend}'s, this class's {@link ZfsLayout} being what is zvol's):
+ * {@code zfs snapshot <volume>@<id>}; a restore or clone is LINKED (the default, {@code zfs clone}) or
+ * INDEPENDENT ({@code zfs send | zfs recv} into a temporary name, renamed when complete, its received
+ * snapshot destroyed so nothing ties it to the source). A clone of a volume passes through a snapshot of it, destroyed with {@code -d} (deferred: it
  * goes with the linked clone) or at once after a copy. A deleted snapshot is {@code zfs destroy -d}: one
  * that clones use lingers, deferred, never found nor listed, until ZFS destroys it with its last clone.
  * A deleted zvol that still has snapshots is never refused: it is renamed to a hidden name (never

@@ -20,6 +20,7 @@ import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.ByteSize;
 import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
+import pillar.runtime.exec.Command;
 
 /**
  * ZfsDatasetBackend against the stateful fake zfs: child filesystems with refquota as their size, the
@@ -285,5 +286,20 @@ class ZfsDatasetBackendTest {
         assertThat(backend(zfs).listSnapshots()).isEmpty();
         assertThat(backend(zfs).findSnapshot(SNAP)).isEmpty();
         assertThat(zvols.listSnapshots()).extracting(BackendSnapshot::id).containsExactly(SNAP);
+    }
+
+    @Test
+    void aHiddenDatasetFreedWhileTheAgentWasDownIsReapedAtStartUp() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.snapshot(SNAP, PVC1);
+        backend.delete(PVC1);
+        String snapshot = zfs.below("tank/nfs").stream().filter(n -> n.endsWith("@snapshot-1")).findFirst().orElseThrow();
+        zfs.run(new Command(List.of("zfs", "destroy", snapshot), Duration.ofSeconds(5))); // by hand, say, while the agent was down
+
+        backend(zfs).reapHidden();
+
+        assertThat(zfs.below("tank/nfs")).containsExactly("tank/nfs");
     }
 }
