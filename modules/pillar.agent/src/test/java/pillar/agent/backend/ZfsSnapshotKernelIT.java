@@ -186,8 +186,10 @@ class ZfsSnapshotKernelIT {
             assertThat(made.mountPath()).isEqualTo(nfsMount.resolve(made.id().value()));
             assertThat(property(dataset, "mounted")).isEqualTo("yes");
             assertThat(property(dataset, "mountpoint")).isEqualTo(made.mountPath().toString());
-            assertThat(sh("zfs", "get", "-H", "-o", "value,source", "snapdir,sharenfs," + ZfsVolumeBackend.MANAGED_PROPERTY, dataset)
-                    .strip().lines().toList()).containsExactly("hidden	local", "off	local", InstallationId.EMBEDDED.value() + "	local");
+            // canmount: made noauto (no zfs mount of its own, which would run exportfs -ra: docs/nfs.md fact 11), set on once mounted
+            assertThat(sh("zfs", "get", "-H", "-o", "value,source", "snapdir,sharenfs,canmount," + ZfsVolumeBackend.MANAGED_PROPERTY,
+                    dataset).strip().lines().toList()).containsExactly("hidden	local", "off	local", "on	local",
+                    InstallationId.EMBEDDED.value() + "	local");
             assertThat(FileData.hash(made)).as(dataset).isEqualTo(atSnapshot);
         }
         assertThat(property(pool + "/nfs/pvc-linked", "refquota")).isEqualTo(Long.toString(SIZE.bytes()));
@@ -253,6 +255,10 @@ class ZfsSnapshotKernelIT {
 
         datasets.delete(SRC);
         assertThat(datasets.find(SRC)).isEmpty();
+        // hidden unmounted: umount(8) before the destroy that found its snapshot, then zfs rename -u
+        List<String> hidden = sh("zfs", "list", "-H", "-o", "name,mounted", "-t", "filesystem", "-r", pool + "/nfs").strip().lines()
+                .filter(l -> l.contains(ZfsSnapshots.HIDDEN)).toList();
+        assertThat(hidden).hasSize(1).allMatch(l -> l.endsWith("\tno"));
         assertThat(datasets.list()).extracting(BackendVolume::id).containsExactly(VolumeId.of("pvc-linked"));
         assertThat(datasets.findSnapshot(SNAP)).hasValueSatisfying(s -> assertThat(s.size()).isEqualTo(SIZE));
         BackendVolume again = restoreDataset(VolumeId.of("pvc-again"), SIZE, Mode.INDEPENDENT);
