@@ -42,7 +42,8 @@ import pillar.runtime.exec.ProcessRunner;
  * {@code rename} (a dataset with its snapshots, its clones keep their origin). All of these for
  * filesystems too: a filesystem's snapshot has no volsize, its clone or copy is a filesystem (mounted
  * below its parent's mountpoint unless made unmounted: {@code recv -u}, {@code canmount=noauto}) taking
- * {@code refquota} and the other {@code -o} properties, and {@code zfs mount} mounts it.
+ * {@code refquota} and the other {@code -o} properties, and {@code zfs mount} mounts it. Every command
+ * that would have had libzfs commit its shares (exportfs -ra) is recorded: {@link #shareCommits}.
  */
 public final class FakeZfs implements ProcessRunner {
     /** How zvol device nodes appear. */
@@ -314,7 +315,10 @@ public final class FakeZfs implements ProcessRunner {
         };
     }
 
-    /** {@code zfs send SNAPSHOT | zfs recv [-o p=v]... TARGET}: a new sparse zvol with the stream's snapshot. */
+    /**
+     * {@code zfs send SNAPSHOT | zfs recv [-u] [-o p=v]... TARGET}: a new sparse zvol, or filesystem (mounted
+     * unless {@code -u} or canmount says otherwise), with the stream's snapshot.
+     */
     @Override
     public synchronized CommandResult pipe(Command first, Command second) {
         commands.add(first);
