@@ -223,9 +223,14 @@ public final class AgentMain {
         ExportReapply.run(records, exports, exporter, backends);
         NfsExportReapply.run(exports, new NfsExporter(nfs), backends, config.backends().stream()
                 .filter(b -> b.kind() == BackendKind.BACKEND_KIND_ZFS_DATASET).map(BackendConfig::name).collect(Collectors.toSet()));
-        // zvols hidden by a delete whose dependents went while the agent was down
-        backends.values().stream().filter(b -> b instanceof pillar.agent.backend.ZfsVolumeBackend)
-                .forEach(b -> ((pillar.agent.backend.ZfsVolumeBackend) b).reapHidden());
+        // zvols and datasets hidden by a delete whose dependents went while the agent was down
+        backends.values().forEach(b -> {
+            switch (b) {
+                case pillar.agent.backend.ZfsVolumeBackend zvols -> zvols.reapHidden();
+                case pillar.agent.backend.ZfsDatasetBackend datasets -> datasets.reapHidden();
+                default -> { }
+            }
+        });
         gate.open();
         return server;
     }

@@ -82,16 +82,19 @@ final class Zfs {
     }
 
     /**
-     * {@code zfs create} of the volume's filesystem dataset with {@code refquota} and the user property
-     * {@code property=value} set on it (compressed as {@code compression} says, else inherited). A dataset of
-     * that name or too little space is a result; a missing parent is UNAVAILABLE, anything else FAILED.
+     * {@code zfs create} of the volume's filesystem dataset with {@code refquota}, the backend's
+     * {@code name=value} {@code properties} and the user property {@code property=value} set on it
+     * (compressed as {@code compression} says, else inherited). A dataset of that name or too little space is
+     * a result; a missing parent is UNAVAILABLE, anything else FAILED.
      */
-    Creation createFilesystem(VolumeId id, ByteSize refquota, Optional<String> compression, String property, String value) {
+    Creation createFilesystem(VolumeId id, ByteSize refquota, List<String> properties, Optional<String> compression, String property,
+                              String value) {
         String dataset = dataset(id);
         // -u: zfs's own mount commits libzfs's shares, which runs exportfs -ra and wipes every export made
         // with exportfs (docs/nfs.md fact 11); the caller mounts it with mountFilesystem
-        List<String> argv = new ArrayList<>(List.of("zfs", "create", "-u", "-o", "refquota=" + refquota.bytes(), "-o",
-                property + "=" + value));
+        List<String> argv = new ArrayList<>(List.of("zfs", "create", "-u", "-o", "refquota=" + refquota.bytes()));
+        properties.forEach(p -> argv.addAll(List.of("-o", p)));
+        argv.addAll(List.of("-o", property + "=" + value));
         compression.ifPresent(c -> argv.addAll(List.of("-o", "compression=" + c)));
         argv.add(dataset);
         return create(dataset, argv);
@@ -180,7 +183,11 @@ final class Zfs {
      * the dataset does not exist.
      */
     Optional<Map<String, Property>> properties(VolumeId id, String properties) {
-        String dataset = dataset(id);
+        return properties(dataset(id), properties);
+    }
+
+    /** These properties of {@code dataset} (a name below the parent) as {@link #properties(VolumeId, String)} reads them. */
+    Optional<Map<String, Property>> properties(String dataset, String properties) {
         try {
             return Optional.of(ZfsOutput.sourcedByDataset(run(List.of("zfs", "get", "-Hp", "-o", "name,property,value,source",
                     properties, dataset))).getOrDefault(dataset, Map.of()));

@@ -17,6 +17,7 @@ import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.ByteSize;
 import pillar.api.value.InvalidValueException;
+import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
 import pillar.runtime.exec.ProcessRunner;
 
@@ -30,12 +31,41 @@ import pillar.runtime.exec.ProcessRunner;
  * listed, grown nor destroyed. Sizes are exact bytes (refquota needs no rounding); expand raises the
  * refquota and never lowers it (OUT_OF_RANGE). A refquota caps and reserves nothing, so capacity is the
  * parent's {@code available} and a create is never refused for space by ZFS. Options: {@code compression}
- * only ({@link ZfsOptions}'s values). No snapshots yet.
+ * only ({@link ZfsOptions}'s values).
+ *
+ * <p>Every dataset this backend makes (created, cloned or received) carries {@code snapdir=hidden} and
+ * {@code sharenfs=off} set locally: a parent's {@code snapdir=visible} would list {@code .zfs} (and with it
+ * every snapshot of the volume) to each NFS client, and a parent's {@code sharenfs} would have ZFS export the
+ * dataset itself, to clients the agent never chose. Hidden is not a barrier: a client that names
+ * {@code .zfs/snapshot/<id>} of its own volume can still read that volume's snapshots (data it had anyway).
+ *
+ * <p>Snapshots, restores and clones are the zvols' code ({@link ZfsSnapshots}, {@link ZfsClones}; this
+ * class's {@link ZfsLayout} is what differs): {@code zfs snapshot <volume>@<id>} recording the refquota
+ * then ({@value ZfsSnapshots#SIZE_PROPERTY}: a filesystem's snapshot has none), a LINKED restore or clone
+ * {@code zfs clone}, an INDEPENDENT one {@code zfs send | zfs recv} under a temporary name renamed when
+ * whole. A clone or copy is made with its refquota (the size asked for: larger than the source grows it,
+ * smaller is OUT_OF_RANGE), the mark, and the properties above, and gets its mountpoint from the parent as
+ * every volume does (the path nfsd exports). A deleted dataset that still has snapshots is renamed to a
+ * hidden name (never found, listed nor adopted) and destroyed once nothing depends on it, after every
+ * delete and at start-up ({@link #reapHidden}); one with datasets below it that this driver did not make
+ * is refused.
+ *
+ * <p>No command here has libzfs commit its shares, which runs {@code exportfs -ra} and wipes every export
+ * the agent made with exportfs (docs/nfs.md fact 11): a dataset is created with {@code zfs create -u}, a
+ * clone or copy made with {@code canmount=noauto} ({@code zfs clone} mounts and shares only a canmount=on
+ * one) and received with {@code zfs recv -u}, then set {@code canmount=on} (libzfs remounts nothing for
+ * that) and mounted with mount.zfs ({@code mount -t zfs -o zfsutil}), never {@code zfs mount}. A mounted
+ * dataset is unmounted with umount(8) before {@code zfs destroy} (hidden ones too) and before it is
+ * renamed hidden; renames are {@code zfs rename -u} of unmounted datasets.
  */
 public final class ZfsDatasetBackend implements VolumeBackend {
     private static final String MANAGED = ZfsVolumeBackend.MANAGED_PROPERTY;
     /** What a lookup reads of a dataset. */
     private static final String PROPERTIES = "type,refquota,mountpoint,mounted," + MANAGED;
+    /** Set locally on every dataset this backend makes (see the class comment). */
+    static final List<String> FILESYSTEM_PROPERTIES = List.of("snapdir=hidden", "sharenfs=off");
+    /** A clone or copy is made with it, set to on when it is made usable (see {@link Layout#properties}). */
+    static final String UNMOUNTED_UNTIL_USABLE = "canmount=noauto";
     private static final Logger LOG = Logger.getLogger(ZfsDatasetBackend.class.getName());
 
     private final BackendConfig config;
@@ -44,6 +74,8 @@ public final class ZfsDatasetBackend implements VolumeBackend {
     private final Duration busyTimeout;
     private final String parent;
     private final String owner;
+    private final ZfsSnapshots snapshots;
+    private final ZfsClones clones;
 
     /**
      * @param commandTimeout the deadline of each command
@@ -61,6 +93,9 @@ public final class ZfsDatasetBackend implements VolumeBackend {
         this.commands = new ZfsSnapshotCommands(runner, commandTimeout, parent);
         this.busyTimeout = busyTimeout;
         this.owner = installation.value();
+        Layout layout = new Layout();
+        this.snapshots = new ZfsSnapshots(zfs, commands, parent, owner, layout);
+        this.clones = new ZfsClones(zfs, commands, snapshots, layout, parent, owner);
     }
 
     @Override
@@ -75,7 +110,7 @@ public final class ZfsDatasetBackend implements VolumeBackend {
         if (size.bytes() <= 0) {
             throw new BackendException(Kind.OUT_OF_RANGE, "a volume needs a size above 0 bytes");
         }
-        switch (zfs.createFilesystem(id, size, compression, MANAGED, owner)) {
+        switch (zfs.createFilesystem(id, size, FILESYSTEM_PROPERTIES, compression, MANAGED, owner)) {
             case Creation.NameTaken taken -> {
                 Fs existing = lookup(id).orElseThrow(() -> BackendException.failed("zfs says " + dataset
                         + " exists, zfs get does not find it", taken.cause()));
@@ -179,21 +214,76 @@ public final class ZfsDatasetBackend implements VolumeBackend {
             throw new BackendException(Kind.FAILED, "refusing to destroy " + dataset + ": " + ownership(fs.get())
                     + ", so this installation did not create it");
         }
+        if (destroyWhileBusy(fs.get()) == ZfsSnapshotCommands.Destroyed.HAS_DEPENDENTS) {
+            List<String> below = commands.children(dataset);
+            if (!below.isEmpty()) {
+                throw new BackendException(Kind.FAILED, "refusing to destroy " + dataset + ": it has datasets below it this driver"
+                        + " did not make: " + below);
+            }
+            String hidden = snapshots.hidden(id);
+            commands.renameUnmounted(dataset, hidden); // unmounted by destroyWhileBusy: nothing remounts it
+            LOG.info(() -> "dataset " + dataset + " has snapshots: hidden as " + hidden + " until nothing depends on it");
+        } else {
+            LOG.info(() -> "destroyed dataset " + dataset);
+        }
+        reapHidden();
+    }
+
+    /**
+     * {@code zfs destroy} of a dataset, unmounted first with umount(8) when it is mounted ({@code zfs destroy} of a
+     * mounted dataset runs exportfs -ra: docs/nfs.md fact 11), both retried while busy ({@link DeviceWait#whileBusy});
+     * still busy past that, FAILED. A dataset that has dependents is left unmounted.
+     */
+    private ZfsSnapshotCommands.Destroyed destroyWhileBusy(Fs fs) {
         ZfsSnapshotCommands.Destroyed[] outcome = {ZfsSnapshotCommands.Destroyed.BUSY};
-        boolean[] mounted = {fs.get().mounted() && fs.get().mountpoint().startsWith("/")};
+        boolean[] mounted = {fs.mounted() && fs.mountpoint().startsWith("/")};
         DeviceWait.whileBusy(busyTimeout, () -> {
-            // unmounted first with umount(8): zfs destroy of a mounted dataset runs exportfs -ra (fact 11)
-            if (mounted[0] && zfs.unmountFilesystem(fs.get().mountpoint())) {
+            if (mounted[0] && zfs.unmountFilesystem(fs.mountpoint())) {
                 mounted[0] = false;
             }
-            outcome[0] = mounted[0] ? ZfsSnapshotCommands.Destroyed.BUSY : commands.destroy(dataset, "");
+            outcome[0] = mounted[0] ? ZfsSnapshotCommands.Destroyed.BUSY : commands.destroy(fs.dataset(), "");
             return outcome[0] != ZfsSnapshotCommands.Destroyed.BUSY ? Optional.empty() : Optional.of(new BackendException(Kind.FAILED,
-                    dataset + " is busy: unexport it first (nfsd or another user still holds the mounted dataset)"));
+                    fs.dataset() + " is busy: unexport it first (nfsd or another user still holds the mounted dataset)"));
         });
-        if (outcome[0] == ZfsSnapshotCommands.Destroyed.HAS_DEPENDENTS) {
-            throw new BackendException(Kind.FAILED, "refusing to destroy " + dataset + ": it has snapshots or children this driver did not make");
-        }
-        LOG.info(() -> "destroyed dataset " + dataset);
+        return outcome[0];
+    }
+
+    /** Destroys the hidden datasets nothing depends on any more (after a delete, a crash, at start-up); never throws. */
+    public void reapHidden() {
+        snapshots.reapHidden();
+    }
+
+    @Override
+    public boolean snapshots() {
+        return true;
+    }
+
+    @Override
+    public BackendSnapshot snapshot(SnapshotId id, VolumeId source) {
+        return snapshots.snapshot(id, source);
+    }
+
+    @Override
+    public Optional<BackendSnapshot> findSnapshot(SnapshotId id) {
+        return snapshots.find(id);
+    }
+
+    @Override
+    public void deleteSnapshot(SnapshotId id) {
+        snapshots.delete(id);
+    }
+
+    @Override
+    public List<BackendSnapshot> listSnapshots() {
+        return snapshots.list();
+    }
+
+    /** Options as {@link #create(VolumeId, ByteSize, Map, NonZeroingPool)} checks them; a clone's compression is its parent's. */
+    @Override
+    public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool pool,
+                                VolumeSource source) {
+        parseOptions(options);
+        return clones.create(id, size, source);
     }
 
     @Override
@@ -202,7 +292,7 @@ public final class ZfsDatasetBackend implements VolumeBackend {
         for (Map.Entry<String, Map<String, Property>> row : zfs.filesystemsOfParent(PROPERTIES, true).entrySet()) {
             String name = row.getKey();
             Fs fs = fs(name, row.getValue());
-            if (!owns(fs) || !name.startsWith(parent + "/")) {
+            if (!owns(fs) || !name.startsWith(parent + "/") || name.contains(ZfsSnapshots.HIDDEN) || name.endsWith(ZfsSnapshots.RECEIVING)) {
                 continue;
             }
             try {
@@ -265,6 +355,93 @@ public final class ZfsDatasetBackend implements VolumeBackend {
         }
         zfs.mountFilesystem(fs.dataset(), fs.mountpoint());
         return new Fs(fs.dataset(), fs.filesystem(), fs.refquota(), fs.mountpoint(), true, fs.mark());
+    }
+
+    /** What the shared snapshot and clone policy needs of filesystems: refquota in bytes, the mount, the properties. */
+    private final class Layout implements ZfsLayout {
+        @Override
+        public String noun() {
+            return "dataset";
+        }
+
+        @Override
+        public Optional<Own> own(VolumeId id) {
+            return lookup(id).filter(ZfsDatasetBackend.this::owns).map(fs -> new Own(fs.refquota(), 1));
+        }
+
+        @Override
+        public Optional<Made> made(VolumeId id) {
+            String dataset = zfs.dataset(id);
+            return zfs.properties(id, PROPERTIES + "," + ZfsSnapshots.CONTENT_PROPERTY).map(p -> {
+                Fs fs = fs(dataset, p);
+                return new Made(owns(fs), fs.refquota(), 1, p.getOrDefault(ZfsSnapshots.CONTENT_PROPERTY, Property.NONE).localValue(),
+                        ownership(fs));
+            });
+        }
+
+        /**
+         * The refquota with the clone or copy itself (no moment without it under any name), and
+         * {@code canmount=noauto}: zfs clone mounts a new filesystem and commits the shares only when its canmount
+         * is on (fact 11); {@link #usable} sets it on, then mounts it with mount.zfs.
+         */
+        @Override
+        public List<String> properties(ByteSize size) {
+            List<String> properties = new ArrayList<>(List.of("refquota=" + size.bytes()));
+            properties.addAll(FILESYSTEM_PROPERTIES);
+            properties.add(UNMOUNTED_UNTIL_USABLE);
+            return properties;
+        }
+
+        @Override
+        public boolean sizedByProperties() {
+            return true;
+        }
+
+        @Override
+        public void grow(String dataset, ByteSize size) {
+            commands.setRefquota(dataset, size);
+        }
+
+        /** {@code zfs rename -u}: the copy was received with {@code -u} and {@code canmount=noauto}, so it is not mounted. */
+        @Override
+        public void rename(String from, String to) {
+            commands.renameUnmounted(from, to);
+        }
+
+        /**
+         * Mounted where the parent puts it: one not mounted (a clone or copy made {@code canmount=noauto}) gets
+         * {@code canmount=on} (no mount, no share commit) and is mounted with mount.zfs ({@link Zfs#mountFilesystem},
+         * never {@code zfs mount}: fact 11); one without an absolute mountpoint is FAILED as {@link #find}.
+         */
+        @Override
+        public BackendVolume usable(VolumeId id, long size) {
+            String dataset = zfs.dataset(id);
+            Fs fs = lookup(id).orElseThrow(() -> new BackendException(Kind.FAILED, dataset + " was made but zfs get does not find it"));
+            if (fs.mounted() || !fs.mountpoint().startsWith("/")) {
+                return ZfsDatasetBackend.this.usable(id, fs);
+            }
+            commands.setCanmountOn(dataset);
+            zfs.mountFilesystem(dataset, fs.mountpoint());
+            LOG.info(() -> "mounted dataset " + dataset + " at " + fs.mountpoint());
+            return ZfsDatasetBackend.this.usable(id, lookup(id).orElseThrow(() -> new BackendException(Kind.FAILED,
+                    dataset + " was mounted but zfs get does not find it")));
+        }
+
+        @Override
+        public Map<String, Map<String, Property>> ofParent(String properties) {
+            return zfs.filesystemsOfParent(properties, false);
+        }
+
+        /** Unmounted first with umount(8) when mounted (a boot's zfs mount -a mounts hidden ones too), as a delete. */
+        @Override
+        public ZfsSnapshotCommands.Destroyed destroyHidden(String dataset) {
+            try {
+                Optional<Fs> fs = zfs.properties(dataset, PROPERTIES).map(p -> fs(dataset, p));
+                return fs.isEmpty() ? ZfsSnapshotCommands.Destroyed.GONE : destroyWhileBusy(fs.get());
+            } catch (BackendException stillBusy) {
+                return ZfsSnapshotCommands.Destroyed.BUSY; // left for the next delete or start-up
+            }
+        }
     }
 
     /** The volume with its mount path; a dataset that is not mounted at an absolute path is FAILED (nfsd would export the parent's empty directory). */

@@ -68,11 +68,13 @@ final class ZfsSnapshotCommands {
     }
 
     /**
-     * {@code zfs send SNAPSHOT | zfs recv -o p=v... TARGET}: a full stream into a new dataset, which
-     * then also has the snapshot of the stream's name. The target must not exist.
+     * {@code zfs send SNAPSHOT | zfs recv -u -o p=v... TARGET}: a full stream into a new dataset, which
+     * then also has the snapshot of the stream's name. The target must not exist. {@code -u}: a received
+     * filesystem is left unmounted (a receive's own mount commits libzfs's shares, which runs
+     * exportfs -ra: docs/nfs.md fact 11); nothing to a zvol.
      */
     void sendReceive(String snapshot, String target, List<String> properties) {
-        List<String> receive = new ArrayList<>(List.of("zfs", "recv"));
+        List<String> receive = new ArrayList<>(List.of("zfs", "recv", "-u"));
         properties.forEach(p -> receive.addAll(List.of("-o", p)));
         receive.add(target);
         try {
@@ -86,12 +88,25 @@ final class ZfsSnapshotCommands {
         }
     }
 
-    /** {@code zfs rename FROM TO}. */
+    /** {@code zfs rename FROM TO} of a zvol. */
     void rename(String from, String to) {
         try {
             run(List.of("zfs", "rename", from, to));
         } catch (CommandFailedException e) {
             throw BackendException.failed("zfs rename " + from + " " + to + " failed", e);
+        }
+    }
+
+    /**
+     * {@code zfs rename -u FROM TO} of a filesystem that is not mounted: {@code -u} has libzfs neither unmount
+     * nor remount anything (its unmount and remount of a mounted one commit the shares, which runs
+     * exportfs -ra: docs/nfs.md fact 11), so the caller unmounts a mounted one first with umount(8).
+     */
+    void renameUnmounted(String from, String to) {
+        try {
+            run(List.of("zfs", "rename", "-u", from, to));
+        } catch (CommandFailedException e) {
+            throw BackendException.failed("zfs rename -u " + from + " " + to + " failed", e);
         }
     }
 
@@ -114,6 +129,41 @@ final class ZfsSnapshotCommands {
                 };
             }
         });
+    }
+
+    /** {@code zfs set refquota=N DATASET} of a filesystem that is not (yet) a volume's by its name. */
+    void setRefquota(String dataset, ByteSize refquota) {
+        try {
+            run(List.of("zfs", "set", "refquota=" + refquota.bytes(), dataset));
+        } catch (CommandFailedException e) {
+            throw BackendException.failed("zfs set refquota of " + dataset + " failed", e);
+        }
+    }
+
+    /**
+     * {@code zfs set canmount=on DATASET} of a filesystem cloned or received with {@code canmount=noauto}: libzfs
+     * changes canmount to on or noauto without unmounting, mounting or sharing anything (it gathers a changelist
+     * only for canmount=off of a mounted dataset), so the caller mounts it itself with mount.zfs.
+     */
+    void setCanmountOn(String dataset) {
+        try {
+            run(List.of("zfs", "set", "canmount=on", dataset));
+        } catch (CommandFailedException e) {
+            throw BackendException.failed("zfs set canmount=on of " + dataset + " failed", e);
+        }
+    }
+
+    /**
+     * {@code zfs list -r -d 1 -t filesystem,volume} of {@code dataset}: the datasets directly below it (not
+     * itself, not its snapshots), in the order zfs prints them.
+     */
+    List<String> children(String dataset) {
+        try {
+            return ZfsOutput.rows(run(List.of("zfs", "list", "-Hp", "-r", "-d", "1", "-t", "filesystem,volume", "-o", "name", dataset)), 1)
+                    .stream().map(List::getFirst).filter(name -> !name.equals(dataset)).toList();
+        } catch (CommandFailedException e) {
+            throw BackendException.failed("zfs list of the datasets below " + dataset + " failed", e);
+        }
     }
 
     /**

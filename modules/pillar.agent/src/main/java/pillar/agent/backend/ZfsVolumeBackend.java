@@ -44,10 +44,11 @@ import pillar.api.value.VolumeId;
  * one (ZFS allocates blocks copy-on-write and reads an unwritten block as a hole), so nothing is zeroed
  * here and no pool setting is checked ({@code DataRemanenceKernelIT} proves it).
  *
- * <p>Snapshots ({@link ZfsSnapshots} names the datasets): {@code zfs snapshot <volume>@<id>}; a restore or
- * clone is LINKED (the default, {@code zfs clone}) or INDEPENDENT ({@code zfs send | zfs recv} into a
- * temporary name, renamed when complete, its received snapshot destroyed so nothing ties it to the
- * source). A clone of a volume passes through a snapshot of it, destroyed with {@code -d} (deferred: it
+ * <p>Snapshots ({@link ZfsSnapshots} names the datasets; {@link ZfsClones} makes restores and clones, the
+ * same code as {@link ZfsDatasetBackend}'s, this class's {@link ZfsLayout} being what is zvol's):
+ * {@code zfs snapshot <volume>@<id>}; a restore or clone is LINKED (the default, {@code zfs clone}) or
+ * INDEPENDENT ({@code zfs send | zfs recv} into a temporary name, renamed when complete, its received
+ * snapshot destroyed so nothing ties it to the source). A clone of a volume passes through a snapshot of it, destroyed with {@code -d} (deferred: it
  * goes with the linked clone) or at once after a copy. A deleted snapshot is {@code zfs destroy -d}: one
  * that clones use lingers, deferred, never found nor listed, until ZFS destroys it with its last clone.
  * A deleted zvol that still has snapshots is never refused: it is renamed to a hidden name (never
@@ -73,6 +74,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
     private final String owner;
     private final ZfsSnapshotCommands snapshotCommands;
     private final ZfsSnapshots snapshots;
+    private final ZfsClones clones;
 
     /**
      * @param devRoot        the device tree ({@code /dev}): zvol links and {@code zdN} nodes
@@ -99,7 +101,9 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         this.zfs = new Zfs(runner, commandTimeout, parent);
         this.owner = installation.value();
         this.snapshotCommands = new ZfsSnapshotCommands(runner, commandTimeout, parent);
-        this.snapshots = new ZfsSnapshots(zfs, snapshotCommands, parent, owner);
+        Layout layout = new Layout();
+        this.snapshots = new ZfsSnapshots(zfs, snapshotCommands, parent, owner, layout);
+        this.clones = new ZfsClones(zfs, snapshotCommands, snapshots, layout, parent, owner);
     }
 
     @Override
@@ -248,13 +252,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
 
     /** Destroys the hidden zvols nothing depends on any more (after a delete, a crash, at start-up); never throws. */
     public void reapHidden() {
-        snapshots.reapHidden(hidden -> {
-            try {
-                return destroyWhileBusy(hidden);
-            } catch (BackendException stillBusy) {
-                return ZfsSnapshotCommands.Destroyed.BUSY; // left for the next delete or start-up
-            }
-        });
+        snapshots.reapHidden();
     }
 
     @Override
@@ -264,144 +262,92 @@ public final class ZfsVolumeBackend implements VolumeBackend {
 
     @Override
     public BackendSnapshot snapshot(SnapshotId id, VolumeId source) {
-        Optional<ZfsSnapshots.Found> existing = snapshots.any(id);
-        if (existing.isPresent()) {
-            return sameSnapshot(existing.get(), id, source);
-        }
-        lookup(source).filter(this::owns).orElseThrow(() -> new BackendException(Kind.NOT_FOUND,
-                "volume " + source + " does not exist below " + parent));
-        String name = zfs.dataset(source) + "@" + id.value();
-        snapshotCommands.snapshot(name, snapshots.properties(id, source));
-        ZfsSnapshots.Found made = snapshots.any(id).orElseThrow(() -> new BackendException(Kind.CONFLICT,
-                "a snapshot named " + name + " exists and is not snapshot " + id + " of this installation"));
-        LOG.info(() -> "took snapshot " + name);
-        return sameSnapshot(made, id, source);
-    }
-
-    private static BackendSnapshot sameSnapshot(ZfsSnapshots.Found found, SnapshotId id, VolumeId source) {
-        if (found.deferred()) {
-            throw new BackendException(Kind.CONFLICT, "snapshot " + id + " was deleted (it lingers for its clones only)");
-        }
-        if (!found.snapshot().source().equals(source)) {
-            throw new BackendException(Kind.CONFLICT, "snapshot " + id + " already exists of volume " + found.snapshot().source()
-                    + ", not of " + source);
-        }
-        return found.snapshot();
+        return snapshots.snapshot(id, source);
     }
 
     @Override
     public Optional<BackendSnapshot> findSnapshot(SnapshotId id) {
-        return snapshots.any(id).filter(f -> !f.deferred()).map(ZfsSnapshots.Found::snapshot);
+        return snapshots.find(id);
     }
 
     @Override
     public void deleteSnapshot(SnapshotId id) {
-        Optional<ZfsSnapshots.Found> found = snapshots.any(id);
-        if (found.isPresent() && !found.get().deferred()) {
-            snapshotCommands.destroy(found.get().name(), "-d");
-            LOG.info(() -> "destroyed snapshot " + found.get().name() + " (deferred while clones use it)");
-        }
-        reapHidden();
+        snapshots.delete(id);
     }
 
     @Override
     public List<BackendSnapshot> listSnapshots() {
-        return snapshots.all().stream().filter(f -> !f.deferred()).map(ZfsSnapshots.Found::snapshot).toList();
+        return snapshots.list();
     }
 
     @Override
     public BackendVolume create(VolumeId id, ByteSize size, Map<String, String> options, NonZeroingPool pool,
                                 VolumeSource source) {
         ZfsOptions.parse(options);
-        String dataset = zfs.dataset(id);
-        boolean linked = source.mode() != VolumeSource.Mode.INDEPENDENT;
-        String how = ZfsSnapshots.content(source, linked);
-        // the origin: its snapshot's name, size and block size (a clone of a volume passes through a new snapshot)
-        String origin;
-        long originSize;
-        long block;
-        switch (source) {
-            case VolumeSource.FromSnapshot s -> {
-                ZfsSnapshots.Found found = snapshots.any(s.snapshot()).filter(f -> !f.deferred())
-                        .orElseThrow(() -> ZfsSnapshots.missing(source, parent));
-                origin = found.name();
-                originSize = found.snapshot().size().bytes();
-                block = found.volblocksize();
-            }
-            case VolumeSource.FromVolume v -> {
-                Zvol from = lookup(v.volume()).filter(this::owns).orElse(null);
-                Optional<Zvol> made = from == null ? lookupContent(id).map(ContentZvol::zvol).filter(z -> owns(z)
-                        && lookupContent(id).get().content().equals(ZfsSnapshots.sized(how, roundUp(size, z.volblocksize()))))
-                        : Optional.empty();
-                if (made.isPresent()) {
-                    return usable(id, made.get()); // the source went after the clone was made: the retry is done
-                }
-                if (from == null) {
-                    throw ZfsSnapshots.missing(source, parent);
-                }
-                origin = snapshots.passage(v.volume(), id);
-                originSize = from.volsize();
-                block = from.volblocksize();
-            }
-        }
-        ByteSize rounded = roundUp(size, block);
-        if (rounded.bytes() < originSize) {
-            throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + size + " is smaller than its source ("
-                    + ByteSize.of(originSize) + ")");
-        }
-        String content = ZfsSnapshots.sized(how, rounded);
-        Optional<ContentZvol> existing = lookupContent(id);
-        if (existing.isEmpty()) {
-            List<String> properties = List.of("volmode=dev", MANAGED_PROPERTY + "=" + owner, ZfsSnapshots.CONTENT_PROPERTY + "=" + content);
-            if (source instanceof VolumeSource.FromVolume) {
-                snapshotCommands.snapshot(origin, List.of());
-            }
-            if (linked) {
-                snapshotCommands.clone(origin, dataset, properties);
-                if (rounded.bytes() > originSize) {
-                    snapshotCommands.setVolsize(dataset, rounded);
-                }
-            } else {
-                String receiving = snapshots.receiving(id);
-                snapshotCommands.destroy(receiving, "-r"); // a copy a crash cut short: started again
-                snapshotCommands.sendReceive(origin, receiving, properties);
-                snapshotCommands.destroy(receiving + origin.substring(origin.indexOf('@')), "");
-                if (rounded.bytes() > originSize) {
-                    snapshotCommands.setVolsize(receiving, rounded);
-                }
-                snapshotCommands.rename(receiving, dataset);
-                devices.renamed(receiving);
-            }
-            if (source instanceof VolumeSource.FromVolume) {
-                snapshotCommands.destroy(origin, linked ? "-d" : "");
-            }
-            LOG.info(() -> "made zvol " + dataset + " of " + rounded + " from " + content);
-            existing = lookupContent(id);
-        }
-        ContentZvol zvol = existing.orElseThrow(() -> new BackendException(Kind.FAILED, dataset + " was made but zfs get does not find it"));
-        if (!owns(zvol.zvol()) || !content.equals(zvol.content())) {
-            throw new BackendException(Kind.CONFLICT, "a dataset named " + dataset + " already exists and was not made from "
-                    + content + " (" + (zvol.content().isEmpty() ? ownership(zvol.zvol()) : "it was made from " + zvol.content()) + ")");
-        }
-        if (zvol.zvol().volsize() < rounded.bytes() && linked) {
-            snapshotCommands.setVolsize(dataset, rounded); // a crash came between the clone and its growth
-            return usable(id, new Zvol(dataset, rounded.bytes(), zvol.zvol().volblocksize(), zvol.zvol().mark()));
-        }
-        if (zvol.zvol().volsize() != rounded.bytes()) {
-            throw new BackendException(Kind.CONFLICT, "volume " + id + " already exists with " + ByteSize.of(zvol.zvol().volsize())
-                    + ", not the " + rounded + " requested");
-        }
-        return usable(id, zvol.zvol());
+        return clones.create(id, size, source);
     }
 
-    /** A zvol with what it was made from ({@link ZfsSnapshots#CONTENT_PROPERTY}, "" for an empty one). */
-    private record ContentZvol(Zvol zvol, String content) {
-    }
+    /** What the shared snapshot and clone policy needs of zvols: volsize in volblocksizes, the device, volmode. */
+    private final class Layout implements ZfsLayout {
+        @Override
+        public String noun() {
+            return "zvol";
+        }
 
-    private Optional<ContentZvol> lookupContent(VolumeId id) {
-        String dataset = zfs.dataset(id);
-        return zfs.properties(id, ZVOL_PROPERTIES + "," + ZfsSnapshots.CONTENT_PROPERTY).map(p -> new ContentZvol(zvol(dataset, p),
-                p.getOrDefault(ZfsSnapshots.CONTENT_PROPERTY, ZfsOutput.Property.NONE).localValue()));
+        @Override
+        public Optional<Own> own(VolumeId id) {
+            return lookup(id).filter(ZfsVolumeBackend.this::owns).map(z -> new Own(z.volsize(), z.volblocksize()));
+        }
+
+        @Override
+        public Optional<Made> made(VolumeId id) {
+            String dataset = zfs.dataset(id);
+            return zfs.properties(id, ZVOL_PROPERTIES + "," + ZfsSnapshots.CONTENT_PROPERTY).map(p -> {
+                Zvol zvol = zvol(dataset, p);
+                return new Made(owns(zvol), zvol.volsize(), zvol.volblocksize(),
+                        p.getOrDefault(ZfsSnapshots.CONTENT_PROPERTY, ZfsOutput.Property.NONE).localValue(), ownership(zvol));
+            });
+        }
+
+        @Override
+        public List<String> properties(ByteSize size) {
+            return List.of("volmode=dev");
+        }
+
+        @Override
+        public boolean sizedByProperties() {
+            return false; // a clone or copy has its origin's volsize
+        }
+
+        @Override
+        public void grow(String dataset, ByteSize size) {
+            snapshotCommands.setVolsize(dataset, size);
+        }
+
+        @Override
+        public void rename(String from, String to) {
+            snapshotCommands.rename(from, to);
+            devices.renamed(from);
+        }
+
+        @Override
+        public BackendVolume usable(VolumeId id, long size) {
+            return ZfsVolumeBackend.this.usable(id, new Zvol(zfs.dataset(id), size, 0, owner));
+        }
+
+        @Override
+        public Map<String, Map<String, ZfsOutput.Property>> ofParent(String properties) {
+            return zfs.zvolsOfParentIfAny(properties);
+        }
+
+        @Override
+        public ZfsSnapshotCommands.Destroyed destroyHidden(String dataset) {
+            try {
+                return destroyWhileBusy(dataset);
+            } catch (BackendException stillBusy) {
+                return ZfsSnapshotCommands.Destroyed.BUSY; // left for the next delete or start-up
+            }
+        }
     }
 
     @Override

@@ -29,7 +29,7 @@ import pillar.runtime.exec.ProcessRunner;
  * Devices can appear late, as they do (about 0.2 s after {@code zfs create}); a {@code zvol_id} holds
  * its zvol open, and a destroy of it meanwhile is refused busy, as the kernel refuses it ({@link #holdProbes}).
  *
- * <p>It understands exactly the argument lists {@link ZfsVolumeBackend} emits and answers in the
+ * <p>It understands exactly the argument lists {@link ZfsVolumeBackend} and {@link ZfsDatasetBackend} emit and answers in the
  * scripted format of {@code zfs -Hp} with libzfs's messages and exit status 1, as captured from zfs
  * 2.1.11 in the VM ({@code zfs/README.md}; {@link ZfsParsingTest} holds the fake to those captures);
  * any other argument list fails the test. Like the real zfs, {@code create} rounds a volsize up to the
@@ -39,7 +39,11 @@ import pillar.runtime.exec.ProcessRunner;
  * depend on their origin: destroying a snapshot with clones fails unless {@code -d}, which defers it
  * until its last clone goes; destroying a zvol with snapshots fails unless {@code -r}),
  * {@code zfs send | zfs recv} through {@link #pipe} (the copy gets the stream's snapshot too), and
- * {@code rename} (a dataset with its snapshots, its clones keep their origin).
+ * {@code rename} (a dataset with its snapshots, its clones keep their origin). All of these for
+ * filesystems too: a filesystem's snapshot has no volsize, its clone or copy is a filesystem (mounted
+ * below its parent's mountpoint unless made unmounted: {@code recv -u}, {@code canmount=noauto}) taking
+ * {@code refquota} and the other {@code -o} properties, and {@code zfs mount} mounts it. Every command
+ * that would have had libzfs commit its shares (exportfs -ra) is recorded: {@link #shareCommits}.
  */
 public final class FakeZfs implements ProcessRunner {
     /** How zvol device nodes appear. */
@@ -67,6 +71,8 @@ public final class FakeZfs implements ProcessRunner {
     private Duration deviceDelay = Duration.ZERO;
     private String health = "ONLINE";
     private boolean failNextReceive;
+    /** The commands that would have had libzfs commit its shares (exportfs -ra: docs/nfs.md fact 11), in order. */
+    private final List<List<String>> shareCommits = new ArrayList<>();
     private long clock = 1_700_000_000L;
     /** The kernel's disk sequence number: one more for every disk made, never reused (sysfs {@code diskseq}). */
     private long diskseq = 8;
@@ -85,8 +91,13 @@ public final class FakeZfs implements ProcessRunner {
         long creation;
         /** The snapshot a clone was made of, or null. */
         Dataset origin;
-        /** A filesystem made with {@code zfs create -u} and not mounted since, or unmounted with umount. */
-        boolean unmounted;
+        /** A snapshot's: whether it is of a zvol (else of a filesystem, and it has no volsize). */
+        boolean ofVolume;
+        /**
+         * A filesystem's: whether it is mounted (where its mountpoint says); not after {@code zfs create -u},
+         * {@code zfs recv -u}, a clone with {@code canmount=noauto} or umount, until mounted again.
+         */
+        boolean mounted = true;
 
         Dataset(boolean volume, long volsize, long volblocksize, boolean sparse) {
             this.volume = volume;
@@ -165,6 +176,34 @@ public final class FakeZfs implements ProcessRunner {
 
     synchronized long volsize(String name) {
         return datasets.get(name).volsize;
+    }
+
+    synchronized long refquota(String name) {
+        return datasets.get(name).refquota;
+    }
+
+    /** A zvol's volsize, a filesystem's refquota. */
+    synchronized long size(String name) {
+        Dataset d = datasets.get(name);
+        return d.volume ? d.volsize : d.refquota;
+    }
+
+    /** Whether the filesystem is mounted. */
+    synchronized boolean mounted(String name) {
+        Dataset d = datasets.get(name);
+        return isFilesystem(d) && d.mounted && mountpoint(name).startsWith("/");
+    }
+
+    /**
+     * Every command so far that would have had the real zfs commit libzfs's shares, which runs
+     * {@code exportfs -ra} and wipes every export made with exportfs (docs/nfs.md fact 11): as OpenZFS's
+     * zfs_main.c and libzfs do it, {@code zfs create} of a filesystem without {@code -u}, {@code zfs clone}
+     * of a filesystem whose canmount is on, {@code zfs recv} of a filesystem without {@code -u},
+     * {@code zfs mount}, {@code zfs destroy} of a mounted filesystem and {@code zfs rename} of a mounted one
+     * without {@code -u} (unmounted and remounted). {@code zfs set canmount=on}, mount.zfs and umount(8) are not.
+     */
+    synchronized List<List<String>> shareCommits() {
+        return List.copyOf(shareCommits);
     }
 
     synchronized Map<String, String> properties(String name) {
@@ -271,11 +310,15 @@ public final class FakeZfs implements ProcessRunner {
             case "snapshot" -> snapshot(command, a);
             case "clone" -> cloneOf(command, a);
             case "rename" -> rename(command, a);
+            case "mount" -> mount(command, a);
             default -> throw notUnderstood(a);
         };
     }
 
-    /** {@code zfs send SNAPSHOT | zfs recv [-o p=v]... TARGET}: a new sparse zvol with the stream's snapshot. */
+    /**
+     * {@code zfs send SNAPSHOT | zfs recv [-u] [-o p=v]... TARGET}: a new sparse zvol, or filesystem (mounted
+     * unless {@code -u} or canmount says otherwise), with the stream's snapshot.
+     */
     @Override
     public synchronized CommandResult pipe(Command first, Command second) {
         commands.add(first);
@@ -283,8 +326,9 @@ public final class FakeZfs implements ProcessRunner {
         List<String> send = first.argv();
         List<String> recv = second.argv();
         expect(send, send.size() == 3 && send.subList(0, 2).equals(List.of("zfs", "send")));
-        Map<String, String> properties = options(recv, 2, recv.size() - 1);
-        expect(recv, recv.subList(0, 2).equals(List.of("zfs", "recv")));
+        expect(recv, recv.size() > 2 && recv.subList(0, 2).equals(List.of("zfs", "recv")));
+        boolean noMount = recv.get(2).equals("-u");
+        Map<String, String> properties = options(recv, noMount ? 3 : 2, recv.size() - 1);
         String from = send.get(2);
         Dataset snap = datasets.get(from);
         if (snap == null || !snap.snapshot) {
@@ -297,15 +341,22 @@ public final class FakeZfs implements ProcessRunner {
         if (!datasets.containsKey(target.substring(0, target.lastIndexOf('/')))) {
             throw failure(second, "cannot receive new filesystem stream: destination '" + target + "' does not exist");
         }
-        Dataset copy = new Dataset(true, snap.volsize, snap.volblocksize, true);
+        Dataset copy = snap.ofVolume ? new Dataset(true, snap.volsize, snap.volblocksize, true) : filesystem(second, target, properties);
         copy.properties.putAll(properties);
+        copy.mounted = !noMount && !copy.volume && autoMounts(properties);
+        if (!noMount && !copy.volume) {
+            shareCommits.add(recv); // changelist_postfix of the received filesystem: mounted and shared
+        }
         datasets.put(target, copy);
-        attachDevice(target, copy);
+        if (snap.ofVolume) {
+            attachDevice(target, copy);
+        }
         if (failNextReceive) {
             failNextReceive = false;
             throw failure(second, "cannot receive new filesystem stream: checksum mismatch or incomplete stream");
         }
         Dataset received = new Dataset(false, snap.volsize, snap.volblocksize, true);
+        received.ofVolume = snap.ofVolume;
         received.snapshot = true;
         received.creation = ++clock;
         datasets.put(target + from.substring(from.indexOf('@')), received);
@@ -325,6 +376,7 @@ public final class FakeZfs implements ProcessRunner {
             throw failure(command, "cannot create snapshot '" + name + "': dataset already exists");
         }
         Dataset snap = new Dataset(false, of.volsize, of.volblocksize, true);
+        snap.ofVolume = of.volume;
         snap.snapshot = true;
         snap.creation = ++clock;
         snap.properties.putAll(properties);
@@ -347,22 +399,93 @@ public final class FakeZfs implements ProcessRunner {
         if (!datasets.containsKey(target.substring(0, target.lastIndexOf('/')))) {
             throw failure(command, "cannot create '" + target + "': parent does not exist");
         }
-        Dataset clone = new Dataset(true, snap.volsize, snap.volblocksize, true);
+        Dataset clone = snap.ofVolume ? new Dataset(true, snap.volsize, snap.volblocksize, true) : filesystem(command, target, properties);
         clone.origin = snap;
         clone.properties.putAll(properties);
+        if (!snap.ofVolume) {
+            clone.mounted = autoMounts(properties);
+            if (clone.mounted) {
+                shareCommits.add(a); // zfs_do_clone mounts and shares a clone whose canmount is on
+            }
+        }
         datasets.put(target, clone);
-        attachDevice(target, clone);
+        if (snap.ofVolume) {
+            attachDevice(target, clone);
+        }
         return ok("");
     }
 
-    /** {@code zfs rename FROM TO}: the dataset with its snapshots; its device link follows. */
+    /**
+     * A new filesystem of a clone or receive: its {@code -o} properties checked as {@code zfs create}
+     * checks them, {@code refquota} taken out of {@code properties} into the dataset.
+     */
+    private static Dataset filesystem(Command command, String name, Map<String, String> properties) {
+        Dataset fs = new Dataset(false, 0, 0, false);
+        fs.refquota = checkFilesystemProperties(command, "cannot create '" + name + "': ", properties);
+        return fs;
+    }
+
+    /** Whether a new filesystem of these {@code -o} properties is mounted by zfs itself: its canmount is on. */
+    private static boolean autoMounts(Map<String, String> properties) {
+        return properties.getOrDefault("canmount", "on").equals("on");
+    }
+
+    /** The filesystem properties {@code zfs create} accepts; returns the refquota (0 for none) and removes it from the map. */
+    private static long checkFilesystemProperties(Command command, String cannot, Map<String, String> properties) {
+        for (Map.Entry<String, String> p : properties.entrySet()) {
+            boolean valid = switch (p.getKey()) {
+                case "refquota" -> p.getValue().matches("[0-9]{1,19}");
+                case "compression" -> COMPRESSION.contains(p.getValue());
+                case "snapdir" -> Set.of("hidden", "visible").contains(p.getValue());
+                case "sharenfs" -> !p.getValue().isEmpty();
+                case "canmount" -> Set.of("on", "off", "noauto").contains(p.getValue());
+                case "volmode" -> throw failure(command, cannot + "'volmode' does not apply to datasets of this type");
+                default -> p.getKey().contains(":");
+            };
+            if (!valid) {
+                throw failure(command, cannot + "'" + p.getKey() + "' must be one of the documented values");
+            }
+        }
+        return properties.containsKey("refquota") ? Long.parseLong(properties.remove("refquota")) : 0;
+    }
+
+    /** {@code zfs mount FS}: mounted at its mountpoint. */
+    private CommandResult mount(Command command, List<String> a) {
+        expect(a, a.size() == 3);
+        String name = a.get(2);
+        Dataset fs = datasets.get(name);
+        if (fs == null) {
+            throw failure(command, "cannot open '" + name + "': dataset does not exist");
+        }
+        if (!isFilesystem(fs)) {
+            throw failure(command, "cannot open '" + name + "': operation not applicable to datasets of this type");
+        }
+        if (fs.mounted) {
+            throw failure(command, "cannot mount '" + name + "': filesystem already mounted");
+        }
+        fs.mounted = true;
+        shareCommits.add(a);
+        return ok("");
+    }
+
+    /**
+     * {@code zfs rename [-u] FROM TO}: the dataset with its snapshots; its device link follows. A mounted
+     * filesystem is unmounted and remounted at its new mountpoint (a share commit); {@code -u} of a mounted
+     * one (left mounted at the old path) is not modelled and fails the test.
+     */
     private CommandResult rename(Command command, List<String> a) {
-        expect(a, a.size() == 4);
-        String from = a.get(2);
-        String to = a.get(3);
+        boolean noRemount = a.size() == 5 && a.get(2).equals("-u");
+        expect(a, a.size() == 4 || noRemount);
+        String from = a.get(a.size() - 2);
+        String to = a.getLast();
         Dataset dataset = datasets.get(from);
         if (dataset == null || dataset.snapshot) {
             throw failure(command, "cannot open '" + from + "': dataset does not exist");
+        }
+        boolean mountedFilesystem = isFilesystem(dataset) && dataset.mounted && mountpoint(from).startsWith("/");
+        expect(a, !(noRemount && mountedFilesystem));
+        if (mountedFilesystem) {
+            shareCommits.add(a);
         }
         if (datasets.containsKey(to)) {
             throw failure(command, "cannot rename to '" + to + "': dataset already exists");
@@ -428,20 +551,20 @@ public final class FakeZfs implements ProcessRunner {
                 if (d == null || !isFilesystem(d) || !mountpoint(a.get(5)).equals(a.get(6))) {
                     throw failure(command, "filesystem '" + a.get(5) + "' cannot be mounted at '" + a.get(6) + "'");
                 }
-                if (!d.unmounted) {
+                if (d.mounted) {
                     throw failure(command, "mount: " + a.get(6) + ": " + a.get(5) + " already mounted");
                 }
-                d.unmounted = false;
+                d.mounted = true;
                 return ok("");
             }
             default -> {
                 expect(a, a.size() == 2);
                 for (Map.Entry<String, Dataset> e : datasets.entrySet()) {
-                    if (isFilesystem(e.getValue()) && !e.getValue().unmounted && mountpoint(e.getKey()).equals(a.get(1))) {
+                    if (isFilesystem(e.getValue()) && e.getValue().mounted && mountpoint(e.getKey()).equals(a.get(1))) {
                         if (busy.refuse(e.getKey())) {
                             throw failure(command, "umount: " + a.get(1) + ": target is busy.");
                         }
-                        e.getValue().unmounted = true;
+                        e.getValue().mounted = false;
                         return ok("");
                     }
                 }
@@ -457,20 +580,7 @@ public final class FakeZfs implements ProcessRunner {
         if (!datasets.containsKey(poolName)) {
             throw failure(command, "cannot open '" + poolName + "': no such pool");
         }
-        long refquota = 0;
-        for (Map.Entry<String, String> p : properties.entrySet()) {
-            boolean valid = switch (p.getKey()) {
-                case "refquota" -> p.getValue().matches("[0-9]{1,19}");
-                case "compression" -> COMPRESSION.contains(p.getValue());
-                default -> p.getKey().contains(":");
-            };
-            if (!valid) {
-                throw failure(command, cannot + "'" + p.getKey() + "' must be one of the documented values");
-            }
-        }
-        if (properties.containsKey("refquota")) {
-            refquota = Long.parseLong(properties.remove("refquota"));
-        }
+        long refquota = checkFilesystemProperties(command, cannot, properties);
         String parent = name.substring(0, Math.max(0, name.lastIndexOf('/')));
         Dataset above = datasets.get(parent);
         if (above == null) {
@@ -514,7 +624,10 @@ public final class FakeZfs implements ProcessRunner {
         String name = a.get(i);
         if (volsize == null) {
             CommandResult made = createFilesystem(command, name, properties);
-            datasets.get(name).unmounted = noMount;
+            datasets.get(name).mounted = !noMount && autoMounts(properties);
+            if (!noMount && autoMounts(properties)) {
+                shareCommits.add(a); // zfs_do_create mounts and shares a filesystem made without -u
+            }
             return made;
         }
         String cannot = "cannot create '" + name + "': ";
@@ -595,6 +708,9 @@ public final class FakeZfs implements ProcessRunner {
     }
 
     private CommandResult list(Command command, List<String> a) {
+        if (a.equals(List.of("zfs", "list", "-Hp", "-r", "-d", "1", "-t", "filesystem,volume", "-o", "name", a.getLast()))) {
+            return children(command, a.getLast());
+        }
         expect(a, a.size() == 11 && a.subList(2, 6).equals(List.of("-Hp", "-t", "volume", "-o"))
                 && a.subList(7, 10).equals(List.of("-r", "-d", "1")));
         String parent = a.get(10);
@@ -610,9 +726,22 @@ public final class FakeZfs implements ProcessRunner {
         return ok(out);
     }
 
+    /** {@code zfs list -Hp -r -d 1 -t filesystem,volume -o name DATASET}: itself and the datasets directly below it. */
+    private CommandResult children(Command command, String name) {
+        if (!datasets.containsKey(name)) {
+            throw failure(command, "cannot open '" + name + "': dataset does not exist");
+        }
+        return ok(datasets.entrySet().stream().filter(e -> !e.getValue().snapshot && (e.getKey().equals(name)
+                || e.getKey().startsWith(name + "/") && e.getKey().indexOf('/', name.length() + 1) < 0))
+                .map(e -> e.getKey() + "\n").collect(Collectors.joining()));
+    }
+
     private CommandResult set(Command command, List<String> a) {
         if (a.size() == 4 && a.get(2).startsWith("refquota=")) {
             return setRefquota(command, a);
+        }
+        if (a.size() == 4 && List.of("canmount=on", "canmount=noauto").contains(a.get(2))) {
+            return setCanmount(command, a);
         }
         expect(a, a.size() == 4 && a.get(2).startsWith("volsize="));
         long volsize = number(a, a.get(2).substring("volsize=".length()));
@@ -638,6 +767,20 @@ public final class FakeZfs implements ProcessRunner {
         if (zvol.minor >= 0 && Files.exists(sysBlock(zvol.minor))) {
             write(sysBlock(zvol.minor).resolve("size"), Long.toString(volsize / 512));
         }
+        return ok("");
+    }
+
+    /** {@code zfs set canmount=on|noauto FS}: libzfs mounts, unmounts and shares nothing for these two values. */
+    private CommandResult setCanmount(Command command, List<String> a) {
+        String name = a.get(3);
+        Dataset fs = datasets.get(name);
+        if (fs == null) {
+            throw failure(command, "cannot open '" + name + "': dataset does not exist");
+        }
+        if (!isFilesystem(fs)) {
+            throw failure(command, "cannot set property for '" + name + "': 'canmount' does not apply to datasets of this type");
+        }
+        fs.properties.put("canmount", a.get(2).substring("canmount=".length()));
         return ok("");
     }
 
@@ -681,8 +824,8 @@ public final class FakeZfs implements ProcessRunner {
         List<String> snapshotsOf = datasets.keySet().stream().filter(n -> n.startsWith(name + "@")).toList();
         if (!snapshotsOf.isEmpty()) {
             if (!flag.equals("-r")) {
-                throw failure(command, "cannot destroy '" + name + "': volume has children\nuse '-r' to destroy the following datasets:\n"
-                        + String.join("\n", snapshotsOf));
+                throw failure(command, "cannot destroy '" + name + "': " + (dataset.volume ? "volume" : "filesystem")
+                        + " has children\nuse '-r' to destroy the following datasets:\n" + String.join("\n", snapshotsOf));
             }
             for (String snap : snapshotsOf) {
                 if (!clonesOf(datasets.get(snap)).isEmpty()) {
@@ -706,6 +849,9 @@ public final class FakeZfs implements ProcessRunner {
         }
         if (busy.refuse(name)) {
             throw failure(command, "cannot destroy '" + name + "': dataset is busy");
+        }
+        if (isFilesystem(dataset) && dataset.mounted && mountpoint(name).startsWith("/")) {
+            shareCommits.add(a); // zfs_unmount of the mounted filesystem commits the shares
         }
         snapshotsOf.forEach(datasets::remove);
         datasets.remove(name);
@@ -769,14 +915,14 @@ public final class FakeZfs implements ProcessRunner {
     private String value(List<String> argv, String name, String property) {
         Dataset d = datasets.get(name);
         return switch (property) {
-            case "volsize" -> d.volume || d.snapshot ? Long.toString(d.volsize) : "-";
-            case "volblocksize" -> d.volume || d.snapshot ? Long.toString(d.volblocksize) : "-";
+            case "volsize" -> d.volume || d.snapshot && d.ofVolume ? Long.toString(d.volsize) : "-";
+            case "volblocksize" -> d.volume || d.snapshot && d.ofVolume ? Long.toString(d.volblocksize) : "-";
             case "defer_destroy" -> d.snapshot ? (d.deferDestroy ? "on" : "off") : "-";
             case "creation" -> Long.toString(d.creation);
             case "type" -> d.snapshot ? "snapshot" : d.volume ? "volume" : "filesystem";
             case "refquota" -> isFilesystem(d) ? Long.toString(d.refquota) : "-";
             case "mountpoint" -> isFilesystem(d) ? mountpoint(name) : "-";
-            case "mounted" -> isFilesystem(d) ? (mountpoint(name).startsWith("/") && !d.unmounted ? "yes" : "no") : "-";
+            case "mounted" -> isFilesystem(d) ? (d.mounted && mountpoint(name).startsWith("/") ? "yes" : "no") : "-";
             case "available" -> Long.toString(available());
             case "used" -> Long.toString(used(name));
             default -> {

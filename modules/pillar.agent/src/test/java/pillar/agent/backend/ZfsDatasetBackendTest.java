@@ -12,16 +12,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.VolumeBackend.NonZeroingPool;
+import pillar.agent.backend.VolumeSource.Mode;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.ByteSize;
+import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
+import pillar.runtime.exec.Command;
 
 /**
  * ZfsDatasetBackend against the stateful fake zfs: child filesystems with refquota as their size, the
  * mountpoint as the volume's path, ownership exactly as zvols have it, growth without shrinking, and
- * the busy-destroy retry.
+ * the busy-destroy retry; what only a filesystem's snapshots and clones have (the rest is
+ * {@link ZfsSnapshotBackendTest}'s, for both backends): the clone's own snapdir, sharenfs and mount, and
+ * a delete that hides only a dataset whose dependents are snapshots.
  */
 class ZfsDatasetBackendTest {
     private static final VolumeId PVC1 = VolumeId.of("pvc-1");
@@ -54,9 +60,10 @@ class ZfsDatasetBackendTest {
         assertThat(volume).isEqualTo(BackendVolume.filesystem(PVC1, ByteSize.of(1_000_000), Path.of("/tank/nfs/pvc-1")));
         assertThat(volume.isFilesystem()).isTrue();
         assertThat(volume.device()).isNull();
-        assertThat(zfs.argvs()).contains(List.of("zfs", "create", "-u", "-o", "refquota=1000000", "-o",
-                MANAGED + "=" + InstallationId.EMBEDDED.value(), "tank/nfs/pvc-1"));
-        assertThat(zfs.properties("tank/nfs/pvc-1")).containsEntry(MANAGED, InstallationId.EMBEDDED.value());
+        assertThat(zfs.argvs()).contains(List.of("zfs", "create", "-u", "-o", "refquota=1000000", "-o", "snapdir=hidden", "-o",
+                "sharenfs=off", "-o", MANAGED + "=" + InstallationId.EMBEDDED.value(), "tank/nfs/pvc-1"));
+        assertThat(zfs.properties("tank/nfs/pvc-1")).containsEntry(MANAGED, InstallationId.EMBEDDED.value())
+                .containsEntry("snapdir", "hidden").containsEntry("sharenfs", "off");
     }
 
     /**
@@ -75,12 +82,13 @@ class ZfsDatasetBackendTest {
         List<List<String>> mounting = zfs.argvs().stream().filter(a -> !a.get(0).equals("zfs") || a.get(1).equals("create")
                 || a.get(1).equals("destroy") || a.get(1).equals("mount") || a.get(1).equals("umount")).toList();
         assertThat(mounting).containsExactly(
-                List.of("zfs", "create", "-u", "-o", "refquota=8388608", "-o", MANAGED + "=" + InstallationId.EMBEDDED.value(),
-                        "tank/nfs/pvc-1"),
+                List.of("zfs", "create", "-u", "-o", "refquota=8388608", "-o", "snapdir=hidden", "-o", "sharenfs=off", "-o",
+                        MANAGED + "=" + InstallationId.EMBEDDED.value(), "tank/nfs/pvc-1"),
                 List.of("mkdir", "-p", "/tank/nfs/pvc-1"),
                 List.of("mount", "-t", "zfs", "-o", "zfsutil", "tank/nfs/pvc-1", "/tank/nfs/pvc-1"),
                 List.of("umount", "/tank/nfs/pvc-1"),
                 List.of("zfs", "destroy", "tank/nfs/pvc-1"));
+        assertThat(zfs.shareCommits()).isEmpty();
     }
 
     @Test
@@ -225,5 +233,238 @@ class ZfsDatasetBackendTest {
 
         assertThat(capacity.available()).isEqualTo(ByteSize.of(zfs.available()));
         assertThat(capacity.total()).isEqualTo(ByteSize.ofGiB(10));
+    }
+
+    private static final SnapshotId SNAP = SnapshotId.of("snapshot-1");
+
+    @Test
+    void aCloneOrCopyCarriesItsOwnSnapdirAndSharenfsWhateverTheParentSays() {
+        FakeZfs zfs = zfs().withProperty("tank/nfs", "snapdir", "visible").withProperty("tank/nfs", "sharenfs", "on");
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.snapshot(SNAP, PVC1);
+
+        backend.create(PVC2, ByteSize.ofMiB(8), Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromSnapshot(SNAP, Mode.LINKED));
+        backend.create(VolumeId.of("pvc-3"), ByteSize.ofMiB(8), Map.of(), NonZeroingPool.REFUSE,
+                new VolumeSource.FromVolume(PVC1, Mode.INDEPENDENT));
+
+        for (String made : List.of("tank/nfs/pvc-2", "tank/nfs/pvc-3")) {
+            assertThat(zfs.properties(made)).as(made).containsEntry("snapdir", "hidden").containsEntry("sharenfs", "off")
+                    .containsEntry(MANAGED, InstallationId.EMBEDDED.value());
+            assertThat(zfs.refquota(made)).as(made).isEqualTo(ByteSize.ofMiB(8).bytes());
+        }
+    }
+
+    /**
+     * A copy is received with -u and canmount=noauto (a receive's own mount commits the shares: fact 11),
+     * renamed with -u while unmounted, set canmount=on (no remount) and mounted with mount.zfs.
+     */
+    @Test
+    void aCopyIsReceivedUnmountedAndMountedWithMountZfsBeforeItIsReturned() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.snapshot(SNAP, PVC1);
+        int before = zfs.argvs().size();
+
+        BackendVolume copy = backend.create(PVC2, ByteSize.ofMiB(16), Map.of(), NonZeroingPool.REFUSE,
+                new VolumeSource.FromSnapshot(SNAP, Mode.INDEPENDENT));
+
+        assertThat(copy).isEqualTo(BackendVolume.filesystem(PVC2, ByteSize.ofMiB(16), Path.of("/tank/nfs/pvc-2")));
+        assertThat(zfs.mounted("tank/nfs/pvc-2")).isTrue();
+        List<List<String>> made = zfs.argvs().subList(before, zfs.argvs().size());
+        assertThat(made).filteredOn(a -> !a.get(1).equals("get")).containsExactly(
+                List.of("zfs", "destroy", "-r", "tank/nfs/pvc-2_receiving"),
+                List.of("zfs", "send", "tank/nfs/pvc-1@snapshot-1"),
+                List.of("zfs", "recv", "-u", "-o", "refquota=16777216", "-o", "snapdir=hidden", "-o", "sharenfs=off", "-o", "canmount=noauto",
+                        "-o", MANAGED + "=" + InstallationId.EMBEDDED.value(), "-o", ZfsSnapshots.CONTENT_PROPERTY
+                                + "=snapshot/snapshot-1/independent/16777216", "tank/nfs/pvc-2_receiving"),
+                List.of("zfs", "destroy", "tank/nfs/pvc-2_receiving@snapshot-1"),
+                List.of("zfs", "rename", "-u", "tank/nfs/pvc-2_receiving", "tank/nfs/pvc-2"),
+                List.of("zfs", "set", "canmount=on", "tank/nfs/pvc-2"),
+                List.of("mkdir", "-p", "/tank/nfs/pvc-2"),
+                List.of("mount", "-t", "zfs", "-o", "zfsutil", "tank/nfs/pvc-2", "/tank/nfs/pvc-2"));
+        assertThat(zfs.properties("tank/nfs/pvc-2")).containsEntry("canmount", "on");
+        assertThat(zfs.shareCommits()).isEmpty();
+        assertThat(backend.find(PVC2)).contains(copy);
+    }
+
+    /** A linked clone is made canmount=noauto (zfs clone mounts and shares a canmount=on one), then mounted as a copy. */
+    @Test
+    void aCloneIsMadeUnmountedAndMountedWithMountZfsBeforeItIsReturned() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.snapshot(SNAP, PVC1);
+        int before = zfs.argvs().size();
+
+        BackendVolume clone = backend.create(PVC2, ByteSize.ofMiB(8), Map.of(), NonZeroingPool.REFUSE,
+                new VolumeSource.FromSnapshot(SNAP, Mode.LINKED));
+
+        assertThat(clone).isEqualTo(BackendVolume.filesystem(PVC2, ByteSize.ofMiB(8), Path.of("/tank/nfs/pvc-2")));
+        assertThat(zfs.argvs().subList(before, zfs.argvs().size())).filteredOn(a -> !a.get(1).equals("get")).containsExactly(
+                List.of("zfs", "clone", "-o", "refquota=8388608", "-o", "snapdir=hidden", "-o", "sharenfs=off", "-o", "canmount=noauto",
+                        "-o", MANAGED + "=" + InstallationId.EMBEDDED.value(), "-o", ZfsSnapshots.CONTENT_PROPERTY
+                                + "=snapshot/snapshot-1/linked/8388608", "tank/nfs/pvc-1@snapshot-1", "tank/nfs/pvc-2"),
+                List.of("zfs", "set", "canmount=on", "tank/nfs/pvc-2"),
+                List.of("mkdir", "-p", "/tank/nfs/pvc-2"),
+                List.of("mount", "-t", "zfs", "-o", "zfsutil", "tank/nfs/pvc-2", "/tank/nfs/pvc-2"));
+        assertThat(zfs.mounted("tank/nfs/pvc-2")).isTrue();
+        assertThat(zfs.shareCommits()).isEmpty();
+    }
+
+    /** A crash between the clone and its mount: the retry sets canmount=on and mounts it, and nothing else. */
+    @Test
+    void aRetryMountsACloneACrashLeftUnmounted() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.snapshot(SNAP, PVC1);
+        VolumeSource source = new VolumeSource.FromSnapshot(SNAP, Mode.LINKED);
+        backend.create(PVC2, ByteSize.ofMiB(8), Map.of(), NonZeroingPool.REFUSE, source);
+        zfs.run(new Command(List.of("umount", "/tank/nfs/pvc-2"), Duration.ofSeconds(5)));
+        zfs.run(new Command(List.of("zfs", "set", "canmount=noauto", "tank/nfs/pvc-2"), Duration.ofSeconds(5)));
+
+        BackendVolume again = backend.create(PVC2, ByteSize.ofMiB(8), Map.of(), NonZeroingPool.REFUSE, source);
+
+        assertThat(again.mountPath()).isEqualTo(Path.of("/tank/nfs/pvc-2"));
+        assertThat(zfs.mounted("tank/nfs/pvc-2")).isTrue();
+        assertThat(zfs.properties("tank/nfs/pvc-2")).containsEntry("canmount", "on");
+        assertThat(zfs.shareCommits()).isEmpty();
+    }
+
+    /**
+     * Issue #18 item 6 on main's fact 11: every restore, clone and delete of datasets (linked and
+     * independent, of a snapshot and of a volume, a delete that hides a dataset and the reaping of it)
+     * runs no command that has libzfs commit its shares (exportfs -ra, which wipes the agent's exports).
+     */
+    @Test
+    void restoresClonesAndDeletesOfDatasetsRunNoCommandThatCommitsShares() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.snapshot(SNAP, PVC1);
+        List<VolumeId> made = List.of(PVC2, VolumeId.of("pvc-3"), VolumeId.of("pvc-4"), VolumeId.of("pvc-5"));
+        backend.create(made.get(0), ByteSize.ofMiB(8), Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromSnapshot(SNAP, Mode.LINKED));
+        backend.create(made.get(1), ByteSize.ofMiB(16), Map.of(), NonZeroingPool.REFUSE,
+                new VolumeSource.FromSnapshot(SNAP, Mode.INDEPENDENT));
+        backend.create(made.get(2), ByteSize.ofMiB(8), Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromVolume(PVC1, Mode.LINKED));
+        backend.create(made.get(3), ByteSize.ofMiB(8), Map.of(), NonZeroingPool.REFUSE,
+                new VolumeSource.FromVolume(PVC1, Mode.INDEPENDENT));
+        for (VolumeId id : made) {
+            assertThat(zfs.mounted("tank/nfs/" + id.value())).as(id.value()).isTrue();
+            assertThat(backend.find(id)).as(id.value()).isPresent();
+        }
+
+        backend.delete(PVC1); // has a snapshot and a clone's passage: hidden, unmounted
+        String hidden = zfs.below("tank/nfs").stream().filter(n -> n.contains(ZfsSnapshots.HIDDEN) && !n.contains("@")).findFirst()
+                .orElseThrow();
+        assertThat(zfs.mounted(hidden)).isFalse();
+        backend.deleteSnapshot(SNAP);
+        made.forEach(backend::delete);
+
+        assertThat(zfs.below("tank/nfs")).containsExactly("tank/nfs");
+        assertThat(zfs.shareCommits()).isEmpty();
+        assertThat(zfs.argvs()).noneMatch(a -> a.size() > 1 && a.get(0).equals("zfs")
+                && List.of("mount", "umount", "unmount", "share").contains(a.get(1)));
+    }
+
+    /** A boot's zfs mount -a mounts a hidden dataset too: it is unmounted with umount before it is destroyed. */
+    @Test
+    void aHiddenDatasetMountedAgainIsUnmountedBeforeItIsReaped() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.snapshot(SNAP, PVC1);
+        backend.delete(PVC1);
+        String hidden = zfs.below("tank/nfs").stream().filter(n -> n.contains(ZfsSnapshots.HIDDEN) && !n.contains("@")).findFirst()
+                .orElseThrow();
+        zfs.run(new Command(List.of("mount", "-t", "zfs", "-o", "zfsutil", hidden, "/" + hidden), Duration.ofSeconds(5)));
+        int before = zfs.argvs().size();
+
+        backend.deleteSnapshot(SNAP);
+
+        assertThat(zfs.below("tank/nfs")).containsExactly("tank/nfs");
+        assertThat(zfs.argvs().subList(before, zfs.argvs().size())).filteredOn(a -> !a.get(1).equals("get"))
+                .containsSubsequence(List.of("umount", "/" + hidden), List.of("zfs", "destroy", hidden));
+        assertThat(zfs.shareCommits()).isEmpty();
+    }
+
+    /** The fake's share-commit record catches what it must: zfs's own mounting clone, receive, mount and destroy. */
+    @Test
+    void theFakeRecordsEveryCommandThatWouldCommitShares() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.snapshot(SNAP, PVC1);
+        Duration deadline = Duration.ofSeconds(5);
+        List<String> clone = List.of("zfs", "clone", "tank/nfs/pvc-1@snapshot-1", "tank/nfs/c");
+        List<String> receive = List.of("zfs", "recv", "tank/nfs/r");
+        List<String> rename = List.of("zfs", "rename", "tank/nfs/c", "tank/nfs/d");
+        List<String> destroy = List.of("zfs", "destroy", "tank/nfs/d");
+
+        zfs.run(new Command(clone, deadline));
+        zfs.pipe(new Command(List.of("zfs", "send", "tank/nfs/pvc-1@snapshot-1"), deadline), new Command(receive, deadline));
+        zfs.run(new Command(rename, deadline));
+        zfs.run(new Command(destroy, deadline));
+
+        assertThat(zfs.shareCommits()).containsExactly(clone, receive, rename, destroy);
+    }
+
+    @Test
+    void aDatasetWithADatasetBelowItThatItDidNotMakeIsRefusedNotHidden() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        zfs.withFilesystem("tank/nfs/pvc-1/someone");
+
+        assertFails(() -> backend.delete(PVC1), Kind.FAILED, "datasets below it this driver did not make: [tank/nfs/pvc-1/someone]");
+        assertThat(zfs.below("tank/nfs")).containsExactly("tank/nfs", "tank/nfs/pvc-1", "tank/nfs/pvc-1/someone");
+    }
+
+    @Test
+    void aHiddenDatasetIsNeitherListedNorFoundAndGoesWithItsLastSnapshot() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.snapshot(SNAP, PVC1);
+
+        backend.delete(PVC1);
+
+        assertThat(zfs.below("tank/nfs")).hasSize(3).anyMatch(n -> n.contains(ZfsSnapshots.HIDDEN) && n.endsWith("@snapshot-1"));
+        assertThat(backend.list()).isEmpty();
+        assertThat(backend.findAll(List.of(PVC1))).isEmpty();
+        assertThat(backend.find(PVC1)).isEmpty();
+        assertThat(backend.findSnapshot(SNAP)).hasValueSatisfying(s -> assertThat(s.size()).isEqualTo(ByteSize.ofMiB(8)));
+        backend.deleteSnapshot(SNAP);
+        assertThat(zfs.below("tank/nfs")).containsExactly("tank/nfs");
+    }
+
+    @Test
+    void aSnapshotOfADatasetDeeperBelowIsNotThisBackendsEvenWithItsMark() {
+        FakeZfs zfs = zfs().withFilesystem("tank/nfs/blocks");
+        ZfsVolumeBackend zvols = new ZfsVolumeBackend(new BackendConfig("zfs", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "nfs/blocks"),
+                zfs, root.resolve("dev"), root.resolve("sys"), Path.of("/lib/udev/zvol_id"), Duration.ofSeconds(5), Duration.ofSeconds(5));
+        zvols.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        zvols.snapshot(SNAP, PVC1);
+
+        assertThat(backend(zfs).listSnapshots()).isEmpty();
+        assertThat(backend(zfs).findSnapshot(SNAP)).isEmpty();
+        assertThat(zvols.listSnapshots()).extracting(BackendSnapshot::id).containsExactly(SNAP);
+    }
+
+    @Test
+    void aHiddenDatasetFreedWhileTheAgentWasDownIsReapedAtStartUp() {
+        FakeZfs zfs = zfs();
+        ZfsDatasetBackend backend = backend(zfs);
+        backend.create(PVC1, ByteSize.ofMiB(8), Map.of());
+        backend.snapshot(SNAP, PVC1);
+        backend.delete(PVC1);
+        String snapshot = zfs.below("tank/nfs").stream().filter(n -> n.endsWith("@snapshot-1")).findFirst().orElseThrow();
+        zfs.run(new Command(List.of("zfs", "destroy", snapshot), Duration.ofSeconds(5))); // by hand, say, while the agent was down
+
+        backend(zfs).reapHidden();
+
+        assertThat(zfs.below("tank/nfs")).containsExactly("tank/nfs");
     }
 }

@@ -5,27 +5,51 @@ import static pillar.agent.backend.BackendAssertions.assertFails;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import pillar.agent.backend.BackendException.Kind;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.backend.VolumeSource.Mode;
 import pillar.agent.config.BackendConfig;
+import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.ByteSize;
 import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
 
 /**
- * ZfsVolumeBackend's snapshots, restores and clones against the fake zfs: idempotent retries,
- * ALREADY_EXISTS and OUT_OF_RANGE, growth, and every delete order leaving nothing below the parent.
+ * Snapshots, restores and clones of both ZFS backends against the fake zfs, the same tests for
+ * ZfsVolumeBackend's zvols and ZfsDatasetBackend's filesystems (their code is shared): idempotent
+ * retries, ALREADY_EXISTS and OUT_OF_RANGE, growth, and every delete order leaving nothing below the parent.
  */
+@ParameterizedClass
+@EnumSource(ZfsSnapshotBackendTest.Layout.class)
 class ZfsSnapshotBackendTest {
+    /** Which backend: what differs is the properties a clone carries and how its size is held. */
+    enum Layout {
+        ZVOL, DATASET;
+
+        /** The {@code -o} pairs of a clone or copy of {@code bytes} before the mark and content. */
+        List<String> made(long bytes) {
+            return this == ZVOL ? List.of("-o", "volmode=dev")
+                    : List.of("-o", "refquota=" + bytes, "-o", "snapdir=hidden", "-o", "sharenfs=off", "-o", "canmount=noauto");
+        }
+
+        /** A rename of a complete copy: a filesystem's with {@code -u} (it is unmounted; nothing remounts it). */
+        List<String> rename(String from, String to) {
+            return this == ZVOL ? List.of("zfs", "rename", from, to) : List.of("zfs", "rename", "-u", from, to);
+        }
+    }
+
     private static final VolumeId SRC = VolumeId.of("pvc-src");
     private static final VolumeId COPY = VolumeId.of("pvc-copy");
     private static final SnapshotId SNAP = SnapshotId.of("snapshot-1");
@@ -35,16 +59,33 @@ class ZfsSnapshotBackendTest {
     @TempDir
     Path root;
 
+    @Parameter
+    Layout layout;
+
     private FakeZfs zfs;
-    private ZfsVolumeBackend backend;
+    private VolumeBackend backend;
 
     @BeforeEach
     void setUp() {
         zfs = new FakeZfs("tank", ByteSize.ofGiB(10).bytes(), root.resolve("dev"), root.resolve("sys"), ZVOL_ID, FakeZfs.Devices.UDEV)
                 .withFilesystem("tank/k8s");
-        backend = new ZfsVolumeBackend(new BackendConfig("zfs", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s"), zfs,
-                root.resolve("dev"), root.resolve("sys"), Path.of(ZVOL_ID), Duration.ofSeconds(5), Duration.ofSeconds(5));
+        backend = switch (layout) {
+            case ZVOL -> new ZfsVolumeBackend(new BackendConfig("zfs", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s"), zfs,
+                    root.resolve("dev"), root.resolve("sys"), Path.of(ZVOL_ID), Duration.ofSeconds(5), Duration.ofSeconds(5));
+            case DATASET -> new ZfsDatasetBackend(new BackendConfig("nfs", BackendKind.BACKEND_KIND_ZFS_DATASET, "tank", "k8s"), zfs,
+                    Duration.ofSeconds(5), Duration.ofSeconds(5), InstallationId.EMBEDDED);
+        };
         backend.create(SRC, SIZE, Map.of());
+    }
+
+    /** A zvol's device exists; a dataset is mounted at its volume's path. */
+    private void assertUsable(BackendVolume volume) {
+        if (layout == Layout.ZVOL) {
+            assertThat(volume.device()).exists();
+        } else {
+            assertThat(volume.mountPath()).isEqualTo(Path.of("/tank/k8s", volume.id().value()));
+            assertThat(zfs.mounted("tank/k8s/" + volume.id().value())).isTrue();
+        }
     }
 
     private BackendVolume restore(VolumeId id, ByteSize size, Mode mode) {
@@ -71,7 +112,8 @@ class ZfsSnapshotBackendTest {
         assertThat(taken.source()).isEqualTo(SRC);
         assertThat(taken.size()).isEqualTo(SIZE);
         assertThat(zfs.properties("tank/k8s/pvc-src@snapshot-1")).containsEntry("io.pillar-csi:managed", "embedded")
-                .containsEntry("io.pillar-csi:snapshot", "snapshot-1").containsEntry("io.pillar-csi:source", "pvc-src");
+                .containsEntry("io.pillar-csi:snapshot", "snapshot-1").containsEntry("io.pillar-csi:source", "pvc-src")
+                .containsEntry("io.pillar-csi:size", Long.toString(SIZE.bytes()));
         assertThat(backend.snapshot(SNAP, SRC)).isEqualTo(taken);
         assertThat(backend.findSnapshot(SNAP)).contains(taken);
         assertThat(backend.listSnapshots()).containsExactly(taken);
@@ -94,12 +136,17 @@ class ZfsSnapshotBackendTest {
     void aLargerRestoreWaitsWhileTheNewCloneIsBusyThenGrowsIt() {
         backend.snapshot(SNAP, SRC);
         // right after zfs clone the module is still making the zvol's device: zfs set volsize says busy
+        // (a dataset's clone is made with its refquota: nothing is set after it)
         zfs.markSettling("tank/k8s/pvc-copy", 2);
 
         BackendVolume restored = restore(COPY, ByteSize.ofMiB(128), Mode.DEFAULT);
 
         assertThat(restored.size()).isEqualTo(ByteSize.ofMiB(128));
-        assertThat(zfs.volsize("tank/k8s/pvc-copy")).isEqualTo(ByteSize.ofMiB(128).bytes());
+        assertThat(zfs.size("tank/k8s/pvc-copy")).isEqualTo(ByteSize.ofMiB(128).bytes());
+        // a dataset's only zfs set is its canmount=on once made
+        assertThat(zfs.argvs().stream().anyMatch(a -> a.get(1).equals("set") && !a.get(2).equals("canmount=on")))
+                .isEqualTo(layout == Layout.ZVOL);
+        assertUsable(restored);
     }
 
     @Test
@@ -109,9 +156,13 @@ class ZfsSnapshotBackendTest {
         BackendVolume restored = restore(COPY, SIZE, Mode.DEFAULT);
 
         assertThat(restored.size()).isEqualTo(SIZE);
-        assertThat(restored.device()).exists();
-        assertThat(zfs.argvs()).contains(List.of("zfs", "clone", "-o", "volmode=dev", "-o", "io.pillar-csi:managed=embedded",
-                "-o", "io.pillar-csi:content=snapshot/snapshot-1/linked/67108864", "tank/k8s/pvc-src@snapshot-1", "tank/k8s/pvc-copy"));
+        assertUsable(restored);
+        List<String> clone = new ArrayList<>(List.of("zfs", "clone"));
+        clone.addAll(layout.made(SIZE.bytes()));
+        clone.addAll(List.of("-o", "io.pillar-csi:managed=embedded", "-o", "io.pillar-csi:content=snapshot/snapshot-1/linked/67108864",
+                "tank/k8s/pvc-src@snapshot-1", "tank/k8s/pvc-copy"));
+        assertThat(zfs.argvs()).contains(clone);
+        assertThat(backend.find(COPY)).contains(restored);
         assertThat(restore(COPY, SIZE, Mode.LINKED)).isEqualTo(restored);
         assertFails(() -> restore(COPY, SIZE, Mode.INDEPENDENT), Kind.CONFLICT, "snapshot/snapshot-1/linked");
         assertFails(() -> restore(COPY, ByteSize.ofMiB(128), Mode.LINKED), Kind.CONFLICT, "was made from");
@@ -125,17 +176,24 @@ class ZfsSnapshotBackendTest {
         assertThat(zfs.exists("tank/k8s/pvc-copy")).isFalse();
         assertThat(restore(COPY, ByteSize.ofMiB(128), Mode.LINKED).size()).isEqualTo(ByteSize.ofMiB(128));
         assertThat(restore(VolumeId.of("pvc-indep"), ByteSize.ofMiB(96), Mode.INDEPENDENT).size()).isEqualTo(ByteSize.ofMiB(96));
-        assertThat(zfs.volsize("tank/k8s/pvc-indep")).isEqualTo(ByteSize.ofMiB(96).bytes());
+        assertThat(zfs.size("tank/k8s/pvc-indep")).isEqualTo(ByteSize.ofMiB(96).bytes());
+        assertThat(zfs.size("tank/k8s/pvc-copy")).isEqualTo(ByteSize.ofMiB(128).bytes());
     }
 
     @Test
     void anIndependentRestoreIsReceivedUnderATemporaryNameAndDependsOnNothing() {
         backend.snapshot(SNAP, SRC);
 
-        restore(COPY, SIZE, Mode.INDEPENDENT);
+        BackendVolume copy = restore(COPY, SIZE, Mode.INDEPENDENT);
 
-        assertThat(zfs.argvs()).contains(List.of("zfs", "send", "tank/k8s/pvc-src@snapshot-1"),
-                List.of("zfs", "rename", "tank/k8s/pvc-copy_receiving", "tank/k8s/pvc-copy"));
+        List<String> receive = new ArrayList<>(List.of("zfs", "recv", "-u"));
+        receive.addAll(layout.made(SIZE.bytes()));
+        receive.addAll(List.of("-o", "io.pillar-csi:managed=embedded", "-o", "io.pillar-csi:content=snapshot/snapshot-1/independent/67108864",
+                "tank/k8s/pvc-copy_receiving"));
+        assertThat(zfs.argvs()).contains(List.of("zfs", "send", "tank/k8s/pvc-src@snapshot-1"), receive,
+                layout.rename("tank/k8s/pvc-copy_receiving", "tank/k8s/pvc-copy"));
+        assertUsable(copy);
+        assertThat(restore(COPY, SIZE, Mode.INDEPENDENT)).isEqualTo(copy);
         assertThat(zfs.below("tank/k8s/pvc-copy")).containsExactly("tank/k8s/pvc-copy");
         backend.deleteSnapshot(SNAP);
         backend.delete(SRC);
@@ -239,7 +297,7 @@ class ZfsSnapshotBackendTest {
     }
 
     @Test
-    void aHiddenZvolBusyForAMomentWhenItsLastCloneGoesIsStillDestroyed() {
+    void aHiddenVolumeBusyForAMomentWhenItsLastCloneGoesIsStillDestroyed() {
         cloneOf(COPY, Mode.LINKED);
         backend.delete(SRC);
         String hidden = zfs.below("tank/k8s").stream().filter(n -> n.contains(ZfsSnapshots.HIDDEN) && !n.contains("@"))
@@ -254,7 +312,7 @@ class ZfsSnapshotBackendTest {
     }
 
     @Test
-    void aHiddenZvolIsNeverAdoptedByANewVolumeOfItsName() {
+    void aHiddenVolumeIsNeverAdoptedByANewVolumeOfItsName() {
         backend.snapshot(SNAP, SRC);
         backend.delete(SRC);
 

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.backend.VolumeSource.Mode;
 import pillar.agent.config.BackendConfig;
+import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.ByteSize;
 import pillar.api.value.SnapshotId;
@@ -29,10 +30,15 @@ import pillar.runtime.exec.SystemProcessRunner;
 
 /**
  * Snapshots, restores and clones on real OpenZFS in the VM (the bed of {@link ZfsBackendKernelIT}: a
- * pool on a loop device): data written through a zvol's device is what a LINKED and an INDEPENDENT
- * restore of its snapshot read (a larger restore included, in its first source-size bytes), a clone
- * reads the source's data and then writes on either side stay on that side, and every delete order
- * leaves only the parent in {@code zfs list -t all -r}.
+ * pool on a loop device), for both backends: data written through a zvol's device, or to a file in a
+ * filesystem dataset's mount, is what a LINKED and an INDEPENDENT restore of its snapshot read (a larger
+ * restore included, in its first source-size bytes; a dataset's with its larger refquota), a clone reads
+ * the source's data and then writes on either side stay on that side, and every delete order leaves only
+ * the parent in {@code zfs list -t all -r}. A dataset's restores and clones are mounted at their
+ * volume's path below the parent's mountpoint, with {@code snapdir=hidden} and {@code sharenfs=off} set
+ * locally: {@code .zfs} is not listed, though still reachable by its name.
+ *
+ * <p>Run: {@code dev/kernel-it --class ZfsSnapshotKernelIT}.
  */
 class ZfsSnapshotKernelIT {
     private static final Duration DEADLINE = Duration.ofMinutes(2);
@@ -50,6 +56,9 @@ class ZfsSnapshotKernelIT {
 
     private String loopDevice;
     private ZfsVolumeBackend zfs;
+    private ZfsDatasetBackend datasets;
+    /** The dataset parent's mountpoint: each dataset volume is mounted at {@code <nfsMount>/<id>}. */
+    private Path nfsMount;
 
     @BeforeAll
     static void onlyInTheKernelVmWithZfs() {
@@ -68,6 +77,10 @@ class ZfsSnapshotKernelIT {
         sh("zfs", "create", "-o", "mountpoint=none", pool + "/k8s");
         zfs = new ZfsVolumeBackend(new BackendConfig("zfs", BackendKind.BACKEND_KIND_ZFS_ZVOL, pool, "k8s"), runner,
                 Path.of("/dev"), Path.of("/sys"), Path.of("/lib/udev/zvol_id"), DEADLINE, Duration.ofSeconds(10));
+        nfsMount = work.resolve("nfs");
+        sh("zfs", "create", "-o", "mountpoint=" + nfsMount, pool + "/nfs");
+        datasets = new ZfsDatasetBackend(new BackendConfig("nfs", BackendKind.BACKEND_KIND_ZFS_DATASET, pool, "nfs"), runner,
+                DEADLINE, Duration.ofSeconds(10), InstallationId.EMBEDDED);
     }
 
     @AfterEach
@@ -154,13 +167,130 @@ class ZfsSnapshotKernelIT {
         assertOnlyTheParentLeft();
     }
 
+    // --- filesystem datasets: the same scenarios, data in a file of the mount ------------------------------
+
+    @Test
+    void datasetRestoresReadTheSnapshotTimeFileAndDeletingTheSnapshotFirstLeavesNothing() throws Exception {
+        BackendVolume src = datasets.create(SRC, SIZE, Map.of());
+        assertThat(src.mountPath()).isEqualTo(nfsMount.resolve("pvc-src"));
+        String atSnapshot = FileData.write(src, 4 * MIB, 1);
+        datasets.snapshot(SNAP, SRC);
+        String later = FileData.write(src, 4 * MIB, 2);
+        assertThat(later).isNotEqualTo(atSnapshot);
+
+        BackendVolume linked = restoreDataset(VolumeId.of("pvc-linked"), SIZE, Mode.LINKED);
+        BackendVolume independent = restoreDataset(VolumeId.of("pvc-copy"), ByteSize.ofMiB(32), Mode.INDEPENDENT);
+
+        for (BackendVolume made : List.of(linked, independent)) {
+            String dataset = pool + "/nfs/" + made.id().value();
+            assertThat(made.mountPath()).isEqualTo(nfsMount.resolve(made.id().value()));
+            assertThat(property(dataset, "mounted")).isEqualTo("yes");
+            assertThat(property(dataset, "mountpoint")).isEqualTo(made.mountPath().toString());
+            // canmount: made noauto (no zfs mount of its own, which would run exportfs -ra: docs/nfs.md fact 11), set on once mounted
+            assertThat(sh("zfs", "get", "-H", "-o", "value,source", "snapdir,sharenfs,canmount," + ZfsVolumeBackend.MANAGED_PROPERTY,
+                    dataset).strip().lines().toList()).containsExactly("hidden	local", "off	local", "on	local",
+                    InstallationId.EMBEDDED.value() + "	local");
+            assertThat(FileData.hash(made)).as(dataset).isEqualTo(atSnapshot);
+        }
+        assertThat(property(pool + "/nfs/pvc-linked", "refquota")).isEqualTo(Long.toString(SIZE.bytes()));
+        assertThat(property(pool + "/nfs/pvc-copy", "refquota")).isEqualTo(Long.toString(32 * MIB));
+        assertThat(independent.size()).isEqualTo(ByteSize.ofMiB(32));
+        assertThat(property(pool + "/nfs/pvc-copy", "origin")).isEqualTo("-");
+        assertThat(property(pool + "/nfs/pvc-linked", "origin")).isEqualTo(pool + "/nfs/pvc-src@snapshot-1");
+        assertThat(FileData.hash(src)).isEqualTo(later);
+        // snapdir=hidden: .zfs is not listed to a client browsing the mount, yet reachable by its name
+        try (var names = Files.list(src.mountPath())) {
+            assertThat(names.map(p -> p.getFileName().toString()).toList()).containsExactly(FileData.NAME);
+        }
+        // (read its listing only: entering a snapshot's directory would mount it, which a later destroy must undo)
+        try (var snapshots = Files.list(src.mountPath().resolve(".zfs/snapshot"))) {
+            assertThat(snapshots.map(p -> p.getFileName().toString()).toList()).containsExactly("snapshot-1");
+        }
+
+        datasets.deleteSnapshot(SNAP);
+        assertThat(datasets.findSnapshot(SNAP)).isEmpty();
+        assertThat(FileData.hash(linked)).as("the deferred snapshot still holds the linked restore").isEqualTo(atSnapshot);
+        datasets.delete(VolumeId.of("pvc-linked"));
+        datasets.delete(VolumeId.of("pvc-copy"));
+        datasets.delete(SRC);
+        assertOnlyTheParentLeft("nfs");
+    }
+
+    @Test
+    void aDatasetCloneReadsTheSourceAndThenWritesStayOnTheirSide() throws Exception {
+        BackendVolume src = datasets.create(SRC, SIZE, Map.of());
+        String before = FileData.write(src, 4 * MIB, 3);
+
+        BackendVolume linked = datasets.create(VolumeId.of("pvc-clone"), SIZE, Map.of(), NonZeroingPool.REFUSE,
+                new VolumeSource.FromVolume(SRC, Mode.LINKED));
+        BackendVolume independent = datasets.create(VolumeId.of("pvc-twin"), SIZE, Map.of(), NonZeroingPool.REFUSE,
+                new VolumeSource.FromVolume(SRC, Mode.INDEPENDENT));
+        assertThat(FileData.hash(linked)).isEqualTo(before);
+        assertThat(FileData.hash(independent)).isEqualTo(before);
+        assertThat(datasets.listSnapshots()).isEmpty();
+
+        String cloneData = FileData.write(linked, 4 * MIB, 4);
+        assertThat(FileData.hash(src)).isEqualTo(before);
+        String srcData = FileData.write(src, 4 * MIB, 5);
+        assertThat(FileData.hash(linked)).isEqualTo(cloneData);
+        assertThat(FileData.hash(independent)).isEqualTo(before);
+        assertThat(srcData).isNotEqualTo(before);
+
+        // the source before its clones: hidden while the linked clone depends on it
+        datasets.delete(SRC);
+        assertThat(datasets.find(SRC)).isEmpty();
+        assertThat(datasets.list()).extracting(BackendVolume::id).containsExactlyInAnyOrder(VolumeId.of("pvc-clone"), VolumeId.of("pvc-twin"));
+        assertThat(FileData.hash(linked)).isEqualTo(cloneData);
+        datasets.delete(VolumeId.of("pvc-clone"));
+        datasets.delete(VolumeId.of("pvc-twin"));
+        assertOnlyTheParentLeft("nfs");
+    }
+
+    @Test
+    void deletingTheSourceDatasetBeforeItsSnapshotKeepsTheSnapshotRestorable() throws Exception {
+        BackendVolume src = datasets.create(SRC, SIZE, Map.of());
+        String atSnapshot = FileData.write(src, 4 * MIB, 6);
+        datasets.snapshot(SNAP, SRC);
+        BackendVolume linked = restoreDataset(VolumeId.of("pvc-linked"), SIZE, Mode.LINKED);
+
+        datasets.delete(SRC);
+        assertThat(datasets.find(SRC)).isEmpty();
+        // hidden unmounted: umount(8) before the destroy that found its snapshot, then zfs rename -u
+        List<String> hidden = sh("zfs", "list", "-H", "-o", "name,mounted", "-t", "filesystem", "-r", pool + "/nfs").strip().lines()
+                .filter(l -> l.contains(ZfsSnapshots.HIDDEN)).toList();
+        assertThat(hidden).hasSize(1).allMatch(l -> l.endsWith("\tno"));
+        assertThat(datasets.list()).extracting(BackendVolume::id).containsExactly(VolumeId.of("pvc-linked"));
+        assertThat(datasets.findSnapshot(SNAP)).hasValueSatisfying(s -> assertThat(s.size()).isEqualTo(SIZE));
+        BackendVolume again = restoreDataset(VolumeId.of("pvc-again"), SIZE, Mode.INDEPENDENT);
+        assertThat(FileData.hash(again)).isEqualTo(atSnapshot);
+        assertThat(FileData.hash(linked)).isEqualTo(atSnapshot);
+
+        // then the clone before the snapshot, the snapshot last
+        datasets.delete(VolumeId.of("pvc-linked"));
+        datasets.delete(VolumeId.of("pvc-again"));
+        datasets.deleteSnapshot(SNAP);
+        assertOnlyTheParentLeft("nfs");
+    }
+
+    private BackendVolume restoreDataset(VolumeId id, ByteSize size, Mode mode) {
+        return datasets.create(id, size, Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromSnapshot(SNAP, mode));
+    }
+
+    private String property(String dataset, String property) {
+        return sh("zfs", "get", "-Hp", "-o", "value", property, dataset).strip();
+    }
+
     private BackendVolume restore(VolumeId id, ByteSize size, Mode mode) {
         return zfs.create(id, size, SPARSE, NonZeroingPool.REFUSE, new VolumeSource.FromSnapshot(SNAP, mode));
     }
 
     private void assertOnlyTheParentLeft() {
-        assertThat(sh("zfs", "list", "-H", "-o", "name", "-t", "all", "-r", pool + "/k8s").strip().lines().toList())
-                .containsExactly(pool + "/k8s");
+        assertOnlyTheParentLeft("k8s");
+    }
+
+    private void assertOnlyTheParentLeft(String parent) {
+        assertThat(sh("zfs", "list", "-H", "-o", "name", "-t", "all", "-r", pool + "/" + parent).strip().lines().toList())
+                .containsExactly(pool + "/" + parent);
     }
 
     private String sh(String... argv) {

@@ -36,7 +36,10 @@ import pillar.agent.state.StateCheck;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.BackendKind;
+import pillar.api.agent.v1.CopyMode;
+import pillar.api.agent.v1.CreateSnapshotRequest;
 import pillar.api.agent.v1.CreateVolumeRequest;
+import pillar.api.agent.v1.DeleteSnapshotRequest;
 import pillar.api.agent.v1.DeleteVolumeRequest;
 import pillar.api.agent.v1.DenyInitiatorRequest;
 import pillar.api.agent.v1.DesiredExport;
@@ -52,7 +55,11 @@ import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ReconcileRequest;
 import pillar.api.agent.v1.ReconcileResponse;
+import pillar.api.agent.v1.ListSnapshotsRequest;
+import pillar.api.agent.v1.Snapshot;
 import pillar.api.agent.v1.UnexportVolumeRequest;
+import pillar.api.agent.v1.Volume;
+import pillar.api.agent.v1.VolumeSource;
 import pillar.api.fencing.FencingToken;
 import pillar.api.value.LifecycleUid;
 import pillar.api.value.VolumeId;
@@ -63,7 +70,8 @@ import pillar.runtime.server.WorkloadServer;
  * The NFS side of the agent API over real gRPC: a zfs-dataset backend on the fake zfs and the fake nfsd.
  * ExportVolume with protocol NFS, AllowInitiator/DenyInitiator by client address (a denied node is cut at
  * once), ListExports, GetVolumeHealth's drift, Reconcile, Unexport and Delete, the protocol/backend and
- * host_nqn/client_address mismatches (INVALID_ARGUMENT, nothing changed), fencing, and GetCapabilities.
+ * host_nqn/client_address mismatches (INVALID_ARGUMENT, nothing changed), fencing, GetCapabilities, and a
+ * dataset's snapshot, restore and clone (each restored dataset exported over NFS like any other).
  */
 class AgentNfsIT {
     private static final long MIB = 1L << 20;
@@ -282,5 +290,43 @@ class AgentNfsIT {
                 .satisfies(b -> assertThat(b.getProblem().getMessage()).contains("rpc.mountd does not run"));
         assertThat(missing.getBackendsList()).filteredOn(b -> b.getName().equals("zfs")).singleElement()
                 .satisfies(b -> assertThat(b.hasProblem()).isFalse());
+    }
+
+    @Test
+    void aDatasetIsSnapshottedRestoredAndClonedAndTheRestoreIsExportedOverNfs() {
+        assertThat(stub.getCapabilities(GetCapabilitiesRequest.getDefaultInstance()).getBackendsList())
+                .filteredOn(b -> b.getName().equals("shared")).singleElement().satisfies(b -> assertThat(b.getSnapshots()).isTrue());
+        pillar.api.agent.v1.FencingToken snapshotToken = FencingToken.of(LifecycleUid.random(), 1).toProto();
+        Snapshot taken = stub.createSnapshot(CreateSnapshotRequest.newBuilder().setToken(snapshotToken).setSnapshotId("snapshot-1")
+                .setBackend("shared").setSourceVolumeId("pvc-1").build()).getSnapshot();
+        assertThat(taken.getSizeBytes()).isEqualTo(64 * MIB);
+        assertThat(stub.listSnapshots(ListSnapshotsRequest.newBuilder().setBackend("shared").build()).getSnapshotsList()).containsExactly(taken);
+
+        pillar.api.agent.v1.FencingToken restoredToken = FencingToken.of(LifecycleUid.random(), 0).toProto();
+        CreateVolumeRequest restore = CreateVolumeRequest.newBuilder().setToken(restoredToken).setVolumeId("pvc-restored")
+                .setBackend("shared").setSizeBytes(128 * MIB).setSource(VolumeSource.newBuilder().setSnapshotId("snapshot-1")).build();
+        Volume restored = stub.createVolume(restore).getVolume();
+        assertThat(restored.getSizeBytes()).isEqualTo(128 * MIB);
+        assertThat(restored.getMountPath()).isEqualTo("/tank/nfs/pvc-restored");
+        assertThat(stub.createVolume(restore).getVolume()).isEqualTo(restored);
+        assertCode(Status.Code.OUT_OF_RANGE, "smaller than its source", () -> stub.createVolume(restore.toBuilder()
+                .setVolumeId("pvc-small").setSizeBytes(32 * MIB).build()));
+        Volume clone = stub.createVolume(restore.toBuilder().setVolumeId("pvc-clone").setSizeBytes(64 * MIB)
+                .setSource(VolumeSource.newBuilder().setVolumeId("pvc-1").setMode(CopyMode.COPY_MODE_INDEPENDENT)).build()).getVolume();
+        assertThat(clone.getMountPath()).isEqualTo("/tank/nfs/pvc-clone");
+
+        nfs.directory(Path.of(restored.getMountPath()));
+        ExportVolumeResponse exported = stub.exportVolume(ExportVolumeRequest.newBuilder().setToken(restoredToken)
+                .setVolumeId("pvc-restored").setBackend("shared").setExport(ExportSpec.newBuilder().setBindAddress("10.0.0.5")
+                        .setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS)).build());
+        assertThat(exported.getExportPath()).isEqualTo("/tank/nfs/pvc-restored");
+        stub.unexportVolume(UnexportVolumeRequest.newBuilder().setToken(restoredToken).setVolumeId("pvc-restored").build());
+
+        // the source first (hidden for its snapshot), then the snapshot, then the restore and the clone
+        stub.deleteVolume(DeleteVolumeRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").setBackend("shared").build());
+        stub.deleteSnapshot(DeleteSnapshotRequest.newBuilder().setToken(snapshotToken).setSnapshotId("snapshot-1").setBackend("shared").build());
+        stub.deleteVolume(DeleteVolumeRequest.newBuilder().setToken(restoredToken).setVolumeId("pvc-restored").setBackend("shared").build());
+        stub.deleteVolume(DeleteVolumeRequest.newBuilder().setToken(restoredToken).setVolumeId("pvc-clone").setBackend("shared").build());
+        assertThat(zfs.below("tank/nfs")).containsExactly("tank/nfs");
     }
 }
