@@ -14,7 +14,7 @@ import pillar.controller.crd.Reasons;
 
 /**
  * Keeps the VolumeSnapshotClass of a PillarStorageClass as {@link DesiredSnapshotClass} says, when
- * the store can take snapshots (ZFS zvols, LVM thin) and the cluster serves {@code snapshot.storage.k8s.io/v1}
+ * the store can take snapshots (ZFS zvols and datasets, LVM thin) and the cluster serves {@code snapshot.storage.k8s.io/v1}
  * (the external-snapshotter's CRDs, a cluster add-on). Otherwise removes the one it made, if any,
  * and says why. A VolumeSnapshotClass of that name that is not ours is never touched.
  */
@@ -35,9 +35,6 @@ final class SnapshotClasses {
         if (store.getSpec().getLvm() != null && store.getSpec().getLvm().getThinPool() == null) {
             return Optional.of("PillarStore " + name + " is an LVM linear volume group: it cannot take snapshots (use a thin"
                     + " pool); clones are block copies");
-        }
-        if (store.getSpec().getZfs() != null && store.getSpec().getZfs().datasets()) {
-            return Optional.of("PillarStore " + name + " holds NFS datasets: pillar-csi takes no snapshots of datasets yet");
         }
         return Optional.empty();
     }

@@ -122,14 +122,13 @@ class SnapshotClassLifecycleIT {
     }
 
     @Test
-    void aDatasetStoreGetsNoSnapshotClassAndSaysWhy() {
+    void aDatasetStoreGetsItsSnapshotClassAsAZvolStoreDoes() {
         installSnapshotApi();
         harness.create(Pillars.nfsProtocol("nfs", "192.0.2.10"));
         harness.create(Pillars.datasetStore("shared", "storage-1", "datasets", "tank", "nfs"));
         harness.create(Pillars.storageClass("rwx", "shared", "nfs"));
-        Condition unsupported = awaitSnapshotCondition("rwx", Condition.FALSE, Reasons.SNAPSHOTS_UNSUPPORTED);
-        assertThat(unsupported.getMessage()).contains("NFS datasets");
-        assertThat(snapshotClass("rwx")).isEmpty();
+        awaitSnapshotCondition("rwx", Condition.TRUE, Reasons.CREATED);
+        assertThat(snapshotClass("rwx")).isPresent();
     }
 
     @Test
