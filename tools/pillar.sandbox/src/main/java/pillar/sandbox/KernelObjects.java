@@ -12,17 +12,20 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
- * A snapshot of the kernel objects a CSI call changes, read from configfs, sysfs and mountinfo (no
- * command runs, so a snapshot is cheap even under emulation): nvmet subsystems, namespaces, allowed
- * hosts and port links; NVMe/TCP controllers and their block devices; mounts below the kubelet
- * directory; LVM logical volumes (device-mapper) and ZFS zvols. {@link #changesSince} says what a
- * step did, one line per object.
+ * A snapshot of the kernel objects a CSI call changes, read from configfs, sysfs, procfs and files
+ * (no command runs, so a snapshot is cheap even under emulation): nvmet subsystems, namespaces,
+ * allowed hosts and port links; NVMe/TCP controllers and their block devices; mounts below the
+ * kubelet directory; LVM logical volumes (device-mapper), ZFS zvols and mounted ZFS datasets; the
+ * NFS server's exports with their clients (nfs-utils' etab, what {@code exportfs} gave the kernel)
+ * and the NFSv4 clients nfsd holds state for. {@link #changesSince} says what a step did, one line per object.
  */
 record KernelObjects(Map<String, String> objects) {
     private static final Path NVMET = Path.of("/sys/kernel/config/nvmet");
     private static final Path SYS_BLOCK = Path.of("/sys/block");
     private static final Path SYS_NVME = Path.of("/sys/class/nvme");
     private static final Path MOUNTINFO = Path.of("/proc/self/mountinfo");
+    private static final Path ETAB = Path.of("/var/lib/nfs/etab");
+    private static final Path NFSD_CLIENTS = Path.of("/proc/fs/nfsd/clients");
 
     /** Reads the objects now; mounts only below {@code kubeletDirs}. */
     static KernelObjects read(List<Path> kubeletDirs) {
@@ -31,6 +34,8 @@ record KernelObjects(Map<String, String> objects) {
         initiator(objects);
         blockVolumes(objects);
         mounts(objects, kubeletDirs);
+        nfsExports(objects, lines(ETAB));
+        nfsdClients(objects);
         return new KernelObjects(objects);
     }
 
@@ -114,19 +119,18 @@ record KernelObjects(Map<String, String> objects) {
     }
 
     private static void mounts(Map<String, String> objects, List<Path> kubeletDirs) {
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(MOUNTINFO);
-        } catch (IOException e) {
-            return;
-        }
-        for (String line : lines) {
+        for (String line : lines(MOUNTINFO)) {
             String[] fields = line.split(" ");
             int dash = List.of(fields).indexOf("-");
             if (fields.length < 7 || dash < 0 || dash + 2 >= fields.length) {
                 continue;
             }
             String point = fields[4].replace("\\040", " ");
+            if (fields[dash + 1].equals("zfs")) {
+                // a filesystem dataset (NFS); zvols have no mount, the pool's roots have mountpoint=none
+                objects.put("ZFS dataset " + fields[dash + 2], "mounted at " + point);
+                continue;
+            }
             if (kubeletDirs.stream().noneMatch(k -> Path.of(point).startsWith(k))) {
                 continue;
             }
@@ -136,6 +140,40 @@ record KernelObjects(Map<String, String> objects) {
             }
             String mode = List.of(fields[5].split(",")).contains("ro") ? "ro" : "rw";
             objects.put(key, fields[dash + 1] + " " + fields[dash + 2] + " " + mode);
+        }
+    }
+
+    /**
+     * etab's lines: {@code PATH<tab>CLIENT(OPTIONS)}, one per export and client, as exportfs wrote
+     * them and gave them to the kernel. Package-private for its test.
+     */
+    static void nfsExports(Map<String, String> objects, List<String> etab) {
+        for (String line : etab) {
+            String[] fields = line.strip().split("\\s+");
+            int open = fields.length == 2 ? fields[1].indexOf('(') : -1;
+            if (open <= 0 || !fields[1].endsWith(")")) {
+                continue;
+            }
+            List<String> options = List.of(fields[1].substring(open + 1, fields[1].length() - 1).split(","));
+            objects.put("NFS export " + fields[0] + " to " + fields[1].substring(0, open),
+                    (options.contains("ro") ? "ro" : "rw") + options.stream().filter(o -> o.startsWith("fsid="))
+                            .map(o -> ", " + o).findFirst().orElse(""));
+        }
+    }
+
+    private static void nfsdClients(Map<String, String> objects) {
+        for (Path client : list(NFSD_CLIENTS)) {
+            String address = lines(client.resolve("info")).stream().filter(l -> l.startsWith("address:"))
+                    .map(l -> l.substring("address:".length()).strip().replace("\"", "")).findFirst().orElse("?");
+            objects.put("nfsd NFSv4 client " + address, "");
+        }
+    }
+
+    private static List<String> lines(Path file) {
+        try {
+            return Files.readAllLines(file);
+        } catch (IOException e) {
+            return List.of();
         }
     }
 

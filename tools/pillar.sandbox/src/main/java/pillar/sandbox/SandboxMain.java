@@ -15,7 +15,7 @@ import io.helidon.logging.common.LogConfig;
  * {@code up} there:
  * <pre>
  * up --project DIR --out DIR [--backend lvm|lvm-thin|zfs] [--fs ext4|xfs|block] [--scenario lifecycle|snapshot]
- *    [--keep] [-- CMD ARGS...]
+ *    [--protocol nvme-tcp|nfs] [--keep] [-- CMD ARGS...]
  * train --project DIR
  * kube-api PORT KUBECONFIG CRD_DIR
  * </pre>
@@ -25,7 +25,8 @@ import io.helidon.logging.common.LogConfig;
  */
 public final class SandboxMain {
     private static final String USAGE = "usage: up --project DIR --out DIR [--backend lvm|lvm-thin|zfs] "
-            + "[--fs ext4|xfs|block] [--scenario lifecycle|snapshot] [--keep] [-- CMD ARGS...] | train --project DIR"
+            + "[--fs ext4|xfs|block] [--scenario lifecycle|snapshot] [--protocol nvme-tcp|nfs] [--keep] [-- CMD ARGS...]"
+            + " | train --project DIR"
             + " | kube-api PORT KUBECONFIG CRD_DIR";
 
     private SandboxMain() {
@@ -98,15 +99,29 @@ public final class SandboxMain {
         Backend backend = Backend.LVM_THIN;
         VolumeMode mode = VolumeMode.EXT4;
         SandboxRun.Scenario scenario = SandboxRun.Scenario.LIFECYCLE;
+        SandboxRun.Protocol protocol = SandboxRun.Protocol.NVME_TCP;
+        List<String> blockOptions = new ArrayList<>();
         boolean keep = false;
         List<String> command = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
             switch (args[i]) {
                 case "--project" -> project = Path.of(value(args, ++i, "--project")).toAbsolutePath();
                 case "--out" -> out = Path.of(value(args, ++i, "--out")).toAbsolutePath();
-                case "--backend" -> backend = Backend.of(value(args, ++i, "--backend"));
-                case "--fs" -> mode = VolumeMode.of(value(args, ++i, "--fs"));
-                case "--scenario" -> scenario = SandboxRun.Scenario.of(value(args, ++i, "--scenario"));
+                case "--backend" -> {
+                    backend = Backend.of(value(args, ++i, "--backend"));
+                    blockOptions.add("--backend");
+                }
+                case "--fs" -> {
+                    mode = VolumeMode.of(value(args, ++i, "--fs"));
+                    blockOptions.add("--fs");
+                }
+                case "--scenario" -> {
+                    scenario = SandboxRun.Scenario.of(value(args, ++i, "--scenario"));
+                    if (scenario != SandboxRun.Scenario.LIFECYCLE) {
+                        blockOptions.add("--scenario " + args[i]);
+                    }
+                }
+                case "--protocol" -> protocol = SandboxRun.Protocol.of(value(args, ++i, "--protocol"));
                 case "--keep" -> keep = true;
                 case "--" -> {
                     command.addAll(List.of(args).subList(i + 1, args.length));
@@ -118,7 +133,11 @@ public final class SandboxMain {
         if (project == null || out == null) {
             throw new IllegalArgumentException("--project and --out are required");
         }
-        return new SandboxRun.Options(project, out, backend, mode, scenario, keep, List.copyOf(command));
+        if (protocol == SandboxRun.Protocol.NFS && !blockOptions.isEmpty()) {
+            throw new IllegalArgumentException("--protocol nfs plays examples/nfs.yaml (ZFS datasets, nfs4, ReadWriteMany):"
+                    + " " + String.join(" and ", blockOptions) + " are for NVMe/TCP only");
+        }
+        return new SandboxRun.Options(project, out, backend, mode, scenario, protocol, keep, List.copyOf(command));
     }
 
     private static String value(String[] args, int i, String option) {

@@ -25,6 +25,8 @@ final class SandboxObjects {
     static final String STORE = "fast";
     static final String STORAGE_CLASS = "pillar-fast";
     static final String API_VERSION = "pillar.csi.io/v1alpha1";
+    /** examples/nfs.yaml's PillarStorageClass (ReadWriteMany over NFS). */
+    static final String NFS_STORAGE_CLASS = "pillar-shared";
 
     private SandboxObjects() {
     }
@@ -67,6 +69,37 @@ final class SandboxObjects {
                     && !mode.fsType().equals(spec.get("fsType"))) {
                 spec.put("fsType", mode.fsType());
                 changes.add("PillarStorageClass/" + STORAGE_CLASS + " fsType set to " + mode.fsType() + " (--fs " + mode + ")");
+            }
+            objects.add(copy);
+        }
+        return objects;
+    }
+
+    /**
+     * The Pillar objects of {@code examples/nfs.yaml} (its claim left out: the sandbox plays the
+     * provisioner) for the VM: the PillarProtocol's serverAddress becomes the storage node's address
+     * there ({@link NfsdBed#STORAGE_ADDRESS}); {@code changes} receives a line saying so. Fails when
+     * the example's store names another agent backend than the one the bed configures.
+     */
+    static List<GenericKubernetesResource> forNfs(List<GenericKubernetesResource> example, List<String> changes) {
+        List<GenericKubernetesResource> objects = new ArrayList<>();
+        for (GenericKubernetesResource object : example) {
+            if (!object.getApiVersion().equals(API_VERSION)) {
+                continue;
+            }
+            GenericKubernetesResource copy = new GenericKubernetesResourceBuilder(object).build();
+            Map<String, Object> spec = spec(copy);
+            if (copy.getKind().equals("PillarProtocol") && spec.get("nfs") instanceof Map<?, ?> nfs) {
+                Map<Object, Object> changed = new LinkedHashMap<>(nfs);
+                changed.put("serverAddress", NfsdBed.STORAGE_ADDRESS);
+                spec.put("nfs", changed);
+                changes.add("PillarProtocol/" + copy.getMetadata().getName() + " serverAddress set to "
+                        + NfsdBed.STORAGE_ADDRESS + " (the storage node's address in the VM)");
+            }
+            if (copy.getKind().equals("PillarStore") && spec.get("zfs") instanceof Map<?, ?> zfs
+                    && !NfsdBed.AGENT_BACKEND.equals(zfs.get("backend"))) {
+                throw new IllegalArgumentException("PillarStore/" + copy.getMetadata().getName() + " names the agent backend "
+                        + zfs.get("backend") + "; the sandbox's agent serves its datasets as " + NfsdBed.AGENT_BACKEND);
             }
             objects.add(copy);
         }

@@ -12,14 +12,15 @@ import io.fabric8.kubernetes.api.model.storage.StorageClass;
 
 /**
  * The sandbox inside the VM ({@code dev/sandbox} boots the VM and runs this): starts the bed with
- * the quickstart objects, shows the generated StorageClass, plays one volume's lifecycle, runs the
- * user's command if any, stays up with {@code --keep}, and takes everything down. Exit status 0
- * only when every step passed (and the user's command, if any, exited 0).
+ * the quickstart objects (and, over NFS, examples/nfs.yaml's, the NFS server and two NFS nodes),
+ * shows the generated StorageClass, plays one volume's lifecycle (over NFS: one ReadWriteMany
+ * volume on two nodes, {@link NfsScenario}), runs the user's command if any, stays up with
+ * {@code --keep}, and takes everything down. Exit status 0 only when every step passed (and the
+ * user's command, if any, exited 0).
  */
 final class SandboxRun {
     private static final long MIB = 1 << 20;
 
-    /** The parsed options of {@code up}. */
     /** What the sandbox plays once everything is up: one volume's whole life, or its snapshots and clones. */
     enum Scenario {
         LIFECYCLE, SNAPSHOT;
@@ -33,8 +34,22 @@ final class SandboxRun {
         }
     }
 
-    record Options(Path project, Path outDir, Backend backend, VolumeMode mode, Scenario scenario, boolean keep,
-                   List<String> command) {
+    /** The protocol the played volume is reached over: NVMe/TCP (a block volume) or NFS (a ZFS dataset, ReadWriteMany). */
+    enum Protocol {
+        NVME_TCP, NFS;
+
+        static Protocol of(String name) {
+            return switch (name) {
+                case "nvme-tcp" -> NVME_TCP;
+                case "nfs" -> NFS;
+                default -> throw new IllegalArgumentException("--protocol must be nvme-tcp or nfs, is '" + name + "'");
+            };
+        }
+    }
+
+    /** The parsed options of {@code up}. */
+    record Options(Path project, Path outDir, Backend backend, VolumeMode mode, Scenario scenario, Protocol protocol,
+                   boolean keep, List<String> command) {
     }
 
     private SandboxRun() {
@@ -51,19 +66,30 @@ final class SandboxRun {
             out.println("the VM's kernel has no zfs module loaded (dev/vm/setup builds it; dev/sandbox sets PILLAR_VM_ZFS=1)");
             return 2;
         }
-        out.printf("pillar-csi sandbox: backend %s, volume mode %s, scenario %s, kernel %s%n", options.backend(), options.mode(),
-                options.scenario().name().toLowerCase(java.util.Locale.ROOT),
-                System.getProperty("os.version"));
+        boolean nfs = options.protocol() == Protocol.NFS;
+        if (nfs) {
+            out.printf("pillar-csi sandbox: NFS (a ZFS dataset store, ReadWriteMany on two nodes), kernel %s%n",
+                    System.getProperty("os.version"));
+        } else {
+            out.printf("pillar-csi sandbox: backend %s, volume mode %s, scenario %s, kernel %s%n", options.backend(), options.mode(),
+                    options.scenario().name().toLowerCase(java.util.Locale.ROOT), System.getProperty("os.version"));
+        }
         List<String> changes = new ArrayList<>();
         Path quickstart = options.project().resolve("examples/quickstart.yaml");
-        List<GenericKubernetesResource> objects = SandboxObjects.forSandbox(SandboxObjects.load(quickstart),
-                options.backend(), options.mode(), changes);
+        List<GenericKubernetesResource> objects = new ArrayList<>(SandboxObjects.forSandbox(SandboxObjects.load(quickstart),
+                options.backend(), options.mode(), changes));
         out.println("objects: " + quickstart + (changes.isEmpty() ? " as written" : ", with " + String.join("; ", changes)));
+        if (nfs) {
+            Path example = options.project().resolve("examples/nfs.yaml");
+            List<String> nfsChanges = new ArrayList<>();
+            objects.addAll(SandboxObjects.forNfs(SandboxObjects.load(example), nfsChanges));
+            out.println("    and " + example + " (its Pillar objects), with " + String.join("; ", nfsChanges));
+        }
 
         BedLayout layout = BedLayout.sandbox(options.project(), options.outDir().resolve("logs"));
         int status;
-        try (Bed bed = Bed.start(layout, true, objects, out)) {
-            StorageClass sc = bed.storageClasses().get(SandboxObjects.STORAGE_CLASS);
+        try (Bed bed = Bed.start(layout, true, objects, List.of(), nfs, out)) {
+            StorageClass sc = bed.storageClasses().get(nfs ? SandboxObjects.NFS_STORAGE_CLASS : SandboxObjects.STORAGE_CLASS);
             out.println("  generated " + Quickstart.describe(sc));
 
             out.println();
@@ -72,12 +98,20 @@ final class SandboxRun {
             Probes.csi("node", layout.nodeSocket().toString(), bed.node().channel(), out);
             Probes.agent("127.0.0.1", layout.ports().agent(), bed.pki(), out);
             out.println("  node ID (NodeGetInfo): " + bed.node().nodeId());
+            for (NfsNode n : bed.nfsNodes()) {
+                Probes.csi(n.name(), n.csi().socket().toString(), n.csi().channel(), out);
+            }
 
             out.println();
             Lifecycle.Plan plan = new Lifecycle.Plan(options.backend() + " " + options.mode(), options.mode(),
                     sc.getParameters().get("csi.storage.k8s.io/fstype"), sc.getParameters(), 320 * MIB, 640 * MIB);
             Steps.Result result;
-            if (options.scenario() == Scenario.SNAPSHOT) {
+            if (nfs) {
+                out.println("== one ReadWriteMany volume over NFS on two nodes, played as external-provisioner,"
+                        + " external-attacher, kubelet and external-resizer");
+                result = new NfsScenario(bed.controller(), bed.nfsNodes(), bed.kubeletDirs(), out)
+                        .run("nfs ReadWriteMany", sc.getParameters(), plan.bytes(), plan.grownBytes());
+            } else if (options.scenario() == Scenario.SNAPSHOT) {
                 out.println("== one volume's snapshot, restore and clone, played as external-snapshotter,"
                         + " external-provisioner and kubelet");
                 result = new SnapshotScenario(bed.controller(), bed.node(), out).run(plan);

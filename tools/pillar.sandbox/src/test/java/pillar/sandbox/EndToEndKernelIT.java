@@ -27,8 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>The lifecycle matrix covers every filesystem once and every backend once (lvm-thin with ext4,
  * lvm with xfs, zfs with Block), the agent's crash runs on zfs with xfs, the access modes and the
  * conformance checks on lvm-thin with ext4, the snapshot scenario on lvm-thin with ext4 and in
- * Block mode and on zfs in Block mode. {@code PILLAR_SUITE_MATRIX=full} runs all nine
- * lifecycles instead.
+ * Block mode and on zfs in Block mode and with xfs, and one ReadWriteMany volume over NFS on the two
+ * NFS nodes (the controller, the agent and the nodes together, as dev/sandbox --protocol nfs plays it).
+ * {@code PILLAR_SUITE_MATRIX=full} runs all nine lifecycles instead.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EndToEndKernelIT {
@@ -177,5 +178,22 @@ class EndToEndKernelIT {
             assertThat(result.failed()).as("the failed step").isNull();
             assertThat(result.passed()).as("every step of " + result.label()).isTrue();
         }));
+    }
+
+    /**
+     * ReadWriteMany over NFS through the three workloads: the controller admits each NFS node by its
+     * Node's InternalIP, both nodes read each other's writes, the volume grows, the second node is
+     * unpublished while mounted and cut off on the wire while the first writes on, nothing is left.
+     */
+    @Order(10)
+    @Test
+    void aReadWriteManyVolumeOverNfsIsSharedByTwoNodesAndTheUnpublishedOneIsCutOff() {
+        System.out.println();
+        System.out.println("[suite] NFS scenario: " + SandboxObjects.NFS_STORAGE_CLASS);
+        Steps.Result result = new NfsScenario(suite.bed.controller(), suite.bed.nfsNodes(), suite.kubeletDirs(), System.out)
+                .run("nfs ReadWriteMany", suite.parameters(SandboxObjects.NFS_STORAGE_CLASS), 320 * MIB, 640 * MIB);
+        Steps.summary(result, System.out);
+        assertThat(result.failed()).as("the failed step").isNull();
+        assertThat(result.passed()).as("every step of " + result.label()).isTrue();
     }
 }

@@ -16,7 +16,22 @@ class SandboxMainTest {
         assertThat(o.mode()).isEqualTo(VolumeMode.EXT4);
         assertThat(o.keep()).isFalse();
         assertThat(o.scenario()).isEqualTo(SandboxRun.Scenario.LIFECYCLE);
+        assertThat(o.protocol()).isEqualTo(SandboxRun.Protocol.NVME_TCP);
         assertThat(o.command()).isEmpty();
+    }
+
+    @Test
+    void nfsPlaysItsOwnExampleAndRefusesTheBlockOptions() {
+        SandboxRun.Options o = SandboxMain.parse(new String[] {"up", "--project", "/p", "--out", "/o", "--protocol", "nfs",
+                "--scenario", "lifecycle", "--keep"});
+        assertThat(o.protocol()).isEqualTo(SandboxRun.Protocol.NFS);
+        assertThat(o.keep()).isTrue();
+        assertThatThrownBy(() -> SandboxMain.parse(new String[] {"up", "--project", "/p", "--out", "/o", "--protocol", "nfs",
+                "--backend", "zfs", "--scenario", "snapshot"}))
+                .hasMessage("--protocol nfs plays examples/nfs.yaml (ZFS datasets, nfs4, ReadWriteMany): --backend and"
+                        + " --scenario snapshot are for NVMe/TCP only");
+        assertThatThrownBy(() -> SandboxMain.parse(new String[] {"up", "--project", "/p", "--out", "/o", "--protocol", "iscsi"}))
+                .hasMessage("--protocol must be nvme-tcp or nfs, is 'iscsi'");
     }
 
     @Test

@@ -53,6 +53,26 @@ class SandboxObjectsTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void theNfsExampleIsAppliedWithoutItsClaimAndWithTheVmsServerAddress() {
+        List<GenericKubernetesResource> example = SandboxObjects.load(Path.of("../../examples/nfs.yaml"));
+        List<String> changes = new ArrayList<>();
+        List<GenericKubernetesResource> objects = SandboxObjects.forNfs(example, changes);
+        assertThat(objects).extracting(GenericKubernetesResource::getKind)
+                .containsExactly("PillarStore", "PillarProtocol", "PillarStorageClass");
+        assertThat(spec(objects, "PillarProtocol")).isEqualTo(Map.of("nfs", Map.of("serverAddress", NfsdBed.STORAGE_ADDRESS,
+                "version", "4.2")));
+        assertThat(spec(objects, "PillarStore")).isEqualTo(spec(example, "PillarStore"));
+        assertThat(objects.get(2).getMetadata().getName()).isEqualTo(SandboxObjects.NFS_STORAGE_CLASS);
+        assertThat(changes).containsExactly("PillarProtocol/nfs serverAddress set to 10.77.0.1 (the storage node's address"
+                + " in the VM)");
+        // the bed's agent serves the example's store under the name it gives
+        assertThat(NfsdBed.agentBackend()).isEqualTo("{name: tank-nfs, type: zfs-dataset, pool: tank, parent-dataset: nfs}");
+        assertThat((Map<String, Object>) spec(objects, "PillarStore").get("zfs")).containsEntry("backend", NfsdBed.AGENT_BACKEND)
+                .containsEntry("pool", StoragePools.ZPOOL).containsEntry("parentDataset", NfsdBed.PARENT_NAME);
+    }
+
+    @Test
     void everyAgentIsCalledOverMutualTlsWithTheNameInItsCertificate() {
         List<GenericKubernetesResource> quickstart = SandboxObjects.load(QUICKSTART);
         List<GenericKubernetesResource> objects = SandboxObjects.withMutualTls(quickstart);

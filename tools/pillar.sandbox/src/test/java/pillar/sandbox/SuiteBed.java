@@ -16,8 +16,9 @@ import io.fabric8.kubernetes.api.model.storage.StorageClass;
 /**
  * The end-to-end suite's bed, started once for the suite's class: the sandbox's bed with all three
  * backends, one PillarStore per backend and one PillarStorageClass per backend and filesystem (from
- * the quickstart's agent and protocol), and a second node identity on the same kernel ("node-b":
- * its own host NQN, state and kubelet directories, socket), for the access-mode tests.
+ * the quickstart's agent and protocol), a second node identity on the same kernel ("node-b":
+ * its own host NQN, state and kubelet directories, socket), for the access-mode tests, and
+ * examples/nfs.yaml's objects with the NFS server and the two NFS nodes ({@link Bed#NFS_NODES}).
  */
 final class SuiteBed implements AutoCloseable {
     static final String NODE_B = "node-b";
@@ -48,18 +49,24 @@ final class SuiteBed implements AutoCloseable {
                 objects.add(SandboxObjects.storageClass(backend, fsType, protocol));
             }
         }
+        objects.addAll(SandboxObjects.forNfs(SandboxObjects.load(project.resolve("examples/nfs.yaml")), new ArrayList<>()));
         Path b = dir.resolve(NODE_B);
         Path socketB = b.resolve("kubelet/plugins/pillar.csi.io/csi.sock");
         Workload nodeB = Workloads.node(NODE_B, Workloads.NODE_NAME + "-b", NODE_B_HEALTH, socketB, b.resolve("kubelet"),
                 b.resolve("node-state"), b.resolve("etc/nvme/hostnqn"));
-        Bed bed = Bed.start(layout, true, objects, List.of(nodeB), System.out);
+        Bed bed = Bed.start(layout, true, objects, List.of(nodeB), true, System.out);
         return new SuiteBed(bed, new KubeletNode(socketB, b.resolve("kubelet")));
     }
 
     /** The generated StorageClass's parameters for a backend and filesystem. */
     Map<String, String> parameters(Backend backend, String fsType) {
-        StorageClass sc = bed.storageClasses().get(SandboxObjects.storageClassName(backend, fsType));
-        assertThat(sc).as("the generated StorageClass " + SandboxObjects.storageClassName(backend, fsType)).isNotNull();
+        return parameters(SandboxObjects.storageClassName(backend, fsType));
+    }
+
+    /** The generated StorageClass's parameters. */
+    Map<String, String> parameters(String storageClass) {
+        StorageClass sc = bed.storageClasses().get(storageClass);
+        assertThat(sc).as("the generated StorageClass " + storageClass).isNotNull();
         return new TreeMap<>(sc.getParameters());
     }
 
@@ -71,9 +78,11 @@ final class SuiteBed implements AutoCloseable {
         assertThat(Path.of("/sys/module/zfs")).as("the zfs module (dev/vm/setup builds it; dev/kernel-it loads it)").isDirectory();
     }
 
-    /** Both nodes' kubelet directories: the mounts a snapshot looks at. */
+    /** Every node's kubelet directory (node-b's and the NFS nodes' too): the mounts a snapshot looks at. */
     List<Path> kubeletDirs() {
-        return List.of(bed.layout().kubeletDir(), nodeB.kubeletDir());
+        List<Path> dirs = new ArrayList<>(bed.kubeletDirs());
+        dirs.add(nodeB.kubeletDir());
+        return dirs;
     }
 
     KernelObjects snapshot() {

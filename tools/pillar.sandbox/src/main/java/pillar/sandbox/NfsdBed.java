@@ -1,7 +1,5 @@
 package pillar.sandbox;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -16,19 +14,26 @@ import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.SystemProcessRunner;
 
 /**
- * The kernel NFS server of the VM for the NFS tests (docs/nfs.md's set-up): the ZFS parent dataset
- * {@value #PARENT} mounted at {@value #TOP} (one level below /, see dev/vm/nfs-mountd), nfsd serving
- * NFSv4.2 only with a 10 s grace and lease (set before it starts: fact 5), rpc.mountd for NFSv4 only
- * over dev/vm/nfs-mountd's exportable root, and one network namespace per node identity on a veth
- * pair, {@code 10.77.N.2} in the namespace and {@code 10.77.N.1} on the server's side, each with its
- * own NFSv4 client identifier (fact 6). Closing stops mountd and nfsd, removes every export and the
- * namespaces; the pools are the caller's.
+ * The kernel NFS server of the VM for the sandbox and the NFS tests (docs/nfs.md's set-up): the ZFS
+ * parent dataset {@value #PARENT} mounted at {@value #TOP} (one level below /, see dev/vm/nfs-mountd),
+ * nfsd serving NFSv4.2 only with a 10 s grace and lease (set before it starts: fact 5), rpc.mountd
+ * for NFSv4 only over dev/vm/nfs-mountd's exportable root, and one network namespace per node
+ * identity on a veth pair, {@code 10.77.N.2} in the namespace and {@code 10.77.N.1} on the server's
+ * side, each with its own NFSv4 client identifier (fact 6). The storage node's own address
+ * {@value #STORAGE_ADDRESS} (a dummy interface) is what a PillarProtocol names: every namespace
+ * reaches it through its link (its default route). Closing stops mountd and nfsd, removes every
+ * export, the namespaces and the address; the pools are the caller's.
  */
 final class NfsdBed implements AutoCloseable {
     /** The zfs-dataset backend's parent below the sandbox's pool. */
     static final String PARENT_NAME = "nfs";
     static final String PARENT = StoragePools.ZPOOL + "/" + PARENT_NAME;
+    /** The agent's zfs-dataset backend over {@link #PARENT}, as examples/nfs.yaml's store names it. */
+    static final String AGENT_BACKEND = "tank-nfs";
     static final Path TOP = Path.of("/pillar-nfs");
+    /** The storage node's address that every node identity reaches (PillarProtocol spec.nfs.serverAddress). */
+    static final String STORAGE_ADDRESS = "10.77.0.1";
+    private static final String STORAGE_LINK = "pillar-nfs";
     private static final Duration DEADLINE = Duration.ofMinutes(2);
     private static final Path NFSD = Path.of("/proc/fs/nfsd");
 
@@ -45,6 +50,7 @@ final class NfsdBed implements AutoCloseable {
     private ChildProcess mountd;
     private boolean nfsdStarted;
     private boolean parentMade;
+    private boolean storageLinkMade;
 
     private NfsdBed() {
     }
@@ -66,9 +72,10 @@ final class NfsdBed implements AutoCloseable {
 
     private void startAll(Path project, Path logs, List<String> names) {
         for (String program : List.of("exportfs", "rpc.nfsd", "rpc.mountd")) {
-            assertThat(java.util.Arrays.stream(System.getenv("PATH").split(":")).map(d -> Path.of(d, program))
-                    .anyMatch(Files::isExecutable)).as(program + " on the guest's PATH (dev/vm/setup unpacks nfs-utils,"
-                    + " dev/vm/guest-init copies it over /usr)").isTrue();
+            if (java.util.Arrays.stream(System.getenv("PATH").split(":")).noneMatch(d -> Files.isExecutable(Path.of(d, program)))) {
+                throw new IllegalStateException(program + " is not on the guest's PATH (dev/vm/setup unpacks nfs-utils,"
+                        + " dev/vm/guest-init copies it over /usr)");
+            }
         }
         run("zfs", "create", "-o", "mountpoint=" + TOP, PARENT);
         parentMade = true;
@@ -94,6 +101,11 @@ final class NfsdBed implements AutoCloseable {
         mountd.awaitReady(NfsdBed::mountdRuns, Duration.ofSeconds(30), Duration.ofMillis(100));
         made.add("rpc.mountd (pid " + mountd.pid() + ") over dev/vm/nfs-mountd's root, " + TOP + " shared into it");
         run("ip", "link", "set", "lo", "up");
+        run("ip", "link", "add", STORAGE_LINK, "type", "dummy");
+        storageLinkMade = true;
+        run("ip", "addr", "add", STORAGE_ADDRESS + "/32", "dev", STORAGE_LINK);
+        run("ip", "link", "set", STORAGE_LINK, "up");
+        made.add("the storage node's address " + STORAGE_ADDRESS + " (dummy interface " + STORAGE_LINK + ")");
         for (int i = 0; i < names.size(); i++) {
             NodeNet node = new NodeNet(names.get(i), "10.77." + (i + 1) + ".2", "10.77." + (i + 1) + ".1");
             addNode(node);
@@ -112,6 +124,7 @@ final class NfsdBed implements AutoCloseable {
         inNetns(node, "ip", "addr", "add", node.clientAddress() + "/24", "dev", guest);
         inNetns(node, "ip", "link", "set", guest, "up");
         inNetns(node, "ip", "link", "set", "lo", "up");
+        inNetns(node, "ip", "route", "add", "default", "via", node.serverAddress());
         // one host's namespaces share one NFSv4 client owner unless each has an identifier (fact 6);
         // ip netns exec mounts the namespace's own /sys, where the file is the namespace's
         try {
@@ -123,9 +136,17 @@ final class NfsdBed implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         String identifier = inNetns(node, "cat", "/sys/fs/nfs/net/nfs_client/identifier").strip();
-        assertThat(identifier).as("node " + node.name() + "'s NFS client identifier").isEqualTo("pillar-nfs-" + node.name());
-        made.add("node " + node.name() + ": netns " + node.netns() + ", " + node.clientAddress() + " (server "
-                + node.serverAddress() + "), NFS client identifier " + identifier);
+        if (!identifier.equals("pillar-nfs-" + node.name())) {
+            throw new IllegalStateException("node " + node.name() + "'s NFS client identifier is '" + identifier + "'");
+        }
+        made.add("node " + node.name() + ": netns " + node.netns() + ", " + node.clientAddress() + " (link to the server "
+                + node.serverAddress() + ", default route), NFS client identifier " + identifier);
+    }
+
+    /** The agent's {@code backends} entry (a YAML flow map) for the datasets below {@link #PARENT}. */
+    static String agentBackend() {
+        return "{name: " + AGENT_BACKEND + ", type: zfs-dataset, pool: " + StoragePools.ZPOOL + ", parent-dataset: "
+                + PARENT_NAME + "}";
     }
 
     /** What was set up, one line each, for the output. */
@@ -210,6 +231,9 @@ final class NfsdBed implements AutoCloseable {
         for (NodeNet node : nodes.reversed()) {
             attempt(problems, "ip", "link", "del", "h" + node.name());
             attempt(problems, "ip", "netns", "del", node.name());
+        }
+        if (storageLinkMade) {
+            attempt(problems, "ip", "link", "del", STORAGE_LINK);
         }
         if (parentMade) {
             attempt(problems, "zfs", "destroy", "-r", PARENT);
