@@ -17,10 +17,12 @@ import pillar.runtime.server.CsiException;
 import pillar.runtime.server.VolumeLocks;
 
 /**
- * Revokes, through the agent's Reconcile, every grant that no publication holds ({@link StaleGrants}),
- * with a Warning event {@value StaleGrants#REVOKED} on the state: a grant never outlives its
- * publication by more than a store's poll interval. One the agent refuses (a newer token, say) or
- * cannot take now is logged and looked at again on the next poll.
+ * Revokes, through the agent's Reconcile, every grant that no publication holds, and re-applies every
+ * export whose kernel state drifted from the agent's record ({@link StaleGrants}), with a Warning event
+ * {@value StaleGrants#REVOKED} or {@value StaleGrants#DRIFT_REPAIRED} on the state: a grant never
+ * outlives its publication, and an export wiped behind the agent (an `exportfs -ra` on the storage
+ * node) never stays wiped, by more than a store's poll interval. One the agent refuses (a newer token,
+ * say) or cannot take now (the kernel refuses the re-apply) is logged and looked at again on the next poll.
  *
  * <p>The poll's listing only finds candidates. Each is decided again holding the volume's lock, from
  * the volume's export listed anew and its state read after it: no publish or unpublish of the volume
@@ -56,13 +58,13 @@ final class GrantRevocation implements ExportAudit {
                 LOG.fine(() -> "PillarVolumeState " + id + ": stale grants " + candidate.stale() + " looked at on the next poll: "
                         + busy.getMessage());
             } catch (AgentException e) {
-                LOG.warning(() -> "PillarVolumeState " + id + ": stale grants " + candidate.stale() + " not revoked now: "
-                        + e.getMessage());
+                LOG.warning(() -> "PillarVolumeState " + id + ": stale grants " + candidate.stale() + " and drift "
+                        + candidate.drift() + " not repaired now: " + e.getMessage());
             }
         }
     }
 
-    /** The volume's stale grants as they are now: its export listed again, then its state read. */
+    /** The volume's stale grants and drift as they are now: its export listed again, then its state read. */
     private Optional<StaleGrants> confirmed(AgentTarget target, String agent, String backend, VolumeId id) {
         List<Export> export = agents.listExports(target, ListExportsRequest.getDefaultInstance()).getExportsList().stream()
                 .filter(e -> e.getVolumeId().equals(id.value())).toList();
@@ -74,6 +76,6 @@ final class GrantRevocation implements ExportAudit {
         agents.reconcile(target, grant.revocation());
         String message = grant.message(agent);
         LOG.warning(() -> "PillarVolumeState " + grant.export().getVolumeId() + ": " + message);
-        events.warning(grant.state(), StaleGrants.REVOKED, message);
+        events.warning(grant.state(), grant.reason(), message);
     }
 }

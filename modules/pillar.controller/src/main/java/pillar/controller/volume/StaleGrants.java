@@ -15,32 +15,37 @@ import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.VolumePhase;
 
 /**
- * The hosts (NVMe host NQNs, NFS client addresses) an agent admits to a volume that the volume's
- * PillarVolumeState no longer publishes to:
- * grants whose DenyInitiator never arrived (the agent was unreachable when the CO gave up on an
- * unpublish, or the node was removed). The pure comparison of the agent's ListExports with the
- * states, and the Reconcile call that revokes them.
+ * What an agent's export of a volume holds that the volume's PillarVolumeState does not want: hosts
+ * (NVMe host NQNs, NFS client addresses) it admits though the state no longer publishes to them
+ * (grants whose DenyInitiator never arrived: the agent was unreachable when the CO gave up on an
+ * unpublish, or the node was removed), and a kernel that differs from the agent's own record (the
+ * export's drift: nvmet configfs or nfsd's export table changed behind the agent, e.g. `exportfs -ra`
+ * or `nvmetcli clear` on the storage node). The pure comparison of the agent's ListExports with the
+ * states, and the Reconcile call that repairs both.
  *
- * <p>Only states in phase Exported count (their publications are the record of who may connect),
- * and only hosts are ever removed: the revocation is the export exactly as the agent holds it, its
- * allowed hosts narrowed to those still published, so it never widens a grant nor re-exports. It
- * carries the state's current fencing token: a publication changed since the state was read has a
- * newer generation, and the agent refuses the older token (FAILED_PRECONDITION), changing nothing.
+ * <p>Only states in phase Exported count (their publications are the record of who may connect).
+ * The repair is the export exactly as the agent records it, its allowed hosts narrowed to those still
+ * published: it never widens a grant, and the agent's Reconcile makes the kernel hold exactly that,
+ * re-applying what went missing and removing what it does not list. It carries the state's current
+ * fencing token: a publication changed since the state was read has a newer generation, and the
+ * agent refuses the older token (FAILED_PRECONDITION), changing nothing.
  *
  * @param state  the volume's state as read after the agent's exports
- * @param export the volume's export as the agent listed it
+ * @param export the volume's export as the agent listed it (with its drift)
  * @param stale  the allowed hosts the state does not publish to, sorted
  */
 public record StaleGrants(PillarVolumeState state, Export export, List<String> stale) {
     /** The reason of the Warning event on the state once they are revoked. */
     public static final String REVOKED = "StaleGrantRevoked";
+    /** The reason of the Warning event on the state once a drifted export (and no stale grant) is re-applied. */
+    public static final String DRIFT_REPAIRED = "ExportDriftRepaired";
 
     public StaleGrants {
         stale = stale.stream().sorted().distinct().toList();
     }
 
     /**
-     * The stale grants of {@code backend} on {@code agent}. The states must be read after the exports:
+     * The exports of {@code backend} on {@code agent} with stale grants or drift. The states must be read after the exports:
      * a publication is recorded before its host is allowed, so a host listed then is in the state
      * read after unless it was unpublished since.
      */
@@ -57,12 +62,20 @@ public record StaleGrants(PillarVolumeState state, Export export, List<String> s
                     List<String> stale = e.getAllowedHostsList().stream().filter(h -> !published.contains(h)).toList();
                     return new StaleGrants(state, e, stale);
                 })
-                .filter(g -> !g.stale.isEmpty())
+                .filter(g -> !g.stale.isEmpty() || g.export.getDriftCount() > 0)
                 .sorted(Comparator.comparing(g -> g.export.getVolumeId()))
                 .toList();
     }
 
-    /** The Reconcile call that removes the stale hosts and keeps everything else as the agent holds it. */
+    /** The kernel's differences from the agent's record, as the agent listed them; empty when in sync. */
+    public List<String> drift() {
+        return export.getDriftList();
+    }
+
+    /**
+     * The Reconcile call that removes the stale hosts, keeps everything else as the agent records it,
+     * and makes the kernel hold exactly that.
+     */
     public ReconcileRequest revocation() {
         return ReconcileRequest.newBuilder()
                 .setToken(Records.token(state).toProto())
@@ -74,9 +87,20 @@ public record StaleGrants(PillarVolumeState state, Export export, List<String> s
                 .build();
     }
 
-    /** What the event and the log say once the agent revoked them. */
+    /** The event's reason: {@link #REVOKED} when a grant was stale, else {@link #DRIFT_REPAIRED}. */
+    public String reason() {
+        return stale.isEmpty() ? DRIFT_REPAIRED : REVOKED;
+    }
+
+    /** What the event and the log say once the agent revoked them and re-applied the export. */
     public String message(String agentName) {
+        String drifted = drift().isEmpty() ? "" : "its export in the kernel differed from the agent's record ("
+                + String.join("; ", drift()) + ")";
+        if (stale.isEmpty()) {
+            return "agent " + agentName + ": volume " + export.getVolumeId() + ": " + drifted + ": re-applied";
+        }
         return "agent " + agentName + " still admitted " + String.join(", ", stale) + " to volume " + export.getVolumeId()
-                + ", which is not published there (a revocation that never reached the agent): revoked";
+                + ", which is not published there (a revocation that never reached the agent): revoked"
+                + (drifted.isEmpty() ? "" : "; " + drifted + ": re-applied");
     }
 }

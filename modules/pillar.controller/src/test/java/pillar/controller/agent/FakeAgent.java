@@ -39,8 +39,14 @@ public final class FakeAgent {
     public record Snapshot(String backend, String source, long size, long createdSeconds) {
     }
 
-    /** The drift GetVolumeHealth reports for an exported volume, by volume ID (as the agent finds it in the kernel). */
+    /**
+     * The drift GetVolumeHealth and ListExports report for an exported volume, by volume ID (as the agent
+     * finds it in the kernel); a Reconcile that keeps the export re-applies it (clears it), as the agent's
+     * does, unless the volume is in {@link #stuckDrift}.
+     */
     final Map<String, List<String>> drift = new HashMap<>();
+    /** Volumes whose drift a Reconcile cannot repair: the kernel refuses the re-apply (the call fails). */
+    final java.util.Set<String> stuckDrift = new java.util.HashSet<>();
     final Map<String, PoolState> pools = new HashMap<>();
     private boolean up = true;
     private boolean nvmeAuth;
@@ -150,6 +156,14 @@ public final class FakeAgent {
     /** The kernel's export of the volume differs from the agent's record thus (empty: in sync again). */
     public synchronized FakeAgent drift(String volumeId, String... lines) {
         drift.put(volumeId, List.of(lines));
+        stuckDrift.remove(volumeId);
+        return this;
+    }
+
+    /** {@link #drift}, and the kernel refuses its re-apply: a Reconcile of the volume fails and the drift stays. */
+    public synchronized FakeAgent stuckDrift(String volumeId, String... lines) {
+        drift(volumeId, lines);
+        stuckDrift.add(volumeId);
         return this;
     }
 

@@ -275,6 +275,12 @@ public final class FakeAgentClient implements AgentClient {
             }
             backend(target, "Reconcile", agent, r.getDesired().getBackend());
             existing(target, "Reconcile", agent, r.getVolumeId());
+            if (agent.stuckDrift.contains(r.getVolumeId())) {
+                throw new AgentException(AgentException.Kind.FAILED, "Reconcile", target, "INTERNAL: the kernel refused"
+                        + " re-applying the export of " + r.getVolumeId());
+            }
+            // the agent's Reconcile makes the kernel hold exactly its record: whatever had drifted is re-applied
+            agent.drift.remove(r.getVolumeId());
             ExportSpec wanted = r.getDesired().getExport().toBuilder().clearAddressFamily().build();
             if (existing == null || !existing.spec().equals(wanted) || !existing.backend().equals(r.getDesired().getBackend())) {
                 existing = new FakeAgent.Export(r.getDesired().getBackend(), wanted, new HashSet<>());
@@ -326,7 +332,7 @@ public final class FakeAgentClient implements AgentClient {
             ListExportsResponse.Builder out = ListExportsResponse.newBuilder();
             agent.exports.forEach((id, e) -> out.addExports(pillar.api.agent.v1.Export.newBuilder().setVolumeId(id)
                     .setBackend(e.backend()).setSubsystemNqn(NQN_PREFIX + id).setExport(e.spec())
-                    .addAllAllowedHosts(e.allowedHosts())));
+                    .addAllAllowedHosts(e.allowedHosts()).addAllDrift(agent.drift.getOrDefault(id, List.of()))));
             return out.build();
         }
     }

@@ -88,6 +88,38 @@ class GrantRevocationTest {
         assertThat(controller.events).filteredOn(e -> e.contains(StaleGrants.REVOKED)).hasSize(1);
     }
 
+    @Test
+    void anExportThatDriftedInTheKernelIsReappliedAsRecordedWithAnEvent() {
+        controller.create(Requests.create("pvc-d", GIB));
+        controller.publish(Requests.publish("pvc-d", NODE_A, Requests.rwo(), false));
+        controller.agent().drift("pvc-d", "subsystem nqn.2024-06.io.pillar-csi:pvc-d missing");
+
+        audit(listing(), List.of(state("pvc-d")));
+
+        assertThat(listing()).singleElement().satisfies(e -> assertThat(e.getDriftList()).as("drift after the repair").isEmpty());
+        assertThat(controller.agent().allowedHosts("pvc-d")).as("the grant, kept").containsExactly(NODE_A);
+        assertThat(controller.events).filteredOn(e -> e.contains(StaleGrants.DRIFT_REPAIRED)).singleElement()
+                .satisfies(e -> assertThat(e).contains("subsystem nqn.2024-06.io.pillar-csi:pvc-d missing", "re-applied"));
+        assertThat(controller.events).noneMatch(e -> e.contains(StaleGrants.REVOKED));
+    }
+
+    @Test
+    void aDriftTheKernelRefusesToRepairStaysForTheNextPollWithoutAnEvent() {
+        controller.create(Requests.create("pvc-s", GIB));
+        controller.publish(Requests.publish("pvc-s", NODE_A, Requests.rwo(), false));
+        controller.agent().stuckDrift("pvc-s", "port 1 link of nqn.2024-06.io.pillar-csi:pvc-s missing");
+
+        audit(listing(), List.of(state("pvc-s")));
+
+        assertThat(controller.fake.calls()).anyMatch(c -> c.startsWith("Reconcile"));
+        assertThat(listing()).singleElement().satisfies(e -> assertThat(e.getDriftList()).hasSize(1));
+        assertThat(controller.events).noneMatch(e -> e.contains(StaleGrants.DRIFT_REPAIRED));
+
+        controller.agent().drift("pvc-s", "port 1 link of nqn.2024-06.io.pillar-csi:pvc-s missing"); // the kernel takes it now
+        audit(listing(), List.of(state("pvc-s")));
+        assertThat(listing()).singleElement().satisfies(e -> assertThat(e.getDriftList()).isEmpty());
+    }
+
     private void audit(List<Export> exports, List<PillarVolumeState> states) {
         controller.volumes.grantRevocation().audit(AGENT, InMemoryController.AGENT, InMemoryController.STORE, exports, states);
     }

@@ -74,6 +74,32 @@ class StaleGrantsTest {
         });
     }
 
+    @Test
+    void anExportWhoseKernelDriftedIsRepairedAsRecordedWithoutWideningIt() {
+        PillarVolumeState exported = state("pvc-a", "storage-1", "fast", VolumePhase.Exported, A);
+        PillarVolumeState deleting = state("pvc-b", "storage-1", "fast", VolumePhase.Deleting);
+        List<Export> exports = List.of(export("pvc-a", "fast", A).toBuilder().addDrift("host " + A + " missing").build(),
+                export("pvc-b", "fast").toBuilder().addDrift("namespace 1 missing").build());
+
+        List<StaleGrants> found = StaleGrants.of("storage-1", "fast", exports, List.of(exported, deleting));
+
+        assertThat(found).singleElement().satisfies(g -> {
+            assertThat(g.stale()).isEmpty();
+            assertThat(g.drift()).containsExactly("host " + A + " missing");
+            assertThat(g.reason()).isEqualTo(StaleGrants.DRIFT_REPAIRED);
+            assertThat(g.revocation().getDesired().getAllowedHostsList()).containsExactly(A);
+            assertThat(g.revocation().getDesired().getExport()).isEqualTo(SPEC);
+            assertThat(g.message("storage-1")).isEqualTo("agent storage-1: volume pvc-a: its export in the kernel differed from"
+                    + " the agent's record (host " + A + " missing): re-applied");
+        });
+        // a stale grant and drift at once: one repair, the revocation's reason, both said
+        StaleGrants both = StaleGrants.of("storage-1", "fast", List.of(export("pvc-a", "fast", A, B).toBuilder()
+                .addDrift("host " + B + " exported but not allowed").build()), List.of(exported)).getFirst();
+        assertThat(both.reason()).isEqualTo(StaleGrants.REVOKED);
+        assertThat(both.message("storage-1")).endsWith("revoked; its export in the kernel differed from the agent's record (host "
+                + B + " exported but not allowed): re-applied");
+    }
+
     private static Export export(String id, String backend, String... hosts) {
         return Export.newBuilder().setVolumeId(id).setBackend(backend).setExport(SPEC).addAllAllowedHosts(List.of(hosts)).build();
     }

@@ -75,11 +75,13 @@ class VolumeConditionIT {
     }
 
     @Test
-    void anExportWipedFromTheKernelIsAbnormalUntilItIsReapplied() {
-        harness.fakeAgent().drift("pvc-1", "subsystem nqn.2024-06.io.pillar-csi:pvc-1 missing");
+    void anExportWipedFromTheKernelThatCannotBeReappliedIsAbnormalUntilItIs() {
+        // one the kernel refuses to take back: the poll cannot repair it, so it stays abnormal
+        harness.fakeAgent().stuckDrift("pvc-1", "subsystem nqn.2024-06.io.pillar-csi:pvc-1 missing");
 
         assertAbnormal("volume pvc-1 on PillarStore fast (agent storage-1, backend fast):",
-                "subsystem nqn.2024-06.io.pillar-csi:pvc-1 missing", "restart pillar-agent on storage-1");
+                "subsystem nqn.2024-06.io.pillar-csi:pvc-1 missing", "the controller re-applies it at its next poll",
+                "see the log of pillar-agent on storage-1");
 
         harness.fakeAgent().drift("pvc-1");
         assertThat(get().getStatus().getVolumeCondition().getAbnormal()).isFalse();
