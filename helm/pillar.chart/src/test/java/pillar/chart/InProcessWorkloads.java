@@ -137,6 +137,8 @@ final class InProcessWorkloads implements AutoCloseable {
         WorkloadServer agent = AgentMain.start(agentConfig, Backends.create(BACKENDS,
                 new TimedProcessRunner(lvm, agentMetrics), lvm.host(), state.installation()), target, state, agentMetrics);
         servers.put("agent", agent);
+        // the store gauges are read in the background from the end of the agent's start-up, the thin pool's usage last
+        await("the agent's first store readings", () -> agentMetrics.scrape().contains("pillar_agent_thin_pool_metadata_ratio{"));
         agentChannel = Grpc.newChannelBuilderForAddress("127.0.0.1", agent.grpcPort(), InsecureChannelCredentials.create()).build();
 
         Path node = Files.createDirectories(dir.resolve("node"));

@@ -142,6 +142,9 @@ public final class AgentMain {
         // a clone's background copy stops at a checkpoint (fsynced, tagged) rather than mid-chunk
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("backends-stop").unstarted(
                 () -> backends.values().forEach(VolumeBackend::close)));
+        // Helidon's own hook only stops serving: closing the server runs its close actions too, which stop the
+        // store gauges' refresher (a command it waits for killed)
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("agent-stop").unstarted(server::close));
         LOG.info(() -> (state instanceof StateCheck.Verdict.Missing ? "pillar-agent serving reads only (" + StateCheck.REASON + ")"
                 : "pillar-agent ready") + ": agent API on " + config.listenHost() + ":" + server.grpcPort()
                 + (config.tls().isPresent() ? " (mTLS)" : " (plaintext)") + ", health on port " + server.healthPort()
@@ -178,9 +181,11 @@ public final class AgentMain {
      * refused for good, readiness stays down and the condition is logged as an error every minute.
      *
      * <p>{@code metrics} are served at {@code /metrics} on the health port, with every call timed, the
-     * fencing refusals counted and the stores' gauges ({@link StoreGauges}); host commands and configfs
-     * calls are timed by the backends' runner and the target, when they were made with the same metrics
-     * (as {@link #launch} makes them). The meters are registered here: one start per metrics.
+     * fencing refusals counted and the stores' gauges ({@link StoreGauges}, refreshed in the background
+     * from the end of start-up until the server is closed, unless the metrics are disabled); host
+     * commands and configfs calls are timed by the backends' runner and the target, when they were made
+     * with the same metrics (as {@link #launch} makes them). The meters are registered here: one start
+     * per metrics.
      */
     public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
                                        StateCheck.Verdict state, WorkloadMetrics metrics) {
@@ -200,7 +205,7 @@ public final class AgentMain {
                 new Fence(new MarkStore(config.stateDir()), new WaitingVolumeLocks(), refusals),
                 new Fence(MarkStore.snapshots(config.stateDir()), new WaitingVolumeLocks(), refusals), exports, exporter,
                 new NfsExporter(nfs));
-        StoreGauges.register(metrics, config.backends(), backends, exports, Clock.systemUTC(), StoreGauges.REFRESH);
+        StoreGauges gauges = StoreGauges.register(metrics, config.backends(), backends, exports);
         List<ExportRecord> records = state instanceof StateCheck.Verdict.Ready ? exports.list() : List.of();
         AdmissionGate gate = switch (state) {
             case StateCheck.Verdict.Missing missing -> AdmissionGate.refusing(StateCheck.REASON, missing.message());
@@ -211,12 +216,14 @@ public final class AgentMain {
                 .health(config.healthHost(), config.healthPort())
                 .metrics(metrics)
                 .service(new AgentGrpcService(config.backends(), operations, gate, nfs::problem))
-                .readiness(state instanceof StateCheck.Verdict.Missing ? StateCheck.REASON : "exports-reapplied", gate::isOpen);
+                .readiness(state instanceof StateCheck.Verdict.Missing ? StateCheck.REASON : "exports-reapplied", gate::isOpen)
+                .onClose(gauges::close);
         config.tls().ifPresentOrElse(files -> builder.tls(mutualTls(files)), () -> LOG.warning(
                 "*** the agent API is served WITHOUT TLS: any host that reaches port " + config.listenPort()
                         + " can create, export and delete volumes. Configure agent.tls (cert, key, ca) for mTLS. ***"));
         WorkloadServer server = builder.start();
         if (state instanceof StateCheck.Verdict.Missing missing) {
+            startGauges(gauges, metrics);
             Thread.ofVirtual().name("agent-state-missing").start(() -> repeatError(server, missing.message()));
             return server;
         }
@@ -231,8 +238,17 @@ public final class AgentMain {
                 default -> { }
             }
         });
+        // after the re-apply, whose lookups (lvs, zfs list) the stores' first refresh would only slow down
+        startGauges(gauges, metrics);
         gate.open();
         return server;
+    }
+
+    /** Starts refreshing the stores' gauges in the background, unless the metrics are never served. */
+    private static void startGauges(StoreGauges gauges, WorkloadMetrics metrics) {
+        if (metrics.enabled()) {
+            gauges.start();
+        }
     }
 
     /** Logs the condition as an error now and every minute while the server runs. */

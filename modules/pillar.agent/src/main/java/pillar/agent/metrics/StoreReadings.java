@@ -1,8 +1,5 @@
 package pillar.agent.metrics;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.time.InstantSource;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
@@ -16,43 +13,38 @@ import pillar.agent.backend.VolumeBackend;
 /**
  * What each store's host commands tell, for the gauges: its volume count ({@link VolumeBackend#list}),
  * its capacity, and for the LVM thin stores its pool's usage ({@link VolumeBackend#health}), by store
- * name. {@link #refreshIfDue} reads them again only once the last refresh is {@code interval} old,
- * on the caller's thread; a caller that finds another refreshing goes on with the last readings, so
- * two never run at once. A part that fails keeps its last reading (none before it first succeeds)
- * and is retried at the next refresh, not sooner.
+ * name. {@link #refresh} reads them again on the caller's thread (the gauges' refresher), one refresh
+ * at a time; the getters only return the last readings, so a scrape never waits for a command. A part
+ * that fails keeps its last reading (none before it first succeeds) and is retried at the next
+ * refresh, not sooner. An interrupted refresh reads no further part.
  */
 final class StoreReadings {
     private static final Logger LOG = Logger.getLogger(StoreReadings.class.getName());
 
     private final Map<String, VolumeBackend> backends;
     private final Set<String> thinStores;
-    private final InstantSource clock;
-    private final Duration interval;
     private final ReentrantLock refreshing = new ReentrantLock();
-    private volatile Instant due = Instant.MIN;
     private final Map<String, Integer> volumes = new ConcurrentHashMap<>();
     private final Map<String, VolumeBackend.Capacity> capacity = new ConcurrentHashMap<>();
     private final Map<String, PoolHealth.ThinUsage> thinPools = new ConcurrentHashMap<>();
 
     /** @param thinStores the names of the LVM thin stores, whose pool usage is read */
-    StoreReadings(Map<String, VolumeBackend> backends, Set<String> thinStores, InstantSource clock, Duration interval) {
+    StoreReadings(Map<String, VolumeBackend> backends, Set<String> thinStores) {
         this.backends = Map.copyOf(backends);
         this.thinStores = Set.copyOf(thinStores);
-        this.clock = clock;
-        this.interval = interval;
     }
 
-    /** Reads every store again if the last refresh is {@code interval} old and none runs now. */
-    void refreshIfDue() {
-        if (clock.instant().isBefore(due) || !refreshing.tryLock()) {
-            return;
+    /**
+     * Reads every store again, unless a refresh runs now (one stuck in a command included): then it
+     * returns false at once, having run nothing.
+     */
+    boolean refresh() {
+        if (!refreshing.tryLock()) {
+            return false;
         }
         try {
-            if (clock.instant().isBefore(due)) {
-                return; // another caller refreshed meanwhile
-            }
             backends.forEach(this::read);
-            due = clock.instant().plus(interval);
+            return true;
         } finally {
             refreshing.unlock();
         }
@@ -79,6 +71,9 @@ final class StoreReadings {
     }
 
     private static void part(String store, String what, Runnable read) {
+        if (Thread.currentThread().isInterrupted()) {
+            return; // stopping: a command started now would be killed at once
+        }
         try {
             read.run();
         } catch (RuntimeException e) {

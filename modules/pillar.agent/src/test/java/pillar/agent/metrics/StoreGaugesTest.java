@@ -5,15 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,13 +35,16 @@ import pillar.runtime.exec.ProcessRunner;
 import pillar.runtime.metrics.WorkloadMetrics;
 
 /**
- * The stores' gauges over the real LVM backends on the LVM fake, with a fake clock: the host commands
- * run at most once per interval, a failed reading keeps the last value, a scrape during a refresh
- * takes the last readings, and nothing that fails breaks the scrape.
+ * The stores' gauges over the real LVM backends on the LVM fake, their refresher's pauses played by
+ * the test ({@link Steps}): the stores are read at start and after each pause, never by a scrape; a
+ * scrape while a refresh is stuck in a command takes the last readings; a failed reading keeps the
+ * last value; closing stops the refresher, a stuck command included; nothing that fails breaks the
+ * scrape. Every assertion is on values and commands, none on times (the waits are guards against a hang).
  */
 class StoreGaugesTest {
     private static final long MIB = 1L << 20;
     private static final Duration REFRESH = Duration.ofSeconds(30);
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
     private static final List<BackendConfig> CONFIGS = List.of(
             new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"),
             new BackendConfig("slow", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg1", ""));
@@ -49,10 +53,11 @@ class StoreGaugesTest {
     Path dir;
 
     private final WorkloadMetrics metrics = WorkloadMetrics.create("agent");
-    private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-03T12:00:00Z"));
+    private final Steps steps = new Steps();
     private Gate fast;
     private Gate slow;
     private final Map<String, VolumeBackend> backends = new HashMap<>();
+    private StoreGauges gauges;
 
     @BeforeEach
     void stores() {
@@ -63,27 +68,48 @@ class StoreGaugesTest {
         slow = new Gate(vg1);
         backends.putAll(Backends.create(CONFIGS.subList(0, 1), fast, vg0.host()));
         backends.putAll(Backends.create(CONFIGS.subList(1, 2), slow, vg1.host()));
-        StoreGauges.register(metrics, CONFIGS, backends, new ExportStore(dir.resolve("state")), now::get, REFRESH);
+        gauges = StoreGauges.register(metrics, CONFIGS, backends, new ExportStore(dir.resolve("state")), REFRESH, steps);
     }
 
     @AfterEach
-    void release() {
+    void stop() throws InterruptedException {
         fast.release();
+        gauges.close();
+        assertThat(gauges.awaitStopped(PATIENCE)).isTrue();
     }
 
     private void create(String store, String id) {
         backends.get(store).create(VolumeId.of(id), ByteSize.of(64 * MIB), Map.of());
     }
 
-    private void later(Duration by) {
-        now.updateAndGet(t -> t.plus(by));
+    /** Starts the refresher and waits for its first refresh to end (it pauses then). */
+    private void started() throws InterruptedException {
+        gauges.start();
+        assertThat(steps.awaitPause()).isEqualTo(REFRESH);
+    }
+
+    /** Lets the refresher's pause end and waits for the refresh after it to end. */
+    private void nextRefresh() throws InterruptedException {
+        steps.elapse();
+        assertThat(steps.awaitPause()).isEqualTo(REFRESH);
+    }
+
+    private int completed() {
+        return fast.completed.get() + slow.completed.get();
     }
 
     @Test
-    void theStoresAreReadOncePerIntervalAndShownByBackend() {
+    void theStoresAreReadAtStartAndShownByBackend() throws Exception {
         create("fast", "pvc-1");
-        String first = metrics.scrape();
-        assertThat(first)
+        int created = fast.commands.get();
+        assertThat(metrics.scrape()).as("never read yet: left out")
+                .contains("pillar_agent_exports{backend=\"fast\"} 0.0\n")
+                .doesNotContain("pillar_agent_volumes{").doesNotContain("pillar_agent_store_capacity_bytes{")
+                .doesNotContain("pillar_agent_store_free_bytes{").doesNotContain("ratio{");
+        assertThat(fast.commands).as("a scrape runs no command").hasValue(created);
+
+        started();
+        assertThat(metrics.scrape())
                 .contains("pillar_agent_exports{backend=\"fast\"} 0.0\n")
                 .contains("pillar_agent_exports{backend=\"slow\"} 0.0\n")
                 .contains("pillar_agent_volumes{backend=\"fast\"} 1.0\n")
@@ -95,18 +121,127 @@ class StoreGaugesTest {
                 .contains("pillar_agent_thin_pool_metadata_ratio{backend=\"fast\"} 0.125\n")
                 .doesNotContain("ratio{backend=\"slow\"}")
                 .doesNotContain("pvc-1");
-        int commands = fast.commands.get();
+        assertThat(fast.commands.get()).isGreaterThan(created);
+        assertThat(slow.commands.get()).isPositive();
+    }
+
+    @Test
+    void theRefresherReadsTheStoresAgainAfterEachPauseAndAScrapeNever() throws Exception {
+        create("fast", "pvc-1");
+        started();
+        String first = metrics.scrape();
+        assertThat(first).contains("pillar_agent_volumes{backend=\"fast\"} 1.0\n");
         create("fast", "pvc-2");
-        int afterCreate = fast.commands.get();
-        assertThat(afterCreate).isGreaterThan(commands);
+        int fastCommands = fast.commands.get();
+        int slowCommands = slow.commands.get();
 
-        later(REFRESH.minusSeconds(1));
+        assertThat(metrics.scrape()).as("the last readings, until the pause ends").isEqualTo(first);
         assertThat(metrics.scrape()).isEqualTo(first);
-        assertThat(fast.commands).hasValue(afterCreate);
+        assertThat(fast.commands).as("scrapes run no command").hasValue(fastCommands);
+        assertThat(slow.commands).hasValue(slowCommands);
 
-        later(Duration.ofSeconds(1));
+        nextRefresh();
+        assertThat(metrics.scrape()).contains("pillar_agent_volumes{backend=\"fast\"} 2.0\n")
+                .contains("pillar_agent_store_free_bytes{backend=\"slow\"} " + (double) (256 * MIB) + "\n");
+        assertThat(fast.commands.get()).isGreaterThan(fastCommands);
+        assertThat(slow.commands.get()).isGreaterThan(slowCommands);
+
+        create("fast", "pvc-3");
+        nextRefresh();
+        assertThat(metrics.scrape()).contains("pillar_agent_volumes{backend=\"fast\"} 3.0\n");
+    }
+
+    @Test
+    void aScrapeTakesTheLastReadingsWhileARefreshIsStuckInACommand() throws Exception {
+        create("fast", "pvc-1");
+        started();
+        String first = metrics.scrape();
+        create("fast", "pvc-2");
+        fast.hold();
+        steps.elapse();
+        fast.awaitHeld(); // the refresher waits in one of fast's commands
+        int commands = fast.commands.get() + slow.commands.get();
+
+        // on another thread, so that a scrape that waited for the command failed here rather than hung
+        String scraped = CompletableFuture.supplyAsync(metrics::scrape).get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        assertThat(scraped).isEqualTo(first).contains("pillar_agent_volumes{backend=\"fast\"} 1.0\n")
+                .contains("pillar_agent_store_capacity_bytes{backend=\"fast\"} " + (double) (512 * MIB) + "\n")
+                .contains("pillar_agent_volumes{backend=\"slow\"} 0.0\n")
+                .contains("pillar_agent_thin_pool_data_ratio{backend=\"fast\"} 0.25\n");
+        assertThat(gauges.refreshNow()).as("no second refresh while one is stuck").isFalse();
+        assertThat(fast.commands.get() + slow.commands.get()).as("neither the scrape nor the refused refresh ran a command")
+                .isEqualTo(commands);
+        assertThat(steps.pauses()).as("the stuck refresh has not ended").isZero();
+
+        fast.release();
+        assertThat(steps.awaitPause()).isEqualTo(REFRESH);
         assertThat(metrics.scrape()).contains("pillar_agent_volumes{backend=\"fast\"} 2.0\n");
-        assertThat(fast.commands.get()).isGreaterThan(afterCreate);
+    }
+
+    @Test
+    void aFailedReadingKeepsTheLastValueUntilARefreshSucceeds() throws Exception {
+        slow.failing = true;
+        create("fast", "pvc-1");
+        started();
+        String first = metrics.scrape();
+        assertThat(first).contains("pillar_agent_volumes{backend=\"fast\"} 1.0\n")
+                .doesNotContain("pillar_agent_volumes{backend=\"slow\"}")
+                .doesNotContain("pillar_agent_store_capacity_bytes{backend=\"slow\"}")
+                .contains("pillar_agent_exports{backend=\"slow\"} 0.0\n");
+
+        create("fast", "pvc-2");
+        fast.failing = true;
+        int tried = fast.commands.get();
+        nextRefresh();
+        assertThat(fast.commands.get()).as("read again, and failed").isGreaterThan(tried);
+        assertThat(metrics.scrape()).as("the last values kept").isEqualTo(first);
+
+        fast.failing = false;
+        slow.failing = false;
+        nextRefresh();
+        assertThat(metrics.scrape()).contains("pillar_agent_volumes{backend=\"fast\"} 2.0\n")
+                .contains("pillar_agent_volumes{backend=\"slow\"} 0.0\n")
+                .contains("pillar_agent_store_capacity_bytes{backend=\"slow\"} " + (double) (256 * MIB) + "\n");
+    }
+
+    @Test
+    void closingStopsTheRefresherWhichNeverStartsAgain() throws Exception {
+        create("fast", "pvc-1");
+        started();
+        String last = metrics.scrape();
+        int commands = fast.commands.get() + slow.commands.get();
+
+        gauges.close();
+        assertThat(gauges.awaitStopped(PATIENCE)).as("the refresher ended").isTrue();
+        gauges.start();
+        assertThat(gauges.awaitStopped(PATIENCE)).isTrue();
+        assertThat(steps.pauses()).as("no refresh after the close").isZero();
+        assertThat(fast.commands.get() + slow.commands.get()).isEqualTo(commands);
+        assertThat(metrics.scrape()).as("the last readings stay").isEqualTo(last);
+    }
+
+    @Test
+    void closingInterruptsARefreshStuckInACommandAndReadsNoFurtherStore() throws Exception {
+        started();
+        fast.hold();
+        steps.elapse();
+        fast.awaitHeld();
+        int completed = completed();
+
+        gauges.close();
+        assertThat(gauges.awaitStopped(PATIENCE)).as("the refresher ended").isTrue();
+        assertThat(fast.interrupted).as("the stuck command was interrupted").isTrue();
+        assertThat(completed()).as("no command completed after the close").isEqualTo(completed);
+        assertThat(steps.pauses()).isZero();
+    }
+
+    @Test
+    void aClosedGaugesNeverStart() throws Exception {
+        gauges.close();
+        gauges.start();
+        assertThat(gauges.awaitStopped(PATIENCE)).isTrue();
+        assertThat(fast.commands.get() + slow.commands.get()).isZero();
+        assertThat(metrics.scrape()).doesNotContain("pillar_agent_volumes{");
     }
 
     @Test
@@ -119,70 +254,66 @@ class StoreGaugesTest {
     }
 
     @Test
-    void aFailedReadingKeepsTheLastValueAndWaitsForTheNextInterval() {
-        slow.failing = true;
-        create("fast", "pvc-1");
-        String first = metrics.scrape();
-        assertThat(first).contains("pillar_agent_volumes{backend=\"fast\"} 1.0\n")
-                .doesNotContain("pillar_agent_volumes{backend=\"slow\"}")
-                .doesNotContain("pillar_agent_store_capacity_bytes{backend=\"slow\"}")
-                .contains("pillar_agent_exports{backend=\"slow\"} 0.0\n");
-
-        fast.failing = true;
-        later(REFRESH);
-        assertThat(metrics.scrape()).isEqualTo(first);
-        int tried = fast.commands.get();
-        assertThat(metrics.scrape()).isEqualTo(first);
-        assertThat(fast.commands).as("not retried before the interval").hasValue(tried);
-
-        fast.failing = false;
-        slow.failing = false;
-        later(REFRESH);
-        assertThat(metrics.scrape()).contains("pillar_agent_volumes{backend=\"fast\"} 1.0\n")
-                .contains("pillar_agent_volumes{backend=\"slow\"} 0.0\n");
-    }
-
-    @Test
-    void aScrapeDuringARefreshTakesTheLastReadingsAndRunsNoCommand() throws Exception {
-        create("fast", "pvc-1");
-        metrics.scrape();
-        create("fast", "pvc-2");
-        later(REFRESH);
-        fast.hold();
-        CompletableFuture<String> refreshing = CompletableFuture.supplyAsync(metrics::scrape);
-        fast.awaitHeld();
-        int commands = fast.commands.get();
-        assertThat(metrics.scrape()).contains("pillar_agent_volumes{backend=\"fast\"} 1.0\n");
-        assertThat(fast.commands).hasValue(commands);
-        fast.release();
-        assertThat(refreshing.get(30, TimeUnit.SECONDS)).contains("pillar_agent_volumes{backend=\"fast\"} 2.0\n");
-    }
-
-    @Test
     void aDamagedExportRecordLeavesTheExportsOutAndTheRestShown() throws Exception {
         Files.writeString(Files.createDirectories(dir.resolve("state/exports")).resolve("pvc-9"), "not a record");
+        started();
         assertThat(metrics.scrape()).doesNotContain("pillar_agent_exports{")
                 .contains("pillar_agent_volumes{backend=\"fast\"} 0.0\n");
     }
 
-    /** The fake's commands, counted, and failing or held back when the test says. */
+    /**
+     * The refresher's pauses, played by the test: each pause (entered when a refresh has ended) is
+     * recorded and lasts until {@link #elapse}, or until the refresher is interrupted.
+     */
+    private static final class Steps implements StoreGauges.Pause {
+        private final BlockingQueue<Duration> asked = new LinkedBlockingQueue<>();
+        private final Semaphore elapsed = new Semaphore(0);
+
+        @Override
+        public void pause(Duration duration) throws InterruptedException {
+            asked.add(duration);
+            elapsed.acquire();
+        }
+
+        /** Waits for the refresher to pause (its refresh has ended); the pause it asked for. */
+        Duration awaitPause() throws InterruptedException {
+            Duration pause = asked.poll(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+            assertThat(pause).as("the refresher paused after a refresh").isNotNull();
+            return pause;
+        }
+
+        /** Ends the current pause (or the next one). */
+        void elapse() {
+            elapsed.release();
+        }
+
+        /** Pauses entered and not yet awaited. */
+        int pauses() {
+            return asked.size();
+        }
+    }
+
+    /** The fake's commands, counted, and failing or held back when the test says; interrupted as the real runner is. */
     private static final class Gate implements ProcessRunner {
         private final FakeLvm lvm;
         final AtomicInteger commands = new AtomicInteger();
+        final AtomicInteger completed = new AtomicInteger();
         volatile boolean failing;
+        volatile boolean interrupted;
         private volatile CountDownLatch held = new CountDownLatch(0);
-        private final CountDownLatch entered = new CountDownLatch(1);
+        private volatile CountDownLatch entered = new CountDownLatch(1);
 
         Gate(FakeLvm lvm) {
             this.lvm = lvm;
         }
 
         void hold() {
+            entered = new CountDownLatch(1);
             held = new CountDownLatch(1);
         }
 
         void awaitHeld() throws InterruptedException {
-            assertThat(entered.await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(entered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).as("a command held").isTrue();
         }
 
         void release() {
@@ -192,18 +323,25 @@ class StoreGaugesTest {
         @Override
         public CommandResult run(Command command) {
             commands.incrementAndGet();
-            if (held.getCount() > 0) {
-                entered.countDown();
-                try {
-                    held.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+            try {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new InterruptedException();
                 }
+                if (held.getCount() > 0) {
+                    entered.countDown();
+                    held.await();
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;
+                Thread.currentThread().interrupt();
+                throw new CommandFailedException(command, -1, "interrupted", true);
             }
             if (failing) {
                 throw new CommandFailedException(command, 5, "  Volume group has a problem", false);
             }
-            return lvm.run(command);
+            CommandResult result = lvm.run(command);
+            completed.incrementAndGet();
+            return result;
         }
     }
 }

@@ -7,9 +7,12 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
@@ -27,6 +30,7 @@ import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.agent.configfs.NvmetTarget;
+import pillar.agent.metrics.StoreGauges;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.agent.v1.CreateVolumeRequest;
@@ -36,6 +40,8 @@ import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.fencing.FencingToken;
 import pillar.api.value.LifecycleUid;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.ProcessRunner;
 import pillar.runtime.metrics.TimedProcessRunner;
 import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.WorkloadServer;
@@ -44,16 +50,21 @@ import pillar.runtime.server.WorkloadServer;
  * The agent's meters as a scrape of its health port shows them, after a volume is created and
  * exported and a stale call refused: its host commands and configfs calls timed (the runner and the
  * target made as {@code AgentMain.launch} makes them, over the fakes), the calls and the refusal
- * counted, the stores' gauges read.
+ * counted, the stores' gauges read by their background refresher: left out of a scrape while its
+ * first refresh is stuck in a command, shown once it ends.
  */
 class AgentMetricsIT {
     private static final long MIB = 1L << 20;
     private static final List<BackendConfig> BACKENDS = List.of(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"));
+    private static final Duration PATIENCE = Duration.ofSeconds(60);
 
     @TempDir
     Path dir;
 
     private final LifecycleUid lifecycle = LifecycleUid.random();
+    private final CountDownLatch callsDone = new CountDownLatch(1);
+    private final CountDownLatch refresherHeld = new CountDownLatch(1);
+    private final AtomicReference<Thread> refresher = new AtomicReference<>();
     private final WorkloadMetrics metrics = WorkloadMetrics.create("agent");
     private final FakeConfigfsTree configfs = FakeConfigfsTree.create();
     private WorkloadServer agent;
@@ -63,10 +74,24 @@ class AgentMetricsIT {
     @BeforeEach
     void start() {
         FakeLvm lvm = new FakeLvm("vg0", 1024 * MIB, dir.resolve("dev")).withThinPool("pool0", 512 * MIB).setUsage("pool0", 40, 10);
+        // the store gauges' refresher waits in its first command until the test's calls are done
+        ProcessRunner held = command -> {
+            if (Thread.currentThread().getName().equals(StoreGauges.THREAD)) {
+                refresher.set(Thread.currentThread());
+                refresherHeld.countDown();
+                try {
+                    callsDone.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new CommandFailedException(command, -1, "interrupted", true);
+                }
+            }
+            return lvm.run(command);
+        };
         AgentConfig config = new AgentConfig("127.0.0.1", 0, dir.resolve("state"), configfs.root(), Optional.empty(), BACKENDS,
                 "127.0.0.1", 0);
         NvmetTarget target = configfs.target(metrics);
-        agent = AgentMain.start(config, Backends.create(BACKENDS, new TimedProcessRunner(lvm, metrics), lvm.host()), target,
+        agent = AgentMain.start(config, Backends.create(BACKENDS, new TimedProcessRunner(held, metrics), lvm.host()), target,
                 AgentMain.checkState(config, target), metrics);
         channel = Grpc.newChannelBuilderForAddress("127.0.0.1", agent.grpcPort(), InsecureChannelCredentials.create()).build();
         stub = AgentServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
@@ -74,6 +99,7 @@ class AgentMetricsIT {
 
     @AfterEach
     void stop() throws InterruptedException {
+        callsDone.countDown();
         channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         agent.close();
     }
@@ -95,7 +121,19 @@ class AgentMetricsIT {
                         e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
         long free = stub.getCapacity(GetCapacityRequest.newBuilder().setBackend("fast").build()).getAvailableBytes();
 
-        assertThat(scrape())
+        assertThat(scrape()).as("the stores' first refresh is stuck in a command: the scrape answers without them")
+                .contains("pillar_agent_exports{backend=\"fast\"} 1.0\n")
+                .doesNotContain("pillar_agent_volumes{").doesNotContain("pillar_agent_store_capacity_bytes{")
+                .doesNotContain("pillar_agent_thin_pool_metadata_ratio{");
+        callsDone.countDown();
+        String scraped = scrape();
+        // the stores' readings appear when the refresh ends, the thin pool's usage last (a guard, not a timing)
+        for (long deadline = System.nanoTime() + PATIENCE.toNanos();
+             !scraped.contains("pillar_agent_thin_pool_metadata_ratio{") && System.nanoTime() < deadline; scraped = scrape()) {
+            Thread.sleep(20);
+        }
+
+        assertThat(scraped)
                 .contains("pillar_csi_operation_seconds_count{code=\"OK\",method=\"CreateVolume\",workload=\"agent\"} 1\n")
                 .contains("pillar_csi_operation_seconds_count{code=\"OK\",method=\"ExportVolume\",workload=\"agent\"} 1\n")
                 .contains("pillar_csi_operation_seconds_count{code=\"FAILED_PRECONDITION\",method=\"ExpandVolume\",workload=\"agent\"} 1\n")
@@ -111,6 +149,15 @@ class AgentMetricsIT {
                 .contains("pillar_agent_thin_pool_data_ratio{backend=\"fast\"} 0.4\n")
                 .contains("pillar_agent_thin_pool_metadata_ratio{backend=\"fast\"} 0.1\n")
                 .doesNotContain("pvc-metrics").doesNotContain("nqn.");
+    }
+
+    @Test
+    void closingTheAgentStopsTheStoreGaugesRefresherEvenStuckInACommand() throws Exception {
+        assertThat(refresherHeld.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).as("the refresher runs a command").isTrue();
+        agent.close();
+        refresher.get().join(PATIENCE);
+        assertThat(refresher.get().isAlive()).as("the refresher ended").isFalse();
+        assertThat(callsDone.getCount()).as("its command was interrupted, not let go").isOne();
     }
 
     private String scrape() throws Exception {

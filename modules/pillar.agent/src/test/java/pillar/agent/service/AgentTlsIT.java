@@ -26,9 +26,11 @@ import pillar.agent.AgentMain;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
+import pillar.agent.configfs.NvmetTarget;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.agent.v1.GetCapacityRequest;
+import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.WorkloadServer;
 
 /**
@@ -52,8 +54,12 @@ class AgentTlsIT {
         trusted = new TestPki(dir, "trusted");
         stranger = new TestPki(dir, "stranger");
         TestPki.Issued server = trusted.issue("agent", Instant.now().plus(Duration.ofDays(1)), "localhost");
-        agent = AgentMain.start(config(dir, Optional.of(new AgentConfig.TlsFiles(server.cert(), server.key(), trusted.caFile(),
-                List.of(CONTROLLER)))), Map.of("fast", backend), FakeConfigfsTree.create().target());
+        AgentConfig config = config(dir, Optional.of(new AgentConfig.TlsFiles(server.cert(), server.key(), trusted.caFile(),
+                List.of(CONTROLLER))));
+        NvmetTarget target = FakeConfigfsTree.create().target();
+        // metrics off: the store gauges' refresher would read the backend too, in the middle of a count of calls
+        agent = AgentMain.start(config, Map.of("fast", backend), target, AgentMain.checkState(config, target),
+                WorkloadMetrics.disabled("agent"));
     }
 
     @AfterAll

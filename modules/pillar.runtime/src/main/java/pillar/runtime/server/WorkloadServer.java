@@ -41,10 +41,12 @@ public final class WorkloadServer implements AutoCloseable {
 
     private final WebServer server;
     private final Optional<Path> unixSocket;
+    private final List<Runnable> onClose;
 
-    private WorkloadServer(WebServer server, Optional<Path> unixSocket) {
+    private WorkloadServer(WebServer server, Optional<Path> unixSocket, List<Runnable> onClose) {
         this.server = server;
         this.unixSocket = unixSocket;
+        this.onClose = onClose;
     }
 
     public static Builder builder() {
@@ -74,6 +76,7 @@ public final class WorkloadServer implements AutoCloseable {
         return server.isRunning();
     }
 
+    /** Stops serving, removes the UNIX socket, then runs the {@linkplain Builder#onClose close actions}. */
     @Override
     public void close() {
         server.stop();
@@ -84,12 +87,20 @@ public final class WorkloadServer implements AutoCloseable {
                 LOG.warning("could not remove socket " + socket + ": " + e.getMessage());
             }
         });
+        for (Runnable action : onClose) {
+            try {
+                action.run();
+            } catch (RuntimeException e) {
+                LOG.warning("a close action failed: " + e);
+            }
+        }
     }
 
     /** Builds and starts a {@link WorkloadServer}. */
     public static final class Builder {
         private final List<BindableService> services = new ArrayList<>();
         private final Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
+        private final List<Runnable> onClose = new ArrayList<>();
         private SocketAddress grpcAddress;
         private Path unixSocket;
         private Tls tls;
@@ -144,6 +155,12 @@ public final class WorkloadServer implements AutoCloseable {
             return this;
         }
 
+        /** Something the workload stops when the server is closed (a background thread): run after it stops serving, in order. */
+        public Builder onClose(Runnable action) {
+            onClose.add(action);
+            return this;
+        }
+
         public WorkloadServer start() {
             if (grpcAddress == null) {
                 throw new IllegalStateException("no gRPC endpoint configured");
@@ -191,7 +208,7 @@ public final class WorkloadServer implements AutoCloseable {
                         }
                     });
             WebServer server = config.build().start();
-            return new WorkloadServer(server, Optional.ofNullable(unixSocket));
+            return new WorkloadServer(server, Optional.ofNullable(unixSocket), List.copyOf(onClose));
         }
 
         private static void prepareSocketPath(Path socket) {

@@ -210,6 +210,24 @@ class WorkloadServerIT {
         assertThat(socket).doesNotExist();
     }
 
+    @Test
+    void closeStopsServingThenRunsTheCloseActionsInOrderEvenAfterOneFails() {
+        java.util.List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+        IdentityService identity = new IdentityService(() -> true);
+        WorkloadServer.Builder builder = WorkloadServer.builder().tcp("127.0.0.1", 0).health("127.0.0.1", 0);
+        CsiServices.node(identity, new CsiServices.UnimplementedNode()).forEach(builder::service);
+        AtomicReference<WorkloadServer> started = new AtomicReference<>();
+        builder.onClose(() -> ran.add("first, serving: " + started.get().isRunning()))
+                .onClose(() -> {
+                    throw new IllegalStateException("a failing action");
+                })
+                .onClose(() -> ran.add("third"));
+        started.set(builder.start());
+        assertThat(ran).isEmpty();
+        started.get().close();
+        assertThat(ran).containsExactly("first, serving: false", "third");
+    }
+
     private static int status(URI uri) throws Exception {
         HttpURLConnection connection = (HttpURLConnection) uri.toURL().openConnection();
         try {
