@@ -608,6 +608,9 @@ public final class LvmVolumeBackend implements VolumeBackend {
             return target;
         }
         LinearCopies.Copy copy = copies.onto(id).orElse(null);
+        if (copy == null && !fresh && finished(id, content)) {
+            return target; // the copy tagged it finished and left the registry since the lookup above
+        }
         if (copy == null) {
             copy = startCopy(id, from, source, lv, target, fresh, copying, content);
         }
@@ -621,6 +624,20 @@ public final class LvmVolumeBackend implements VolumeBackend {
                     + ByteSize.of(copy.checkpointed()), failed.get());
         }
         throw new BackendException(Kind.BUSY, copy.describe() + "; retry");
+    }
+
+    /** Whether a copy onto {@code id} is in this agent's registry: running, waiting in line, or failed and not reported yet. */
+    boolean copyRegistered(VolumeId id) {
+        return copies.onto(id).isPresent();
+    }
+
+    /**
+     * Whether the LV is tagged a finished copy now: read again when no copy onto it is registered, since a
+     * copy tags the LV finished, then leaves the registry, both possibly between a retry's lookup and its
+     * look at the registry (which would otherwise start a second copy of a whole clone).
+     */
+    private boolean finished(VolumeId id, String content) {
+        return lookup(id).filter(lv -> lv.tags().contains(content) && !LvmSnapshots.unfinished(lv)).isPresent();
     }
 
     /** The source of a clone: this backend's and whole; NOT_FOUND when missing, BUSY while it is itself being copied. */

@@ -224,8 +224,30 @@ public final class FakeLvm implements ProcessRunner {
 
     // --- the tools ------------------------------------------------------------------------------------
 
+    /**
+     * Runs {@code action} once, on the caller's thread, right after the next {@code lvs} of {@code name} has
+     * answered (outside the fake's lock, so that another thread's commands may run meanwhile): the moment
+     * between an agent's read and what it does with it, for races.
+     */
+    public void afterNextLvsOf(String name, Runnable action) {
+        afterLvs.set(new java.util.AbstractMap.SimpleEntry<>(vg + "/" + name, action));
+    }
+
+    private final java.util.concurrent.atomic.AtomicReference<Map.Entry<String, Runnable>> afterLvs =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
     @Override
-    public synchronized CommandResult run(Command command) {
+    public CommandResult run(Command command) {
+        CommandResult result = runLocked(command);
+        Map.Entry<String, Runnable> hook = afterLvs.get();
+        List<String> a = command.argv();
+        if (hook != null && a.getFirst().equals("lvs") && a.getLast().equals(hook.getKey()) && afterLvs.compareAndSet(hook, null)) {
+            hook.getValue().run();
+        }
+        return result;
+    }
+
+    private synchronized CommandResult runLocked(Command command) {
         commands.add(command);
         List<String> a = command.argv();
         return switch (a.get(0)) {

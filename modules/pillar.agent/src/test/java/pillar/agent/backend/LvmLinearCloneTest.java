@@ -139,6 +139,31 @@ class LvmLinearCloneTest extends FakeLvmFixture {
     }
 
     @Test
+    void aRetryWhoseReadSawTheCopyUnfinishedWhileItEndedStartsNoSecondCopy() throws Exception {
+        String source = sha256(src.device(), SIZE.bytes());
+        MeteredDevices devices = MeteredDevices.gated();
+        LvmVolumeBackend agent = backend(FAST, devices, System::nanoTime, Duration.ZERO);
+        assertFails(() -> cloneOf(agent, COPY, SIZE, SRC, Mode.DEFAULT), Kind.BUSY, "0B of 64MiB (0%)");
+        // the retry reads the LV (tagged copying), then the copy ends (tagged finished, out of the registry),
+        // then the retry looks for the copy in the registry
+        lvm.afterNextLvsOf("pvc-copy", () -> {
+            devices.openGate();
+            try {
+                await(() -> lvm.tags("pvc-copy").contains("pillar-csi.content:" + REQUEST));
+                await(() -> !agent.copyRegistered(COPY));
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+
+        BackendVolume clone = cloneOf(agent, COPY, SIZE, SRC, Mode.DEFAULT);
+
+        assertThat(sha256(clone.device(), SIZE.bytes())).isEqualTo(source);
+        assertThat(devices.sourcesOpened).as("the retry started no second copy").hasValue(1);
+        assertThat(lvm.tags("pvc-copy")).containsExactly("pillar-csi", INSTALLATION, "pillar-csi.content:" + REQUEST);
+    }
+
+    @Test
     void aCopyCutShortResumesFromItsCheckpointAfterARestartReadingOnlyTheRestAndEndsExact() throws Exception {
         writeChunk(src.device(), 50, 5);
         String source = sha256(src.device(), SIZE.bytes());
