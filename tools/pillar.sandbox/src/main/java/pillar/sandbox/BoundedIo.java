@@ -16,8 +16,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * File I/O through an NFS mount, each call under a deadline: a hard mount waits for its server
- * forever, so a read or write that does not return within {@link #DEADLINE} fails the step (its
- * thread, a daemon, is left blocked in the kernel) instead of hanging the run.
+ * forever, so a read or write that does not return within {@link #DEADLINE} fails the step, naming
+ * the file (its thread, a daemon, is left blocked in the kernel), instead of hanging the run.
  */
 final class BoundedIo {
     static final Duration DEADLINE = Duration.ofSeconds(60);
@@ -27,42 +27,69 @@ final class BoundedIo {
 
     /** Writes {@code text} to {@code file} (created or truncated) and fsyncs it. */
     static void writeSynced(Path file, String text) throws Exception {
-        call(() -> {
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                ch.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
-                ch.force(true);
-            }
-            return null;
-        });
+        call("writing " + file, () -> write(file, text));
     }
 
     static String read(Path file) throws Exception {
-        return call(() -> Files.readString(file));
+        return call("reading " + file, () -> Files.readString(file));
     }
 
-    /** The message of an I/O that must fail; one that succeeds or hangs is an {@link AssertionError}. */
-    static String failure(Callable<?> io) throws Exception {
-        Object got;
-        try {
-            got = call(io);
-        } catch (IOException e) {
-            return e.getClass().getSimpleName() + ": " + e.getMessage();
+    /**
+     * What a write of a fenced client did within {@code wait}: "fails: ..." with its error, or "blocks"
+     * when it had not returned (its client is refused by the server and waits: the daemon thread stays
+     * in the kernel until the mount goes). One that succeeded is an {@link AssertionError}.
+     */
+    static String refusedWrite(Path file, String text, Duration wait) throws Exception {
+        String outcome = outcome(() -> write(file, text), wait);
+        if (outcome.startsWith("returned")) {
+            throw new AssertionError("writing " + file + " succeeded where it must not");
         }
-        throw new AssertionError("the I/O succeeded (" + got + ") where it must fail");
+        return outcome;
+    }
+
+    /**
+     * What {@code io} did within {@code wait}, in words: "returned: VALUE", "fails: ERROR" (an
+     * {@link IOException}), or "blocks (...)" when it had not returned; any other failure is thrown.
+     */
+    static String outcome(Callable<?> io, Duration wait) throws Exception {
+        FutureTask<?> task = start(io);
+        try {
+            return "returned: " + task.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            return "blocks (no answer within " + wait.toSeconds() + " s)";
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io2) {
+                return "fails: " + io2.getClass().getSimpleName() + ": " + io2.getMessage();
+            }
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
     }
 
     /** Runs {@code io} on a daemon thread of its own and returns what it returned, or throws what it threw. */
-    static <T> T call(Callable<T> io) throws Exception {
-        FutureTask<T> task = new FutureTask<>(io);
-        Thread.ofPlatform().daemon().name("nfs-io").start(task);
+    static <T> T call(String what, Callable<T> io) throws Exception {
+        FutureTask<T> task = start(io);
         try {
             return task.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
         } catch (TimeoutException e) {
-            throw new AssertionError("the I/O did not return within " + DEADLINE.toSeconds()
+            throw new AssertionError(what + " did not return within " + DEADLINE.toSeconds()
                     + " s (a hard NFS mount waiting for its server?)");
         } catch (ExecutionException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
+    }
+
+    private static <T> FutureTask<T> start(Callable<T> io) {
+        FutureTask<T> task = new FutureTask<>(io);
+        Thread.ofPlatform().daemon().name("nfs-io").start(task);
+        return task;
+    }
+
+    private static Void write(Path file, String text) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ch.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
+            ch.force(true);
+        }
+        return null;
     }
 }

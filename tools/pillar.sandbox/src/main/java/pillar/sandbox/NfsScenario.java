@@ -21,7 +21,9 @@ import pillar.api.csi.v1.VolumeUsage;
  * InternalIP), each node's kubelet stages it once and publishes it to a pod; each pod reads what the
  * other wrote and fsynced; external-resizer grows it (the dataset's refquota) and both see the new size
  * without a node step; then the second node is unpublished while it still has the volume mounted (as
- * a lost node is) and is cut off on the wire while the first writes on; everything is undone and nothing
+ * a lost node is) and is cut off on the wire while the first writes on; the server's whole export table
+ * is wiped behind the agent (as another program's {@code exportfs -ra} does) and the controller's poll
+ * has the agent re-apply the first node's export, never the second's; everything is undone and nothing
  * is left. Each step is printed with its time and the kernel objects it changed (the dataset, its NFS
  * export and clients, the nodes' mounts, nfsd's clients). The first failing step ends the run; what was
  * set up is undone best-effort.
@@ -29,6 +31,13 @@ import pillar.api.csi.v1.VolumeUsage;
 final class NfsScenario {
     private static final long MIB = 1 << 20;
     private static final String FS_TYPE = "nfs4";
+    /** How long the controller's poll may take to find and repair a wiped export (the sandbox polls every 5 s). */
+    private static final java.time.Duration REPAIR_DEADLINE = java.time.Duration.ofSeconds(90);
+    /**
+     * How long a fenced node's write is given: it fails at once (EACCES) when the server refuses it, or
+     * blocks while the node's NFSv4 client, whose state nfsd expired, retries its lease and is refused.
+     */
+    private static final java.time.Duration CUT_WAIT = java.time.Duration.ofSeconds(10);
 
     /** One node's part: its publish context and its paths for the volume. */
     private static final class OnNode {
@@ -45,19 +54,24 @@ final class NfsScenario {
     }
 
     private final CsiController controller;
+    private final NfsdBed nfsd;
     private final List<NfsNode> nodes;
     private final List<Path> kubeletDirs;
     private final Steps steps;
 
-    /** Plays on the first two of {@code nodes}; {@code kubeletDirs} are every node's, for the snapshots. */
-    NfsScenario(CsiController controller, List<NfsNode> nodes, List<Path> kubeletDirs, PrintStream out) {
+    /**
+     * Plays on the first two of {@code nodes}, served by {@code nfsd}; {@code kubeletDirs} are every
+     * node's, for the snapshots.
+     */
+    NfsScenario(CsiController controller, NfsdBed nfsd, List<NfsNode> nodes, List<Path> kubeletDirs, PrintStream out) {
         if (nodes.size() < 2) {
             throw new IllegalArgumentException("the NFS scenario needs two NFS nodes, has " + nodes.size());
         }
         this.controller = controller;
+        this.nfsd = nfsd;
         this.nodes = List.copyOf(nodes.subList(0, 2));
         this.kubeletDirs = List.copyOf(kubeletDirs);
-        this.steps = new Steps(out, this.kubeletDirs, 20);
+        this.steps = new Steps(out, this.kubeletDirs, 21);
     }
 
     /** Runs it with the class's {@code parameters}: a claim of {@code bytes}, grown to {@code grownBytes}. */
@@ -108,9 +122,9 @@ final class NfsScenario {
                 });
             }
             steps.step("pod on a writes 8 MiB, fsync; b reads", () -> {
-                String written = BoundedIo.call(() -> VolumeData.write(a.target, false, bytes));
+                String written = BoundedIo.call("writing through node a", () -> VolumeData.write(a.target, false, bytes));
                 Lifecycle.dropCaches();
-                String back = BoundedIo.call(() -> VolumeData.read(b.target, false));
+                String back = BoundedIo.call("reading through node b", () -> VolumeData.read(b.target, false));
                 Lifecycle.check(back.equals(written), "node b read back " + back + ", node a wrote " + written);
                 return "sha256 " + written.substring(0, 16) + "… read back equal on node b";
             });
@@ -148,15 +162,28 @@ final class NfsScenario {
             });
             steps.step("b is cut off, a writes on", () -> {
                 BoundedIo.writeSynced(a.target.resolve("after-b-left"), "node a writes on");
-                String write = BoundedIo.failure(() -> {
-                    BoundedIo.writeSynced(b.target.resolve("from-b-after-unpublish"), "must not land");
-                    return "written";
-                });
-                String read = BoundedIo.failure(() -> BoundedIo.read(b.target.resolve("after-b-left")));
-                Lifecycle.check(BoundedIo.read(a.target.resolve("after-b-left")).equals("node a writes on"), "node a's write");
-                Lifecycle.check(!java.nio.file.Files.exists(a.target.resolve("from-b-after-unpublish")),
-                        "node b's write after its unpublish reached the volume");
-                return "b: write -> " + write + "; read -> " + read;
+                String b1 = BoundedIo.refusedWrite(b.target.resolve("from-b-after-unpublish"), "must not land", CUT_WAIT);
+                BoundedIo.writeSynced(a.target.resolve("after-b-tried"), "node a still writes");
+                Lifecycle.check(BoundedIo.read(a.target.resolve("after-b-left")).equals("node a writes on"), "node a's read");
+                Lifecycle.check(!java.nio.file.Files.exists(Path.of(path, "from-b-after-unpublish")),
+                        "node b's write after its unpublish reached the dataset on the server");
+                return "b's write " + b1 + ", and is not on the server; a writes before and after it";
+            });
+            steps.step("exportfs -ua behind the agent", () -> {
+                nfsd.unexportAll();
+                Lifecycle.check(!exported(a), "exportfs -ua left the export to " + a.node.net().clientAddress());
+                long start = System.nanoTime();
+                while (!exported(a)) {
+                    Lifecycle.check(System.nanoTime() - start < REPAIR_DEADLINE.toNanos(), "the export to node a was not"
+                            + " re-applied within " + REPAIR_DEADLINE.toSeconds() + " s");
+                    Thread.sleep(250);
+                }
+                long seconds = (System.nanoTime() - start) / 1_000_000_000;
+                Lifecycle.check(!exported(b), "the repair re-exported to node b, which is not published");
+                BoundedIo.writeSynced(a.target.resolve("after-repair"), "node a writes after the repair");
+                Lifecycle.check(BoundedIo.read(a.target.resolve("from-b")).equals("written on " + b.node.name()), "node a's read");
+                return "every export gone; the controller's poll had node a's re-applied after " + seconds
+                        + " s (not node b's); a reads and writes";
             });
             steps.step("NodeUnpublishVolume, node b", () -> unpublishOn(b, id));
             steps.step("NodeUnstageVolume, node b", () -> unstageOn(b, id));

@@ -109,7 +109,7 @@ final class SandboxRun {
             if (nfs) {
                 out.println("== one ReadWriteMany volume over NFS on two nodes, played as external-provisioner,"
                         + " external-attacher, kubelet and external-resizer");
-                result = new NfsScenario(bed.controller(), bed.nfsNodes(), bed.kubeletDirs(), out)
+                result = new NfsScenario(bed.controller(), bed.nfsd(), bed.nfsNodes(), bed.kubeletDirs(), out)
                         .run("nfs ReadWriteMany", sc.getParameters(), plan.bytes(), plan.grownBytes());
             } else if (options.scenario() == Scenario.SNAPSHOT) {
                 out.println("== one volume's snapshot, restore and clone, played as external-snapshotter,"

@@ -190,7 +190,8 @@ class EndToEndKernelIT {
     void aReadWriteManyVolumeOverNfsIsSharedByTwoNodesAndTheUnpublishedOneIsCutOff() {
         System.out.println();
         System.out.println("[suite] NFS scenario: " + SandboxObjects.NFS_STORAGE_CLASS);
-        Steps.Result result = new NfsScenario(suite.bed.controller(), suite.bed.nfsNodes(), suite.kubeletDirs(), System.out)
+        Steps.Result result = new NfsScenario(suite.bed.controller(), suite.bed.nfsd(), suite.bed.nfsNodes(), suite.kubeletDirs(),
+                System.out)
                 .run("nfs ReadWriteMany", suite.parameters(SandboxObjects.NFS_STORAGE_CLASS), 320 * MIB, 640 * MIB);
         Steps.summary(result, System.out);
         assertThat(result.failed()).as("the failed step").isNull();
