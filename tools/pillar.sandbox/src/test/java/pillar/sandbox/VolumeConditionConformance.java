@@ -31,7 +31,9 @@ import pillar.runtime.exec.SystemProcessRunner;
  * csi-sanity's ControllerGetVolume ones (kubernetes-csi/csi-test pkg/sanity/controller.go): "should
  * fail when no volume id is provided", "should fail when the volume is missing", "should return
  * appropriate values (no optional values added)". The repair of a wiped export (the agent's restart
- * re-applies it) is AgentRecoveryScenario's; the fast tier shows the condition normal again after it.
+ * re-applies it) is AgentRecoveryScenario's, the controller's (its store poll re-applies a drift the
+ * next poll still finds, so the condition is read before that) the NFS scenario's; the fast tier shows
+ * the condition normal again after it.
  */
 final class VolumeConditionConformance {
     private final SuiteBed suite;

@@ -20,8 +20,10 @@ import pillar.runtime.server.VolumeLocks;
  * Revokes, through the agent's Reconcile, every grant that no publication holds, and re-applies every
  * export whose kernel state drifted from the agent's record ({@link StaleGrants}), with a Warning event
  * {@value StaleGrants#REVOKED} or {@value StaleGrants#DRIFT_REPAIRED} on the state: a grant never
- * outlives its publication, and an export wiped behind the agent (an `exportfs -ra` on the storage
- * node) never stays wiped, by more than a store's poll interval. One the agent refuses (a newer token,
+ * outlives its publication by more than a store's poll interval, and an export wiped behind the agent
+ * (an `exportfs -ra` on the storage node) stays wiped at most two: a drift alone is repaired when the
+ * next poll still finds it (not in the middle of a change another party is making; the volume's
+ * condition reports it meanwhile). One the agent refuses (a newer token,
  * say) or cannot take now (the kernel refuses the re-apply) is logged and looked at again on the next poll.
  *
  * <p>The poll's listing only finds candidates. Each is decided again holding the volume's lock, from
@@ -37,6 +39,8 @@ final class GrantRevocation implements ExportAudit {
     private final Events events;
     private final VolumeStates states;
     private final VolumeLocks locks;
+    /** The volumes whose export the last poll found drifted, by ID: a second poll in a row repairs them. */
+    private final java.util.Set<String> driftSeen = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     GrantRevocation(AgentClient agents, Events events, VolumeStates states, VolumeLocks locks) {
         this.agents = agents;
@@ -47,8 +51,20 @@ final class GrantRevocation implements ExportAudit {
 
     @Override
     public void audit(AgentTarget target, String agent, String backend, List<Export> exports, List<PillarVolumeState> states) {
+        for (Export export : exports) {
+            if (export.getDriftCount() == 0) {
+                driftSeen.remove(export.getVolumeId());
+            }
+        }
         for (StaleGrants candidate : StaleGrants.of(agent, backend, exports, states)) {
             VolumeId id = VolumeId.of(candidate.export().getVolumeId());
+            // a drift alone is repaired once a second poll still finds it: never in the middle of a change
+            // another party is making, and the volume's condition reports it meanwhile
+            if (candidate.stale().isEmpty() && driftSeen.add(id.value())) {
+                LOG.info(() -> "PillarVolumeState " + id + ": its export drifted in the kernel (" + String.join("; ",
+                        candidate.drift()) + "): re-applied at the next poll if it is still so");
+                continue;
+            }
             try {
                 locks.run(id, "revoking stale grants", () -> {
                     confirmed(target, agent, backend, id).ifPresent(grant -> revoke(target, agent, grant));
@@ -74,6 +90,7 @@ final class GrantRevocation implements ExportAudit {
 
     private void revoke(AgentTarget target, String agent, StaleGrants grant) {
         agents.reconcile(target, grant.revocation());
+        driftSeen.remove(grant.export().getVolumeId());
         String message = grant.message(agent);
         LOG.warning(() -> "PillarVolumeState " + grant.export().getVolumeId() + ": " + message);
         events.warning(grant.state(), grant.reason(), message);

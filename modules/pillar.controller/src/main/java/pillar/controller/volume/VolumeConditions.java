@@ -44,9 +44,10 @@ public final class VolumeConditions {
         }
         if (health.getExportDriftCount() > 0) {
             causes.add("its export in the kernel (nvmet configfs, or nfsd's export table) differs from the agent's record (" + String.join("; ",
-                    health.getExportDriftList()) + "): the controller re-applies it at its next poll of the store"
-                    + " (event ExportDriftRepaired); if it stays, the kernel refuses the re-apply: see the log of pillar-agent"
-                    + " on " + spec.getAgent() + " (a restart of it re-applies every recorded export too)");
+                    health.getExportDriftList()) + "): the controller re-applies it when its next poll of the store still"
+                    + " finds it (event ExportDriftRepaired); if it stays, the kernel refuses the re-apply: see the log of"
+                    + " pillar-agent on " + spec.getAgent() + ", or restart pillar-agent on " + spec.getAgent()
+                    + ", which re-applies every recorded export at start-up");
         }
         if (!health.getPoolHealth().isEmpty() && !health.getPoolHealth().equals("ONLINE")) {
             causes.add("its ZFS pool is " + health.getPoolHealth() + ": run 'zpool status -x' on the storage node of agent "

@@ -37,6 +37,7 @@ public final class Volumes {
     final CapacityReader capacity;
     final VolumeHealthReader health;
     final AbandonedCreates abandoned;
+    private final GrantRevocation grantRevocation;
 
     /**
      * @param writes         told of every write to a state (ListVolumes' catalog awaits them)
@@ -65,11 +66,15 @@ public final class Volumes {
         this.capacity = new CapacityReader(inventory, agents, locator);
         this.health = new VolumeHealthReader(agents, locator);
         this.abandoned = new AbandonedCreates(inventory, states, end, locator, locks, events, clock, abandonedGrace);
+        this.grantRevocation = new GrantRevocation(agents, events, states, locks);
     }
 
-    /** What each PillarStore poll does with the agent's exports: revoke the grants no publication holds. */
+    /**
+     * What each PillarStore poll does with the agent's exports: revoke the grants no publication holds and
+     * repair exports that drifted in the kernel. One for the controller: it remembers the drift it saw.
+     */
     public ExportAudit grantRevocation() {
-        return new GrantRevocation(agents, events, states, locks);
+        return grantRevocation;
     }
 
     public VolumeStates states() {

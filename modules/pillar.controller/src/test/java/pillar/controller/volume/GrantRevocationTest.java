@@ -95,6 +95,10 @@ class GrantRevocationTest {
         controller.agent().drift("pvc-d", "subsystem nqn.2024-06.io.pillar-csi:pvc-d missing");
 
         audit(listing(), List.of(state("pvc-d")));
+        assertThat(listing()).as("the first poll that finds it leaves it").singleElement()
+                .satisfies(e -> assertThat(e.getDriftList()).hasSize(1));
+        assertThat(controller.fake.calls()).noneMatch(c -> c.startsWith("Reconcile"));
+        audit(listing(), List.of(state("pvc-d")));
 
         assertThat(listing()).singleElement().satisfies(e -> assertThat(e.getDriftList()).as("drift after the repair").isEmpty());
         assertThat(controller.agent().allowedHosts("pvc-d")).as("the grant, kept").containsExactly(NODE_A);
@@ -104,11 +108,29 @@ class GrantRevocationTest {
     }
 
     @Test
+    void aDriftGoneByTheNextPollIsNeverRepaired() {
+        controller.create(Requests.create("pvc-t", GIB));
+        controller.publish(Requests.publish("pvc-t", NODE_A, Requests.rwo(), false));
+        int callsBefore = controller.fake.calls().size();
+        controller.agent().drift("pvc-t", "host " + NODE_A + " missing"); // a change under way elsewhere
+        audit(listing(), List.of(state("pvc-t")));
+        controller.agent().drift("pvc-t"); // done
+        audit(listing(), List.of(state("pvc-t")));
+        controller.agent().drift("pvc-t", "host " + NODE_A + " missing"); // a new one: seen once again first
+        audit(listing(), List.of(state("pvc-t")));
+
+        assertThat(controller.fake.calls().subList(callsBefore, controller.fake.calls().size()))
+                .noneMatch(c -> c.startsWith("Reconcile"));
+        assertThat(controller.events).noneMatch(e -> e.contains(StaleGrants.DRIFT_REPAIRED));
+    }
+
+    @Test
     void aDriftTheKernelRefusesToRepairStaysForTheNextPollWithoutAnEvent() {
         controller.create(Requests.create("pvc-s", GIB));
         controller.publish(Requests.publish("pvc-s", NODE_A, Requests.rwo(), false));
         controller.agent().stuckDrift("pvc-s", "port 1 link of nqn.2024-06.io.pillar-csi:pvc-s missing");
 
+        audit(listing(), List.of(state("pvc-s")));
         audit(listing(), List.of(state("pvc-s")));
 
         assertThat(controller.fake.calls()).anyMatch(c -> c.startsWith("Reconcile"));

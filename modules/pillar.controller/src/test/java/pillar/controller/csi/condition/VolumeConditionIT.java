@@ -80,8 +80,8 @@ class VolumeConditionIT {
         harness.fakeAgent().stuckDrift("pvc-1", "subsystem nqn.2024-06.io.pillar-csi:pvc-1 missing");
 
         assertAbnormal("volume pvc-1 on PillarStore fast (agent storage-1, backend fast):",
-                "subsystem nqn.2024-06.io.pillar-csi:pvc-1 missing", "the controller re-applies it at its next poll",
-                "see the log of pillar-agent on storage-1");
+                "subsystem nqn.2024-06.io.pillar-csi:pvc-1 missing", "the controller re-applies it when its next poll",
+                "see the log of pillar-agent on storage-1", "restart pillar-agent on storage-1");
 
         harness.fakeAgent().drift("pvc-1");
         assertThat(get().getStatus().getVolumeCondition().getAbnormal()).isFalse();
