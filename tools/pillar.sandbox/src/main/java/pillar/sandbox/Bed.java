@@ -229,13 +229,11 @@ final class Bed implements AutoCloseable {
 
     /**
      * Stops the workloads (node first, so that nothing re-creates what the clean-up removes), removes
-     * what is left in the kernel below {@code kubeletDirs} and the NFS nodes' directories, stops the
-     * NFS server, destroys the pools. Returns what the clean-up had to remove.
+     * what is left in the kernel below {@code kubeletDirs} (every node's: {@link #kubeletDirs} and any
+     * the caller added), stops the NFS server, destroys the pools. Returns what the clean-up had to remove.
      */
     List<String> stop(List<Path> kubeletDirs) {
         List<String> leftovers = new ArrayList<>();
-        List<Path> dirs = new ArrayList<>(kubeletDirs);
-        nfsNodes.forEach(n -> dirs.add(n.csi().kubeletDir()));
         for (AutoCloseable c : clients) {
             closeQuietly(c, leftovers);
         }
@@ -245,7 +243,7 @@ final class Bed implements AutoCloseable {
             closeQuietly(w, leftovers);
         }
         workloads.clear();
-        leftovers.addAll(KernelCleanup.run(dirs));
+        leftovers.addAll(KernelCleanup.run(kubeletDirs));
         if (nfsd != null) {
             closeQuietly(nfsd, leftovers);
             nfsd = null;
@@ -263,7 +261,7 @@ final class Bed implements AutoCloseable {
 
     @Override
     public void close() {
-        List<String> leftovers = stop(List.of(layout.kubeletDir()));
+        List<String> leftovers = stop(kubeletDirs());
         if (!leftovers.isEmpty()) {
             out.println("  clean-up removed what was left: " + leftovers);
         }

@@ -211,10 +211,10 @@ class NfsRwxKernelIT {
                         .contains("clientaddr=" + n.net().clientAddress()).contains("vers=4.2").contains("hard");
             }
             step("a writes and fsyncs, b reads it; b writes and fsyncs, a reads it", () -> {
-                writeSynced(a.target().resolve("from-a"), "written by node a");
-                assertThat(read(b.target().resolve("from-a"))).isEqualTo("written by node a");
-                writeSynced(b.target().resolve("from-b"), "written by node b");
-                assertThat(read(a.target().resolve("from-b"))).isEqualTo("written by node b");
+                BoundedIo.writeSynced(a.target().resolve("from-a"), "written by node a");
+                assertThat(BoundedIo.read(b.target().resolve("from-a"))).isEqualTo("written by node a");
+                BoundedIo.writeSynced(b.target().resolve("from-b"), "written by node b");
+                assertThat(BoundedIo.read(a.target().resolve("from-b"))).isEqualTo("written by node b");
                 return null;
             });
             assertThat(Files.readString(dataset.resolve("from-b"))).as("on the server, in the dataset").isEqualTo("written by node b");
@@ -225,11 +225,11 @@ class NfsRwxKernelIT {
                 calls(stub).createVolume(CreateVolumeRequest.newBuilder().setToken(token()).setVolumeId(VOLUME + "-other")
                         .setBackend(BACKEND).setSizeBytes(64 * MIB).build());
                 assertThat(nfsd.exports()).as("the exports after another dataset's create").isEqualTo(before);
-                assertThat(read(a.target().resolve("from-b"))).isEqualTo("written by node b");
+                assertThat(BoundedIo.read(a.target().resolve("from-b"))).isEqualTo("written by node b");
                 calls(stub).deleteVolume(DeleteVolumeRequest.newBuilder().setToken(token()).setVolumeId(VOLUME + "-other")
                         .setBackend(BACKEND).build());
                 assertThat(nfsd.exports()).as("the exports after another dataset's delete").isEqualTo(before);
-                assertThat(read(b.target().resolve("from-a"))).isEqualTo("written by node a");
+                assertThat(BoundedIo.read(b.target().resolve("from-a"))).isEqualTo("written by node a");
                 return null;
             });
 
@@ -304,7 +304,7 @@ class NfsRwxKernelIT {
             }
 
             // --- 3. b denied: cut at once, a goes on ---------------------------------------------------------
-            writeSynced(a.target().resolve("a-before-deny"), "b never opened this");
+            BoundedIo.writeSynced(a.target().resolve("a-before-deny"), "b never opened this");
             step("DenyInitiator b", () -> calls(stub).denyInitiator(DenyInitiatorRequest.newBuilder().setToken(token())
                     .setVolumeId(VOLUME).setClientAddress(b.net().clientAddress()).build()));
             assertThat(nfsd.exports()).contains(a.net().clientAddress()).doesNotContain(b.net().clientAddress());
@@ -324,15 +324,15 @@ class NfsRwxKernelIT {
             // a file b read before may be delegated to it: b's client then serves it from its cache (measured:
             // still 40 s after the deny, with a 10 s lease), but no new data reaches b
             String cachedRead = step("a rewrites a file b read before; b never sees the new content", () -> {
-                writeSynced(a.target().resolve("from-a"), "rewritten by node a after b's deny");
+                BoundedIo.writeSynced(a.target().resolve("from-a"), "rewritten by node a after b's deny");
                 String got = BoundedIo.outcome(() -> Files.readString(b.target().resolve("from-a")), CUT_WAIT);
                 assertThat(got).as("what node b reads of from-a after its deny").doesNotContain("rewritten");
                 return got;
             });
             System.out.println("  node b, the file it read before: " + cachedRead);
             step("a reads and writes on", () -> {
-                assertThat(read(a.target().resolve("from-b"))).isEqualTo("written by node b");
-                writeSynced(a.target().resolve("a-after-deny"), "a still writes");
+                assertThat(BoundedIo.read(a.target().resolve("from-b"))).isEqualTo("written by node b");
+                BoundedIo.writeSynced(a.target().resolve("a-after-deny"), "a still writes");
                 return null;
             });
             assertThat(Files.readString(dataset.resolve("a-after-deny"))).isEqualTo("a still writes");
@@ -350,9 +350,9 @@ class NfsRwxKernelIT {
             System.out.println("  exportfs -v after the restart:\n" + reapplied.indent(4).stripTrailing());
             assertThat(reapplied).contains(exportPath).contains(a.net().clientAddress()).doesNotContain(b.net().clientAddress());
             step("a reads what was written before and writes again", () -> {
-                assertThat(read(a.target().resolve("from-a"))).isEqualTo("rewritten by node a after b's deny");
-                assertThat(read(a.target().resolve("from-b"))).isEqualTo("written by node b");
-                writeSynced(a.target().resolve("a-after-restart"), "a writes after the restart");
+                assertThat(BoundedIo.read(a.target().resolve("from-a"))).isEqualTo("rewritten by node a after b's deny");
+                assertThat(BoundedIo.read(a.target().resolve("from-b"))).isEqualTo("written by node b");
+                BoundedIo.writeSynced(a.target().resolve("a-after-restart"), "a writes after the restart");
                 return null;
             });
             assertThat(Files.readString(dataset.resolve("a-after-restart"))).isEqualTo("a writes after the restart");
@@ -428,10 +428,10 @@ class NfsRwxKernelIT {
         long called = System.nanoTime();
         assertThat(nfsd.exports()).as("the exports after " + call).isEqualTo(before);
         int n = ++exchanges;
-        writeSynced(a.target().resolve("from-a-" + n), "a, after " + call);
-        assertThat(read(b.target().resolve("from-a-" + n))).as("b reads a's file after " + call).isEqualTo("a, after " + call);
-        writeSynced(b.target().resolve("from-b-" + n), "b, after " + call);
-        assertThat(read(a.target().resolve("from-b-" + n))).as("a reads b's file after " + call).isEqualTo("b, after " + call);
+        BoundedIo.writeSynced(a.target().resolve("from-a-" + n), "a, after " + call);
+        assertThat(BoundedIo.read(b.target().resolve("from-a-" + n))).as("b reads a's file after " + call).isEqualTo("a, after " + call);
+        BoundedIo.writeSynced(b.target().resolve("from-b-" + n), "b, after " + call);
+        assertThat(BoundedIo.read(a.target().resolve("from-b-" + n))).as("a reads b's file after " + call).isEqualTo("b, after " + call);
         System.out.printf("  %s: %.1f s; the exports unchanged and a and b exchanged files: %.1f s%n", call, (called - start) / 1e9,
                 (System.nanoTime() - called) / 1e9);
         return result;
@@ -474,14 +474,6 @@ class NfsRwxKernelIT {
         return VolumeCapability.newBuilder().setMount(VolumeCapability.MountVolume.getDefaultInstance())
                 .setAccessMode(VolumeCapability.AccessMode.newBuilder().setMode(VolumeCapability.AccessMode.Mode.MULTI_NODE_MULTI_WRITER))
                 .build();
-    }
-
-    private static void writeSynced(Path file, String text) throws Exception {
-        BoundedIo.writeSynced(file, text);
-    }
-
-    private static String read(Path file) throws Exception {
-        return BoundedIo.read(file);
     }
 
     /** The mountinfo line of the mount at {@code path}, or fails. */

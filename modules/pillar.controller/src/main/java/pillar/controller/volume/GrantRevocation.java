@@ -2,7 +2,10 @@ package pillar.controller.volume;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 
 import pillar.api.agent.v1.Export;
 import pillar.api.agent.v1.ListExportsRequest;
@@ -39,8 +42,8 @@ final class GrantRevocation implements ExportAudit {
     private final Events events;
     private final VolumeStates states;
     private final VolumeLocks locks;
-    /** The volumes whose export the last poll found drifted, by ID: a second poll in a row repairs them. */
-    private final java.util.Set<String> driftSeen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The volumes whose export the last poll found drifted, as AGENT/VOLUME: a second poll in a row repairs them. */
+    private final Set<String> driftSeen = ConcurrentHashMap.newKeySet();
 
     GrantRevocation(AgentClient agents, Events events, VolumeStates states, VolumeLocks locks) {
         this.agents = agents;
@@ -51,16 +54,15 @@ final class GrantRevocation implements ExportAudit {
 
     @Override
     public void audit(AgentTarget target, String agent, String backend, List<Export> exports, List<PillarVolumeState> states) {
-        for (Export export : exports) {
-            if (export.getDriftCount() == 0) {
-                driftSeen.remove(export.getVolumeId());
-            }
-        }
+        // the agent's whole listing: a drift gone, or a volume gone, is forgotten
+        Set<String> drifted = exports.stream().filter(e -> e.getDriftCount() > 0).map(e -> seen(agent, e.getVolumeId()))
+                .collect(Collectors.toSet());
+        driftSeen.removeIf(key -> key.startsWith(agent + "/") && !drifted.contains(key));
         for (StaleGrants candidate : StaleGrants.of(agent, backend, exports, states)) {
             VolumeId id = VolumeId.of(candidate.export().getVolumeId());
             // a drift alone is repaired once a second poll still finds it: never in the middle of a change
             // another party is making, and the volume's condition reports it meanwhile
-            if (candidate.stale().isEmpty() && driftSeen.add(id.value())) {
+            if (candidate.stale().isEmpty() && driftSeen.add(seen(agent, id.value()))) {
                 LOG.info(() -> "PillarVolumeState " + id + ": its export drifted in the kernel (" + String.join("; ",
                         candidate.drift()) + "): re-applied at the next poll if it is still so");
                 continue;
@@ -80,6 +82,10 @@ final class GrantRevocation implements ExportAudit {
         }
     }
 
+    private static String seen(String agent, String volumeId) {
+        return agent + "/" + volumeId;
+    }
+
     /** The volume's stale grants and drift as they are now: its export listed again, then its state read. */
     private Optional<StaleGrants> confirmed(AgentTarget target, String agent, String backend, VolumeId id) {
         List<Export> export = agents.listExports(target, ListExportsRequest.getDefaultInstance()).getExportsList().stream()
@@ -90,7 +96,7 @@ final class GrantRevocation implements ExportAudit {
 
     private void revoke(AgentTarget target, String agent, StaleGrants grant) {
         agents.reconcile(target, grant.revocation());
-        driftSeen.remove(grant.export().getVolumeId());
+        driftSeen.remove(seen(agent, grant.export().getVolumeId()));
         String message = grant.message(agent);
         LOG.warning(() -> "PillarVolumeState " + grant.export().getVolumeId() + ": " + message);
         events.warning(grant.state(), grant.reason(), message);

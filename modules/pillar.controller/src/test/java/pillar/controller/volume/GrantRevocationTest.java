@@ -118,6 +118,8 @@ class GrantRevocationTest {
         audit(listing(), List.of(state("pvc-t")));
         controller.agent().drift("pvc-t", "host " + NODE_A + " missing"); // a new one: seen once again first
         audit(listing(), List.of(state("pvc-t")));
+        audit(List.of(), List.of(state("pvc-t"))); // a listing without it: forgotten
+        audit(listing(), List.of(state("pvc-t")));
 
         assertThat(controller.fake.calls().subList(callsBefore, controller.fake.calls().size()))
                 .noneMatch(c -> c.startsWith("Reconcile"));
