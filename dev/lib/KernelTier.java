@@ -34,6 +34,11 @@ import org.w3c.dom.NodeList;
  *   summary REPORT                    the legacy JUnit XML report summarised: first line the suite's counts,
  *                                     then each test case with its time, each distinct failure once (at
  *                                     most 15), last line "kernel: N passed, M failed, K skipped"
+ *   progress EVENTS                   what a run that never wrote its report got through, from the launcher's
+ *                                     open-test-reporting event stream (written as it goes, so it survives a
+ *                                     VM stopped at its deadline): each class that finished with its counts
+ *                                     and time, then the test (or class) still running and when it started
+ *                                     (counted as failed), last line "kernel: N passed, M failed, K skipped"
  * </pre>
  */
 public final class KernelTier {
@@ -56,11 +61,12 @@ public final class KernelTier {
                 }
                 case "junit-platform" -> one(rest, r -> List.of(junitPlatform(Path.of(r))));
                 case "summary" -> one(rest, r -> summary(Path.of(r)));
+                case "progress" -> one(rest, r -> progress(Path.of(r)));
                 default -> throw new Usage();
             };
             lines.forEach(System.out::println);
         } catch (Usage e) {
-            System.err.println("usage: java dev/lib/KernelTier.java modules POM | classpath ROOT FILE... | junit-platform POM | summary REPORT");
+            System.err.println("usage: java dev/lib/KernelTier.java modules POM | classpath ROOT FILE... | junit-platform POM | summary REPORT | progress EVENTS");
             System.exit(2);
         } catch (Exception e) {
             System.err.println("[kernel-it] ERROR: " + e.getMessage());
@@ -183,5 +189,85 @@ public final class KernelTier {
     static long count(Element suite, String attribute) {
         String v = suite.getAttribute(attribute).strip();
         return v.matches("[0-9]+") ? Long.parseLong(v) : 0;
+    }
+
+    private static final Pattern STARTED = Pattern.compile(
+            "<e:started id=\"(\\d+)\" name=\"([^\"]*)\"(?: parentId=\"(\\d+)\")? time=\"([^\"]+)\">.*?<junit:type>([A-Z_]+)</junit:type>");
+    private static final Pattern FINISHED = Pattern.compile(
+            "<e:finished id=\"(\\d+)\" time=\"([^\"]+)\"><result status=\"([A-Z_]+)\"");
+
+    /** One test or container of the event stream. */
+    record Event(String name, String parent, String type, java.time.Instant started, String[] end) {
+        boolean finished() { return end[0] != null; }
+        String status() { return end[0]; }
+    }
+
+    static List<String> progress(Path events) throws Exception {
+        if (!Files.isRegularFile(events)) throw new IOException(events + ": no such file");
+        String text = Files.readString(events);
+        Map<String, Event> byId = new LinkedHashMap<>();
+        Matcher m = STARTED.matcher(text);
+        while (m.find()) {
+            byId.put(m.group(1), new Event(unescape(m.group(2)), m.group(3), m.group(5), java.time.Instant.parse(m.group(4)), new String[2]));
+        }
+        m = FINISHED.matcher(text);
+        while (m.find()) {
+            Event e = byId.get(m.group(1));
+            if (e == null) continue;
+            e.end()[0] = m.group(3);
+            e.end()[1] = m.group(2);
+        }
+        if (byId.isEmpty()) throw new IOException(events + " has no test events: the launcher did not get to run a test");
+        List<String> lines = new ArrayList<>();
+        long passed = 0, failed = 0, skipped = 0;
+        List<String> running = new ArrayList<>();
+        for (var entry : byId.entrySet()) {
+            Event c = entry.getValue();
+            boolean isClass = c.type().equals("CONTAINER") && c.parent() != null && byId.containsKey(c.parent())
+                    && byId.get(c.parent()).parent() == null;
+            if (!isClass) continue;
+            long p = 0, f = 0, s = 0;
+            boolean testRunning = false;
+            for (var t : byId.entrySet()) {
+                Event test = t.getValue();
+                if (!test.type().equals("TEST") || !under(byId, test, entry.getKey())) continue;
+                if (!test.finished()) {
+                    testRunning = true;
+                    running.add("  running when the run stopped: %s#%s (started %s)".formatted(c.name(), test.name(), clock(test.started())));
+                } else if (test.status().equals("SUCCESSFUL")) p++;
+                else if (test.status().equals("SKIPPED") || test.status().equals("ABORTED")) s++;
+                else f++;
+            }
+            if (c.finished()) {
+                long seconds = java.time.Duration.between(c.started(), java.time.Instant.parse(c.end()[1])).toSeconds();
+                String classFailed = c.status().equals("SUCCESSFUL") || c.status().equals("SKIPPED") ? "" : " (the class itself " + c.status() + ")";
+                if (!classFailed.isEmpty() && f == 0) f++;
+                lines.add("  %s: %d passed, %d failed, %d skipped in %d s%s".formatted(c.name(), p, f, s, seconds, classFailed));
+            } else if (!testRunning) {
+                running.add("  running when the run stopped: %s, in its set-up or clean-up (started %s)".formatted(c.name(), clock(c.started())));
+            }
+            passed += p;
+            failed += f;
+            skipped += s;
+        }
+        lines.addAll(running);
+        failed += running.size();
+        lines.add("kernel: %d passed, %d failed, %d skipped".formatted(passed, failed, skipped));
+        return lines;
+    }
+
+    static String clock(java.time.Instant at) {
+        return java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'").withZone(java.time.ZoneOffset.UTC).format(at);
+    }
+
+    static boolean under(Map<String, Event> byId, Event test, String classId) {
+        for (String p = test.parent(); p != null; p = byId.containsKey(p) ? byId.get(p).parent() : null) {
+            if (p.equals(classId)) return true;
+        }
+        return false;
+    }
+
+    static String unescape(String xml) {
+        return xml.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'").replace("&amp;", "&");
     }
 }
