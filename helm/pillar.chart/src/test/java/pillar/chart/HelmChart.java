@@ -64,9 +64,14 @@ final class HelmChart {
      * cluster's discovery, as on a real install; the CRDs are skipped): the objects and the NOTES.
      */
     static Installed install(Map<String, ?> values) {
+        return install(values.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(valuesFile(values)));
+    }
+
+    /** {@link #install(Map)} with a values file as a user writes it (none: the defaults). */
+    static Installed install(java.util.Optional<Path> valuesFile) {
         var install = helm().install().withName(RELEASE).withNamespace(NAMESPACE).skipCrds().disableOpenApiValidation();
-        if (!values.isEmpty()) {
-            install = install.withValuesFile(valuesFile(values));
+        if (valuesFile.isPresent()) {
+            install = install.withValuesFile(valuesFile.get());
         }
         int before = FakeKubeApi.instance().created().size();
         String output = install.call().getOutput();
