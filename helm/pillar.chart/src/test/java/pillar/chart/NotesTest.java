@@ -80,10 +80,8 @@ class NotesTest {
 
     private static String notes(Map<String, Object> values) {
         var install = HelmChart.helm().install().withName(HelmChart.RELEASE).withNamespace(HelmChart.NAMESPACE)
-                .withKubeVersion("1.24.0").clientOnly().dryRun();
-        if (!values.isEmpty()) {
-            install = install.withValuesFile(HelmChart.valuesFile(values));
-        }
+                .withKubeVersion("1.25.0").clientOnly().dryRun();
+        install = install.withValuesFile(HelmChart.valuesFile(HelmChart.withTestRegistry(values)));
         String output = install.call().getOutput();
         return output.substring(output.indexOf("NOTES:"));
     }
