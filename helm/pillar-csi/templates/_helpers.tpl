@@ -50,8 +50,14 @@ global.imageRegistry replaces the image's registry; a digest wins over the tag.
 {{- end -}}
 {{- end -}}
 
-{{/* The image of a pillar-csi workload (its tag defaults to the chart's appVersion). */}}
+{{/*
+The image of a pillar-csi workload (its tag defaults to the chart's appVersion). The project publishes
+no images to a public registry: rendering fails, naming what to set, unless the operator gives one.
+*/}}
 {{- define "pillar-csi.workloadImage" -}}
+{{- if not (or .root.Values.global.imageRegistry .image.registry) -}}
+{{- fail (printf "no registry for the image %s: set global.imageRegistry (or images.<workload>.registry) to the registry you pushed pillar-csi's images to (dev/bundle builds them; docs/install.md, \"Install (air-gapped)\")" .image.repository) -}}
+{{- end -}}
 {{- include "pillar-csi.image" (dict "root" .root "image" .image "defaultTag" .root.Chart.AppVersion) -}}
 {{- end -}}
 

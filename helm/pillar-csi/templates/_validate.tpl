@@ -14,6 +14,14 @@
 {{- fail "metrics.serviceMonitor.enabled=true but the cluster serves no monitoring.coreos.com/v1 ServiceMonitor: install the Prometheus Operator (or kube-prometheus-stack) and its CRDs first, or set metrics.serviceMonitor.force=true to render them anyway (helm template: pass --api-versions monitoring.coreos.com/v1/ServiceMonitor)" -}}
 {{- end -}}
 {{- end -}}
+{{- if .Values.metrics.prometheusRule.enabled -}}
+{{- if not .Values.metrics.enabled -}}
+{{- fail "metrics.prometheusRule.enabled=true but metrics.enabled=false: the workloads would serve no /metrics for the alerts to read. Set metrics.enabled=true, or turn the PrometheusRule off" -}}
+{{- end -}}
+{{- if and (not .Values.metrics.prometheusRule.force) (not (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/PrometheusRule")) -}}
+{{- fail "metrics.prometheusRule.enabled=true but the cluster serves no monitoring.coreos.com/v1 PrometheusRule: install the Prometheus Operator (or kube-prometheus-stack) and its CRDs first, or set metrics.prometheusRule.force=true to render it anyway (helm template: pass --api-versions monitoring.coreos.com/v1/PrometheusRule)" -}}
+{{- end -}}
+{{- end -}}
 {{- if and .Values.agent.nfs.enabled (not .Values.agent.nfs.exportRoots) -}}
 {{- fail "agent.nfs.enabled=true needs agent.nfs.exportRoots: the host directories the exported datasets are mounted under (the mountpoints of the backends' pools or parent datasets, e.g. [/tank]). Without them a dataset zfs mounts in the agent's container is mounted there only, and rpc.mountd and nfsd never find it" -}}
 {{- end -}}

@@ -34,7 +34,7 @@ Backend keys are written as the agent reads them (parent-dataset, volume-group, 
   "client-names" (list $root.Values.tls.controllerName)) -}}
 {{- end -}}
 {{- toYaml (dict "agent" $agent "health" (dict "host" "0.0.0.0" "port" (int $root.Values.agent.healthPort))
-  "metrics" (dict "enabled" $root.Values.metrics.enabled) "log" (dict "format" $root.Values.logFormat)) -}}
+  "metrics" (dict "enabled" $root.Values.metrics.enabled) "log" (dict "format" $root.Values.logFormat "level" $root.Values.agent.logLevel)) -}}
 {{- end -}}
 
 

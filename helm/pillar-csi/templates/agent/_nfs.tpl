@@ -43,6 +43,8 @@ rpc.nfsd that starts it; the image's would be gone with this container.
   securityContext:
     # mount(2) of nfsd's filesystem and writes to its control files (sockets, threads, versions)
     privileged: true
+  resources:
+    {{- toYaml $v.nfs.nfsd.resources | nindent 4 }}
   volumeMounts:
     - name: nfs-state
       mountPath: /var/lib/nfs

@@ -44,7 +44,7 @@ class AgentRenderTest {
                                 Map.of("name", "tank", "type", "zfs", "pool", "tank", "parent-dataset", "k8s/volumes"))),
                 "health", Map.of("host", "0.0.0.0", "port", 9810),
                 "metrics", Map.of("enabled", true),
-                "log", Map.of("format", "text")));
+                "log", Map.of("format", "text", "level", "info")));
         assertThat(rendered.configFile("pillar-pillar-csi-agent", "storage-2.rack-b.yaml"))
                 .extractingByKey("agent").asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
                 .containsEntry("backends", List.of(
@@ -69,7 +69,7 @@ class AgentRenderTest {
         assertThat(agent.getEnv()).extracting(e -> e.getName() + "=" + e.getValueFrom().getFieldRef().getFieldPath())
                 .containsExactly("NODE_NAME=spec.nodeName", "PILLAR_NODE_IP=status.hostIP");
         assertThat(pod.getNodeSelector()).isNullOrEmpty();
-        assertThat(pod.getTolerations()).isNullOrEmpty();
+        assertThat(pod.getTolerations()).extracting(t -> t.getOperator()).containsExactly("Exists");
     }
 
     @Test
@@ -82,7 +82,7 @@ class AgentRenderTest {
                     .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP).containsEntry("installation-id", "prod.pillar");
         }
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> HelmChart.template(Map.of("agent", Map.of("installationId", "a b")),
-                "1.24.0")).isInstanceOf(IllegalStateException.class).hasMessageContaining("installationId");
+                "1.25.0")).isInstanceOf(IllegalStateException.class).hasMessageContaining("installationId");
     }
 
     @Test
@@ -99,7 +99,7 @@ class AgentRenderTest {
         assertThat(pod.getDnsPolicy()).isEqualTo("ClusterFirstWithHostNet");
         assertThat(pod.getAutomountServiceAccountToken()).isFalse();
         Container agent = Rendered.container(pod, "pillar-agent");
-        assertThat(agent.getImage()).isEqualTo("pillar-csi/agent:0.1.0");
+        assertThat(agent.getImage()).isEqualTo(HelmChart.TEST_REGISTRY + "/pillar-csi/agent:0.1.0");
         assertThat(agent.getSecurityContext().getPrivileged()).isTrue();
         assertThat(agent.getPorts()).extracting(p -> p.getName() + ":" + p.getContainerPort())
                 .containsExactly("agent:9500", "metrics:9810");
@@ -144,7 +144,7 @@ class AgentRenderTest {
     @Test
     void initContainerLoadsTheTargetModulesFromTheHostsModulesReadOnly() {
         assertThat(pod.getInitContainers()).singleElement().satisfies(init -> {
-            assertThat(init.getImage()).isEqualTo("pillar-csi/agent:0.1.0");
+            assertThat(init.getImage()).isEqualTo(HelmChart.TEST_REGISTRY + "/pillar-csi/agent:0.1.0");
             assertThat(init.getCommand()).containsExactly("modprobe", "-a", "nvmet", "nvmet_tcp");
             assertThat(init.getSecurityContext().getPrivileged()).isTrue();
             assertThat(mounts(init)).containsExactly(mount("modules", "/lib/modules", true));

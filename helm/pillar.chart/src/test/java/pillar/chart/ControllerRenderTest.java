@@ -56,7 +56,7 @@ class ControllerRenderTest {
     @Test
     void controllerReadsItsConfigFileAndIsProbedOnHelidonHealth() {
         Container controller = Rendered.container(pod, "pillar-controller");
-        assertThat(controller.getImage()).isEqualTo("pillar-csi/controller:0.1.0");
+        assertThat(controller.getImage()).isEqualTo(HelmChart.TEST_REGISTRY + "/pillar-csi/controller:0.1.0");
         assertThat(controller.getArgs()).containsExactly("--config", "/etc/pillar-csi/config/controller.yaml");
         assertThat(controller.getCommand()).isNullOrEmpty();
         assertThat(controller.getPorts()).singleElement().satisfies(p -> assertThat(p.getContainerPort()).isEqualTo(9808));

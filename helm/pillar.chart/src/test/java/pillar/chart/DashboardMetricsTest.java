@@ -17,8 +17,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * Every series the Grafana dashboard queries is one the workloads really serve: the names in each
- * panel's {@code expr} ({@link PromQlNames}) against the sample names of the three workloads'
+ * Every series the Grafana dashboard and the alerts query is one the workloads really serve: the
+ * names in each panel's and each alert's {@code expr} ({@link PromQlNames}) against the sample names of the three workloads'
  * {@code /metrics}, scraped after they have served one volume's life in this JVM
  * ({@link InProcessWorkloads}). No list of names is kept here: a meter renamed in a workload, or a
  * panel that reads a histogram without its {@code _bucket}, fails this test.
@@ -28,9 +28,12 @@ class DashboardMetricsTest {
     Path dir;
 
     @Test
-    void everySeriesTheDashboardQueriesIsServedByAWorkload() throws Exception {
+    void everySeriesTheDashboardAndTheAlertsQueryIsServedByAWorkload() throws Exception {
         Map<String, Set<String>> queried = queriedNames();
         assertThat(queried).as("the dashboard queries something").isNotEmpty();
+        Map<String, Set<String>> alerted = alertNames();
+        assertThat(alerted).as("the alerts query something").isNotEmpty();
+        alerted.forEach((name, alerts) -> queried.computeIfAbsent(name, n -> new TreeSet<>()).addAll(alerts));
         Map<String, InProcessWorkloads.Scrape> scrapes;
         try (InProcessWorkloads workloads = new InProcessWorkloads(dir)) {
             workloads.lifecycle();
@@ -42,7 +45,7 @@ class DashboardMetricsTest {
         List<String> missing = new ArrayList<>();
         queried.forEach((name, panels) -> {
             if (!served.contains(name)) {
-                missing.add(name + " (panels " + panels + ")");
+                missing.add(name + " (read by " + panels + ")");
             }
         });
         List<String> answers = scrapes.entrySet().stream().map(e -> e.getKey() + ": HTTP " + e.getValue().status() + ", "
@@ -59,6 +62,17 @@ class DashboardMetricsTest {
                 + " > bool 0.9 and pillar_c{label=~\"x|y\"}"))
                 .containsExactly("pillar_a_total", "pillar_b", "pillar_c");
         assertThat(PromQlNames.of("max by (pod) (pillar_controller_leader) or vector(0)")).containsExactly("pillar_controller_leader");
+    }
+
+    /** Each series name the alerts' expressions read, with "alert " and the names of the alerts that read it. */
+    static Map<String, Set<String>> alertNames() {
+        Map<String, Set<String>> names = new TreeMap<>();
+        AlertRules.alerts(AlertRules.spec()).forEach((alert, rule) -> {
+            for (String name : PromQlNames.of(String.valueOf(rule.get("expr")))) {
+                names.computeIfAbsent(name, n -> new TreeSet<>()).add("alert " + alert);
+            }
+        });
+        return names;
     }
 
     /** Each series name the dashboard's queries read, with the titles of the panels that read it. */

@@ -45,13 +45,24 @@ final class HelmChart {
         return new Helm(chart);
     }
 
-    /** Renders the chart with these values (written to a values file, as a user would), kube version 1.24. */
+    /** The registry the tests give the three pillar-csi images, which have none by default. */
+    static final String TEST_REGISTRY = "registry.test";
+
+    /** Renders the chart with these values (written to a values file, as a user would), kube version 1.25. */
     static Rendered render(Map<String, ?> values) {
-        return new Rendered(template(values, "1.24.0"));
+        return new Rendered(template(values, "1.25.0"));
     }
 
-    /** The raw {@code helm template} output; a refused render throws Helm's error. */
+    /**
+     * The raw {@code helm template} output with these values and, unless they name one, {@link #TEST_REGISTRY}
+     * for the pillar-csi images; a refused render throws Helm's error.
+     */
     static String template(Map<String, ?> values, String kubeVersion) {
+        return templateAsIs(withTestRegistry(values), kubeVersion);
+    }
+
+    /** {@link #template} with exactly these values. */
+    static String templateAsIs(Map<String, ?> values, String kubeVersion) {
         TemplateCommand command = helm().template().withName(RELEASE).withNamespace(NAMESPACE).withKubeVersion(kubeVersion);
         if (!values.isEmpty()) {
             command = command.withValuesFile(valuesFile(values));
@@ -59,14 +70,37 @@ final class HelmChart {
         return command.call();
     }
 
+    /** The values with {@code images.<workload>.registry} set to {@link #TEST_REGISTRY} where they set none. */
+    static Map<String, Object> withTestRegistry(Map<String, ?> values) {
+        Map<String, Object> merged = new java.util.LinkedHashMap<>(values);
+        Map<String, Object> images = new java.util.LinkedHashMap<>(map(values.get("images")));
+        for (String workload : List.of("controller", "agent", "node")) {
+            Map<String, Object> image = new java.util.LinkedHashMap<>(map(images.get(workload)));
+            image.putIfAbsent("registry", TEST_REGISTRY);
+            images.put(workload, image);
+        }
+        merged.put("images", images);
+        return merged;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object value) {
+        return value == null ? Map.of() : (Map<String, Object>) value;
+    }
+
     /**
      * What {@code helm install} creates on {@link FakeKubeApi} (Helm's .Capabilities come from the
      * cluster's discovery, as on a real install; the CRDs are skipped): the objects and the NOTES.
      */
     static Installed install(Map<String, ?> values) {
+        return install(java.util.Optional.of(valuesFile(withTestRegistry(values))));
+    }
+
+    /** {@link #install(Map)} with a values file as a user writes it (none: the defaults). */
+    static Installed install(java.util.Optional<Path> valuesFile) {
         var install = helm().install().withName(RELEASE).withNamespace(NAMESPACE).skipCrds().disableOpenApiValidation();
-        if (!values.isEmpty()) {
-            install = install.withValuesFile(valuesFile(values));
+        if (valuesFile.isPresent()) {
+            install = install.withValuesFile(valuesFile.get());
         }
         int before = FakeKubeApi.instance().created().size();
         String output = install.call().getOutput();

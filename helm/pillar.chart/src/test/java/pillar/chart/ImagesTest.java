@@ -37,8 +37,9 @@ class ImagesTest {
     @Test
     void defaultsNameUpstreamSidecarsAndTheChartsAppVersion() {
         List<PodSpec> pods = pods(HelmChart.render(AgentRenderTest.TWO_NODES));
-        assertThat(images(pods)).filteredOn(i -> i.startsWith("pillar-csi/")).allMatch(i -> i.endsWith(":0.1.0")).hasSize(5);
-        assertThat(images(pods)).filteredOn(i -> !i.startsWith("pillar-csi/"))
+        assertThat(images(pods)).filteredOn(i -> i.startsWith(HelmChart.TEST_REGISTRY + "/pillar-csi/"))
+                .allMatch(i -> i.endsWith(":0.1.0")).hasSize(5);
+        assertThat(images(pods)).filteredOn(i -> !i.startsWith(HelmChart.TEST_REGISTRY + "/"))
                 .allMatch(i -> i.startsWith("registry.k8s.io/sig-storage/"))
                 .hasSize(5);
         assertThat(pods).allSatisfy(pod -> assertThat(pod.getImagePullSecrets()).isNullOrEmpty());
@@ -51,7 +52,7 @@ class ImagesTest {
                 "controller", Map.of("digest", digest),
                 "node", Map.of("registry", "ghcr.io/acme", "tag", "0.1.0-rc1", "pullPolicy", "Always"))));
         PodSpec controller = rendered.controller().getSpec().getTemplate().getSpec();
-        assertThat(Rendered.container(controller, "pillar-controller").getImage()).isEqualTo("pillar-csi/controller@" + digest);
+        assertThat(Rendered.container(controller, "pillar-controller").getImage()).isEqualTo(HelmChart.TEST_REGISTRY + "/pillar-csi/controller@" + digest);
         PodSpec node = rendered.nodePlugin().getSpec().getTemplate().getSpec();
         assertThat(Rendered.container(node, "pillar-node").getImage()).isEqualTo("ghcr.io/acme/pillar-csi/node:0.1.0-rc1");
         assertThat(Rendered.container(node, "pillar-node").getImagePullPolicy()).isEqualTo("Always");

@@ -59,7 +59,7 @@ class NfsRenderTest {
         assertThat(pod.getInitContainers()).extracting(Container::getName).containsExactly("modprobe", "nfsd");
         assertThat(pod.getInitContainers().getFirst().getCommand()).containsExactly("modprobe", "-a", "nvmet", "nvmet_tcp", "nfsd");
         Container nfsd = pod.getInitContainers().get(1);
-        assertThat(nfsd.getImage()).isEqualTo("pillar-csi/agent:0.1.0");
+        assertThat(nfsd.getImage()).isEqualTo(HelmChart.TEST_REGISTRY + "/pillar-csi/agent:0.1.0");
         assertThat(nfsd.getSecurityContext().getPrivileged()).isTrue();
         // the host's /var/lib/nfs: nfsd opens v4recovery (its clients' records) where rpc.nfsd runs
         assertThat(mounts(nfsd)).containsExactly(mount("nfs-state", "/var/lib/nfs", null));
@@ -96,7 +96,7 @@ class NfsRenderTest {
         assertThat(rendered.agent().getSpec().getTemplate().getMetadata().getAnnotations())
                 .containsEntry("kubectl.kubernetes.io/default-container", "pillar-agent");
         Container mountd = Rendered.container(pod, "rpc-mountd");
-        assertThat(mountd.getImage()).isEqualTo("pillar-csi/agent:0.1.0");
+        assertThat(mountd.getImage()).isEqualTo(HelmChart.TEST_REGISTRY + "/pillar-csi/agent:0.1.0");
         assertThat(mountd.getCommand()).hasSize(3).startsWith("sh", "-c");
         assertThat(mountd.getCommand().get(2)).isEqualTo("""
                 set -eu
@@ -151,7 +151,7 @@ class NfsRenderTest {
 
     @Test
     void enabledWithoutExportRootsIsRefusedNamingTheValue() {
-        assertThatThrownBy(() -> HelmChart.template(nfs(Map.of("enabled", true)), "1.24.0"))
+        assertThatThrownBy(() -> HelmChart.template(nfs(Map.of("enabled", true)), "1.25.0"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("agent.nfs.enabled=true needs agent.nfs.exportRoots");
     }
@@ -171,7 +171,7 @@ class NfsRenderTest {
         assertThat(on.configFile("pillar-pillar-csi-agent", "storage-1.yaml")).extractingByKey("agent")
                 .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP).containsEntry("backends", List.of(
                         Map.of("name", "tank-nfs", "type", "zfs-dataset", "pool", "tank", "parent-dataset", "nfs")));
-        assertThatThrownBy(() -> HelmChart.template(Map.of("agent", Map.of("nodes", dataset)), "1.24.0"))
+        assertThatThrownBy(() -> HelmChart.template(Map.of("agent", Map.of("nodes", dataset)), "1.25.0"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("tank-nfs is a zfs-dataset backend (NFS exports) but agent.nfs.enabled=false");
     }

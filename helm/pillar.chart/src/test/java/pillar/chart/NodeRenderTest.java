@@ -36,7 +36,7 @@ class NodeRenderTest {
     @Test
     void initContainerLoadsTheInitiatorModules() {
         assertThat(pod.getInitContainers()).singleElement().satisfies(init -> {
-            assertThat(init.getImage()).isEqualTo("pillar-csi/node:0.1.0");
+            assertThat(init.getImage()).isEqualTo(HelmChart.TEST_REGISTRY + "/pillar-csi/node:0.1.0");
             // modprobe without -a would read the second name as a parameter of the first module
             assertThat(init.getCommand()).containsExactly("modprobe", "-a", "nvme_tcp", "nvme_fabrics");
             assertThat(init.getSecurityContext().getPrivileged()).isTrue();
@@ -47,7 +47,7 @@ class NodeRenderTest {
     @Test
     void nodePluginIsPrivilegedAndMountsTheKubeletDirectoryBidirectionally() {
         Container node = Rendered.container(pod, "pillar-node");
-        assertThat(node.getImage()).isEqualTo("pillar-csi/node:0.1.0");
+        assertThat(node.getImage()).isEqualTo(HelmChart.TEST_REGISTRY + "/pillar-csi/node:0.1.0");
         assertThat(node.getSecurityContext().getPrivileged()).isTrue();
         assertThat(node.getArgs()).containsExactly("--config", "/etc/pillar-csi/config/node.yaml", "--node.id=$(NODE_NAME)");
         assertThat(node.getEnv()).singleElement().satisfies(e -> {

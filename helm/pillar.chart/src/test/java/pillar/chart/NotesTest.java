@@ -19,7 +19,7 @@ class NotesTest {
         assertThat(notes).contains(WARNING)
                 .contains("Any host that reaches an agent's port 9500 can create, export and delete volumes.")
                 .contains("Agents run on the storage nodes storage-1, storage-2.rack-b, on port 9500.")
-                .contains("    nodeName: storage-1")
+                .contains("\n  nodeName: storage-1\n  port: 9500\n---")
                 .doesNotContain("tls:");
     }
 
@@ -30,13 +30,22 @@ class NotesTest {
         String notes = notes(values);
         assertThat(notes).doesNotContain("WITHOUT TLS")
                 .contains("""
-                            tls:
-                              mode: secret
-                              secretName: pillar-pillar-csi-agent-tls
-                              serverName: pillar-agent
+                          tls:
+                            mode: secret
+                            secretName: pillar-pillar-csi-agent-tls
+                            serverName: pillar-agent
                         """)
                 .contains("cert-manager issues the certificates (Secrets pillar-pillar-csi-controller-tls and "
                         + "pillar-pillar-csi-agent-tls)");
+    }
+
+    @Test
+    void aNodeWithoutAnAddressGetsNoProtocolButSaysWhatToSet() {
+        assertThat(notes(AgentRenderTest.TWO_NODES))
+                .contains("# No PillarProtocol for storage-1: set agent.nodes.storage-1.address to the IP the workers reach it at")
+                .doesNotContain("kind: PillarProtocol")
+                .contains("kind: PillarStorageClass\nmetadata:\n  name: storage-2.rack-b-fast\nspec:\n"
+                        + "  store: storage-2.rack-b-fast\n  protocol: storage-2.rack-b-nvme-tcp\n");
     }
 
     @Test
@@ -71,10 +80,8 @@ class NotesTest {
 
     private static String notes(Map<String, Object> values) {
         var install = HelmChart.helm().install().withName(HelmChart.RELEASE).withNamespace(HelmChart.NAMESPACE)
-                .withKubeVersion("1.24.0").clientOnly().dryRun();
-        if (!values.isEmpty()) {
-            install = install.withValuesFile(HelmChart.valuesFile(values));
-        }
+                .withKubeVersion("1.25.0").clientOnly().dryRun();
+        install = install.withValuesFile(HelmChart.valuesFile(HelmChart.withTestRegistry(values)));
         String output = install.call().getOutput();
         return output.substring(output.indexOf("NOTES:"));
     }

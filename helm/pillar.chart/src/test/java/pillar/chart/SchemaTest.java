@@ -157,7 +157,7 @@ class SchemaTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("refused")
     void refusedWithAMessageNamingTheValue(String rule, Map<String, Object> values, List<String> expected) {
-        assertThatThrownBy(() -> HelmChart.template(values, "1.24.0"))
+        assertThatThrownBy(() -> HelmChart.template(values, "1.25.0"))
                 .as(rule)
                 .isInstanceOf(IllegalStateException.class)
                 .satisfies(e -> {

@@ -48,6 +48,7 @@ import pillar.runtime.metrics.TimedProcessRunner;
 import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.CertificateFiles;
 import pillar.runtime.server.LogFormat;
+import pillar.runtime.server.LogLevel;
 import pillar.runtime.server.MutualTls;
 import pillar.runtime.server.WorkloadConfig;
 import pillar.runtime.server.WorkloadServer;
@@ -91,6 +92,7 @@ public final class AgentMain {
         try {
             Config root = WorkloadConfig.load(rest.toArray(String[]::new));
             LogFormat.from(root).apply();
+            LogLevel.from(root).apply();
             config = AgentConfig.from(root);
             metrics = WorkloadMetrics.from(root, "agent");
         } catch (IllegalArgumentException e) {

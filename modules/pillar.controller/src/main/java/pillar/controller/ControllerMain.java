@@ -13,6 +13,7 @@ import pillar.runtime.server.CsiServices;
 import pillar.runtime.server.IdentityService;
 import pillar.runtime.server.VolumeLocks;
 import pillar.runtime.server.LogFormat;
+import pillar.runtime.server.LogLevel;
 import pillar.runtime.server.WorkloadConfig;
 import pillar.runtime.server.WorkloadServer;
 import pillar.controller.agent.AgentClient;
@@ -55,6 +56,7 @@ public final class ControllerMain {
         try {
             io.helidon.config.Config root = WorkloadConfig.load(args);
             LogFormat.from(root).apply();
+            LogLevel.from(root).apply();
             config = ControllerConfig.from(root);
             agents = new GrpcAgentClient(config.agentTls(), config.agentSettings());
             client = KubernetesClients.create(config.kubeconfig(), config.context(), config.metrics());

@@ -12,6 +12,7 @@ import pillar.runtime.server.CsiEndpoint;
 import pillar.runtime.server.CsiServices;
 import pillar.runtime.server.IdentityService;
 import pillar.runtime.server.LogFormat;
+import pillar.runtime.server.LogLevel;
 import pillar.runtime.server.WorkloadConfig;
 import pillar.runtime.server.WorkloadServer;
 import pillar.api.value.Nqn;
@@ -54,6 +55,7 @@ public final class NodeMain {
         try {
             config = WorkloadConfig.load(args);
             LogFormat.from(config).apply();
+            LogLevel.from(config).apply();
             endpoint = CsiEndpoint.from(config, DEFAULT_HEALTH_PORT);
             metrics = WorkloadMetrics.from(config, WORKLOAD);
             ports = realPorts(NodeConfig.from(config), metrics);

@@ -77,7 +77,7 @@ final class AotTraining {
     /** The calls the sandbox makes, so that their classes are in the caches. */
     private static void exercise(KubeApi kube, BedLayout layout, SandboxPki pki, PrintStream out) throws InterruptedException {
         List<GenericKubernetesResource> objects = SandboxObjects.withMutualTls(
-                SandboxObjects.load(layout.project().resolve("examples/quickstart.yaml")));
+                SandboxObjects.load(layout.project().resolve("examples/sandbox/quickstart.yaml")));
         for (GenericKubernetesResource o : objects) {
             if (o.getKind().equals("PillarAgent")) {
                 @SuppressWarnings("unchecked")

@@ -28,7 +28,7 @@ final class NfsdBed implements AutoCloseable {
     /** The zfs-dataset backend's parent below the sandbox's pool. */
     static final String PARENT_NAME = "nfs";
     static final String PARENT = StoragePools.ZPOOL + "/" + PARENT_NAME;
-    /** The agent's zfs-dataset backend over {@link #PARENT}, as examples/nfs.yaml's store names it. */
+    /** The agent's zfs-dataset backend over {@link #PARENT}, as examples/sandbox/nfs.yaml's store names it. */
     static final String AGENT_BACKEND = "tank-nfs";
     static final Path TOP = Path.of("/pillar-nfs");
     /** The storage node's address that every node identity reaches (PillarProtocol spec.nfs.serverAddress). */

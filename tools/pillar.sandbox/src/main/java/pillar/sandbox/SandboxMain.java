@@ -134,7 +134,7 @@ public final class SandboxMain {
             throw new IllegalArgumentException("--project and --out are required");
         }
         if (protocol == SandboxRun.Protocol.NFS && !blockOptions.isEmpty()) {
-            throw new IllegalArgumentException("--protocol nfs plays examples/nfs.yaml (ZFS datasets, nfs4, ReadWriteMany):"
+            throw new IllegalArgumentException("--protocol nfs plays examples/sandbox/nfs.yaml (ZFS datasets, nfs4, ReadWriteMany):"
                     + " " + String.join(" and ", blockOptions) + " are for NVMe/TCP only");
         }
         return new SandboxRun.Options(project, out, backend, mode, scenario, protocol, keep, List.copyOf(command));

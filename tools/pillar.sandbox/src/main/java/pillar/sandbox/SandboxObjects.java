@@ -15,7 +15,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
 /**
- * The Pillar objects the sandbox applies: {@code examples/quickstart.yaml} as written (an LVM thin
+ * The Pillar objects the sandbox applies: {@code examples/sandbox/quickstart.yaml} as written (an LVM thin
  * store {@value #STORE}, ext4, its StorageClass {@value #STORAGE_CLASS}), or, for another
  * {@code --backend} or {@code --fs}, the same objects with the store's layout and the class's
  * fsType changed (the output says so). The end-to-end suite adds one store per backend and one
@@ -25,7 +25,7 @@ final class SandboxObjects {
     static final String STORE = "fast";
     static final String STORAGE_CLASS = "pillar-fast";
     static final String API_VERSION = "pillar.csi.io/v1alpha1";
-    /** examples/nfs.yaml's PillarStorageClass (ReadWriteMany over NFS). */
+    /** examples/sandbox/nfs.yaml's PillarStorageClass (ReadWriteMany over NFS). */
     static final String NFS_STORAGE_CLASS = "pillar-shared";
 
     private SandboxObjects() {
@@ -76,7 +76,7 @@ final class SandboxObjects {
     }
 
     /**
-     * The Pillar objects of {@code examples/nfs.yaml} (its claim left out: the sandbox plays the
+     * The Pillar objects of {@code examples/sandbox/nfs.yaml} (its claim left out: the sandbox plays the
      * provisioner) for the VM: the PillarProtocol's serverAddress becomes the storage node's address
      * there ({@link NfsdBed#STORAGE_ADDRESS}); {@code changes} receives a line saying so. Fails when
      * the example's store names another agent backend than the one the bed configures.

@@ -12,7 +12,7 @@ import io.fabric8.kubernetes.api.model.storage.StorageClass;
 
 /**
  * The sandbox inside the VM ({@code dev/sandbox} boots the VM and runs this): starts the bed with
- * the quickstart objects (and, over NFS, examples/nfs.yaml's, the NFS server and two NFS nodes),
+ * the quickstart objects (and, over NFS, examples/sandbox/nfs.yaml's, the NFS server and two NFS nodes),
  * shows the generated StorageClass, plays one volume's lifecycle (over NFS: one ReadWriteMany
  * volume on two nodes, {@link NfsScenario}), runs the user's command if any, stays up with
  * {@code --keep}, and takes everything down. Exit status 0 only when every step passed (and the
@@ -75,12 +75,12 @@ final class SandboxRun {
                     options.scenario().name().toLowerCase(java.util.Locale.ROOT), System.getProperty("os.version"));
         }
         List<String> changes = new ArrayList<>();
-        Path quickstart = options.project().resolve("examples/quickstart.yaml");
+        Path quickstart = options.project().resolve("examples/sandbox/quickstart.yaml");
         List<GenericKubernetesResource> objects = new ArrayList<>(SandboxObjects.forSandbox(SandboxObjects.load(quickstart),
                 options.backend(), options.mode(), changes));
         out.println("objects: " + quickstart + (changes.isEmpty() ? " as written" : ", with " + String.join("; ", changes)));
         if (nfs) {
-            Path example = options.project().resolve("examples/nfs.yaml");
+            Path example = options.project().resolve("examples/sandbox/nfs.yaml");
             List<String> nfsChanges = new ArrayList<>();
             objects.addAll(SandboxObjects.forNfs(SandboxObjects.load(example), nfsChanges));
             out.println("    and " + example + " (its Pillar objects), with " + String.join("; ", nfsChanges));

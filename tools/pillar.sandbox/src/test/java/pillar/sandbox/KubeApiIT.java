@@ -68,7 +68,7 @@ class KubeApiIT {
         assertThat(asController.supports("snapshot.storage.k8s.io/v1", "VolumeSnapshotClass"))
                 .as("discovery serves the external-snapshotter's class, as a cluster with snapshots does").isTrue();
         assertThat(asController.getNamespace()).isEqualTo("pillar-system");
-        List<GenericKubernetesResource> quickstart = SandboxObjects.load(Path.of("../../examples/quickstart.yaml"));
+        List<GenericKubernetesResource> quickstart = SandboxObjects.load(Path.of("../../examples/sandbox/quickstart.yaml"));
         Quickstart.create(api.client(), quickstart, out);
         assertThat(asController.genericKubernetesResources("pillar.csi.io/v1alpha1", "PillarStore").list().getItems())
                 .extracting(o -> o.getMetadata().getName()).containsExactly("fast");
@@ -103,7 +103,7 @@ class KubeApiIT {
 
     @Test
     void waitingForConditionsFailsNamingWhatIsStillPending() {
-        List<GenericKubernetesResource> quickstart = SandboxObjects.load(Path.of("../../examples/quickstart.yaml"));
+        List<GenericKubernetesResource> quickstart = SandboxObjects.load(Path.of("../../examples/sandbox/quickstart.yaml"));
         Quickstart.create(api.client(), quickstart, out);
         assertThatThrownBy(() -> Quickstart.awaitReconciled(api.client(), quickstart, Duration.ofSeconds(1), out))
                 .isInstanceOf(IllegalStateException.class)
@@ -113,7 +113,7 @@ class KubeApiIT {
 
     @Test
     void waitingForConditionsReturnsTheGeneratedClassOnceEveryConditionIsTrue() throws Exception {
-        List<GenericKubernetesResource> quickstart = SandboxObjects.load(Path.of("../../examples/quickstart.yaml"));
+        List<GenericKubernetesResource> quickstart = SandboxObjects.load(Path.of("../../examples/sandbox/quickstart.yaml"));
         Quickstart.create(api.client(), quickstart, out);
         for (GenericKubernetesResource object : quickstart) {
             var resources = asController.genericKubernetesResources(object.getApiVersion(), object.getKind());

@@ -89,7 +89,7 @@ class ManyVolumesVmBench {
         Path project = SuiteBed.projectRoot();
         BedLayout layout = BedLayout.under(project, dir, project.resolve("tools/pillar.sandbox/target/kernel-it-logs")
                 .resolve(getClass().getSimpleName()), BedLayout.Ports.VM);
-        List<GenericKubernetesResource> quickstart = SandboxObjects.load(project.resolve("examples/quickstart.yaml"));
+        List<GenericKubernetesResource> quickstart = SandboxObjects.load(project.resolve("examples/sandbox/quickstart.yaml"));
         String agent = SandboxObjects.nameOf(quickstart, "PillarAgent");
         String protocol = SandboxObjects.nameOf(quickstart, "PillarProtocol");
         List<GenericKubernetesResource> objects = new ArrayList<>(quickstart.stream()

@@ -28,7 +28,7 @@ class SandboxMainTest {
         assertThat(o.keep()).isTrue();
         assertThatThrownBy(() -> SandboxMain.parse(new String[] {"up", "--project", "/p", "--out", "/o", "--protocol", "nfs",
                 "--backend", "zfs", "--scenario", "snapshot"}))
-                .hasMessage("--protocol nfs plays examples/nfs.yaml (ZFS datasets, nfs4, ReadWriteMany): --backend and"
+                .hasMessage("--protocol nfs plays examples/sandbox/nfs.yaml (ZFS datasets, nfs4, ReadWriteMany): --backend and"
                         + " --scenario snapshot are for NVMe/TCP only");
         assertThatThrownBy(() -> SandboxMain.parse(new String[] {"up", "--project", "/p", "--out", "/o", "--protocol", "iscsi"}))
                 .hasMessage("--protocol must be nvme-tcp or nfs, is 'iscsi'");

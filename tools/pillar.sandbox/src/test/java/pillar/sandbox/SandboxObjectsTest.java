@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /** The objects the sandbox applies: the quickstart as written, or with the store and fsType of the options. */
 class SandboxObjectsTest {
-    private static final Path QUICKSTART = Path.of("../../examples/quickstart.yaml");
+    private static final Path QUICKSTART = Path.of("../../examples/sandbox/quickstart.yaml");
 
     @Test
     void theQuickstartIsAppliedAsWrittenForItsOwnBackendAndFilesystem() {
@@ -55,7 +55,7 @@ class SandboxObjectsTest {
     @Test
     @SuppressWarnings("unchecked")
     void theNfsExampleIsAppliedWithoutItsClaimAndWithTheVmsServerAddress() {
-        List<GenericKubernetesResource> example = SandboxObjects.load(Path.of("../../examples/nfs.yaml"));
+        List<GenericKubernetesResource> example = SandboxObjects.load(Path.of("../../examples/sandbox/nfs.yaml"));
         List<String> changes = new ArrayList<>();
         List<GenericKubernetesResource> objects = SandboxObjects.forNfs(example, changes);
         assertThat(objects).extracting(GenericKubernetesResource::getKind)

@@ -18,7 +18,7 @@ import io.fabric8.kubernetes.api.model.storage.StorageClass;
  * backends, one PillarStore per backend and one PillarStorageClass per backend and filesystem (from
  * the quickstart's agent and protocol), a second node identity on the same kernel ("node-b":
  * its own host NQN, state and kubelet directories, socket), for the access-mode tests, and
- * examples/nfs.yaml's objects with the NFS server and the two NFS nodes ({@link Bed#NFS_NODES}).
+ * examples/sandbox/nfs.yaml's objects with the NFS server and the two NFS nodes ({@link Bed#NFS_NODES}).
  */
 final class SuiteBed implements AutoCloseable {
     static final String NODE_B = "node-b";
@@ -38,7 +38,7 @@ final class SuiteBed implements AutoCloseable {
         Path project = projectRoot();
         BedLayout layout = BedLayout.under(project, dir, project.resolve("tools/pillar.sandbox/target/kernel-it-logs")
                 .resolve(logName), BedLayout.Ports.VM);
-        List<GenericKubernetesResource> quickstart = SandboxObjects.load(project.resolve("examples/quickstart.yaml"));
+        List<GenericKubernetesResource> quickstart = SandboxObjects.load(project.resolve("examples/sandbox/quickstart.yaml"));
         String agent = SandboxObjects.nameOf(quickstart, "PillarAgent");
         String protocol = SandboxObjects.nameOf(quickstart, "PillarProtocol");
         List<GenericKubernetesResource> objects = new ArrayList<>(quickstart.stream()
@@ -49,7 +49,7 @@ final class SuiteBed implements AutoCloseable {
                 objects.add(SandboxObjects.storageClass(backend, fsType, protocol));
             }
         }
-        objects.addAll(SandboxObjects.forNfs(SandboxObjects.load(project.resolve("examples/nfs.yaml")), new ArrayList<>()));
+        objects.addAll(SandboxObjects.forNfs(SandboxObjects.load(project.resolve("examples/sandbox/nfs.yaml")), new ArrayList<>()));
         Path b = dir.resolve(NODE_B);
         Path socketB = b.resolve("kubelet/plugins/pillar.csi.io/csi.sock");
         Workload nodeB = Workloads.node(NODE_B, Workloads.NODE_NAME + "-b", NODE_B_HEALTH, socketB, b.resolve("kubelet"),

@@ -15,12 +15,12 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import org.junit.jupiter.api.Test;
 
 /**
- * The objects in examples/ are what a user copies: each Pillar object passes every check the
+ * The objects in examples/sandbox/ are what the sandbox applies: each Pillar object passes every check the
  * controller makes ({@link SpecValidator}), and each PillarStorageClass pairs a store and a protocol
  * that fit ({@link ProtocolFit}), so none of them would end in InvalidSpec or ProtocolStoreMismatch.
  */
 class ExamplesTest {
-    private static final Path EXAMPLES = Path.of("../../examples");
+    private static final Path EXAMPLES = Path.of("../../examples/sandbox");
     private static final KubernetesSerialization JSON = new KubernetesSerialization();
 
     @Test
