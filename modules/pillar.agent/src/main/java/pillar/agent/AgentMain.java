@@ -39,6 +39,7 @@ import pillar.agent.metrics.StoreGauges;
 import pillar.agent.service.AdmissionGate;
 import pillar.agent.service.AgentGrpcService;
 import pillar.agent.service.AgentOperations;
+import pillar.agent.state.DamagedRecords;
 import pillar.agent.state.InstallationId;
 import pillar.agent.state.StateCheck;
 import pillar.agent.state.StateRecovery;
@@ -224,12 +225,19 @@ public final class AgentMain {
      */
     public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
                                        StateCheck.Verdict state, WorkloadMetrics metrics, NfsServer nfs, ServerLimits limits) {
-        ExportStore exports = new ExportStore(config.stateDir());
+        DamagedRecords damaged = new DamagedRecords();
+        damaged.register(metrics);
+        ExportStore exports = new ExportStore(config.stateDir(), damaged);
         Exporter exporter = new Exporter(target);
         FencingRefusals refusals = new FencingRefusals(metrics);
+        MarkStore marks = new MarkStore(config.stateDir(), damaged);
+        MarkStore snapshotMarks = MarkStore.snapshots(config.stateDir(), damaged);
+        // a damaged mark is reported now, not at the first call on its volume
+        marks.check();
+        snapshotMarks.check();
         AgentOperations operations = new AgentOperations(backends,
-                new Fence(new MarkStore(config.stateDir()), new WaitingVolumeLocks(), refusals),
-                new Fence(MarkStore.snapshots(config.stateDir()), new WaitingVolumeLocks(), refusals), exports, exporter,
+                new Fence(marks, new WaitingVolumeLocks(), refusals),
+                new Fence(snapshotMarks, new WaitingVolumeLocks(), refusals), exports, exporter,
                 new NfsExporter(nfs));
         StoreGauges gauges = StoreGauges.register(metrics, config.backends(), backends, exports);
         List<ExportRecord> records = state instanceof StateCheck.Verdict.Ready ? exports.list() : List.of();
@@ -242,7 +250,8 @@ public final class AgentMain {
                 .health(config.healthHost(), config.healthPort())
                 .limits(limits)
                 .metrics(metrics)
-                .service(new AgentGrpcService(config.backends(), operations, gate, nfs::problem))
+                .service(new AgentGrpcService(config.backends(), operations, gate, nfs::problem,
+                        () -> damaged.list().stream().map(DamagedRecords.Damage::describe).toList()))
                 .readiness(state instanceof StateCheck.Verdict.Missing ? StateCheck.REASON : "exports-reapplied", gate::isOpen)
                 .onClose(gauges::close);
         config.tls().ifPresentOrElse(files -> builder.tls(mutualTls(files)), () -> LOG.warning(
