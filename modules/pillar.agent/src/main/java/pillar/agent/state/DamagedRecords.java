@@ -43,7 +43,7 @@ public final class DamagedRecords {
     /** The file was read whole: it is no longer damaged. */
     public void healed(Path file) {
         if (damaged.remove(file.toAbsolutePath()) != null) {
-            LOG.info(() -> file + " reads whole again");
+            LOG.info(() -> file + " is no longer damaged (restored, or removed with its export)");
         }
     }
 
