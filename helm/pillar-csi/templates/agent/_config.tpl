@@ -33,7 +33,8 @@ Backend keys are written as the agent reads them (parent-dataset, volume-group, 
 {{- $_ := set $agent "tls" (dict "cert" (printf "%s/tls.crt" $dir) "key" (printf "%s/tls.key" $dir) "ca" (printf "%s/ca.crt" $dir)
   "client-names" (list $root.Values.tls.controllerName)) -}}
 {{- end -}}
-{{- toYaml (dict "agent" $agent "health" (dict "host" "0.0.0.0" "port" (int $root.Values.agent.healthPort))
+{{- /* health.host unset: health and /metrics listen on the agent API's address, the node's */ -}}
+{{- toYaml (dict "agent" $agent "health" (dict "port" (int $root.Values.agent.healthPort))
   "metrics" (dict "enabled" $root.Values.metrics.enabled) "log" (dict "format" $root.Values.logFormat "level" $root.Values.agent.logLevel)) -}}
 {{- end -}}
 

@@ -42,7 +42,7 @@ class AgentRenderTest {
                                 "ca", "/etc/pillar-csi/tls/ca.crt", "client-names", List.of("pillar-controller")),
                         "backends", List.of(
                                 Map.of("name", "tank", "type", "zfs", "pool", "tank", "parent-dataset", "k8s/volumes"))),
-                "health", Map.of("host", "0.0.0.0", "port", 9810),
+                "health", Map.of("port", 9810),
                 "metrics", Map.of("enabled", true),
                 "log", Map.of("format", "text", "level", "info")));
         assertThat(rendered.configFile("pillar-pillar-csi-agent", "storage-2.rack-b.yaml"))

@@ -50,9 +50,12 @@ class NodeRenderTest {
         assertThat(node.getImage()).isEqualTo(HelmChart.TEST_REGISTRY + "/pillar-csi/node:0.1.0");
         assertThat(node.getSecurityContext().getPrivileged()).isTrue();
         assertThat(node.getArgs()).containsExactly("--config", "/etc/pillar-csi/config/node.yaml", "--node.id=$(NODE_NAME)");
-        assertThat(node.getEnv()).singleElement().satisfies(e -> {
+        assertThat(node.getEnv()).hasSize(2).satisfiesExactly(e -> {
             assertThat(e.getName()).isEqualTo("NODE_NAME");
             assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
+        }, e -> {
+            assertThat(e.getName()).isEqualTo("PILLAR_NODE_IP");
+            assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.hostIP");
         });
         ControllerRenderTest.assertHealthProbes(node, 9809);
         assertThat(mounts(node)).containsExactly(

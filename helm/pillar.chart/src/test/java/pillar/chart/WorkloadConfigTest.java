@@ -80,7 +80,14 @@ class WorkloadConfigTest {
         assertThat(config.sysRoot()).isEqualTo(Path.of(mountPath(node, "sys")));
         assertThat(config.devRoot()).isEqualTo(Path.of(mountPath(node, "dev")));
         assertThat(config.attachTimeout()).isEqualTo(Duration.ofSeconds(90));
-        CsiEndpoint endpoint = CsiEndpoint.from(WorkloadConfig.load(args), NodeMain.DEFAULT_HEALTH_PORT);
+        // health listens on the node's address, which the kubelet puts in PILLAR_NODE_IP (the pod's IP on the host network)
+        assertThat(node.getEnv()).anySatisfy(variable -> {
+            assertThat(variable.getName()).isEqualTo("PILLAR_NODE_IP");
+            assertThat(variable.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.hostIP");
+        });
+        CsiEndpoint endpoint = CsiEndpoint.from(WorkloadConfig.load(args), NodeMain.DEFAULT_HEALTH_PORT,
+                name -> name.equals("PILLAR_NODE_IP") ? java.util.Optional.of("192.0.2.7") : java.util.Optional.empty());
+        assertThat(endpoint.healthHost()).isEqualTo("192.0.2.7");
         assertEndpoint(endpoint, node, 9819);
         assertThat(Rendered.container(pod, "node-driver-registrar").getArgs())
                 .contains("--csi-address=" + endpoint.socket(),
@@ -129,6 +136,7 @@ class WorkloadConfigTest {
                 new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg1", "pool0"));
         for (AgentConfig config : List.of(first, second)) {
             assertThat(config.listenHost()).isEqualTo("10.0.0.5");
+            assertThat(config.healthHost()).as("health on the node's address too").isEqualTo("10.0.0.5");
             assertThat(config.listenPort()).isEqualTo(9600).isEqualTo(port(container, "agent"));
             assertThat(config.healthPort()).isEqualTo(9820).isEqualTo(port(container, "metrics"))
                     .isEqualTo(container.getReadinessProbe().getHttpGet().getPort().getIntVal());

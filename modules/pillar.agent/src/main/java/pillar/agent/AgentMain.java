@@ -39,6 +39,7 @@ import pillar.agent.metrics.StoreGauges;
 import pillar.agent.service.AdmissionGate;
 import pillar.agent.service.AgentGrpcService;
 import pillar.agent.service.AgentOperations;
+import pillar.agent.state.DamagedRecords;
 import pillar.agent.state.InstallationId;
 import pillar.agent.state.StateCheck;
 import pillar.agent.state.StateRecovery;
@@ -47,8 +48,10 @@ import pillar.runtime.exec.SystemProcessRunner;
 import pillar.runtime.metrics.TimedProcessRunner;
 import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.CertificateFiles;
+import pillar.runtime.server.ListenException;
 import pillar.runtime.server.LogFormat;
 import pillar.runtime.server.LogLevel;
+import pillar.runtime.server.ServerLimits;
 import pillar.runtime.server.MutualTls;
 import pillar.runtime.server.WorkloadConfig;
 import pillar.runtime.server.WorkloadServer;
@@ -63,6 +66,8 @@ public final class AgentMain {
     static final String RECOVER_STATE = "--recover-state";
     /** The deadline of each exportfs command. */
     static final Duration EXPORTFS_TIMEOUT = Duration.ofSeconds(30);
+    /** The exit status when the agent cannot serve: a port it cannot listen on, or a start-up that failed. */
+    static final int CANNOT_SERVE = 1;
     static final String RECOVERY_COMMAND = "pillar-agent --config <this agent's configuration file> " + RECOVER_STATE;
 
     private AgentMain() {
@@ -79,7 +84,8 @@ public final class AgentMain {
     /**
      * What {@link #main} does but exit: reads the configuration, checks the host ({@link StartupChecks})
      * and starts serving. Returns 0 when it serves, 2 when it refused to start, after writing why to
-     * {@code err}. With {@value #RECOVER_STATE} it runs {@link StateRecovery} instead and returns 0
+     * {@code err}, {@value #CANNOT_SERVE} when it cannot serve (a port still in use after
+     * {@code server.bind-timeout-seconds}, or a start-up that failed), after writing why. With {@value #RECOVER_STATE} it runs {@link StateRecovery} instead and returns 0
      * when the state was rebuilt, 1 when nothing was written.
      *
      * @param sysRoot sysfs, where the checks find loaded modules
@@ -89,12 +95,14 @@ public final class AgentMain {
         boolean recover = rest.remove(RECOVER_STATE);
         AgentConfig config;
         WorkloadMetrics metrics;
+        ServerLimits limits;
         try {
             Config root = WorkloadConfig.load(rest.toArray(String[]::new));
             LogFormat.from(root).apply();
             LogLevel.from(root).apply();
             config = AgentConfig.from(root);
             metrics = WorkloadMetrics.from(root, "agent");
+            limits = ServerLimits.from(root);
         } catch (IllegalArgumentException e) {
             err.println("pillar-agent: refusing to start: " + e.getMessage());
             return 2;
@@ -135,11 +143,19 @@ public final class AgentMain {
         WorkloadServer server;
         try {
             server = start(config, backends, target, state, metrics, new KernelNfsServer(commands, EXPORTFS_TIMEOUT, Path.of("/etc/exports"),
-                    Path.of("/proc")));
+                    Path.of("/proc")), limits);
         } catch (IllegalArgumentException e) {
             // unusable certificate files (unreadable, not PEM, a key of another certificate)
             err.println("pillar-agent: refusing to start: " + e.getMessage());
             return 2;
+        } catch (ListenException e) {
+            err.println("pillar-agent: cannot listen: " + e.getMessage());
+            return CANNOT_SERVE;
+        } catch (RuntimeException e) {
+            // never a process that exits 0, or lingers, without serving: the supervisor restarts it
+            LOG.log(java.util.logging.Level.SEVERE, "start-up failed", e);
+            err.println("pillar-agent: start-up failed: " + e);
+            return CANNOT_SERVE;
         }
         // a clone's background copy stops at a checkpoint (fsynced, tagged) rather than mid-chunk
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("backends-stop").unstarted(
@@ -175,7 +191,8 @@ public final class AgentMain {
     }
 
     /**
-     * Starts the agent's server on the given backends and target; the caller owns it. Returns once
+     * Starts the agent's server on the given backends and target, within the default {@link ServerLimits};
+     * the caller owns it. Returns once
      * start-up is over: the server serves reads at once, but admits calls that change state only
      * after every durable export has been re-applied to the kernel (its configuration does not
      * survive a reboot), and readiness turns true then. When the state directory is not this
@@ -200,12 +217,29 @@ public final class AgentMain {
      */
     public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
                                        StateCheck.Verdict state, WorkloadMetrics metrics, NfsServer nfs) {
-        ExportStore exports = new ExportStore(config.stateDir());
+        return start(config, backends, target, state, metrics, nfs, ServerLimits.DEFAULTS);
+    }
+
+    /**
+     * {@link #start(AgentConfig, Map, NvmetTarget, StateCheck.Verdict, WorkloadMetrics, NfsServer)} within
+     * {@code limits}. A port still in use is waited for within {@code limits.bindTimeout()}, then a
+     * {@link ListenException}; a failure after the server started closes it before it is thrown.
+     */
+    public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
+                                       StateCheck.Verdict state, WorkloadMetrics metrics, NfsServer nfs, ServerLimits limits) {
+        DamagedRecords damaged = new DamagedRecords();
+        damaged.register(metrics);
+        ExportStore exports = new ExportStore(config.stateDir(), damaged);
         Exporter exporter = new Exporter(target);
         FencingRefusals refusals = new FencingRefusals(metrics);
+        MarkStore marks = new MarkStore(config.stateDir(), damaged);
+        MarkStore snapshotMarks = MarkStore.snapshots(config.stateDir(), damaged);
+        // a damaged mark is reported now, not at the first call on its volume
+        marks.check();
+        snapshotMarks.check();
         AgentOperations operations = new AgentOperations(backends,
-                new Fence(new MarkStore(config.stateDir()), new WaitingVolumeLocks(), refusals),
-                new Fence(MarkStore.snapshots(config.stateDir()), new WaitingVolumeLocks(), refusals), exports, exporter,
+                new Fence(marks, new WaitingVolumeLocks(), refusals),
+                new Fence(snapshotMarks, new WaitingVolumeLocks(), refusals), exports, exporter,
                 new NfsExporter(nfs));
         StoreGauges gauges = StoreGauges.register(metrics, config.backends(), backends, exports);
         List<ExportRecord> records = state instanceof StateCheck.Verdict.Ready ? exports.list() : List.of();
@@ -216,14 +250,29 @@ public final class AgentMain {
         WorkloadServer.Builder builder = WorkloadServer.builder()
                 .tcp(config.listenHost(), config.listenPort())
                 .health(config.healthHost(), config.healthPort())
+                .limits(limits)
                 .metrics(metrics)
-                .service(new AgentGrpcService(config.backends(), operations, gate, nfs::problem))
+                .service(new AgentGrpcService(config.backends(), operations, gate, nfs::problem,
+                        () -> damaged.list().stream().map(DamagedRecords.Damage::describe).toList()))
                 .readiness(state instanceof StateCheck.Verdict.Missing ? StateCheck.REASON : "exports-reapplied", gate::isOpen)
                 .onClose(gauges::close);
         config.tls().ifPresentOrElse(files -> builder.tls(mutualTls(files)), () -> LOG.warning(
                 "*** the agent API is served WITHOUT TLS: any host that reaches port " + config.listenPort()
                         + " can create, export and delete volumes. Configure agent.tls (cert, key, ca) for mTLS. ***"));
         WorkloadServer server = builder.start();
+        try {
+            return afterListening(server, config, backends, state, metrics, nfs, exports, exporter, records, gauges, gate);
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    /** Start-up's part once the server listens: re-apply, reap, start the gauges, open the gate. */
+    private static WorkloadServer afterListening(WorkloadServer server, AgentConfig config, Map<String, VolumeBackend> backends,
+                                                 StateCheck.Verdict state, WorkloadMetrics metrics, NfsServer nfs,
+                                                 ExportStore exports, Exporter exporter, List<ExportRecord> records,
+                                                 StoreGauges gauges, AdmissionGate gate) {
         if (state instanceof StateCheck.Verdict.Missing missing) {
             startGauges(gauges, metrics);
             Thread.ofVirtual().name("agent-state-missing").start(() -> repeatError(server, missing.message()));

@@ -32,8 +32,10 @@ import pillar.api.agent.v1.BackendKind;
  *     - {name: tank, type: zfs, pool: tank, parent-dataset: k8s}
  *     - {name: shared, type: zfs-dataset, pool: tank, parent-dataset: nfs}
  *     - {name: fast, type: lvm-thin, volume-group: vg0, thin-pool: pool0}
- * health: {host: 0.0.0.0, port: 9810}
+ * health: {host: 192.0.2.10, port: 9810}   # host: default the agent API's address (agent.listen)
  * metrics: {enabled: true}                  # false: /metrics is not served, calls are not timed
+ * server: {max-connections: 64, max-health-connections: 16, max-concurrent-calls: 128,
+ *          bind-timeout-seconds: 60}        # {@link pillar.runtime.server.ServerLimits}
  * </pre>
  */
 public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path configfsRoot,
@@ -81,15 +83,17 @@ public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path
         for (Config backend : agent.get("backends").asNodeList().orElse(List.of())) {
             backends.add(backend(backend));
         }
+        String listenHost = listen.resolve(agent.get("listen.host").asString().asOptional(),
+                agent.get("listen.host-env").asString().asOptional());
         return new AgentConfig(
-                listen.resolve(agent.get("listen.host").asString().asOptional(),
-                        agent.get("listen.host-env").asString().asOptional()),
+                listenHost,
                 agent.get("listen.port").asInt().orElse(DEFAULT_PORT),
                 Path.of(agent.get("state-dir").asString().orElse("/var/lib/pillar-csi/agent")),
                 Path.of(agent.get("configfs-root").asString().orElse("/sys/kernel/config")),
                 tls(agent.get("tls")),
                 backends,
-                root.get("health.host").asString().orElse("0.0.0.0"),
+                // health and metrics on the node's address too, not on every address of the host
+                root.get("health.host").asString().orElse(listenHost),
                 root.get("health.port").asInt().orElse(DEFAULT_HEALTH_PORT),
                 agent.get("node-name").asString().orElseGet(AgentConfig::hostName),
                 agent.get("installation-id").asString().asOptional().map(InstallationId::of));

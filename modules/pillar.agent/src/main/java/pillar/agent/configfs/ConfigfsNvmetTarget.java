@@ -81,7 +81,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
      */
     public ConfigfsNvmetTarget(Path configfsRoot, WorkloadMetrics metrics) {
         this(configfsRoot, new TimedConfigfsTree(new DeadlineConfigfsTree(new KernelConfigfsTree(),
-                DeadlineConfigfsTree.DEFAULT_DEADLINE), metrics));
+                DeadlineConfigfsTree.DEFAULT_DEADLINE, metrics), metrics));
     }
 
     /**

@@ -12,4 +12,9 @@ final class ConfigfsTimeoutException extends IOException {
         super(what + " " + path + " did not return within " + deadline.toMillis() + " ms: the kernel is stuck"
                 + " there (a hung backing device or a controller being torn down; dmesg tells)");
     }
+
+    /** A call refused before it reached the kernel, for the reason given. */
+    ConfigfsTimeoutException(String message) {
+        super(message);
+    }
 }

@@ -25,7 +25,7 @@ import pillar.api.value.VolumeId;
  * host). The drift found is logged per volume (never a key); each record is then applied exactly (extra hosts,
  * ports and namespaces removed), on its own (one that fails is reported and the others still go
  * through); last, pillar-csi subsystems with no durable record (left by a crash between the record's
- * removal and the kernel's) are removed.
+ * removal and the kernel's) are removed, but for those of a damaged record, which stay as they are.
  */
 public final class ExportReapply {
     private static final Logger LOG = Logger.getLogger(ExportReapply.class.getName());
@@ -60,6 +60,8 @@ public final class ExportReapply {
             }
         }
         Set<String> recordedNqns = records.stream().map(r -> r.subsystem().value()).collect(Collectors.toSet());
+        // a damaged record's export stays as the kernel has it, for the operator (never pruned as an orphan)
+        exports.damagedVolumes().forEach(v -> recordedNqns.add(ExportRecord.subsystemNqn(v).value()));
         for (Nqn orphan : exporter.exportedSubsystems()) {
             if (!recordedNqns.contains(orphan.value())) {
                 try {

@@ -73,7 +73,7 @@ public final class NfsExportReapply {
                 LOG.severe("could not re-apply the NFS export of volume " + recorded.volume() + ": " + e.getMessage());
             }
         }
-        removeOrphans(store.listNfs(), exporter, backends, filesystemBackends, listing, failures);
+        removeOrphans(store.listNfs(), store.damagedVolumes(), exporter, backends, filesystemBackends, listing, failures);
         return failures;
     }
 
@@ -92,13 +92,16 @@ public final class NfsExportReapply {
         return moved;
     }
 
-    private static void removeOrphans(List<NfsExportRecord> records, NfsExporter exporter, Map<String, VolumeBackend> backends,
+    /** Removes the exports of our datasets that have no record; a damaged record's dataset keeps its exports. */
+    private static void removeOrphans(List<NfsExportRecord> records, Set<VolumeId> damaged, NfsExporter exporter,
+                                      Map<String, VolumeBackend> backends,
                                       Set<String> filesystemBackends, List<NfsExport> listing, List<String> failures) {
         Set<Path> recorded = records.stream().map(NfsExportRecord::path).collect(Collectors.toSet());
         Set<Path> ours = new HashSet<>();
         for (String name : filesystemBackends) {
             try {
-                backends.get(name).list().stream().filter(BackendVolume::isFilesystem).map(BackendVolume::mountPath).forEach(ours::add);
+                backends.get(name).list().stream().filter(BackendVolume::isFilesystem).filter(v -> !damaged.contains(v.id()))
+                        .map(BackendVolume::mountPath).forEach(ours::add);
             } catch (RuntimeException e) {
                 failures.add("backend " + name + ": its datasets cannot be listed for orphan exports: " + e.getMessage());
             }

@@ -17,6 +17,7 @@ import pillar.api.value.VolumeId;
  * way is retried for real, not taken as done. Every refused call is counted ({@link FencingRefusals}).
  */
 public final class Fence {
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Fence.class.getName());
     private final MarkStore marks;
     private final WaitingVolumeLocks locks;
     private final FencingRefusals refusals;
@@ -34,7 +35,12 @@ public final class Fence {
      */
     public <T> T run(VolumeId volume, Optional<FencingToken> token, Fencing.Intent intent, Action<T> action) {
         return locks.withLock(volume, () -> {
-            Optional<FencingMark> current = marks.read(volume);
+            Optional<FencingMark> current;
+            try {
+                current = marks.read(volume);
+            } catch (IllegalStateException e) {
+                throw new DamagedMark(e);
+            }
             Fencing.Admission admission;
             try {
                 admission = Fencing.admit(current, token, intent);
@@ -60,9 +66,32 @@ public final class Fence {
         });
     }
 
+    /**
+     * {@link #run} for a call that only takes access away (a deny): when the volume's mark is damaged
+     * it still runs, without admitting the token or writing a mark (revoking access hands the volume
+     * to no one, and a fence that waits for an operator is no fence), and says so in the log.
+     */
+    public <T> T revoke(VolumeId volume, Optional<FencingToken> token, Action<T> action) {
+        try {
+            return run(volume, token, Fencing.Intent.CHANGE, action);
+        } catch (DamagedMark damaged) {
+            LOG.warning("volume " + volume + ": revoking access although its fencing mark is damaged (" + damaged.getMessage() + ")");
+            return locks.withLock(volume, () -> action.run(false));
+        }
+    }
+
     /** Runs a read-only or bookkeeping step under the volume's lock, without a token. */
     public <T> T locked(VolumeId volume, Supplier<T> action) {
         return locks.withLock(volume, action);
+    }
+
+    /** The volume's mark cannot be read: the call is refused (as before: FAILED_PRECONDITION), a revoke goes on. */
+    static final class DamagedMark extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        DamagedMark(IllegalStateException cause) {
+            super(cause.getMessage(), cause);
+        }
     }
 
     /** A fenced call's body. */

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 
+import pillar.agent.state.DamagedRecords;
 import pillar.runtime.durable.RecordDirectory;
 import pillar.api.fencing.FencingMark;
 import pillar.api.value.VolumeId;
@@ -15,17 +16,25 @@ import pillar.api.value.VolumeId;
  * The durable fencing marks, one file per volume under {@code <state-dir>/generations/} in the
  * text form of {@link MarkFormat}, written atomically (temp file, fsync, rename, fsync of the
  * directory). The directory is a hostPath, so the marks survive restarts and reboots. Tombstones
- * are never removed.
+ * are never removed. A damaged mark is reported ({@link DamagedRecords}) and left on disk: its volume's
+ * calls are refused, every other volume's go on.
  */
 public final class MarkStore {
     private final RecordDirectory marks;
+    private final DamagedRecords damaged;
 
     public MarkStore(Path stateDir) {
-        this(stateDir, "generations");
+        this(stateDir, new DamagedRecords());
     }
 
-    private MarkStore(Path stateDir, String dirName) {
+    /** The volumes' marks under {@code stateDir}, the damaged ones reported to {@code damaged}. */
+    public MarkStore(Path stateDir, DamagedRecords damaged) {
+        this(stateDir, "generations", damaged);
+    }
+
+    private MarkStore(Path stateDir, String dirName, DamagedRecords damaged) {
         this.marks = RecordDirectory.open(stateDir.resolve(dirName), "", "the fencing mark", false);
+        this.damaged = damaged;
     }
 
     /**
@@ -34,7 +43,25 @@ public final class MarkStore {
      * {@link VolumeId} of the same text ({@link #key}); the two directories never share a file.
      */
     public static MarkStore snapshots(Path stateDir) {
-        return new MarkStore(stateDir, "snapshot-generations");
+        return snapshots(stateDir, new DamagedRecords());
+    }
+
+    /** {@link #snapshots(Path)}, the damaged marks reported to {@code damaged}. */
+    public static MarkStore snapshots(Path stateDir, DamagedRecords damaged) {
+        return new MarkStore(stateDir, "snapshot-generations", damaged);
+    }
+
+    /** Reads every mark once and reports the damaged ones (at start-up: the operator learns of them before any call). */
+    public void check() {
+        for (Path file : marks.files()) {
+            try {
+                read(VolumeId.of(file.getFileName().toString()));
+            } catch (IllegalStateException e) {
+                // reported by read
+            } catch (IllegalArgumentException e) {
+                damaged.report("mark", file, "its name is not a volume ID");
+            }
+        }
     }
 
     /** The key a snapshot's mark (and lock) is kept under in {@link #snapshots}. */
@@ -45,8 +72,11 @@ public final class MarkStore {
     /** The volume's mark, or empty if none was ever written. A damaged file is an error, never "no mark". */
     public Optional<FencingMark> read(VolumeId volume) {
         try {
-            return marks.read(volume).map(MarkFormat::parse);
-        } catch (IllegalArgumentException e) {
+            Optional<FencingMark> mark = marks.read(volume).map(MarkFormat::parse);
+            damaged.healed(marks.fileOf(volume));
+            return mark;
+        } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+            damaged.report("mark", marks.fileOf(volume), e.getMessage());
             throw new IllegalStateException("the fencing mark " + marks.fileOf(volume) + " is damaged (" + e.getMessage()
                     + "); refusing to act on volume " + volume + " until an operator restores or removes it", e);
         }

@@ -94,6 +94,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     private final AgentOperations operations;
     private final AdmissionGate gate;
     private final Supplier<Optional<String>> nfsProblem;
+    private final Supplier<List<String>> damagedRecords;
 
     /**
      * @param gate admits the calls that change state (create, delete, expand, export, unexport,
@@ -106,6 +107,13 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     /** @param nfsProblem why the host's NFS server does not serve now; empty when it does ("nfs" is then a protocol) */
     public AgentGrpcService(List<BackendConfig> backends, AgentOperations operations, AdmissionGate gate,
                             Supplier<Optional<String>> nfsProblem) {
+        this(backends, operations, gate, nfsProblem, List::of);
+    }
+
+    /** @param damagedRecords the durable records found damaged now, one line each (GetCapabilities lists them) */
+    public AgentGrpcService(List<BackendConfig> backends, AgentOperations operations, AdmissionGate gate,
+                            Supplier<Optional<String>> nfsProblem, Supplier<List<String>> damagedRecords) {
+        this.damagedRecords = damagedRecords;
         this.nfsProblem = nfsProblem;
         this.backends = List.copyOf(backends);
         this.operations = operations;
@@ -125,6 +133,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
             }
             backends.forEach(backend -> out.addBackends(withProblem(backend, nfs)));
             gate.problem().ifPresent(out::setProblem);
+            out.addAllDamagedRecords(damagedRecords.get());
             return out.build();
         });
     }

@@ -292,7 +292,7 @@ public final class AgentOperations {
     }
 
     public void deny(Optional<FencingToken> token, VolumeId id, Nqn host) {
-        fence.run(id, token, Intent.CHANGE, done -> {
+        fence.revoke(id, token, done -> {
             refuseNfs(id, "host_nqn");
             Optional<ExportRecord> record = exports.read(id);
             if (record.isEmpty() || !record.get().aclEnabled()) {
@@ -432,7 +432,7 @@ public final class AgentOperations {
      * client's mounts fail (ESTALE, docs/nfs.md fact 2). Not exported, or not allowed: success.
      */
     public void denyNfs(Optional<FencingToken> token, VolumeId id, NfsClient client) {
-        fence.run(id, token, Intent.CHANGE, done -> {
+        fence.revoke(id, token, done -> {
             refuseBlock(id);
             Optional<NfsExportRecord> record = exports.readNfs(id);
             if (record.isEmpty()) {

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -62,11 +61,8 @@ public record StateIdentity(String node, InstallationId installation, Instant cr
 
     /** Writes the identity into {@code stateDir} atomically (the directory is created if needed). */
     public void write(Path stateDir) {
-        try {
-            Files.createDirectories(stateDir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the state directory " + stateDir, e);
-        }
+        // durably: the new state directory's parent is fsynced
+        AtomicFiles.createDirectories(stateDir);
         AtomicFiles.write(stateDir.resolve(FILE), encode().getBytes(StandardCharsets.UTF_8));
     }
 

@@ -42,14 +42,33 @@ class ExportStoreTest {
     }
 
     @Test
-    void aDamagedOrMisplacedRecordFailsLoudly() throws Exception {
-        ExportStore store = new ExportStore(state);
+    void aDamagedRecordIsReportedLeftOnDiskAndCostsOnlyItsOwnVolume() throws Exception {
+        pillar.agent.state.DamagedRecords damaged = new pillar.agent.state.DamagedRecords();
+        ExportStore store = new ExportStore(state, damaged);
         store.write(record("pvc-a", Set.of()));
+        store.write(record("pvc-b", Set.of()));
         Path file = state.resolve("exports/pvc-a");
-        Files.writeString(file, Files.readString(file).replace("acl=true", "acl=maybe"));
-        assertThatThrownBy(store::list).hasMessageContaining("damaged");
+        String whole = Files.readString(file);
+        Files.writeString(file, whole.replace("acl=true", "acl=maybe"));
+
+        assertThat(store.list()).as("every other record").containsExactly(record("pvc-b", Set.of()));
+        assertThat(damaged.list()).singleElement().satisfies(d -> {
+            assertThat(d.kind()).isEqualTo("export");
+            assertThat(d.file()).isEqualTo(file.toAbsolutePath());
+            assertThat(d.describe()).contains(file.toString(), "is damaged", "restores or removes");
+        });
+        assertThat(store.damagedVolumes()).containsExactly(VolumeId.of("pvc-a"));
+        assertThat(file).as("left for the operator").exists();
+        assertThatThrownBy(() -> store.read(VolumeId.of("pvc-a"))).hasMessageContaining("damaged");
+
         Files.writeString(file, record("pvc-z", Set.of()).encode());
         assertThatThrownBy(() -> store.read(VolumeId.of("pvc-a"))).hasMessageContaining("names volume pvc-z");
+        assertThat(store.list()).containsExactly(record("pvc-b", Set.of()));
+
+        Files.writeString(file, whole); // the operator restores it
+        assertThat(store.list()).hasSize(2);
+        assertThat(damaged.list()).isEmpty();
+        assertThat(store.damagedVolumes()).isEmpty();
     }
 
     @Test

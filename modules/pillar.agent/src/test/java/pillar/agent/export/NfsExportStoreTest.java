@@ -58,15 +58,20 @@ class NfsExportStoreTest {
     }
 
     @Test
-    void aDamagedNfsRecordFailsTheListingNamingItsFile() throws Exception {
-        ExportStore store = new ExportStore(state);
+    void aDamagedNfsRecordIsLeftOutOfTheListingAndReportedNamingItsFile() throws Exception {
+        pillar.agent.state.DamagedRecords damaged = new pillar.agent.state.DamagedRecords();
+        ExportStore store = new ExportStore(state, damaged);
         store.write(nfs("pvc-a", Set.of(A)));
+        store.write(nfs("pvc-b", Set.of(A)));
         Path file = state.resolve("exports").resolve("pvc-a");
         Files.writeString(file, Files.readString(file).replace("10.77.1.2", "10.0.0.0/8"));
 
-        assertThatThrownBy(store::listNfs).isInstanceOf(IllegalStateException.class).hasMessageContaining(file.toString())
-                .hasMessageContaining("damaged");
+        assertThat(store.listNfs()).containsExactly(nfs("pvc-b", Set.of(A)));
+        assertThat(damaged.list()).singleElement().satisfies(d -> assertThat(d.file()).isEqualTo(file.toAbsolutePath()));
+        assertThatThrownBy(() -> store.readNfs(VolumeId.of("pvc-a"))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(file.toString()).hasMessageContaining("damaged");
         assertThat(store.list()).isEmpty();
+        assertThat(file).exists();
     }
 
     @Test

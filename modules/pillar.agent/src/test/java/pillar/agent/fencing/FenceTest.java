@@ -104,6 +104,25 @@ class FenceTest {
     }
 
     @Test
+    void aDamagedMarkIsReportedAndLeftAndARevokeStillRunsWithoutWritingOne() throws Exception {
+        Files.createDirectories(state.resolve("generations"));
+        Path file = state.resolve("generations/pvc-1");
+        Files.writeString(file, "version=1\nlifecycle=garbage\n");
+        pillar.agent.state.DamagedRecords damaged = new pillar.agent.state.DamagedRecords();
+        MarkStore marks = new MarkStore(state, damaged);
+        marks.check();
+        assertThat(damaged.list()).singleElement().satisfies(d -> {
+            assertThat(d.kind()).isEqualTo("mark");
+            assertThat(d.file()).isEqualTo(file.toAbsolutePath());
+        });
+        Fence fence = new Fence(marks, new WaitingVolumeLocks(), new FencingRefusals(WorkloadMetrics.create("agent")));
+        assertThatThrownBy(() -> fence.run(volume, Optional.of(FencingToken.of(a, 9)), Intent.CHANGE, done -> "changed"))
+                .hasMessageContaining("damaged");
+        assertThat(fence.<String>revoke(volume, Optional.of(FencingToken.of(a, 9)), done -> "denied")).isEqualTo("denied");
+        assertThat(Files.readString(file)).as("left as it was for the operator").isEqualTo("version=1\nlifecycle=garbage\n");
+    }
+
+    @Test
     void callsOnOneVolumeAreSerializedAndOtherVolumesRunMeanwhile() throws Exception {
         Fence fence = fence();
         CountDownLatch inside = new CountDownLatch(1);

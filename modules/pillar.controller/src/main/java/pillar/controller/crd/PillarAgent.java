@@ -10,7 +10,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 /**
  * Where a pillar-agent listens: on a cluster node (its InternalIP) or at an external address.
  * Condition {@value #AGENT_CONNECTED} says whether the controller reaches it, with its version,
- * backends and protocols in the status.
+ * backends and protocols in the status; {@value #DAMAGED_RECORDS} is true (with a Warning event) while
+ * the agent reports durable records it cannot read, which an operator must restore or remove.
  */
 @Group(Pillar.GROUP)
 @Version(Pillar.VERSION)
@@ -28,6 +29,8 @@ public class PillarAgent extends CustomResource<PillarAgentSpec, PillarAgentStat
 
     /** The controller reached the agent and read its capabilities. */
     public static final String AGENT_CONNECTED = "AgentConnected";
+    /** The agent reports export records or fencing marks it found damaged (their volumes are refused). */
+    public static final String DAMAGED_RECORDS = "DamagedRecords";
     /** The port the agent API listens on unless the spec says otherwise. */
     public static final int DEFAULT_PORT = 9500;
 }

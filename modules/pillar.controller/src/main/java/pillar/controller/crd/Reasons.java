@@ -27,6 +27,10 @@ public final class Reasons {
      * and admits no lifecycle call until an operator recovers the state (the README's recovery).
      */
     public static final String AGENT_STATE_MISSING = "AgentStateMissing";
+    /** DamagedRecords true: the agent found export records or fencing marks it cannot read, left for an operator. */
+    public static final String RECORDS_DAMAGED = "RecordsDamaged";
+    /** DamagedRecords false: every durable record of the agent reads whole. */
+    public static final String RECORDS_INTACT = "RecordsIntact";
 
     /** PoolDiscovered true: the agent has the backend with this layout and reported its capacity. */
     public static final String DISCOVERED = "Discovered";

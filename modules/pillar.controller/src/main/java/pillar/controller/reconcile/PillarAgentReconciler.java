@@ -63,6 +63,7 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
             next.setBackends(capabilities.getBackendsList().stream().map(PillarAgentReconciler::toStatus).toList());
             next.setProtocols(List.copyOf(capabilities.getProtocolsList()));
             next.setNvmeAuth(capabilities.getNvmeAuth());
+            next.setConditions(damagedRecords(agent, capabilities.getDamagedRecordsList()));
             if (capabilities.hasProblem()) {
                 write(agent, next, false, Reasons.fromAgent(capabilities.getProblem().getReason()), problem(agent.getMetadata()
                         .getName(), capabilities));
@@ -111,8 +112,19 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
         return new AgentBackend(backend.getName(), kindName(backend), backend.getPool(), backend.getParent());
     }
 
-    private void write(PillarAgent agent, PillarAgentStatus next, boolean connected, String reason, String message) {
+    /** The agent's conditions with {@link PillarAgent#DAMAGED_RECORDS} set from what it reports now. */
+    private List<Condition> damagedRecords(PillarAgent agent, List<String> damaged) {
         List<Condition> current = agent.getStatus() == null ? List.of() : agent.getStatus().getConditions();
+        return conditions.setProblem(agent, current, PillarAgent.DAMAGED_RECORDS, !damaged.isEmpty(),
+                damaged.isEmpty() ? Reasons.RECORDS_INTACT : Reasons.RECORDS_DAMAGED, damaged.isEmpty()
+                        ? "every export record and fencing mark reads whole"
+                        : damaged.size() + " damaged: " + String.join("; ", damaged));
+    }
+
+    private void write(PillarAgent agent, PillarAgentStatus next, boolean connected, String reason, String message) {
+        // the conditions set on next already (DamagedRecords, from this poll's answer), else the agent's
+        List<Condition> current = !next.getConditions().isEmpty() ? next.getConditions()
+                : agent.getStatus() == null ? List.of() : agent.getStatus().getConditions();
         next.setConditions(conditions.set(agent, current, PillarAgent.AGENT_CONNECTED, connected, reason, message));
         status.write(agent, next);
     }

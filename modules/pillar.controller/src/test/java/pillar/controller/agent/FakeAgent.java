@@ -53,6 +53,7 @@ public final class FakeAgent {
     /** The DH-HMAC-CHAP secrets each allowed host was given, by volume ID and host NQN. */
     final Map<String, Map<String, HostAuth>> hostAuth = new TreeMap<>();
     private Problem problem;
+    private List<String> damagedRecords = List.of();
     private String version = "0.1.0-test";
     final Map<String, Backend> backends = new LinkedHashMap<>();
     final Map<String, long[]> capacity = new HashMap<>();
@@ -130,6 +131,16 @@ public final class FakeAgent {
 
     synchronized Optional<Problem> problem() {
         return Optional.ofNullable(problem);
+    }
+
+    /** The damaged records it lists in GetCapabilities, one line each (none clears them). */
+    public synchronized FakeAgent damagedRecords(String... lines) {
+        damagedRecords = List.of(lines);
+        return this;
+    }
+
+    synchronized List<String> damagedRecords() {
+        return damagedRecords;
     }
 
     /**

@@ -88,6 +88,7 @@ public final class FakeAgentClient implements AgentClient {
             GetCapabilitiesResponse.Builder capabilities = GetCapabilitiesResponse.newBuilder().setAgentVersion(agent.version())
                     .addAllBackends(agent.backends.values()).addProtocols("nvmeof-tcp").setNvmeAuth(agent.nvmeAuth());
             agent.problem().ifPresent(capabilities::setProblem);
+            capabilities.addAllDamagedRecords(agent.damagedRecords());
             return capabilities.build();
         }
     }

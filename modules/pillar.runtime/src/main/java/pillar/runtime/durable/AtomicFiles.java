@@ -44,7 +44,7 @@ public final class AtomicFiles {
         Path dir = target.toAbsolutePath().getParent();
         Path temp = dir.resolve(TEMP_PREFIX + target.getFileName() + "-" + UUID.randomUUID());
         try {
-            Files.createDirectories(dir);
+            createDirectories(dir);
             Set<StandardOpenOption> options = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             FileAttribute<?>[] attributes = ownerOnly
                     ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
@@ -95,6 +95,34 @@ public final class AtomicFiles {
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete " + target + " durably", e);
+        }
+    }
+
+    /**
+     * Creates {@code dir} and its missing parents durably: after each new directory, the directory that
+     * holds it is fsynced, so that a crash cannot lose the directory (and every record later renamed
+     * into it, each fsynced itself) once this returns. An existing directory is left as it is.
+     */
+    public static void createDirectories(Path dir) {
+        Path absolute = dir.toAbsolutePath().normalize();
+        java.util.Deque<Path> missing = new java.util.ArrayDeque<>();
+        for (Path p = absolute; p != null && !Files.isDirectory(p); p = p.getParent()) {
+            missing.push(p);
+        }
+        try {
+            while (!missing.isEmpty()) {
+                Path created = missing.pop();
+                try {
+                    Files.createDirectory(created);
+                } catch (java.nio.file.FileAlreadyExistsException e) {
+                    if (!Files.isDirectory(created)) {
+                        throw e;
+                    }
+                }
+                syncDirectory(created.getParent());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the directory " + absolute + " durably", e);
         }
     }
 

@@ -14,7 +14,7 @@ import pillar.api.value.VolumeId;
 /**
  * A directory of durable records, one file per volume named after its validated {@link VolumeId}
  * (plus a fixed suffix), so no request can name another path. Every write is atomic
- * ({@link AtomicFiles}); opening creates the directory and removes the temporary files a crash left.
+ * ({@link AtomicFiles}); opening creates the directory (durably: its parent is fsynced) and removes the temporary files a crash left.
  * What a record holds, and what a damaged one means, is the caller's: this reads and writes text.
  */
 public final class RecordDirectory {
@@ -39,9 +39,9 @@ public final class RecordDirectory {
      */
     public static RecordDirectory open(Path dir, String suffix, String what, boolean ownerOnly) {
         try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the directory of " + what + "s " + dir, e);
+            AtomicFiles.createDirectories(dir);
+        } catch (UncheckedIOException e) {
+            throw new UncheckedIOException("cannot create the directory of " + what + "s " + dir, e.getCause());
         }
         AtomicFiles.removeLeftovers(dir);
         return new RecordDirectory(dir, suffix, what, ownerOnly);

@@ -107,6 +107,7 @@ public final class WorkloadServer implements AutoCloseable {
         private String healthHost = "0.0.0.0";
         private int healthPort;
         private WorkloadMetrics metrics;
+        private ServerLimits limits = ServerLimits.DEFAULTS;
 
         private Builder() {
         }
@@ -144,6 +145,12 @@ public final class WorkloadServer implements AutoCloseable {
             return this;
         }
 
+        /** The bounds on connections, concurrent calls and the wait for a port in use ({@link ServerLimits#DEFAULTS} unless set). */
+        public Builder limits(ServerLimits limits) {
+            this.limits = limits;
+            return this;
+        }
+
         public Builder service(BindableService service) {
             services.add(service);
             return this;
@@ -168,7 +175,9 @@ public final class WorkloadServer implements AutoCloseable {
             if (unixSocket != null) {
                 prepareSocketPath(unixSocket);
             }
-            GrpcRouting.Builder grpc = GrpcRouting.builder().intercept(new VolumeLogContext());
+            // the first interceptor added runs first: a call over the limit is refused before it is timed or logged
+            GrpcRouting.Builder grpc = GrpcRouting.builder().intercept(new CallLimit(limits.maxConcurrentCalls()))
+                    .intercept(new VolumeLogContext());
             boolean served = metrics != null && metrics.enabled();
             if (served) {
                 grpc.intercept(new OperationTimer(metrics));
@@ -185,6 +194,7 @@ public final class WorkloadServer implements AutoCloseable {
             WebServerConfig.Builder config = WebServer.builder()
                     .host(healthHost)
                     .port(healthPort)
+                    .maxTcpConnections(limits.maxHealthConnections())
                     .addFeature(ObserveFeature.builder().addObserver(health.build()).build())
                     .routing(routing -> {
                         if (served) {
@@ -197,7 +207,7 @@ public final class WorkloadServer implements AutoCloseable {
                         }
                     })
                     .putSocket(GRPC_SOCKET, socket -> {
-                        socket.bindAddress(grpcAddress).addRouting(grpc);
+                        socket.bindAddress(grpcAddress).addRouting(grpc).maxTcpConnections(limits.maxConnections());
                         if (grpcAddress instanceof InetSocketAddress) {
                             // Helidon leaves Nagle's algorithm on: a reply's HTTP/2 frames, written apart, then
                             // waited for the caller's delayed ACK, ~40 ms on every agent call
@@ -207,8 +217,43 @@ public final class WorkloadServer implements AutoCloseable {
                             socket.tls(tls);
                         }
                     });
-            WebServer server = config.build().start();
-            return new WorkloadServer(server, Optional.ofNullable(unixSocket), List.copyOf(onClose));
+            return new WorkloadServer(listen(config), Optional.ofNullable(unixSocket), List.copyOf(onClose));
+        }
+
+        /**
+         * Starts the server once its TCP addresses are free ({@link FreeAddresses}), within the limits'
+         * bind timeout. Helidon only logs a listener it cannot bind and returns a server that is not
+         * running; that is retried until the timeout, then a {@link ListenException}: never a workload
+         * that carries on without its endpoints.
+         */
+        private WebServer listen(WebServerConfig.Builder config) {
+            long deadline = System.nanoTime() + limits.bindTimeout().toNanos();
+            List<InetSocketAddress> addresses = new ArrayList<>();
+            addresses.add(new InetSocketAddress(healthHost, healthPort));
+            if (grpcAddress instanceof InetSocketAddress tcp) {
+                addresses.add(tcp);
+            }
+            FreeAddresses free = new FreeAddresses(PortHolder.system());
+            while (true) {
+                free.await(addresses, deadline);
+                WebServer server = config.build().start();
+                if (server.isRunning()) {
+                    return server;
+                }
+                server.stop();
+                if (System.nanoTime() - deadline >= 0) {
+                    throw new ListenException("the server could not start its listeners on " + addresses
+                            + (unixSocket != null ? " and " + unixSocket : "") + " within " + limits.bindTimeout().toSeconds()
+                            + " s; the log above says why");
+                }
+                LOG.warning("the server could not start its listeners on " + addresses + "; trying again");
+                try {
+                    Thread.sleep(FreeAddresses.POLL);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new ListenException("interrupted while starting the server");
+                }
+            }
         }
 
         private static void prepareSocketPath(Path socket) {

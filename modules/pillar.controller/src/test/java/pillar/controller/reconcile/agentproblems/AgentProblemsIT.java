@@ -17,11 +17,14 @@ import pillar.controller.reconcile.Pillars;
  * Proves that the problems an agent reports in GetCapabilities reach the Pillar objects: the
  * agent's own (AgentStateMissing) on the PillarAgent and on every PillarStore of it; a backend's
  * (ThinPoolNotZeroing) on the store of that backend, unless the store accepts a non-zeroing thin
- * pool explicitly; each with a Warning event, and gone once the agent no longer reports it.
+ * pool explicitly; each with a Warning event, and gone once the agent no longer reports it. The
+ * damaged records an agent lists become its DamagedRecords condition, the agent staying connected.
  */
 class AgentProblemsIT {
     private static final long GIB = 1024L * 1024 * 1024;
     private static final String NOT_ZEROING = "thin pool vg0/pool0 does not zero new chunks";
+    private static final String DAMAGED = "the export record /var/lib/pillar-csi/agent/exports/pvc-a is damaged (export"
+            + " record: acl must be true or false): its volume is refused until an operator restores or removes the file";
     @RegisterExtension
     final ControllerHarness harness = new ControllerHarness();
 
@@ -123,5 +126,25 @@ class AgentProblemsIT {
         harness.create(linear);
         assertThat(awaitStore("linear", Condition.FALSE, Reasons.INVALID_SPEC).getMessage())
                 .isEqualTo("spec.lvm: acceptNonZeroingThinPool applies to a thinPool only");
+    }
+
+    @Test
+    void damagedRecordsAreAConditionOfTheAgentUntilTheyAreGone() {
+        awaitDamaged(Condition.FALSE, Reasons.RECORDS_INTACT);
+        harness.agents.agent("192.0.2.10", 9500).damagedRecords(DAMAGED);
+        assertThat(awaitDamaged(Condition.TRUE, Reasons.RECORDS_DAMAGED).getMessage()).isEqualTo("1 damaged: " + DAMAGED);
+        harness.awaitCondition(PillarAgent.class, "storage-1", PillarAgent.AGENT_CONNECTED, Condition.TRUE, Reasons.CONNECTED,
+                a -> a.getStatus().getConditions());
+        assertThat(harness.events("PillarAgent", "storage-1")).anySatisfy(e -> {
+            assertThat(e.getType()).isEqualTo("Warning");
+            assertThat(e.getReason()).isEqualTo(Reasons.RECORDS_DAMAGED);
+        });
+        harness.agents.agent("192.0.2.10", 9500).damagedRecords();
+        awaitDamaged(Condition.FALSE, Reasons.RECORDS_INTACT);
+    }
+
+    private Condition awaitDamaged(String status, String reason) {
+        return harness.awaitCondition(PillarAgent.class, "storage-1", PillarAgent.DAMAGED_RECORDS, status, reason,
+                a -> a.getStatus().getConditions());
     }
 }
