@@ -268,7 +268,7 @@ public final class FakeInitiator implements Initiator {
         }
         try (Stream<Path> links = Files.list(sys.resolve("class/nvme-subsystem/nvme-subsys" + s))) {
             return links.map(l -> l.getFileName().toString()).filter(Controller::isName).map(Controller::parse)
-                    .flatMap(c -> sysfs.controller(c).stream()).filter(c -> c.serves(target, host) && !c.deleting())
+                    .flatMap(c -> sysfs.controller(c).stream()).filter(c -> c.serves(target, target.hostOr(host)) && !c.deleting())
                     .map(SysfsNvme.ControllerInfo::controller).findFirst();
         } catch (java.nio.file.NoSuchFileException e) {
             return Optional.empty(); // its last controller was disconnected
@@ -289,7 +289,7 @@ public final class FakeInitiator implements Initiator {
         write(ctrl.resolve("subsysnqn"), target.nqn().value());
         write(ctrl.resolve("address"), "traddr=" + target.traddr() + ",trsvcid=" + target.trsvcid());
         write(ctrl.resolve("transport"), target.transport());
-        write(ctrl.resolve("hostnqn"), host.value());
+        write(ctrl.resolve("hostnqn"), target.hostOr(host).value()); // the publication's own NQN, as hostnqn= gives
         write(ctrl.resolve("state"), "live");
         write(ctrl.resolve("ctrl_loss_tmo"), String.valueOf(target.ctrlLossTmo()));
         write(ctrl.resolve("reconnect_delay"), String.valueOf(target.reconnectDelay()));
