@@ -161,6 +161,15 @@ class NodeStageAuthFakeIT {
     }
 
     @Test
+    void aVolumeStagedWithItsNodeKeysStaysOnThatConnectionWhenARenewedContextNamesAPublicationHost() {
+        node.node.nodeStageVolume(stage("pvc-7", Map.of(StageSecrets.hostKey(NODE), KEY, StageSecrets.controllerKey(NODE), CTRL)));
+        node.node.nodeStageVolume(stageOwn("pvc-7", Map.of(PublishContext.HOST_NQN, PublicationHost.nqn(NODE, "pvc-7").value(),
+                PublishContext.DHCHAP_SECRET, KEY, PublishContext.DHCHAP_CTRL_SECRET, CTRL)));
+        assertThat(node.initiator.count("connect")).as("the live connection is kept").isEqualTo(1);
+        assertThat(node.initiator.count("disconnect")).isZero();
+    }
+
+    @Test
     void aPublicationSecretWithoutItsHostIsInvalidAndAHostWithoutItsSecretAPrecondition() {
         assertRefused(Status.Code.INVALID_ARGUMENT, "publish_context." + PublishContext.HOST_NQN,
                 stageOwn("pvc-6", Map.of(PublishContext.DHCHAP_SECRET, KEY)));
