@@ -35,9 +35,9 @@ import pillar.controller.reconcile.Events;
  * never published to (FAILED_PRECONDITION, and a Warning event on the volume's state): the target
  * would take both nodes for one host. A volume whose export requires authentication is published
  * as a host NQN and with DH-HMAC-CHAP keys of that publication alone (see {@link HostAuthentication});
- * its publish context, which only that node's kubelet is given, carries them. An NFS volume's publication records the node's
- * client address ({@link NodeAddresses}), the one its export admits; read-write-many publications
- * share the volume, and no two nodes of one address do.
+ * its publish context, which only that node's kubelet is given, carries them. An NFS volume's
+ * publication records the node's client address ({@link NodeAddresses}), the one its export admits;
+ * read-write-many publications share the volume, and no two nodes of one address do.
  */
 public final class Publisher {
     private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Publisher.class.getName());
