@@ -121,6 +121,10 @@ public final class FabricsInitiator implements Initiator {
         if (errno.equals(Errno.ENOKEY)) {
             return "the target requires DH-HMAC-CHAP and this host connected without a secret";
         }
+        if (errno.equals(Errno.EIO)) {
+            return "the target refused the connect; a 6.12 host logs 'Connect for subsystem ... is not allowed' when the"
+                    + " target does not admit this host NQN (is the volume published to this node, as this host NQN?)";
+        }
         if (errno.equals(Errno.EINVAL)) {
             return "the kernel refused the options or the target refused the connect: is this host allowed "
                     + "on the subsystem, and does the subsystem exist?";

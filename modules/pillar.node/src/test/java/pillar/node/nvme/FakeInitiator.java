@@ -59,6 +59,7 @@ public final class FakeInitiator implements Initiator {
     private final SysfsNvme sysfs;
     private final Map<String, Export> exports = new ConcurrentHashMap<>();
     private final Map<String, String[]> authKeys = new ConcurrentHashMap<>();
+    private final java.util.Map<String, String> admitted = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, Integer> subsystemInstances = new ConcurrentHashMap<>();
     /** Per subsystem NQN: the kernel's subsys->lock. */
     private final Map<String, Object> subsystemLocks = new ConcurrentHashMap<>();
@@ -144,6 +145,14 @@ public final class FakeInitiator implements Initiator {
         authKeys.put(subsystem.value(), new String[] {hostKey, controllerKey});
     }
 
+    /**
+     * The target side: from now on {@code subsystem} admits only {@code host}; a connect as another host
+     * NQN fails as 6.12's does: EIO ("Connect for subsystem ... is not allowed" in the host's log).
+     */
+    public void admitOnly(Nqn subsystem, Nqn host) {
+        admitted.put(subsystem.value(), host.value());
+    }
+
     @Override
     public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth) {
         fabricsDevice.lock();
@@ -177,6 +186,11 @@ public final class FakeInitiator implements Initiator {
             if (export == null || !export.traddr().equals(target.traddr()) || export.trsvcid() != target.trsvcid()) {
                 throw new InitiatorException("connecting to " + target.describe() + " failed: ECONNREFUSED ("
                         + FabricsInitiator.hint(pillar.node.sys.Errno.ECONNREFUSED) + ")");
+            }
+            String only = admitted.get(target.nqn().value());
+            if (only != null && !only.equals(target.hostOr(host).value())) {
+                throw new InitiatorException("connecting to " + target.describe() + " failed: EIO ("
+                        + FabricsInitiator.hint(pillar.node.sys.Errno.EIO) + "; the kernel log says more)");
             }
             String[] keys = authKeys.get(target.nqn().value());
             if (keys != null) {

@@ -182,6 +182,14 @@ class NodeStageAuthFakeIT {
         assertThat(node.initiator.count("connect")).as("only the wrong key reached a connect").isEqualTo(1);
     }
 
+    @Test
+    void anotherPublicationsHostNqnIsRefusedAsTheKernelRefusesIt() {
+        NodeStageVolumeRequest borrowed = stageOwn("pvc-8", Map.of(PublishContext.HOST_NQN,
+                PublicationHost.nqn("worker-2", "pvc-8").value(), PublishContext.DHCHAP_SECRET, KEY));
+        node.initiator.admitOnly(NodeFixture.nqn("pvc-8"), PublicationHost.nqn(NODE, "pvc-8"));
+        assertRefused(Status.Code.UNAVAILABLE, "not allowed", borrowed);
+    }
+
     private static String read(java.nio.file.Path file) {
         try {
             return Files.readString(file).strip();
