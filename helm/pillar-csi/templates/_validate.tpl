@@ -3,6 +3,9 @@
 {{- if and (eq .Values.tls.mode "none") (not .Values.tls.acknowledgePlaintext) -}}
 {{- fail "tls.mode=none serves the agent API in plaintext: anything that reaches an agent's port can create, export and delete volumes. Set tls.acknowledgePlaintext=true to install it anyway, or leave tls.mode at generated (the default: the chart makes its own certificates), cert-manager or secrets" -}}
 {{- end -}}
+{{- if and (ne .Values.tls.mode "none") (eq (toString .Values.tls.controllerName) (toString .Values.tls.agentServerName)) -}}
+{{- fail (printf "tls.controllerName and tls.agentServerName are both %s: the agents admit a client by that name and the controller checks an agent by it, so the controller's certificate would pass for an agent's and an agent's for the controller's. Give them different names" .Values.tls.controllerName) -}}
+{{- end -}}
 {{- if and (eq (toString .Values.snapshots.enabled) "true") (not (.Capabilities.APIVersions.Has "snapshot.storage.k8s.io/v1/VolumeSnapshot")) -}}
 {{- fail "snapshots.enabled=true but the cluster serves no snapshot.storage.k8s.io/v1 VolumeSnapshot: install the external-snapshotter's CRDs (kubectl apply -k 'https://github.com/kubernetes-csi/external-snapshotter/client/config/crd') and its snapshot-controller (deploy/kubernetes/snapshot-controller) first, or set snapshots.enabled=auto (helm template: pass --api-versions snapshot.storage.k8s.io/v1/VolumeSnapshot)" -}}
 {{- end -}}

@@ -139,6 +139,15 @@ class TlsModesTest {
         }
     }
 
+    @Test
+    void oneNameForTheControllerAndTheAgentsIsRefused() {
+        for (String mode : List.of("generated", "cert-manager")) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> HelmChart.template(merge(Map.of("tls", Map.of("mode", mode,
+                    "controllerName", "pillar", "agentServerName", "pillar"))), "1.24.0")).as(mode)
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("would pass for an agent's");
+        }
+    }
+
     private static Map<String, Object> merge(Map<String, Object> values) {
         Map<String, Object> all = new java.util.HashMap<>(AgentRenderTest.TWO_NODES);
         all.putAll(values);

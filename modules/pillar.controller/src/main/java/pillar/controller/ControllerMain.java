@@ -18,7 +18,7 @@ import pillar.runtime.server.WorkloadConfig;
 import pillar.runtime.server.WorkloadServer;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.GrpcAgentClient;
-import pillar.controller.auth.NodeSecrets;
+import pillar.controller.auth.PublicationKeys;
 import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.csi.ControllerService;
 import pillar.controller.csi.HostNqns;
@@ -100,7 +100,7 @@ public final class ControllerMain {
         // the volume state machine, once: the CSI service and the state reconciler share it
         Volumes volumes = new Volumes(new KubeVolumeRecords(client), catalog, new KubeInventory(client, nqns),
                 new AgentTargets(client, config.agentTls().isPresent()), agents, locks, now, events,
-                new NodeSecrets(client, namespace, new SecureRandom()), new VolumeStageSecrets(client, namespace),
+                new PublicationKeys(client, namespace, new SecureRandom()), VolumeStageSecrets.stage(client, namespace),
                 Clock.systemUTC(), config.abandonedCreateGrace());
         ControllerGauges.register(config.metrics(), now, catalog);
         Reconcilers reconcilers = new Reconcilers(client, agents, config, namespace, volumes,

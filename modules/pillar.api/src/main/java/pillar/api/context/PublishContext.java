@@ -23,10 +23,24 @@ public final class PublishContext {
     public static final String NR_IO_QUEUES = "nrIoQueues";
     /**
      * {@value #AUTH_DHCHAP} when the target requires NVMe in-band authentication of this host: the node
-     * then connects with the secrets of {@link StageSecrets} and refuses to stage without them;
-     * absent means no authentication.
+     * then connects as {@link #HOST_NQN} with {@link #DHCHAP_SECRET} (and {@link #DHCHAP_CTRL_SECRET}), or,
+     * for a publication made by a version before per-publication keys (no {@link #HOST_NQN}), as itself
+     * with the secrets of {@link StageSecrets}; it refuses to stage without them. Absent: no authentication.
      */
     public static final String AUTH = "auth";
+    /**
+     * The host NQN this publication connects as ({@link PublicationHost}): the one host the target admits
+     * with this publication's keys. Present with {@link #AUTH} since per-publication keys.
+     */
+    public static final String HOST_NQN = "hostNqn";
+    /**
+     * The publication's DH-HMAC-CHAP host secret ({@code dhchap_secret}), made for this node and this
+     * volume only: the publish context is the one channel Kubernetes gives to the publication's node
+     * alone (its VolumeAttachment). The node never logs or records it.
+     */
+    public static final String DHCHAP_SECRET = "dhchapSecret";
+    /** The publication's controller secret ({@code dhchap_ctrl_secret}): the host checks the target with it. */
+    public static final String DHCHAP_CTRL_SECRET = "dhchapCtrlSecret";
     /** The value of {@link #AUTH} for DH-HMAC-CHAP. */
     public static final String AUTH_DHCHAP = "dhchap";
     /** {@value #PROTOCOL_NFS} for an NFS volume; absent means NVMe-oF/TCP (the keys above). */

@@ -8,7 +8,8 @@ import java.util.HexFormat;
 /**
  * The keys of the CSI {@code secrets} that NodeStageVolume receives (kubelet reads them from the
  * Secret the StorageClass names in {@code csi.storage.k8s.io/node-stage-secret-name}): per node, the
- * DH-HMAC-CHAP secrets of that node's host NQN, in the kernel's {@code DHHC-1:<hh>:<base64>:} form.
+ * DH-HMAC-CHAP secrets of that node's host NQN, as versions before per-publication keys wrote them
+ * (read now only for publications made then: {@link PublicationHost}), in the kernel's {@code DHHC-1:<hh>:<base64>:} form.
  * A node ID is a host NQN, whose {@code :} a Secret key may not hold, so each key names its node by a
  * digest: {@code dhchap-<first 40 hex digits of SHA-256(node ID)>.secret} (and {@code .ctrl-secret}),
  * within the Secret key grammar {@code [-._a-zA-Z0-9]+}. A node reads only its own keys; the values

@@ -9,6 +9,11 @@ import io.fabric8.kubernetes.api.model.Secret;
 
 /** Writing and reading DH-HMAC-CHAP secrets in a Secret's data (base64); stringData is read too (a mock server keeps it). */
 final class Secrets {
+    /** The label every Secret of pillar-csi's authentication carries, with its role as value. */
+    static final String ROLE = "pillar.csi.io/dhchap";
+    static final String MANAGED_BY = "app.kubernetes.io/managed-by";
+    static final String MANAGED_BY_VALUE = "pillar-controller";
+
     private Secrets() {
     }
 

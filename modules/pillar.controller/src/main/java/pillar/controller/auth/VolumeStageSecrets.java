@@ -12,11 +12,13 @@ import pillar.api.value.Nqn;
 import pillar.controller.crd.Grammars;
 
 /**
- * The per-volume Secret kubelet passes to NodeStageVolume as its {@code secrets}: named
- * {@value #PREFIX}{@code <volume name>} (the StorageClass names it with {@code ${pv.name}}), in the
- * controller's namespace, holding the keys of {@link StageSecrets} for exactly the nodes the volume is
- * published to. Written on ControllerPublishVolume (create or update), a node's keys removed on
- * its unpublish, the Secret deleted with the volume. Values are never logged.
+ * A Secret per volume in the controller's namespace holding DH-HMAC-CHAP key pairs per node under the
+ * keys of {@link StageSecrets}. As the stage Secret ({@link #stage}, {@value #PREFIX}{@code <volume name>},
+ * which the StorageClass names with {@code ${pv.name}} and kubelet hands to NodeStageVolume of every node
+ * the volume is published to) it holds no new keys: it exists because kubelet refuses to stage without
+ * it, and keeps the node keys of publications made by versions before per-publication keys until those
+ * end. The same shape, under another name, is the controller-only record of {@link PublicationKeys}.
+ * Values are never logged.
  */
 public final class VolumeStageSecrets {
     /** The name prefix; the StorageClass's node-stage-secret-name is this and {@code ${pv.name}}. */
@@ -24,10 +26,24 @@ public final class VolumeStageSecrets {
 
     private final KubernetesClient client;
     private final String namespace;
+    private final String prefix;
+    private final String role;
 
-    public VolumeStageSecrets(KubernetesClient client, String namespace) {
+    private VolumeStageSecrets(KubernetesClient client, String namespace, String prefix, String role) {
         this.client = client;
         this.namespace = namespace;
+        this.prefix = prefix;
+        this.role = role;
+    }
+
+    /** The volumes' stage Secrets in {@code namespace}. */
+    public static VolumeStageSecrets stage(KubernetesClient client, String namespace) {
+        return new VolumeStageSecrets(client, namespace, PREFIX, "stage");
+    }
+
+    /** Per-volume Secrets named {@code prefix<volume name>} whose role label is {@code role}. */
+    static VolumeStageSecrets named(KubernetesClient client, String namespace, String prefix, String role) {
+        return new VolumeStageSecrets(client, namespace, prefix, role);
     }
 
     /** The controller's namespace, where the Secrets live. */
@@ -35,14 +51,27 @@ public final class VolumeStageSecrets {
         return namespace;
     }
 
-    /** The Secret's name for a volume, or empty when the name cannot make one (too long, not lower case). */
+    /** The stage Secret's name for a volume, or empty when the name cannot make one (too long, not lower case). */
     public static Optional<String> secretName(String volumeName) {
-        String name = PREFIX + volumeName;
+        return name(PREFIX, volumeName);
+    }
+
+    private static Optional<String> name(String prefix, String volumeName) {
+        String name = prefix + volumeName;
         return Grammars.isObjectName(name) ? Optional.of(name) : Optional.empty();
     }
 
+    /** Creates the volume's Secret without keys when it does not exist; an existing one is left as it is. */
+    public void ensure(String volumeName) {
+        String name = name(volumeName);
+        Secret current = client.secrets().inNamespace(namespace).withName(name).get();
+        if (current == null) {
+            write(name, null, Map.of());
+        }
+    }
+
     /** Writes (creates or updates) the node's keys into the volume's Secret, leaving other nodes' keys. */
-    public void put(String volumeName, Nqn node, HostSecrets secrets) {
+    void put(String volumeName, Nqn node, HostSecrets secrets) {
         String name = name(volumeName);
         Secret current = client.secrets().inNamespace(namespace).withName(name).get();
         Map<String, String> data = new HashMap<>(current == null ? Map.of() : strings(current));
@@ -56,6 +85,13 @@ public final class VolumeStageSecrets {
         Secret current = client.secrets().inNamespace(namespace).withName(name(volumeName)).get();
         return current == null ? Optional.empty()
                 : Secrets.pair(current, StageSecrets.hostKey(node.value()), StageSecrets.controllerKey(node.value()));
+    }
+
+    /** Whether the volume's Secret holds any key of the node, well-formed or not. */
+    boolean holds(String volumeName, Nqn node) {
+        Secret current = client.secrets().inNamespace(namespace).withName(name(volumeName)).get();
+        return current != null && (Secrets.value(current, StageSecrets.hostKey(node.value())).isPresent()
+                || Secrets.value(current, StageSecrets.controllerKey(node.value())).isPresent());
     }
 
     /** Removes the node's keys from the volume's Secret (nothing when it has none). */
@@ -79,14 +115,14 @@ public final class VolumeStageSecrets {
     }
 
     private String name(String volumeName) {
-        return secretName(volumeName).orElseThrow(() -> new IllegalArgumentException("volume name "
+        return name(prefix, volumeName).orElseThrow(() -> new IllegalArgumentException("volume name "
                 + Grammars.printable(volumeName) + " makes no Secret name"));
     }
 
     private void write(String name, Secret current, Map<String, String> data) {
         Secret next = new SecretBuilder().withNewMetadata().withNamespace(namespace).withName(name)
                 .withResourceVersion(current == null ? null : current.getMetadata().getResourceVersion())
-                .withLabels(Map.of(NodeSecrets.MANAGED_BY, NodeSecrets.MANAGED_BY_VALUE, NodeSecrets.ROLE, "stage"))
+                .withLabels(Map.of(Secrets.MANAGED_BY, Secrets.MANAGED_BY_VALUE, Secrets.ROLE, role))
                 .endMetadata().withType("Opaque").withData(Secrets.encoded(data)).build();
         if (current == null) {
             client.secrets().inNamespace(namespace).resource(next).create();

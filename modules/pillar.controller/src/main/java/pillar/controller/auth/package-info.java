@@ -1,7 +1,9 @@
 /**
- * NVMe in-band authentication (DH-HMAC-CHAP), the controller's side: each node's secrets, generated
- * on first need and kept in one Secret per node in the controller's namespace, and the per-volume
- * Secret that kubelet hands to NodeStageVolume. Secret values never reach a log, an event, a
- * condition, an error or a publish context: the types that hold them print as redacted.
+ * NVMe in-band authentication (DH-HMAC-CHAP), the controller's side: the keys of each publication (a
+ * node and a volume, with a host NQN of its own), made at its publish and kept where only the
+ * controller reads them ({@link pillar.controller.auth.PublicationKeys}), and the per-volume stage
+ * Secret that kubelet hands to NodeStageVolume, which holds only keys of publications made before
+ * (docs/security-keys.md). Secret values never reach a log, an event, a condition or an error: the
+ * types that hold them print as redacted. The publish context of a publication carries its own keys.
  */
 package pillar.controller.auth;

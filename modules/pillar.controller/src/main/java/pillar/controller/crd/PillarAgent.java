@@ -31,6 +31,11 @@ public class PillarAgent extends CustomResource<PillarAgentSpec, PillarAgentStat
     public static final String AGENT_CONNECTED = "AgentConnected";
     /** The agent reports export records or fencing marks it found damaged (their volumes are refused). */
     public static final String DAMAGED_RECORDS = "DamagedRecords";
+    /**
+     * True (with a Warning event) while the controller, which has agent TLS files, dials this agent in
+     * plaintext because its {@code tls.mode} is {@code none}: fencing tokens and keys travel in clear.
+     */
+    public static final String PLAINTEXT_TRANSPORT = "PlaintextTransport";
     /** The port the agent API listens on unless the spec says otherwise. */
     public static final int DEFAULT_PORT = 9500;
 }

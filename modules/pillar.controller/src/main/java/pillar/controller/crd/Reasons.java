@@ -18,6 +18,12 @@ public final class Reasons {
     public static final String NODE_ADDRESS_UNKNOWN = "NodeAddressUnknown";
     /** tls.mode is secret but the controller was installed without agent TLS files. */
     public static final String TLS_NOT_CONFIGURED = "TlsNotConfigured";
+    /** The controller has agent TLS files and the PillarAgent names no {@code tls}: never dialled in plaintext by default. */
+    public static final String TLS_REQUIRED = "TlsRequired";
+    /** The PillarAgent says {@code tls.mode: none} although the controller could dial it with mutual TLS. */
+    public static final String TLS_MODE_NONE = "TlsModeNone";
+    /** The agent is dialled with mutual TLS. */
+    public static final String MUTUAL_TLS = "MutualTls";
     /** No answer from the agent (down, wrong address, TLS refused, deadline passed). */
     public static final String AGENT_UNREACHABLE = "AgentUnreachable";
     /** The agent answered with an error. */

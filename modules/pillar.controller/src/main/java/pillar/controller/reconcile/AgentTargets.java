@@ -17,7 +17,8 @@ import pillar.controller.crd.SpecValidator;
 
 /**
  * Where to dial a PillarAgent: its {@code address}, or the InternalIP of its {@code nodeName}
- * (read from the Node object), on its port, with mutual TLS when {@code tls.mode} is secret.
+ * (read from the Node object), on its port, with mutual TLS when {@code tls.mode} is secret, and in
+ * plaintext only when it is none (or, without the controller's TLS files, absent).
  * Whatever prevents it is an {@link Unresolved} with the condition reason to report.
  */
 public final class AgentTargets {
@@ -38,7 +39,15 @@ public final class AgentTargets {
         this.tlsConfigured = tlsConfigured;
     }
 
-    /** The agent's target, checked; never dials it. */
+    /** Whether the controller has its agents.tls files: a plaintext target is then the PillarAgent's explicit choice. */
+    public boolean tlsConfigured() {
+        return tlsConfigured;
+    }
+
+    /**
+     * The agent's target, checked; never dials it. With the controller's TLS files, a PillarAgent without
+     * {@code tls} is {@link Reasons#TLS_REQUIRED}: plaintext only when it says {@code tls.mode: none}.
+     */
     public AgentTarget resolve(PillarAgent agent) {
         PillarAgentSpec spec = agent.getSpec();
         List<String> problems = SpecValidator.problems(spec);
@@ -47,6 +56,11 @@ public final class AgentTargets {
         }
         String host = spec.getNodeName() != null ? internalIp(spec.getNodeName()) : spec.getAddress();
         AgentTls tls = spec.getTls();
+        if (tls == null && tlsConfigured) {
+            throw new Unresolved(Reasons.TLS_REQUIRED, "the controller has agents.tls files and this PillarAgent names no"
+                    + " tls: set tls.mode secret (and tls.secretName) to dial it with mutual TLS, or tls.mode none to dial it"
+                    + " in plaintext on purpose (fencing tokens and DH-HMAC-CHAP keys then travel in clear)");
+        }
         boolean mutual = tls != null && tls.getMode() == AgentTls.Mode.SECRET;
         if (mutual && !tlsConfigured) {
             throw new Unresolved(Reasons.TLS_NOT_CONFIGURED, "tls.mode is secret, but the controller has no agents.tls"

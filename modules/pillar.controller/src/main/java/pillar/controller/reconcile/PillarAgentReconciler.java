@@ -23,7 +23,8 @@ import pillar.controller.crd.Reasons;
  * connected agent is asked again every poll interval, one with a problem too; an unreachable one
  * with backoff. Each poll sets the agent's {@code pillar_controller_agent_reachable}: 1 when it
  * answered (a problem or an error status is an answer), 0 when it could not be dialled, reached or
- * answered in time.
+ * answered in time. With the controller's agent TLS files, {@code PlaintextTransport} says whether it
+ * dials the agent in plaintext (true, with a Warning event, only for an explicit {@code tls.mode: none}).
  */
 public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
     private final AgentTargets targets;
@@ -125,7 +126,16 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
         // the conditions set on next already (DamagedRecords, from this poll's answer), else the agent's
         List<Condition> current = !next.getConditions().isEmpty() ? next.getConditions()
                 : agent.getStatus() == null ? List.of() : agent.getStatus().getConditions();
-        next.setConditions(conditions.set(agent, current, PillarAgent.AGENT_CONNECTED, connected, reason, message));
+        List<Condition> set = conditions.set(agent, current, PillarAgent.AGENT_CONNECTED, connected, reason, message);
+        if (targets.tlsConfigured() && next.getEndpoint() != null) { // resolved: tls is there, and says none or secret
+            boolean plaintext = agent.getSpec().getTls().getMode() == pillar.controller.crd.AgentTls.Mode.NONE;
+            set = conditions.setProblem(agent, set, PillarAgent.PLAINTEXT_TRANSPORT, plaintext,
+                    plaintext ? Reasons.TLS_MODE_NONE : Reasons.MUTUAL_TLS, plaintext
+                            ? "tls.mode is none: the controller dials this agent in plaintext although it has agents.tls files;"
+                            + " fencing tokens and DH-HMAC-CHAP keys travel in clear"
+                            : "dialled with mutual TLS");
+        }
+        next.setConditions(set);
         status.write(agent, next);
     }
 }

@@ -1,54 +1,43 @@
 package pillar.controller.volume;
 
-import java.util.logging.Logger;
+import java.util.List;
 
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
+import pillar.api.context.PublicationHost;
+import pillar.api.context.PublishContext;
 import pillar.runtime.server.CsiException;
-import pillar.runtime.server.VolumeLocks;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
-import pillar.controller.agent.AgentException;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.auth.HostSecrets;
-import pillar.controller.auth.NodeSecrets;
+import pillar.controller.auth.PublicationKeys;
 import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.PillarVolumeState;
-import pillar.controller.crd.Publication;
 import pillar.controller.crd.Reasons;
 
 /**
  * DH-HMAC-CHAP for the volumes whose export requires it: the agent's kernel must support it
- * (FAILED_PRECONDITION {@value Reasons#NVME_AUTH_UNSUPPORTED} otherwise), each node's secrets come
- * from {@link NodeSecrets}, and the per-volume stage Secret holds the secrets of the nodes the
- * volume is published to.
+ * (FAILED_PRECONDITION {@value Reasons#NVME_AUTH_UNSUPPORTED} otherwise), and each publication (node,
+ * volume) connects as a host NQN of its own ({@link PublicationHost}) with keys of its own
+ * ({@link PublicationKeys}), given to the target with AllowInitiator and to the node in its publish
+ * context only. No Secret shared between nodes holds a key of a publication made so.
  *
- * <p>Rotation: the stage Secret of a volume doubles as the record of what its target was given
- * for a node (it is written only after AllowInitiator succeeded). At every publish to a node, each
- * other auth volume published there whose stage Secret holds other secrets than the node's
- * current ones gets AllowInitiator again (which replaces the host's keys) and a rewritten stage
- * Secret. So deleting a node's Secret rotates it everywhere at its next publish; a volume busy or
- * unreachable then is caught up at the publish after.
+ * <p>Publications made by a version before (the node's own NQN, one key pair per node kept in the
+ * volume's stage Secret) keep working as they are: their grant and their stage-Secret keys stay until
+ * their unpublish, which withdraws both the publication's NQN and the node's; a repeat or a new
+ * publish of such a node gets per-publication keys. Nothing rewrites a key a live publication uses.
  */
 final class HostAuthentication {
-    private static final Logger LOG = Logger.getLogger(HostAuthentication.class.getName());
-
-    private final VolumeStates states;
     private final AgentClient agents;
     private final AgentLocator locator;
-    private final VolumeLocks locks;
-    private final NodeSecrets nodes;
+    private final PublicationKeys keys;
     private final VolumeStageSecrets stage;
 
-    HostAuthentication(VolumeStates states, AgentClient agents, AgentLocator locator, VolumeLocks locks,
-                       NodeSecrets nodes, VolumeStageSecrets stage) {
-        this.states = states;
+    HostAuthentication(AgentClient agents, AgentLocator locator, PublicationKeys keys, VolumeStageSecrets stage) {
         this.agents = agents;
         this.locator = locator;
-        this.locks = locks;
-        this.nodes = nodes;
+        this.keys = keys;
         this.stage = stage;
     }
 
@@ -67,57 +56,59 @@ final class HostAuthentication {
                 + " run the agent on a kernel with it (e.g. 6.12 from bookworm-backports) or use a protocol with auth: off";
     }
 
-    /** The node's secrets, generated on first need. */
-    HostSecrets secrets(Nqn node) {
-        return nodes.obtain(node);
+    /** The host NQN the publication of {@code id} to {@code node} connects as. */
+    static Nqn host(VolumeId id, Nqn node) {
+        return PublicationHost.nqn(node.value(), id.value());
     }
 
-    /** Records that the volume's target was given these secrets for the node (its stage Secret). */
-    void staged(PillarVolumeState state, Nqn node, HostSecrets secrets) {
-        stage.put(state.getSpec().getVolumeName(), node, secrets);
+    /**
+     * The host NQNs a target may admit for a publication to {@code node}: the publication's own, and the
+     * node's for a publication made before per-publication keys.
+     */
+    static List<String> grantees(VolumeId id, String node) {
+        return List.of(PublicationHost.nqn(node, id.value()).value(), node);
     }
 
-    /** Removes the node's secrets from the volume's stage Secret. */
-    void unstaged(PillarVolumeState state, Nqn node) {
-        stage.remove(state.getSpec().getVolumeName(), node);
+    /**
+     * The host NQNs to withdraw at the unpublish from {@code node}: the publication's own, and the node's
+     * while the stage Secret still holds the node's keys of a publication made before (each withdrawal
+     * relinks the target's port, so none is made for nothing).
+     */
+    List<String> withdrawn(PillarVolumeState state, VolumeId id, String node) {
+        String own = host(id, Nqn.of(node)).value();
+        return stage.get(state.getSpec().getVolumeName(), Nqn.of(node)).isPresent() ? List.of(own, node) : List.of(own);
     }
 
-    /** Deletes the volume's stage Secret. */
-    void deleted(PillarVolumeState state) {
-        stage.delete(state.getSpec().getVolumeName());
-    }
-
-    /** Brings every other auth volume published to the node to the node's current secrets (see the class comment). */
-    void catchUp(VolumeId published, Nqn node, HostSecrets current) {
-        for (PillarVolumeState listed : states.list()) {
-            VolumeId id = VolumeId.of(listed.getMetadata().getName());
-            if (id.equals(published) || !behind(listed, node, current)) {
-                continue;
-            }
-            try {
-                locks.run(id, "bringing its host secrets up to date", () -> {
-                    PillarVolumeState other = states.get(id).orElse(null);
-                    if (other == null || !behind(other, node, current)) {
-                        return null;
-                    }
-                    agents.allowInitiator(locator.target(other.getSpec().getAgent()), AllowInitiatorRequest.newBuilder()
-                            .setToken(Records.token(other).toProto()).setVolumeId(id.value()).setHostNqn(node.value())
-                            .setAuth(current.toProto()).build());
-                    staged(other, node, current);
-                    return null;
-                });
-                LOG.info(() -> "volume " + id + ": the target was given node " + node + "'s new DH-HMAC-CHAP secrets");
-            } catch (CsiException | AgentException | VolumeRecords.Conflict | KubernetesClientException e) {
-                LOG.warning(() -> "volume " + id + ": node " + node + "'s new DH-HMAC-CHAP secrets could not be given to its"
-                        + " target yet (retried at the node's next publish): " + e.getMessage());
-            }
+    /**
+     * The publication's keys (recorded before they reach the target), and the stage Secret kubelet wants
+     * to exist; a damaged record is FAILED_PRECONDITION and replaces nothing.
+     */
+    HostSecrets keys(PillarVolumeState state, Nqn node) {
+        String volume = state.getSpec().getVolumeName();
+        stage.ensure(volume);
+        try {
+            return keys.obtain(volume, node);
+        } catch (PublicationKeys.MalformedKeysException e) {
+            throw CsiException.precondition("volume " + state.getMetadata().getName() + " cannot be published: " + e.getMessage());
         }
     }
 
-    /** Whether an auth volume is published to the node and its stage Secret holds other secrets than these. */
-    private boolean behind(PillarVolumeState state, Nqn node, HostSecrets current) {
-        return state.getSpec() != null && state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth()
-                && Records.publications(state).stream().map(Publication::getNode).anyMatch(node.value()::equals)
-                && stage.get(state.getSpec().getVolumeName(), node).filter(current::equals).isEmpty();
+    /** The publish context entries of an authenticated publication: its host NQN and its keys. */
+    static void putContext(java.util.Map<String, String> context, VolumeId id, Nqn node, HostSecrets secrets) {
+        context.put(PublishContext.HOST_NQN, host(id, node).value());
+        context.put(PublishContext.DHCHAP_SECRET, secrets.hostKey());
+        context.put(PublishContext.DHCHAP_CTRL_SECRET, secrets.controllerKey());
+    }
+
+    /** Forgets the publication's keys, and the node's keys of a publication made before, once its grants are withdrawn. */
+    void unstaged(PillarVolumeState state, Nqn node) {
+        keys.remove(state.getSpec().getVolumeName(), node);
+        stage.remove(state.getSpec().getVolumeName(), node);
+    }
+
+    /** Deletes the volume's key record and its stage Secret. */
+    void deleted(PillarVolumeState state) {
+        keys.delete(state.getSpec().getVolumeName());
+        stage.delete(state.getSpec().getVolumeName());
     }
 }

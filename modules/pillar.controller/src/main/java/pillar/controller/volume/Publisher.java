@@ -34,10 +34,10 @@ import pillar.controller.reconcile.Events;
  * denies) the node's host NQN with that generation's token. A host NQN that two nodes report is
  * never published to (FAILED_PRECONDITION, and a Warning event on the volume's state): the target
  * would take both nodes for one host. A volume whose export requires authentication is published
- * with the node's DH-HMAC-CHAP secrets (see {@link HostAuthentication}); its publish context says
- * {@code auth=dhchap} and never carries a secret. An NFS volume's publication records the node's
- * client address ({@link NodeAddresses}), the one its export admits; read-write-many publications
- * share the volume, and no two nodes of one address do.
+ * as a host NQN and with DH-HMAC-CHAP keys of that publication alone (see {@link HostAuthentication});
+ * its publish context, which only that node's kubelet is given, carries them. An NFS volume's
+ * publication records the node's client address ({@link NodeAddresses}), the one its export admits;
+ * read-write-many publications share the volume, and no two nodes of one address do.
  */
 public final class Publisher {
     private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Publisher.class.getName());
@@ -82,10 +82,8 @@ public final class Publisher {
         Publication asked = new Publication(node.value(), readonly, capability.getAccessMode().getMode().name());
         Publication wanted = nfs ? asked.withClientAddress(NodeAddresses.clientAddress(inventory, node, export.getTraddr())) : asked;
         AgentTarget target = locator.target(state.getSpec().getAgent());
-        Optional<HostSecrets> secrets = Optional.empty();
         if (export.requiresAuth()) {
             auth.requireSupported(state.getSpec().getAgent());
-            secrets = Optional.of(auth.secrets(node));
         }
         List<String> replaced = new ArrayList<>();
         state = steps.advance(state, EXPORTED, VolumePhase.Exported, next -> {
@@ -114,24 +112,23 @@ public final class Publisher {
                 publications.add(wanted);
             }
         });
+        Optional<HostSecrets> secrets = export.requiresAuth() ? Optional.of(auth.keys(state, node)) : Optional.empty();
         AllowInitiatorRequest.Builder allow = AllowInitiatorRequest.newBuilder().setToken(Records.token(state).toProto())
                 .setVolumeId(id.value());
         if (nfs) {
             allow.setClientAddress(wanted.getClientAddress());
         } else {
-            allow.setHostNqn(node.value());
+            allow.setHostNqn(secrets.isPresent() ? HostAuthentication.host(id, node).value() : node.value());
         }
         secrets.ifPresent(s -> allow.setAuth(s.toProto()));
         agents.allowInitiator(target, allow.build());
         for (String old : replaced) {
             deny(target, state, id, old, true);
         }
-        if (secrets.isPresent()) {
-            auth.staged(state, node, secrets.get());
-            auth.catchUp(id, node, secrets.get());
-        }
-        return ControllerPublishVolumeResponse.newBuilder().putAllPublishContext(nfs ? nfsContext(state, export, wanted)
-                : context(state, export)).build();
+        java.util.Map<String, String> context = new java.util.TreeMap<>(nfs ? nfsContext(state, export, wanted)
+                : context(state, export));
+        secrets.ifPresent(s -> HostAuthentication.putContext(context, id, node, s));
+        return ControllerPublishVolumeResponse.newBuilder().putAllPublishContext(context).build();
     }
 
     /**
@@ -150,7 +147,9 @@ public final class Publisher {
             return;
         }
         boolean nfs = Capabilities.nfs(state.getSpec());
-        List<String> grantees = nfs ? clientAddresses(state, nodes) : nodes;
+        boolean authenticated = state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth();
+        List<String> grantees = nfs ? clientAddresses(state, nodes) : authenticated
+                ? nodes.stream().flatMap(n -> auth.withdrawn(state, id, n).stream()).toList() : nodes;
         VolumePhase phase = Records.phase(state);
         PillarVolumeState written = steps.advance(state, EnumSet.of(phase), phase,
                 next -> next.getPublications().removeIf(p -> nodes.contains(p.getNode())));
@@ -160,7 +159,7 @@ public final class Publisher {
                 deny(target, written, id, grantee, nfs);
             }
         }
-        if (state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth()) {
+        if (authenticated) {
             nodes.forEach(host -> auth.unstaged(state, Nqn.of(host)));
         }
     }

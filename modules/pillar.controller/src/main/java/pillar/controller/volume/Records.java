@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import pillar.api.fencing.FencingToken;
 import pillar.api.value.LifecycleUid;
+import pillar.api.value.VolumeId;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateStatus;
 import pillar.controller.crd.Publication;
@@ -41,9 +42,15 @@ public final class Records {
 
     /**
      * Who the agent admits for each publication, as its export lists them: the client address an NFS
-     * export admits, else the node's host NQN.
+     * export admits, the publication's own host NQN (and the node's, for one made before per-publication
+     * keys) where the export requires authentication, else the node's host NQN.
      */
     static List<String> grantees(PillarVolumeState state) {
+        if (state.getSpec() != null && state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth()) {
+            VolumeId id = VolumeId.of(state.getMetadata().getName());
+            return publications(state).stream().flatMap(p -> HostAuthentication.grantees(id, p.getNode()).stream())
+                    .distinct().toList();
+        }
         return publications(state).stream().map(p -> p.getClientAddress() != null ? p.getClientAddress() : p.getNode())
                 .distinct().toList();
     }

@@ -5,7 +5,7 @@ import java.time.Duration;
 
 import pillar.runtime.server.VolumeLocks;
 import pillar.controller.agent.AgentClient;
-import pillar.controller.auth.NodeSecrets;
+import pillar.controller.auth.PublicationKeys;
 import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.Events;
@@ -43,12 +43,12 @@ public final class Volumes {
      * @param writes         told of every write to a state (ListVolumes' catalog awaits them)
      * @param locks          held per volume by each operation; shared with whatever else acts on volumes
      * @param leading        whether this replica leads now (checked in every step's compare-and-swap)
-     * @param nodeSecrets    the nodes' DH-HMAC-CHAP secrets (used only for volumes whose export requires auth)
+     * @param publicationKeys each publication's DH-HMAC-CHAP keys (used only for volumes whose export requires auth)
      * @param stageSecrets   the volumes' stage Secrets (likewise)
      * @param abandonedGrace how old an incomplete create whose claim is gone must be before it is removed
      */
     public Volumes(VolumeRecords records, VolumeStates.Writes writes, Inventory inventory, AgentTargets targets,
-                   AgentClient agents, VolumeLocks locks, Leading leading, Events events, NodeSecrets nodeSecrets,
+                   AgentClient agents, VolumeLocks locks, Leading leading, Events events, PublicationKeys publicationKeys,
                    VolumeStageSecrets stageSecrets, Clock clock, Duration abandonedGrace) {
         this.locks = locks;
         this.leading = leading;
@@ -58,7 +58,7 @@ public final class Volumes {
         this.steps = new Steps(states, leading);
         this.agents = agents;
         this.locator = new AgentLocator(inventory, targets);
-        this.auth = new HostAuthentication(states, agents, locator, locks, nodeSecrets, stageSecrets);
+        this.auth = new HostAuthentication(agents, locator, publicationKeys, stageSecrets);
         this.end = new LifecycleEnd(states, steps, agents, auth);
         this.provisioner = new Provisioner(states, steps, agents, locator, new Planner(inventory, locator, auth), auth, end);
         this.publisher = new Publisher(states, steps, agents, locator, inventory, events, auth);

@@ -42,12 +42,22 @@ public final class ControllerHarness implements BeforeEachCallback, AfterEachCal
     private final ReconcileMeters meters = new ReconcileMeters(metrics);
     private MockApi api;
     private PillarControllers controllers;
+    private final boolean agentTls;
+
+    /** Reconcilers without agents.tls files: they dial the agents in plain text. */
+    public ControllerHarness() {
+        this(false);
+    }
+
+    /** @param agentTls whether the reconcilers have agents.tls files (mutual TLS possible, plaintext only by choice) */
+    public ControllerHarness(boolean agentTls) {
+        this.agentTls = agentTls;
+    }
 
     @Override
     public void beforeEach(ExtensionContext context) {
         api = MockApi.start();
-        // no agents.tls files: the reconcilers dial the agents in plain text
-        controllers = PillarControllers.start(api.client, agents, false, NAMESPACE, new ReconcileSettings(
+        controllers = PillarControllers.start(api.client, agents, agentTls, NAMESPACE, new ReconcileSettings(
                 Duration.ofMillis(200), new Backoff(Duration.ofMillis(50), Duration.ofMillis(400)), Duration.ofMinutes(10)),
                 Clock.systemUTC(), ExportAudit.NONE, meters);
         await().atMost(PATIENCE).until(controllers::ready);

@@ -100,6 +100,21 @@ class StaleGrantsTest {
                 + B + " exported but not allowed): re-applied");
     }
 
+    @Test
+    void anAuthenticatedExportsPublicationNqnsAndTheNodeNqnOfAPublicationMadeBeforeAreNotStale() {
+        PillarVolumeState state = state("pvc-k", "storage-1", "fast", VolumePhase.Exported, A);
+        pillar.controller.crd.VolumeExport auth = new pillar.controller.crd.VolumeExport();
+        auth.setAuthRequired(Boolean.TRUE);
+        state.getSpec().setExport(auth);
+        String ownA = pillar.api.context.PublicationHost.nqn(A, "pvc-k").value();
+        String ownB = pillar.api.context.PublicationHost.nqn(B, "pvc-k").value();
+
+        List<StaleGrants> stale = StaleGrants.of("storage-1", "fast", List.of(export("pvc-k", "fast", ownA, A, ownB, B)),
+                List.of(state));
+
+        assertThat(stale).singleElement().satisfies(g -> assertThat(g.stale()).containsExactlyInAnyOrder(B, ownB));
+    }
+
     private static Export export(String id, String backend, String... hosts) {
         return Export.newBuilder().setVolumeId(id).setBackend(backend).setExport(SPEC).addAllAllowedHosts(List.of(hosts)).build();
     }

@@ -36,13 +36,14 @@ public final class FabricsInitiator implements Initiator {
 
     @Override
     public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth) {
-        Optional<SysfsNvme.ControllerInfo> existing = sysfs.controllerFor(target, host);
+        Nqn as = target.hostOr(host);
+        Optional<SysfsNvme.ControllerInfo> existing = sysfs.controllerFor(target, as);
         if (existing.isPresent()) {
             LOG.fine(() -> "reusing " + existing.get().controller() + " (" + existing.get().state() + ") for "
                     + target.describe());
             return existing.get().controller();
         }
-        String options = FabricsOptions.connect(target, host, auth); // holds the secrets: never logged
+        String options = FabricsOptions.connect(target, as, auth); // holds the secrets: never logged
         int fd;
         try {
             fd = Syscalls.openReadWrite(fabricsDevice);
@@ -59,7 +60,7 @@ public final class FabricsInitiator implements Initiator {
         } catch (SyscallException e) {
             if (e.errno().equals(Errno.EALREADY)) {
                 // the kernel has a controller with these parameters that our scan did not take (racing state)
-                Optional<SysfsNvme.ControllerInfo> again = sysfs.controllerFor(target, host);
+                Optional<SysfsNvme.ControllerInfo> again = sysfs.controllerFor(target, as);
                 if (again.isPresent()) {
                     return again.get().controller();
                 }
@@ -119,6 +120,10 @@ public final class FabricsInitiator implements Initiator {
         }
         if (errno.equals(Errno.ENOKEY)) {
             return "the target requires DH-HMAC-CHAP and this host connected without a secret";
+        }
+        if (errno.equals(Errno.EIO)) {
+            return "the target refused the connect; a 6.12 host logs 'Connect for subsystem ... is not allowed' when the"
+                    + " target does not admit this host NQN (is the volume published to this node, as this host NQN?)";
         }
         if (errno.equals(Errno.EINVAL)) {
             return "the kernel refused the options or the target refused the connect: is this host allowed "

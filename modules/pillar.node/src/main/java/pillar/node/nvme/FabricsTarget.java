@@ -1,6 +1,7 @@
 package pillar.node.nvme;
 
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 import pillar.api.context.PublishContext;
@@ -22,9 +23,11 @@ import pillar.node.sys.IpLiteral;
  * @param ctrlLossTmo    seconds to keep reconnecting a lost controller (-1: forever); kernel default 600
  * @param reconnectDelay seconds between reconnect attempts; kernel default 10
  * @param nrIoQueues     I/O queues to ask for; 0 leaves the kernel's choice
+ * @param host           the host NQN to connect as when it is the publication's own
+ *                       ({@link PublishContext#HOST_NQN}: per-publication DH-HMAC-CHAP keys); empty: the node's
  */
 public record FabricsTarget(Nqn nqn, String transport, String traddr, int trsvcid, int ctrlLossTmo,
-                            int reconnectDelay, int nrIoQueues) {
+                            int reconnectDelay, int nrIoQueues, Optional<Nqn> host) {
     public static final String TCP = "tcp";
     public static final int DEFAULT_CTRL_LOSS_TMO = 600;
     public static final int DEFAULT_RECONNECT_DELAY = 10;
@@ -42,11 +45,24 @@ public record FabricsTarget(Nqn nqn, String transport, String traddr, int trsvci
         checkRange("ctrlLossTmo", ctrlLossTmo, -1, 86_400);
         checkRange("reconnectDelay", reconnectDelay, 1, 3_600);
         checkRange("nrIoQueues", nrIoQueues, 0, 1_024);
+        java.util.Objects.requireNonNull(host, "host");
+    }
+
+    /** A target connected to as the node's own host NQN. */
+    public FabricsTarget(Nqn nqn, String transport, String traddr, int trsvcid, int ctrlLossTmo, int reconnectDelay,
+                         int nrIoQueues) {
+        this(nqn, transport, traddr, trsvcid, ctrlLossTmo, reconnectDelay, nrIoQueues, Optional.empty());
+    }
+
+    /** The host NQN to connect as: the publication's own, else the node's. */
+    public Nqn hostOr(Nqn node) {
+        return host.orElse(node);
     }
 
     /**
      * The target described by a publish context. Required: nqn, transport, traddr, trsvcid. Keys this
-     * node does not know are ignored (a newer controller may add some); known keys must be valid, and
+     * node does not know are ignored (a newer controller may add some); known keys must be valid (hostNqn an
+     * NQN), and
      * ctrlLossTmo 0 to {@link #MAX_CTRL_LOSS_TMO} ({@link #DEFAULT_CTRL_LOSS_TMO} when absent).
      */
     public static FabricsTarget fromPublishContext(Map<String, String> context) {
@@ -62,18 +78,32 @@ public record FabricsTarget(Nqn nqn, String transport, String traddr, int trsvci
                 number(context, PublishContext.TRSVCID, required(context, PublishContext.TRSVCID)),
                 ctrlLossTmo,
                 optionalNumber(context, PublishContext.RECONNECT_DELAY, DEFAULT_RECONNECT_DELAY),
-                optionalNumber(context, PublishContext.NR_IO_QUEUES, 0));
+                optionalNumber(context, PublishContext.NR_IO_QUEUES, 0),
+                Optional.ofNullable(context.get(PublishContext.HOST_NQN)).filter(h -> !h.isEmpty()).map(FabricsTarget::hostNqn));
     }
 
-    /** Same subsystem at the same transport address: a controller to one can serve the other. */
+    /** Same subsystem at the same transport address (the host NQN aside: {@link #sameConnection}). */
     public boolean sameEndpoint(FabricsTarget other) {
         return nqn.equals(other.nqn) && transport.equals(other.transport) && traddr.equals(other.traddr)
                 && trsvcid == other.trsvcid;
     }
 
+    /** {@link #sameEndpoint} as the same host NQN: a controller to one is a controller to the other. */
+    public boolean sameConnection(FabricsTarget other) {
+        return sameEndpoint(other) && host.equals(other.host);
+    }
+
     /** For messages: {@code nqn.... at tcp:10.0.0.5:4420}. */
     public String describe() {
         return nqn + " at " + transport + ":" + (traddr.contains(":") ? "[" + traddr + "]" : traddr) + ":" + trsvcid;
+    }
+
+    private static Nqn hostNqn(String value) {
+        try {
+            return Nqn.of(value);
+        } catch (InvalidValueException e) {
+            throw new InvalidValueException("publish_context." + PublishContext.HOST_NQN, e.getMessage());
+        }
     }
 
     private static void checkAddress(String traddr) {

@@ -41,7 +41,7 @@ final class Expander {
         long size = ports.sysfs().sizeBytes(device);
         if (call.requiredBytes() == 0 || size < call.requiredBytes()) {
             // the controller that reaches the volume's target now: the recorded name may be another's after a reboot
-            var controller = ports.sysfs().controllerFor(r.target(), ports.hostNqn(), r.controller())
+            var controller = ports.sysfs().controllerFor(r.target(), r.target().hostOr(ports.hostNqn()), r.controller())
                     .orElseThrow(() -> CsiException.precondition("no NVMe controller reaches " + r.target().describe()
                             + " for volume " + call.volume() + "; NodeStageVolume must run again"));
             ports.initiator().rescan(controller.controller());

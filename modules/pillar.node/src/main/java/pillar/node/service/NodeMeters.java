@@ -66,7 +66,7 @@ final class NodeMeters {
         var records = ports.records().scan().records();
         return ports.sysfs().controllers().stream()
                 .filter(c -> !c.deleting() && records.stream().anyMatch(r -> r.fabrics().isPresent()
-                        && c.serves(r.target(), ports.hostNqn())))
+                        && c.serves(r.target(), r.target().hostOr(ports.hostNqn()))))
                 .count();
     }
 

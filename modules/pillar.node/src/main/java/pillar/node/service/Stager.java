@@ -66,10 +66,12 @@ final class Stager {
                         + describe(r) + ", incompatible with " + call.capability().describe());
             }
             if (r.phase() == Phase.STAGED && r.target().sameEndpoint(call.target()) && stillInPlace(r)) {
-                return; // a repeat of a stage that holds: nothing to do, nothing to write
+                // a repeat of a stage that holds (also as another host NQN: a publish context renewed while the
+                // volume stays staged keeps the connection that works): nothing to do, nothing to write
+                return;
             }
-            if (!r.target().sameEndpoint(call.target())) {
-                if (r.phase() == Phase.STAGED) {
+            if (!r.target().sameConnection(call.target())) {
+                if (r.phase() == Phase.STAGED && !r.target().sameEndpoint(call.target())) {
                     throw CsiException.precondition("volume " + call.volume() + " is staged from " + r.target().describe()
                             + ", the request names " + call.target().describe() + "; unstage it first");
                 }
@@ -86,7 +88,7 @@ final class Stager {
         prepareStagingDirectory(ports, call.stagingPath());
         StageRecord record = StageRecord.attaching(call.volume(), call.stagingPath(), call.capability().fsType(),
                 call.capability().flags(), call.capability().accessMode(), call.target());
-        if (existing.isPresent() && existing.get().target().sameEndpoint(call.target())) {
+        if (existing.isPresent() && existing.get().target().sameConnection(call.target())) {
             // keep what an earlier attempt learned (controller, device), and the publications of a staged volume
             StageRecord old = existing.get();
             record = new StageRecord(record.volume(), Phase.ATTACHING, record.stagingPath(), record.fsType(),
@@ -143,7 +145,7 @@ final class Stager {
 
     /** Whether what a staged record says is still true on the host: controller, device, mount. */
     private boolean stillInPlace(StageRecord r) {
-        Optional<Controller> controller = ports.sysfs().controllerFor(r.target(), ports.hostNqn(), r.controller())
+        Optional<Controller> controller = ports.sysfs().controllerFor(r.target(), r.target().hostOr(ports.hostNqn()), r.controller())
                 .map(c -> c.controller());
         if (!controller.equals(r.controller())) {
             return false;
@@ -187,7 +189,7 @@ final class Stager {
                         + ": unreadable stage records might use it: " + scan.unreadable());
             } else {
                 // the recorded name only if it still reaches the target: after a reboot it may be another volume's
-                ports.sysfs().controllerFor(r.target(), ports.hostNqn(), r.controller())
+                ports.sysfs().controllerFor(r.target(), r.target().hostOr(ports.hostNqn()), r.controller())
                         .ifPresent(c -> ports.initiator().disconnect(c.controller()));
             }
             ports.records().delete(r.volume());

@@ -122,7 +122,7 @@ final class VolumeStatsReader {
 
     /** What is wrong with the controller reaching the volume's target now (not the recorded name: after a reboot it may be another's). */
     private Optional<String> controllerProblem(StageRecord r) {
-        var found = ports.sysfs().controllerFor(r.target(), ports.hostNqn(), r.controller());
+        var found = ports.sysfs().controllerFor(r.target(), r.target().hostOr(ports.hostNqn()), r.controller());
         if (found.isEmpty()) {
             return Optional.of("no NVMe controller reaches " + r.target().describe() + " (the recorded one, "
                     + r.controller().map(Object::toString).orElse("none") + ", is gone)");

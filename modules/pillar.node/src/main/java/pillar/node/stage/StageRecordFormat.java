@@ -38,6 +38,7 @@ import pillar.node.nvme.FabricsTarget;
  * ctrl-loss-tmo=600
  * reconnect-delay=10
  * nr-io-queues=0
+ * host-nqn=nqn.2014-08.org.nvmexpress:uuid:...  (only for a publication's own host NQN)
  * controller=nvme3             (empty until connected)
  * device=nvme1n1               (empty until found)
  * publication=rw SINGLE_NODE_MULTI_WRITER noatime,nodev /var/lib/kubelet/pods/.../mount
@@ -55,8 +56,10 @@ public final class StageRecordFormat {
             "access-mode");
     private static final Set<String> NVME_KEYS = Set.of("nqn", "transport", "traddr", "trsvcid", "ctrl-loss-tmo",
             "reconnect-delay", "nr-io-queues", "controller", "device");
+    /** The host NQN a publication connects as, when it is not the node's (per-publication DH-HMAC-CHAP keys). */
+    private static final String HOST_NQN = "host-nqn";
     private static final Set<String> NFS_KEYS = Set.of("nfs-server", "nfs-export", "nfs-client");
-    private static final Set<String> KEYS = union(COMMON_KEYS, NVME_KEYS, NFS_KEYS);
+    private static final Set<String> KEYS = union(COMMON_KEYS, NVME_KEYS, NFS_KEYS, Set.of(HOST_NQN));
 
     private StageRecordFormat() {
     }
@@ -86,6 +89,7 @@ public final class StageRecordFormat {
         line(out, "ctrl-loss-tmo", String.valueOf(t.ctrlLossTmo()));
         line(out, "reconnect-delay", String.valueOf(t.reconnectDelay()));
         line(out, "nr-io-queues", String.valueOf(t.nrIoQueues()));
+        t.host().ifPresent(h -> line(out, HOST_NQN, h.value()));
         line(out, "controller", record.controller().map(Controller::name).orElse(""));
         line(out, "device", record.device().orElse(""));
         publications(out, record);
@@ -130,7 +134,7 @@ public final class StageRecordFormat {
                 throw new StageRecordException(source + ": key '" + key + "' is missing");
             }
         }
-        for (String key : nfs ? NVME_KEYS : NFS_KEYS) {
+        for (String key : nfs ? union(NVME_KEYS, Set.of(HOST_NQN)) : NFS_KEYS) {
             if (values.containsKey(key)) {
                 throw new StageRecordException(source + ": key '" + key + "' does not belong to "
                         + (nfs ? "an NFS" : "an NVMe-oF") + " volume's record");
@@ -152,7 +156,7 @@ public final class StageRecordFormat {
         List<String> flags = flags(v.get("mount-flags"), fsType);
         FabricsTarget target = new FabricsTarget(Nqn.of(v.get("nqn")), v.get("transport"), v.get("traddr"),
                 integer(v, "trsvcid"), integer(v, "ctrl-loss-tmo"), integer(v, "reconnect-delay"),
-                integer(v, "nr-io-queues"));
+                integer(v, "nr-io-queues"), v.containsKey(HOST_NQN) ? Optional.of(Nqn.of(v.get(HOST_NQN))) : Optional.empty());
         List<Publication> publications = publications(publicationLines, text -> flags(text, fsType));
         return new StageRecord(VolumeId.of(v.get("volume")), phase(v.get("phase")), Path.of(required(v, "staging")),
                 fsType, flags, mode(v.get("access-mode")), target,

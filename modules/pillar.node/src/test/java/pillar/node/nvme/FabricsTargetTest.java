@@ -37,6 +37,22 @@ class FabricsTargetTest {
     }
 
     @Test
+    void aPublicationsHostNqnIsTheConnectsHostAndItsOwnHostIdAndAMalformedOneIsInvalid() {
+        Map<String, String> c = context();
+        Nqn own = pillar.api.context.PublicationHost.nqn("worker-1", "pvc-1");
+        c.put(PublishContext.HOST_NQN, own.value());
+        FabricsTarget t = FabricsTarget.fromPublishContext(c);
+        Nqn node = Nqn.of("nqn.2024-01.io.example:node-a");
+        assertThat(t.hostOr(node)).isEqualTo(own);
+        assertThat(FabricsOptions.connect(t, t.hostOr(node))).contains(",hostnqn=" + own.value() + ",hostid="
+                + own.value().substring(own.value().lastIndexOf(':') + 1) + ",");
+        assertThat(FabricsTarget.fromPublishContext(context()).hostOr(node)).isEqualTo(node);
+        c.put(PublishContext.HOST_NQN, "nqn.2024-01.io.example:a,dhchap_secret=x");
+        assertThatThrownBy(() -> FabricsTarget.fromPublishContext(c)).isInstanceOf(InvalidValueException.class)
+                .hasMessageContaining("publish_context.hostNqn");
+    }
+
+    @Test
     void optionsStringCarriesEverySetting() {
         Map<String, String> c = context();
         c.put(PublishContext.CTRL_LOSS_TMO, "3600");

@@ -59,6 +59,7 @@ public final class FakeInitiator implements Initiator {
     private final SysfsNvme sysfs;
     private final Map<String, Export> exports = new ConcurrentHashMap<>();
     private final Map<String, String[]> authKeys = new ConcurrentHashMap<>();
+    private final java.util.Map<String, String> admitted = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, Integer> subsystemInstances = new ConcurrentHashMap<>();
     /** Per subsystem NQN: the kernel's subsys->lock. */
     private final Map<String, Object> subsystemLocks = new ConcurrentHashMap<>();
@@ -144,6 +145,14 @@ public final class FakeInitiator implements Initiator {
         authKeys.put(subsystem.value(), new String[] {hostKey, controllerKey});
     }
 
+    /**
+     * The target side: from now on {@code subsystem} admits only {@code host}; a connect as another host
+     * NQN fails as 6.12's does: EIO ("Connect for subsystem ... is not allowed" in the host's log).
+     */
+    public void admitOnly(Nqn subsystem, Nqn host) {
+        admitted.put(subsystem.value(), host.value());
+    }
+
     @Override
     public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth) {
         fabricsDevice.lock();
@@ -177,6 +186,11 @@ public final class FakeInitiator implements Initiator {
             if (export == null || !export.traddr().equals(target.traddr()) || export.trsvcid() != target.trsvcid()) {
                 throw new InitiatorException("connecting to " + target.describe() + " failed: ECONNREFUSED ("
                         + FabricsInitiator.hint(pillar.node.sys.Errno.ECONNREFUSED) + ")");
+            }
+            String only = admitted.get(target.nqn().value());
+            if (only != null && !only.equals(target.hostOr(host).value())) {
+                throw new InitiatorException("connecting to " + target.describe() + " failed: EIO ("
+                        + FabricsInitiator.hint(pillar.node.sys.Errno.EIO) + "; the kernel log says more)");
             }
             String[] keys = authKeys.get(target.nqn().value());
             if (keys != null) {
@@ -268,7 +282,7 @@ public final class FakeInitiator implements Initiator {
         }
         try (Stream<Path> links = Files.list(sys.resolve("class/nvme-subsystem/nvme-subsys" + s))) {
             return links.map(l -> l.getFileName().toString()).filter(Controller::isName).map(Controller::parse)
-                    .flatMap(c -> sysfs.controller(c).stream()).filter(c -> c.serves(target, host) && !c.deleting())
+                    .flatMap(c -> sysfs.controller(c).stream()).filter(c -> c.serves(target, target.hostOr(host)) && !c.deleting())
                     .map(SysfsNvme.ControllerInfo::controller).findFirst();
         } catch (java.nio.file.NoSuchFileException e) {
             return Optional.empty(); // its last controller was disconnected
@@ -289,7 +303,7 @@ public final class FakeInitiator implements Initiator {
         write(ctrl.resolve("subsysnqn"), target.nqn().value());
         write(ctrl.resolve("address"), "traddr=" + target.traddr() + ",trsvcid=" + target.trsvcid());
         write(ctrl.resolve("transport"), target.transport());
-        write(ctrl.resolve("hostnqn"), host.value());
+        write(ctrl.resolve("hostnqn"), target.hostOr(host).value()); // the publication's own NQN, as hostnqn= gives
         write(ctrl.resolve("state"), "live");
         write(ctrl.resolve("ctrl_loss_tmo"), String.valueOf(target.ctrlLossTmo()));
         write(ctrl.resolve("reconnect_delay"), String.valueOf(target.reconnectDelay()));

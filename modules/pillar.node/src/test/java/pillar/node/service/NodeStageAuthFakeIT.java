@@ -23,6 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import pillar.api.context.PublicationHost;
 import pillar.api.context.PublishContext;
 import pillar.api.context.StageSecrets;
 import pillar.api.value.DhchapSecret;
@@ -123,6 +124,78 @@ class NodeStageAuthFakeIT {
         assertRefused(Status.Code.UNAVAILABLE, "EKEYREJECTED", stage("pvc-3",
                 Map.of(StageSecrets.hostKey(NODE), KEY, StageSecrets.controllerKey(NODE), OTHER_KEY)));
         node.node.nodeStageVolume(stage("pvc-3", Map.of(StageSecrets.hostKey(NODE), KEY)));
+    }
+
+    /** A publication's own keys: in the publish context with the host NQN they authenticate, no stage secrets. */
+    private NodeStageVolumeRequest stageOwn(String volume, Map<String, String> own) {
+        Map<String, String> context = new HashMap<>(node.export(volume, GIB));
+        context.put(PublishContext.AUTH, PublishContext.AUTH_DHCHAP);
+        context.putAll(own);
+        node.initiator.requireAuth(NodeFixture.nqn(volume), KEY, CTRL);
+        return Csi.stage(volume, node.staging(volume), Csi.block(Mode.SINGLE_NODE_WRITER), context, Map.of());
+    }
+
+    @Test
+    void aPublicationsOwnKeysConnectAsItsOwnHostNqnAndItsUnstageFindsThatController() throws Exception {
+        String host = PublicationHost.nqn(NODE, "pvc-5").value();
+        node.node.nodeStageVolume(stageOwn("pvc-5", Map.of(PublishContext.HOST_NQN, host, PublishContext.DHCHAP_SECRET, KEY,
+                PublishContext.DHCHAP_CTRL_SECRET, CTRL)));
+        assertThat(node.initiator.count("connect")).isEqualTo(1);
+        String record = Files.readString(node.recordFile("pvc-5"));
+        assertThat(record).contains("phase=staged").contains("host-nqn=" + host).doesNotContain(KEY).doesNotContain(CTRL);
+        List<String> hosts;
+        try (var controllers = Files.list(node.root.resolve("sys/class/nvme"))) {
+            hosts = controllers.map(c -> read(c.resolve("hostnqn"))).toList();
+        }
+        assertThat(hosts).as("the controller's hostnqn").containsExactly(host);
+
+        // a repeat holds; the unstage finds the controller of the publication's NQN and disconnects it
+        node.node.nodeStageVolume(stageOwn("pvc-5", Map.of(PublishContext.HOST_NQN, host, PublishContext.DHCHAP_SECRET, KEY,
+                PublishContext.DHCHAP_CTRL_SECRET, CTRL)));
+        assertThat(node.initiator.count("connect")).isEqualTo(1);
+        node.node.nodeUnstageVolume(Csi.unstage("pvc-5", node.staging("pvc-5")));
+        assertThat(node.initiator.count("disconnect")).isEqualTo(1);
+        synchronized (logged) {
+            assertThat(logged).allSatisfy(line -> assertThat(line).doesNotContain(KEY).doesNotContain(CTRL));
+        }
+    }
+
+    @Test
+    void aVolumeStagedWithItsNodeKeysStaysOnThatConnectionWhenARenewedContextNamesAPublicationHost() {
+        node.node.nodeStageVolume(stage("pvc-7", Map.of(StageSecrets.hostKey(NODE), KEY, StageSecrets.controllerKey(NODE), CTRL)));
+        node.node.nodeStageVolume(stageOwn("pvc-7", Map.of(PublishContext.HOST_NQN, PublicationHost.nqn(NODE, "pvc-7").value(),
+                PublishContext.DHCHAP_SECRET, KEY, PublishContext.DHCHAP_CTRL_SECRET, CTRL)));
+        assertThat(node.initiator.count("connect")).as("the live connection is kept").isEqualTo(1);
+        assertThat(node.initiator.count("disconnect")).isZero();
+    }
+
+    @Test
+    void aPublicationSecretWithoutItsHostIsInvalidAndAHostWithoutItsSecretAPrecondition() {
+        assertRefused(Status.Code.INVALID_ARGUMENT, "publish_context." + PublishContext.HOST_NQN,
+                stageOwn("pvc-6", Map.of(PublishContext.DHCHAP_SECRET, KEY)));
+        assertRefused(Status.Code.FAILED_PRECONDITION, PublishContext.DHCHAP_SECRET,
+                stageOwn("pvc-6", Map.of(PublishContext.HOST_NQN, PublicationHost.nqn(NODE, "pvc-6").value())));
+        assertRefused(Status.Code.INVALID_ARGUMENT, "publish_context." + PublishContext.HOST_NQN,
+                stageOwn("pvc-6", Map.of(PublishContext.HOST_NQN, "not an nqn", PublishContext.DHCHAP_SECRET, KEY)));
+        assertRefused(Status.Code.UNAVAILABLE, "EKEYREJECTED", stageOwn("pvc-6", Map.of(PublishContext.HOST_NQN,
+                PublicationHost.nqn(NODE, "pvc-6").value(), PublishContext.DHCHAP_SECRET, OTHER_KEY)));
+        assertThat(node.initiator.count("connect")).as("only the wrong key reached a connect").isEqualTo(1);
+    }
+
+    @Test
+    void anotherPublicationsHostNqnIsRefusedAsTheKernelRefusesIt() {
+        NodeStageVolumeRequest borrowed = stageOwn("pvc-8", Map.of(PublishContext.HOST_NQN,
+                PublicationHost.nqn("worker-2", "pvc-8").value(), PublishContext.DHCHAP_SECRET, KEY));
+        node.initiator.admitOnly(NodeFixture.nqn("pvc-8"), PublicationHost.nqn(NODE, "pvc-8"));
+        assertRefused(Status.Code.UNAVAILABLE, "not allowed", borrowed);
+    }
+
+    private static String read(java.nio.file.Path file) {
+        try {
+            return Files.readString(file).strip();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test

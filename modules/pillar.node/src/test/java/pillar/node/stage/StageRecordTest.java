@@ -57,6 +57,19 @@ class StageRecordTest {
     }
 
     @Test
+    void aPublicationsOwnHostNqnRoundTripsAndARecordWithoutOneReadsAsTheNodes() {
+        Nqn own = pillar.api.context.PublicationHost.nqn("worker-1", "pvc-1a2b");
+        FabricsTarget target = new FabricsTarget(TARGET.nqn(), "tcp", "10.0.0.5", 4420, -1, 5, 2, Optional.of(own));
+        StageRecord record = StageRecord.attaching(VOLUME, STAGING, Optional.empty(), List.of(), Mode.SINGLE_NODE_WRITER, target);
+        String text = StageRecordFormat.format(record);
+        assertThat(text).contains("\nhost-nqn=" + own.value() + "\n");
+        assertThat(StageRecordFormat.parse(text, "f")).isEqualTo(record);
+        assertThat(StageRecordFormat.parse(text, "f").target().hostOr(Nqn.of("nqn.2024-01.io.example:node"))).isEqualTo(own);
+        assertThat(StageRecordFormat.format(staged())).doesNotContain("host-nqn");
+        assertThat(StageRecordFormat.parse(StageRecordFormat.format(staged()), "f").target().host()).isEmpty();
+    }
+
+    @Test
     void publicationsAreReplacedAndRemovedByTarget() {
         StageRecord record = staged();
         Path u2 = Path.of("/var/lib/kubelet/pods/u2/mount");

@@ -1,7 +1,6 @@
 package pillar.controller.csi.auth;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 import static pillar.controller.csi.CsiAssertions.assertCode;
 import static pillar.controller.csi.CsiHarness.GIB;
 import static pillar.controller.csi.Requests.NODE_A;
@@ -12,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -29,9 +27,13 @@ import pillar.api.agent.v1.HostAuth;
 import pillar.api.context.PublishContext;
 import pillar.api.context.StageSecrets;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
-import pillar.api.value.Nqn;
 import pillar.controller.auth.DhchapKey;
-import pillar.controller.auth.NodeSecrets;
+import pillar.controller.auth.PublicationKeys;
+import pillar.controller.agent.AgentTarget;
+import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.volume.Records;
+import pillar.api.agent.v1.AllowInitiatorRequest;
+import pillar.api.context.PublicationHost;
 import pillar.controller.crd.NvmeofTcp;
 import pillar.controller.crd.PillarProtocol;
 import pillar.controller.csi.CsiHarness;
@@ -39,11 +41,13 @@ import pillar.controller.csi.Requests;
 import pillar.controller.reconcile.ControllerHarness;
 
 /**
- * A protocol with {@code auth: required}: the controller generates each node's DH-HMAC-CHAP
- * secrets into one Secret per node, gives them to the target with AllowInitiator, writes them to the
- * volume's stage Secret for the published nodes only, and rotates them when a node's Secret is
- * deleted; an agent without nvmet authentication is FAILED_PRECONDITION NvmeAuthUnsupported with
- * nothing written. No secret value reaches a log record, an event, a volume state or a publish context.
+ * A protocol with {@code auth: required}: each publication (node, volume) is admitted as a host NQN of
+ * its own with keys of its own, recorded only in the controller's {@code pillar-keys-<volume>} Secret
+ * and handed to that node alone in its publish context; the stage Secret kubelet gives every node of
+ * the volume holds no key; a live publication's keys never change (a repeat returns them), a new one
+ * gets new keys; a publication made before keeps its node's keys until its unpublish, which withdraws
+ * both grants; an agent without nvmet authentication is FAILED_PRECONDITION NvmeAuthUnsupported with
+ * nothing written. No secret value reaches a log record, an event or a volume state.
  */
 class HostAuthenticationIT {
     private static final String NS = ControllerHarness.NAMESPACE;
@@ -86,92 +90,108 @@ class HostAuthenticationIT {
     }
 
     @Test
-    void publishGivesTheTargetAndTheStageSecretTheNodesOwnSecretsAndNothingElse() {
+    void eachPublicationHasItsOwnHostAndKeysAndNothingANodeCanReadHoldsAnotherNodesKey() {
         harness.csi().createVolume(Requests.create("pvc-a1", GIB));
         assertThat(harness.fakeAgent().exports().get("pvc-a1").spec().getAuthRequired()).isTrue();
-        assertThat(harness.state("pvc-a1").orElseThrow().getSpec().getExport().requiresAuth()).isTrue();
+        Map<String, String> contextA = publish("pvc-a1", NODE_A);
+        Map<String, String> contextB = publish("pvc-a1", NODE_B);
+        String hostA = PublicationHost.nqn(NODE_A, "pvc-a1").value();
+        String hostB = PublicationHost.nqn(NODE_B, "pvc-a1").value();
 
-        Map<String, String> context = harness.csi().controllerPublishVolume(Requests.publish("pvc-a1", NODE_A,
-                Requests.mount(Mode.MULTI_NODE_READER_ONLY, "ext4"), true)).getPublishContextMap();
-        assertThat(context).containsEntry(PublishContext.AUTH, PublishContext.AUTH_DHCHAP);
+        assertThat(contextA).containsEntry(PublishContext.AUTH, PublishContext.AUTH_DHCHAP)
+                .containsEntry(PublishContext.HOST_NQN, hostA);
+        assertThat(contextB).containsEntry(PublishContext.HOST_NQN, hostB);
+        assertThat(hostA).isNotEqualTo(hostB).isNotEqualTo(NODE_A);
+        List<String> keysA = keys(contextA);
+        List<String> keysB = keys(contextB);
+        assertThat(keysA).allMatch(DhchapKey::isWellFormed).doesNotHaveDuplicates().doesNotContainAnyElementsOf(keysB);
 
-        Secret nodeSecret = nodeSecret(NODE_A).orElseThrow();
-        assertThat(nodeSecret.getMetadata().getOwnerReferences()).isNullOrEmpty();
-        assertThat(nodeSecret.getMetadata().getLabels()).containsEntry("app.kubernetes.io/managed-by", "pillar-controller")
-                .containsEntry(NodeSecrets.ROLE, "node");
-        assertThat(nodeSecret.getMetadata().getAnnotations()).containsEntry(NodeSecrets.NODE_ID, NODE_A);
-        String hostKey = value(nodeSecret, "dhchap-secret");
-        String controllerKey = value(nodeSecret, "dhchap-ctrl-secret");
-        assertThat(DhchapKey.isWellFormed(hostKey)).isTrue();
-        assertThat(DhchapKey.isWellFormed(controllerKey)).isTrue();
-        assertThat(hostKey).isNotEqualTo(controllerKey);
-
-        HostAuth given = harness.fakeAgent().hostAuth("pvc-a1", NODE_A).orElseThrow();
-        assertThat(given.getHostKey()).isEqualTo(hostKey);
-        assertThat(given.getControllerKey()).isEqualTo(controllerKey);
-        assertThat(given.getHash()).isEqualTo("hmac(sha256)");
-        assertThat(given.getDhGroup()).isEqualTo("ffdhe2048");
-        assertThat(stage("pvc-a1")).isEqualTo(Map.of(StageSecrets.hostKey(NODE_A), hostKey,
-                StageSecrets.controllerKey(NODE_A), controllerKey));
-
-        // a second node gets its own secrets; only the published nodes are in the stage Secret
-        harness.csi().controllerPublishVolume(Requests.publish("pvc-a1", NODE_B, Requests.mount(Mode.MULTI_NODE_READER_ONLY,
-                "ext4"), true));
-        String hostKeyB = value(nodeSecret(NODE_B).orElseThrow(), "dhchap-secret");
-        assertThat(hostKeyB).isNotEqualTo(hostKey);
-        assertThat(stage("pvc-a1")).containsOnlyKeys(StageSecrets.hostKey(NODE_A), StageSecrets.controllerKey(NODE_A),
-                StageSecrets.hostKey(NODE_B), StageSecrets.controllerKey(NODE_B));
-        harness.csi().controllerUnpublishVolume(Requests.unpublish("pvc-a1", NODE_A));
-        assertThat(stage("pvc-a1")).containsOnlyKeys(StageSecrets.hostKey(NODE_B), StageSecrets.controllerKey(NODE_B));
+        // the target admits each publication's NQN with that publication's keys, and no node NQN
+        assertThat(harness.fakeAgent().allowedHosts("pvc-a1")).containsExactlyInAnyOrder(hostA, hostB);
+        HostAuth givenA = harness.fakeAgent().hostAuth("pvc-a1", hostA).orElseThrow();
+        assertThat(List.of(givenA.getHostKey(), givenA.getControllerKey())).isEqualTo(keysA);
+        assertThat(givenA.getHash()).isEqualTo("hmac(sha256)");
+        assertThat(givenA.getDhGroup()).isEqualTo("ffdhe2048");
         assertThat(harness.fakeAgent().hostAuth("pvc-a1", NODE_A)).isEmpty();
-        // the node's own Secret stays: it is the node's, not the volume's
-        assertThat(nodeSecret(NODE_A)).isPresent();
 
+        // what node A can read: its own publish context, and the stage Secret kubelet hands it (no key at all)
+        assertThat(stageSecret("pvc-a1").getData()).isNullOrEmpty();
+        String readableByA = contextA + " " + Serialization.asJson(stageSecret("pvc-a1"));
+        keysB.forEach(key -> assertThat(readableByA).doesNotContain(body(key)));
+
+        // the record is the controller's own Secret, which no StorageClass or PV names
+        Secret record = harness.client().secrets().inNamespace(NS).withName(PublicationKeys.PREFIX + "pvc-a1").get();
+        assertThat(record.getMetadata().getLabels()).containsEntry("app.kubernetes.io/managed-by", "pillar-controller")
+                .containsEntry("pillar.csi.io/dhchap", PublicationKeys.ROLE_VALUE);
+        assertThat(record.getData()).containsOnlyKeys(StageSecrets.hostKey(NODE_A), StageSecrets.controllerKey(NODE_A),
+                StageSecrets.hostKey(NODE_B), StageSecrets.controllerKey(NODE_B));
+
+        // a repeat is the same publication: the same keys
+        assertThat(publish("pvc-a1", NODE_A)).isEqualTo(contextA);
+
+        // unpublish withdraws A's NQN and forgets its keys; B's publication is untouched; A's next publication is new keys
+        harness.csi().controllerUnpublishVolume(Requests.unpublish("pvc-a1", NODE_A));
+        assertThat(harness.fakeAgent().allowedHosts("pvc-a1")).containsExactly(hostB);
+        assertThat(harness.client().secrets().inNamespace(NS).withName(PublicationKeys.PREFIX + "pvc-a1").get().getData())
+                .containsOnlyKeys(StageSecrets.hostKey(NODE_B), StageSecrets.controllerKey(NODE_B));
+        Map<String, String> again = publish("pvc-a1", NODE_A);
+        assertThat(keys(again)).doesNotContainAnyElementsOf(keysA);
+        assertThat(harness.fakeAgent().hostAuth("pvc-a1", hostB).orElseThrow().getHostKey()).isEqualTo(keysB.get(0));
+
+        harness.csi().controllerUnpublishVolume(Requests.unpublish("pvc-a1", NODE_A));
         harness.csi().controllerUnpublishVolume(Requests.unpublish("pvc-a1", NODE_B));
         harness.csi().deleteVolume(Requests.delete("pvc-a1"));
         assertThat(harness.client().secrets().inNamespace(NS).withName("pillar-auth-pvc-a1").get()).isNull();
+        assertThat(harness.client().secrets().inNamespace(NS).withName(PublicationKeys.PREFIX + "pvc-a1").get()).isNull();
 
-        List<String> secrets = List.of(hostKey, controllerKey, hostKeyB);
-        assertNowhere(secrets, context.toString());
+        List<String> all = new ArrayList<>(keysA);
+        all.addAll(keysB);
+        all.addAll(keys(again));
+        assertNowhere(all);
     }
 
     @Test
-    void deletingANodesSecretRotatesItOnEveryExportAtTheNextPublish() {
-        for (String volume : List.of("pvc-r1", "pvc-r2")) {
-            harness.csi().createVolume(Requests.create(volume, GIB));
-            harness.csi().controllerPublishVolume(Requests.publish(volume, NODE_A, Requests.rwo(), false));
-        }
-        String old = value(nodeSecret(NODE_A).orElseThrow(), "dhchap-secret");
-        assertThat(harness.fakeAgent().hostAuth("pvc-r2", NODE_A).orElseThrow().getHostKey()).isEqualTo(old);
-
-        harness.client().secrets().inNamespace(NS).withName(NodeSecrets.secretName(Nqn.of(NODE_A))).delete();
-        await().until(() -> nodeSecret(NODE_A).isEmpty());
-        // the next publish to the node (here a repeat of one already made) generates and spreads new secrets
-        harness.csi().controllerPublishVolume(Requests.publish("pvc-r1", NODE_A, Requests.rwo(), false));
-        Secret rotated = nodeSecret(NODE_A).orElseThrow();
-        String fresh = value(rotated, "dhchap-secret");
-        String freshController = value(rotated, "dhchap-ctrl-secret");
-        assertThat(fresh).isNotEqualTo(old);
-        for (String volume : List.of("pvc-r1", "pvc-r2")) {
-            assertThat(harness.fakeAgent().hostAuth(volume, NODE_A).orElseThrow().getHostKey()).as(volume).isEqualTo(fresh);
-            assertThat(harness.fakeAgent().hostAuth(volume, NODE_A).orElseThrow().getControllerKey()).isEqualTo(freshController);
-            assertThat(stage(volume)).as(volume).containsEntry(StageSecrets.hostKey(NODE_A), fresh)
-                    .containsEntry(StageSecrets.controllerKey(NODE_A), freshController);
-        }
-        // a node Secret whose values the kernel would refuse is replaced the same way
-        harness.client().secrets().inNamespace(NS).withName(NodeSecrets.secretName(Nqn.of(NODE_A))).edit(s -> {
-            s.setData(Map.of("dhchap-secret", Base64.getEncoder().encodeToString("DHHC-1:00:bad:".getBytes(StandardCharsets.UTF_8)),
-                    "dhchap-ctrl-secret", s.getData().get("dhchap-ctrl-secret")));
+    void aPublicationMadeBeforeKeepsItsNodeKeysUntilItsUnpublishWithdrawsBothGrants() {
+        harness.csi().createVolume(Requests.create("pvc-l1", GIB));
+        publish("pvc-l1", NODE_B);
+        publish("pvc-l1", NODE_A);
+        // as the version before also left it: node A admitted as itself, its node keys in the stage Secret
+        String legacyKey = DhchapKey.generate(new java.security.SecureRandom());
+        String legacyCtrl = DhchapKey.generate(new java.security.SecureRandom());
+        harness.client().secrets().inNamespace(NS).withName("pillar-auth-pvc-l1").edit(s -> {
+            s.setData(Map.of(StageSecrets.hostKey(NODE_A), encode(legacyKey), StageSecrets.controllerKey(NODE_A), encode(legacyCtrl)));
             return s;
         });
-        harness.csi().controllerPublishVolume(Requests.publish("pvc-r2", NODE_A, Requests.rwo(), false));
-        String replaced = value(nodeSecret(NODE_A).orElseThrow(), "dhchap-secret");
-        assertThat(DhchapKey.isWellFormed(replaced)).isTrue();
-        assertThat(replaced).isNotEqualTo(fresh);
-        for (String volume : List.of("pvc-r1", "pvc-r2")) {
-            assertThat(harness.fakeAgent().hostAuth(volume, NODE_A).orElseThrow().getHostKey()).as(volume).isEqualTo(replaced);
-        }
-        assertNowhere(List.of(old, fresh, freshController, replaced), "");
+        PillarVolumeState state = harness.state("pvc-l1").orElseThrow();
+        harness.fakeAgents().allowInitiator(AgentTarget.plaintext(CsiHarness.FAKE_HOST, 9500), AllowInitiatorRequest.newBuilder()
+                .setToken(Records.token(state).toProto()).setVolumeId("pvc-l1").setHostNqn(NODE_A)
+                .setAuth(HostAuth.newBuilder().setHostKey(legacyKey).setControllerKey(legacyCtrl)).build());
+        String hostB = PublicationHost.nqn(NODE_B, "pvc-l1").value();
+        String hostA = PublicationHost.nqn(NODE_A, "pvc-l1").value();
+        assertThat(harness.fakeAgent().allowedHosts("pvc-l1")).containsExactlyInAnyOrder(hostB, hostA, NODE_A);
+
+        // another publication leaves the older one's key where it is: nothing rewrites a live key
+        harness.csi().controllerUnpublishVolume(Requests.unpublish("pvc-l1", NODE_B));
+        publish("pvc-l1", NODE_B);
+        assertThat(harness.fakeAgent().hostAuth("pvc-l1", NODE_A).orElseThrow().getHostKey()).isEqualTo(legacyKey);
+
+        harness.csi().controllerUnpublishVolume(Requests.unpublish("pvc-l1", NODE_A));
+        assertThat(harness.fakeAgent().allowedHosts("pvc-l1")).containsExactly(hostB);
+        assertThat(stageSecret("pvc-l1").getData()).isNullOrEmpty();
+    }
+
+    @Test
+    void aMalformedKeyRecordOfAPublicationIsAPreconditionAndReplacesNothing() {
+        harness.csi().createVolume(Requests.create("pvc-m1", GIB));
+        Map<String, String> context = publish("pvc-m1", NODE_A);
+        harness.client().secrets().inNamespace(NS).withName(PublicationKeys.PREFIX + "pvc-m1").edit(s -> {
+            s.getData().put(StageSecrets.hostKey(NODE_A), encode("DHHC-1:00:bad:"));
+            return s;
+        });
+        String refused = assertCode(Status.Code.FAILED_PRECONDITION, () -> publish("pvc-m1", NODE_A));
+        assertThat(refused).contains(PublicationKeys.PREFIX + "pvc-m1").doesNotContain(body(keys(context).get(1)));
+        assertThat(harness.fakeAgent().hostAuth("pvc-m1", context.get(PublishContext.HOST_NQN)).orElseThrow().getHostKey())
+                .as("the target keeps the key the node connected with").isEqualTo(keys(context).get(0));
     }
 
     @Test
@@ -200,8 +220,25 @@ class HostAuthenticationIT {
         assertThat(harness.states()).isEmpty();
     }
 
-    /** No secret in a log record, an event, a volume state, or the extra text given. */
-    private void assertNowhere(List<String> secrets, String extra) {
+    private Map<String, String> publish(String volume, String node) {
+        return harness.csi().controllerPublishVolume(Requests.publish(volume, node,
+                Requests.mount(Mode.MULTI_NODE_READER_ONLY, "ext4"), true)).getPublishContextMap();
+    }
+
+    private static List<String> keys(Map<String, String> context) {
+        return List.of(context.get(PublishContext.DHCHAP_SECRET), context.get(PublishContext.DHCHAP_CTRL_SECRET));
+    }
+
+    private static String body(String secret) {
+        return secret.substring("DHHC-1:00:".length(), secret.length() - 1);
+    }
+
+    private static String encode(String value) {
+        return Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** No secret in a log record, an event or a volume state. */
+    private void assertNowhere(List<String> secrets) {
         String events = Serialization.asJson(harness.client().v1().events().inNamespace(NS).list().getItems());
         String states = Serialization.asJson(harness.states());
         String logs;
@@ -210,27 +247,15 @@ class HostAuthenticationIT {
         }
         assertThat(logs).as("captured log records").isNotEmpty();
         for (String secret : secrets) {
-            String body = secret.substring("DHHC-1:00:".length(), secret.length() - 1);
-            assertThat(logs).doesNotContain(body);
-            assertThat(events).doesNotContain(body);
-            assertThat(states).doesNotContain(body);
-            assertThat(extra).doesNotContain(body);
+            assertThat(logs).doesNotContain(body(secret));
+            assertThat(events).doesNotContain(body(secret));
+            assertThat(states).doesNotContain(body(secret));
         }
     }
 
-    private Optional<Secret> nodeSecret(String node) {
-        return Optional.ofNullable(harness.client().secrets().inNamespace(NS).withName(NodeSecrets.secretName(Nqn.of(node))).get());
-    }
-
-    private Map<String, String> stage(String volume) {
+    private Secret stageSecret(String volume) {
         Secret secret = harness.client().secrets().inNamespace(NS).withName("pillar-auth-" + volume).get();
         assertThat(secret).as("stage Secret of " + volume).isNotNull();
-        Map<String, String> out = new java.util.TreeMap<>();
-        secret.getData().keySet().forEach(k -> out.put(k, value(secret, k)));
-        return out;
-    }
-
-    private static String value(Secret secret, String key) {
-        return new String(Base64.getDecoder().decode(secret.getData().get(key)), StandardCharsets.UTF_8);
+        return secret;
     }
 }
