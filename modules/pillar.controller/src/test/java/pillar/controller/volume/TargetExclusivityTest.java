@@ -27,11 +27,7 @@ class TargetExclusivityTest {
     /** An unpublish recorded, its deny never arrived: the next node's publish still leaves it alone on the export. */
     @Test
     void aSingleNodePublishLeavesTheAgentAdmittingThatNodeAlone() {
-        controller.create(Requests.create("pvc-1", GIB));
-        controller.publish(Requests.publish("pvc-1", NODE_A, Requests.rwo(), false));
-        controller.agents.fail("DenyInitiator", Fault.BEFORE);
-        assertThatThrownBy(() -> controller.unpublish(Requests.unpublish("pvc-1", NODE_A)));
-        assertThat(controller.agent().allowedHosts("pvc-1")).as("the deny never arrived").containsExactly(NODE_A);
+        publishedToAThenUnpublishedWithoutTheDeny(NODE_A);
 
         controller.publish(Requests.publish("pvc-1", NODE_B, Requests.rwo(), false));
         assertThat(controller.agent().allowedHosts("pvc-1")).containsExactly(NODE_B);
@@ -49,11 +45,7 @@ class TargetExclusivityTest {
     /** A named unpublish retried after its deny failed sends the deny again. */
     @Test
     void aNamedUnpublishRetriedAfterItsDenyFailedDeniesAgain() {
-        controller.create(Requests.create("pvc-1", GIB));
-        controller.publish(Requests.publish("pvc-1", NODE_A, Requests.rwo(), false));
-        controller.agents.fail("DenyInitiator", Fault.BEFORE);
-        assertThatThrownBy(() -> controller.unpublish(Requests.unpublish("pvc-1", NODE_A)));
-        assertThat(controller.records.get("pvc-1").orElseThrow().getStatus().getPublications()).as("recorded").isEmpty();
+        publishedToAThenUnpublishedWithoutTheDeny(NODE_A);
 
         controller.unpublish(Requests.unpublish("pvc-1", NODE_A));
         assertThat(controller.agent().allowedHosts("pvc-1")).isEmpty();
@@ -62,11 +54,7 @@ class TargetExclusivityTest {
     /** An unpublish from every node (no node_id) retried after its deny failed finds the grant at the agent. */
     @Test
     void anUnpublishFromEveryNodeRetriedAfterItsDenyFailedDeniesAgain() {
-        controller.create(Requests.create("pvc-1", GIB));
-        controller.publish(Requests.publish("pvc-1", NODE_A, Requests.rwo(), false));
-        controller.agents.fail("DenyInitiator", Fault.BEFORE);
-        assertThatThrownBy(() -> controller.unpublish(Requests.unpublish("pvc-1", "")));
-        assertThat(controller.records.get("pvc-1").orElseThrow().getStatus().getPublications()).as("recorded").isEmpty();
+        publishedToAThenUnpublishedWithoutTheDeny("");
 
         controller.unpublish(Requests.unpublish("pvc-1", ""));
         assertThat(controller.agent().allowedHosts("pvc-1")).isEmpty();
@@ -93,5 +81,15 @@ class TargetExclusivityTest {
         assertThat(controller.records.get("pvc-1").orElseThrow().getStatus().getPublications()).isEmpty();
         controller.publish(Requests.publish("pvc-1", NODE_A, rox, true));
         assertThat(controller.records.get("pvc-1").orElseThrow().getStatus().getPublications()).hasSize(1);
+    }
+
+    /** Published to A (ReadWriteOnce), then an unpublish naming {@code node} ("" every node) recorded but its deny lost. */
+    private void publishedToAThenUnpublishedWithoutTheDeny(String node) {
+        controller.create(Requests.create("pvc-1", GIB));
+        controller.publish(Requests.publish("pvc-1", NODE_A, Requests.rwo(), false));
+        controller.agents.fail("DenyInitiator", Fault.BEFORE);
+        assertThatThrownBy(() -> controller.unpublish(Requests.unpublish("pvc-1", node)));
+        assertThat(controller.records.get("pvc-1").orElseThrow().getStatus().getPublications()).as("recorded").isEmpty();
+        assertThat(controller.agent().allowedHosts("pvc-1")).as("the deny never arrived").containsExactly(NODE_A);
     }
 }
