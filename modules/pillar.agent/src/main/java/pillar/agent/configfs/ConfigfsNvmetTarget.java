@@ -58,7 +58,15 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     /** What clears a {@code dhchap_*key}: the kernel reads it back as "". */
     private static final String CLEAR_SECRET = "\0";
 
+    /**
+     * The port the drain makes and removes at once ({@link #drain}); never one of pillar-csi's, whose ids
+     * are 1 to 65535 ({@code Exporter.portId}), and refused if something else made it and links to it.
+     */
+    static final PortId DRAIN_PORT = PortId.of(0);
+
     private final ReentrantLock shared = new ReentrantLock();
+    /** One drain at a time: two sharing the drain port could take the other's rmdir for their own flush. */
+    private final ReentrantLock draining = new ReentrantLock();
     private volatile Boolean authSupport; // null until probed with nvmet present
     private final ConfigfsFiles fs;
     private final ConfigfsStateReader reader;
@@ -190,6 +198,21 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
         withShared(() -> allowHostLocked(subsystem, host, auth));
     }
 
+    @Override
+    public void allowOnlyHost(Nqn subsystem, Nqn host, Optional<HostAuth> auth) {
+        withShared(() -> {
+            requireSubsystem(subsystem);
+            prune.hostsExcept(subsystem, Set.of(host));
+            allowHostLocked(subsystem, host, auth);
+            relinkPorts(subsystem);
+        });
+        drain();
+    }
+
+    private void requireSubsystem(Nqn subsystem) {
+        fs.requireDirectory(subsystemDir(subsystem), "subsystem " + subsystem);
+    }
+
     /** The host entry first, with its keys when given (a new value replaces the old), then the link. */
     private void allowHostLocked(Nqn subsystem, Nqn host, Optional<HostAuth> auth) {
         Path subsystemDir = subsystemDir(subsystem);
@@ -264,6 +287,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     @Override
     public void disallowHost(Nqn subsystem, Nqn host) {
         withShared(() -> disallowHostLocked(subsystem, host));
+        drain();
     }
 
     private void disallowHostLocked(Nqn subsystem, Nqn host) {
@@ -293,6 +317,41 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
                 fs.linkOnce(links, subsystemDir, "the subsystem is unexported on " + port
                         + " until its export is applied again (the revoked host stays fenced)");
             }
+        }
+    }
+
+    /**
+     * Waits until every controller dropped so far is torn down: its queues receive nothing more and every
+     * request they had submitted to a backing device has completed. A dropped controller's teardown
+     * ({@code nvmet_tcp_release_queue_work}: stop receiving, then {@code nvmet_sq_destroy}, which waits for
+     * the queue's in-flight requests) runs later on the kernel's {@code nvmet_wq}, where unlinking the
+     * port queued it; removing a port directory ({@code nvmet_port_release}) flushes {@code nvmet_wq}
+     * (6.1 and 6.12). So the drain makes {@link #DRAIN_PORT} and removes it. That flush also waits for
+     * the teardown of other subsystems' controllers: one stuck on a hung device makes this call fail
+     * after the configfs deadline (timed out), never return early. Runs outside the shared lock.
+     */
+    private void drain() {
+        boolean locked;
+        try {
+            locked = draining.tryLock(SHARED_WAIT.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new NvmetTargetException("interrupted while waiting to drain", ports);
+        }
+        if (!locked) {
+            throw new NvmetTargetException("another drain has run for " + SHARED_WAIT.toSeconds() + " s (stuck in the kernel?)",
+                    ports, Errno.OTHER, new ConfigfsTimeoutException("waiting for the drain of", ports, SHARED_WAIT));
+        }
+        try {
+            Path dir = portDir(DRAIN_PORT);
+            fs.mkdirIfAbsent(dir, "");
+            if (!fs.list(dir.resolve("subsystems")).isEmpty()) {
+                throw new NvmetTargetException("port " + DRAIN_PORT + " (" + dir + ") links subsystems: pillar-csi reserves"
+                        + " port id 0 to drain controllers (made and removed at once); free it", dir);
+            }
+            fs.rmdirIfPresent(dir, "the kernel waits here for dropped controllers' requests to complete");
+        } finally {
+            draining.unlock();
         }
     }
 
@@ -342,12 +401,13 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     public void ensureExport(PortId port, WantedExport wanted) {
         Nqn nqn = wanted.subsystem();
         Set<Nqn> hosts = wanted.aclEnabled() ? wanted.allowedHosts() : Set.of();
+        boolean[] dropped = {false, false}; // port links, hosts
         if (fs.isDirectory(subsystemDir(nqn))) {
             // what the export does not list goes first: the kernel refuses allow_any_host=1 while
             // hosts are allowed, a new device_path while enabled, a port address while linked
             withShared(() -> {
-                prune.portLinksExcept(nqn, port, wanted.address());
-                prune.hostsExcept(nqn, hosts);
+                dropped[0] = prune.portLinksExcept(nqn, port, wanted.address());
+                dropped[1] = prune.hostsExcept(nqn, hosts);
             });
             prune.namespacesExcept(nqn, wanted.nsid());
             prune.namespaceOnOtherDevice(nqn, wanted.nsid(), devicePathValue(wanted.device()));
@@ -358,7 +418,13 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
             ensurePortLocked(port, wanted.address());
             hosts.forEach(host -> allowHostLocked(nqn, host, Optional.ofNullable(wanted.auth().get(host))));
             linkPortLocked(port, nqn);
+            if (dropped[1]) {
+                relinkPorts(nqn); // a removed host's live controller is dropped too, as by disallowHost
+            }
         });
+        if (dropped[0] || dropped[1]) {
+            drain();
+        }
     }
 
     /** Runs steps on the shared ports and host entries under the shared lock, waiting for it at most {@link #SHARED_WAIT}. */

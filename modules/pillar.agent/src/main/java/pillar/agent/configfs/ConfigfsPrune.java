@@ -30,9 +30,10 @@ final class ConfigfsPrune {
     /**
      * Unlinks the subsystem from every port but {@code keep} when that one listens at {@code address}
      * (a port with the right id at another address is unlinked too: unused, it can take the address);
-     * each port left linking nothing is removed.
+     * each port left linking nothing is removed. Whether a link was removed (its controllers were dropped).
      */
-    void portLinksExcept(Nqn subsystem, PortId keep, PortAddress address) {
+    boolean portLinksExcept(Nqn subsystem, PortId keep, PortAddress address) {
+        boolean removed = false;
         for (Path port : fs.list(ports)) {
             OptionalLong id = KernelNumbers.parse(port.getFileName().toString(), PortId.MAX);
             if (id.isPresent() && id.getAsLong() == keep.value() && listensAt(port, address)) {
@@ -43,21 +44,29 @@ final class ConfigfsPrune {
                 fs.unlinkIfPresent(link, "");
             }
             if (!links.isEmpty()) {
+                removed = true;
                 portIfUnused(port);
             }
         }
+        return removed;
     }
 
-    /** Drops every allowed host of the subsystem that is not in {@code keep}; each host entry left unused goes. */
-    void hostsExcept(Nqn subsystem, Set<Nqn> keep) {
+    /**
+     * Drops every allowed host of the subsystem that is not in {@code keep}; each host entry left unused
+     * goes. Whether one was dropped (its live controllers are not: the caller re-links the ports).
+     */
+    boolean hostsExcept(Nqn subsystem, Set<Nqn> keep) {
+        boolean removed = false;
         Path allowed = subsystems.resolve(subsystem.value()).resolve("allowed_hosts");
         for (Path link : fs.list(allowed)) {
             String host = fs.linkTarget(link);
             if (keep.stream().noneMatch(h -> h.value().equals(host))) {
                 fs.unlinkIfPresent(link, "");
                 hostIfUnused(host);
+                removed = true;
             }
         }
+        return removed;
     }
 
     /** Disables and removes every namespace of the subsystem but {@code keep}. */

@@ -80,6 +80,16 @@ public interface NvmetTarget {
     void allowHost(Nqn subsystem, Nqn host, Optional<HostAuth> auth);
 
     /**
+     * {@link #allowHost(Nqn, Nqn, Optional)} for a volume one node uses at a time: afterwards the
+     * subsystem's allowed hosts are exactly {@code host}, every other one removed, and the port links are
+     * made again and drained as by {@link #disallowHost}, also when no other host was listed (an earlier
+     * disallow may have stopped between its two steps): no other host's controller survives it, and
+     * nothing it sent can still reach the device. {@code host}'s own live controller is dropped too and
+     * reconnects by itself.
+     */
+    void allowOnlyHost(Nqn subsystem, Nqn host, Optional<HostAuth> auth);
+
+    /**
      * Whether the kernel's nvmet authenticates hosts in-band (a host entry has {@code dhchap_key}):
      * probed once with a host entry made and removed at once, false while nvmet is not loaded.
      */
@@ -94,6 +104,11 @@ public interface NvmetTarget {
      * every call, also when the host was not allowed (the kernel lists no connected controllers, and a
      * retry after a crash between the two steps must still drop them). Removes {@code hosts/<hostnqn>}
      * when no subsystem admits it any more. Succeeds when the subsystem or the entry is absent.
+     *
+     * <p><b>Drain.</b> The kernel tears dropped controllers down later, and a request one of them already
+     * submitted still executes. This returns only once every dropped controller is torn down: nothing
+     * the revoked host sent can reach the device afterwards. A teardown the kernel does not finish
+     * within the configfs deadline (a hung device) fails the call as timed out; retrying is safe.
      */
     void disallowHost(Nqn subsystem, Nqn host);
 
@@ -124,6 +139,7 @@ public interface NvmetTarget {
      * elsewhere (disabled, pointed at {@code wanted.device()}, enabled). Afterwards {@link ExportDrift}
      * finds nothing. Ports and host entries other subsystems use are never touched. A port with this id
      * that listens elsewhere and exports other subsystems is a conflict, as in {@link #ensurePort}.
+     * A host or port link it removes loses its live controllers, drained as by {@link #disallowHost}.
      */
     void ensureExport(PortId port, WantedExport wanted);
 

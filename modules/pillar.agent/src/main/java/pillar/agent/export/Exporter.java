@@ -77,6 +77,17 @@ public final class Exporter {
         LOG.info(() -> "allowed " + host + " on " + record.subsystem() + auth.map(a -> " with DH-HMAC-CHAP " + a).orElse(""));
     }
 
+    /**
+     * Allows the host alone ({@link NvmetTarget#allowOnlyHost}): every other host is removed, its
+     * controllers dropped and drained. The record must list this host only.
+     */
+    public void allowOnly(ExportRecord record, Nqn host) {
+        learn(List.of(record));
+        Optional<HostAuth> auth = Optional.ofNullable(record.keys(newestKeys).get(host));
+        target.allowOnlyHost(record.subsystem(), host, auth);
+        LOG.info(() -> "allowed " + host + " alone on " + record.subsystem() + auth.map(a -> " with DH-HMAC-CHAP " + a).orElse(""));
+    }
+
     /** Whether the kernel's nvmet authenticates hosts in-band; false when it cannot tell now (nvmet missing). */
     public boolean authSupported() {
         return target.authSupported();

@@ -285,6 +285,9 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     public void allowInitiator(AllowInitiatorRequest request, StreamObserver<AllowInitiatorResponse> response) {
         change("AllowInitiator", response, () -> {
             if (exactlyOne(request.getHostNqn(), request.getClientAddress())) {
+                if (request.getExclusive()) {
+                    throw new InvalidValueException("exclusive", "is for NVMe-oF hosts; an NFS export lists its clients");
+                }
                 if (request.hasAuth()) {
                     throw new InvalidValueException("auth", "NFS clients have no DH-HMAC-CHAP keys");
                 }
@@ -296,7 +299,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                     request.getAuth().getControllerKey(), request.getAuth().getHash(), request.getAuth().getDhGroup()))
                     : Optional.empty();
             operations.allow(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
-                    Nqn.of(request.getHostNqn()), auth);
+                    Nqn.of(request.getHostNqn()), auth, request.getExclusive());
             return AllowInitiatorResponse.getDefaultInstance();
         });
     }

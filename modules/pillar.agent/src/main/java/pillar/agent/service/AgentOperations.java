@@ -234,9 +234,23 @@ public final class AgentOperations {
      * {@link #NVME_AUTH_UNSUPPORTED}. The record is written (with the keys) before the kernel.
      */
     public void allow(Optional<FencingToken> token, VolumeId id, Nqn host, Optional<HostAuth> auth) {
+        allow(token, id, host, auth, false);
+    }
+
+    /**
+     * {@link #allow(Optional, VolumeId, Nqn, Optional)}; with {@code exclusive} the export admits this host
+     * alone afterwards (the record first, then {@link Exporter#allowOnly}: every other host is removed and
+     * its connections dropped and drained). An exclusive allow on an export that admits any host is
+     * refused (FAILED_PRECONDITION): such an export cannot keep a host out.
+     */
+    public void allow(Optional<FencingToken> token, VolumeId id, Nqn host, Optional<HostAuth> auth, boolean exclusive) {
         fence.run(id, token, Intent.CHANGE, done -> {
             refuseNfs(id, "host_nqn");
             ExportRecord record = exported(id);
+            if (exclusive && !record.aclEnabled()) {
+                throw new IllegalStateException("volume " + id + " is exported to any host (acl_enabled false): it cannot"
+                        + " be given to one host alone; export it with acl_enabled");
+            }
             if (record.authRequired() && auth.isEmpty()) {
                 throw new InvalidValueException("auth", "volume " + id + " is exported with auth_required: every host"
                         + " needs its DH-HMAC-CHAP keys");
@@ -251,13 +265,22 @@ public final class AgentOperations {
             if (auth.isPresent()) {
                 requireAuth();
             }
-            ExportRecord updated = withHost(record, host, auth);
+            ExportRecord updated = withHost(exclusive ? alone(record, host) : record, host, auth);
             if (!updated.equals(record)) {
                 exports.write(updated);
             }
-            exporter.allow(updated, host);
+            if (exclusive) {
+                exporter.allowOnly(updated, host);
+            } else {
+                exporter.allow(updated, host);
+            }
             return null;
         });
+    }
+
+    /** The record with every host but {@code host} (and their keys) left out. */
+    private static ExportRecord alone(ExportRecord record, Nqn host) {
+        return record.withAllowedHosts(record.allowedHosts().contains(host) ? Set.of(host) : Set.of());
     }
 
     /** The record with the host allowed; its keys keep their time when unchanged, so a retry is no rotation. */

@@ -88,6 +88,27 @@ class ConfigfsDeadlineTest {
         assertThat(fake.entries("subsystems")).containsExactly(A.value());
     }
 
+    /**
+     * A drain the kernel does not finish (a dropped controller's request stuck on a hung device) fails
+     * the disallow at its deadline as timed out (DEADLINE_EXCEEDED), the host already removed, the
+     * shared lock free for other volumes; the retry once the kernel answers succeeds.
+     */
+    @Test
+    void aDrainStuckInTheKernelFailsAtItsDeadlineAndTheRetryDrains() {
+        fake.target().ensureExport(PORT, wanted(A, DEVICE_A));
+        ConfigfsNvmetTarget target = stuckOn("ports/" + ConfigfsNvmetTarget.DRAIN_PORT, Duration.ofMillis(300));
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> target.disallowHost(A, HOST))
+                .isInstanceOfSatisfying(NvmetTargetException.class, e -> assertThat(e.timedOut()).isTrue());
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        assertThat(fake.entries("subsystems/" + A + "/allowed_hosts")).as("fenced before the drain").isEmpty();
+
+        target.ensureExport(PORT, wanted(B, DEVICE_B)); // the shared lock is not held by the stuck drain
+        hanging.release();
+        target.disallowHost(A, HOST);
+        assertThat(fake.entries("ports")).containsExactly(PORT.dirName());
+    }
+
     @Test
     void anotherVolumeIsExportedWhileOneHangsInItsNamespace() throws Exception {
         ConfigfsNvmetTarget target = stuckOn("subsystems/" + A + "/namespaces/1/enable", Duration.ofMinutes(1));

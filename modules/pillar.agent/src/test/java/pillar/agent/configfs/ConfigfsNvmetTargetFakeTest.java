@@ -86,6 +86,37 @@ class ConfigfsNvmetTargetFakeTest extends NvmetTargetContract {
         return OTHER_DEVICE;
     }
 
+    /**
+     * The drain: a request the revoked host sent before the disallow, held by a slow device, has completed
+     * when the disallow returns (without the drain it is still in flight, and lands after the next node's).
+     */
+    @Test
+    void aDisallowReturnsOnlyOnceTheRevokedHostsRequestsHaveCompleted() throws Exception {
+        export(A, DEVICE, PORT, ADDRESS, HOST);
+        FakeNvmetControllers.Controller controller = fake.connect(ADDRESS, A, HOST);
+        fake.send(controller);
+        assertThat(fake.unfinished(controller)).as("held by the slow device").isEqualTo(1);
+
+        target.disallowHost(A, HOST);
+        assertThat(fake.unfinished(controller)).as("the revoked host's requests once disallowHost returned").isZero();
+    }
+
+    /** The same for every path that removes a host: the exclusive allow and the re-applied export. */
+    @Test
+    void anExclusiveAllowAndAReappliedExportDrainTheHostsTheyRemove() throws Exception {
+        export(A, DEVICE, PORT, ADDRESS, HOST, HOST2);
+        FakeNvmetControllers.Controller other = fake.connect(ADDRESS, A, HOST2);
+        fake.send(other);
+        target.allowOnlyHost(A, HOST, Optional.empty());
+        assertThat(fake.unfinished(other)).as("after the exclusive allow").isZero();
+
+        target.allowHost(A, HOST2);
+        FakeNvmetControllers.Controller again = fake.connect(ADDRESS, A, HOST2);
+        fake.send(again);
+        target.ensureExport(PORT, wanted(A, DEVICE, ADDRESS, HOST));
+        assertThat(fake.unfinished(again)).as("after the re-applied export").isZero();
+    }
+
     @Test
     void exportAndTeardownFollowTheKernelsOrder() {
         export(A, DEVICE, PORT, ADDRESS, HOST);

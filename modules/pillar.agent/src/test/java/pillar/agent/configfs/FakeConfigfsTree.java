@@ -183,6 +183,16 @@ public final class FakeConfigfsTree implements ConfigfsTree {
         return nvmet.controllers().state(controller);
     }
 
+    /** The host sends a request on the controller, which the (slow) device holds; refused unless it is live. */
+    synchronized void send(FakeNvmetControllers.Controller controller) throws IOException {
+        nvmet.controllers().send(controller);
+    }
+
+    /** The controller's requests the device has not completed yet. */
+    synchronized int unfinished(FakeNvmetControllers.Controller controller) {
+        return nvmet.controllers().unfinished(controller);
+    }
+
     /** The host deletes the controller. */
     synchronized void disconnect(FakeNvmetControllers.Controller controller) {
         nvmet.controllers().disconnect(controller);

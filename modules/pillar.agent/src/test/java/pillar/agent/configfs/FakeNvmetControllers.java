@@ -19,6 +19,12 @@ import pillar.agent.configfs.FakeNvmetSubsystems.Subsystem;
  * only when a connect would be accepted now. A host entry with a DH-HMAC-CHAP key admits only a host
  * that proves it ({@link FakeNvmetAuth}). The host's {@code ctrl_loss_tmo} is not modelled: a
  * refused controller stays {@code connecting}.
+ *
+ * <p>Requests on a slow device: a request a live controller sends stays in flight until the device
+ * completes it ({@link #completeAll}). A dropped controller's requests still complete later, onto the
+ * device (the kernel's teardown of the controller runs on {@code nvmet_wq} and waits for them), unless
+ * that work was flushed: removing any port directory does ({@code nvmet_port_release}), completing every
+ * request of every controller dropped before it.
  */
 final class FakeNvmetControllers {
     private final List<Port> listening;
@@ -40,6 +46,9 @@ final class FakeNvmetControllers {
         final String controllerSecret;
         Port port; // null while dropped
         int cntlid;
+        /** Sent while live and not completed yet; the dropped ones' until {@code nvmet_wq} is flushed. */
+        int inFlight;
+        int dropped;
 
         Controller(String host, Subsystem subsystem, InetAddress address, long tcpPort, String hostSecret,
                    String controllerSecret) {
@@ -82,13 +91,41 @@ final class FakeNvmetControllers {
         controller.port = null;
     }
 
-    /** The port no longer links the subsystem: its controllers there are dropped. */
+    /** The port no longer links the subsystem: its controllers there are dropped, their requests left to the teardown. */
     void dropped(Port port, Subsystem subsystem) {
         for (Controller c : controllers) {
             if (c.port == port && c.subsystem == subsystem) {
                 c.port = null;
+                c.dropped += c.inFlight;
+                c.inFlight = 0;
             }
         }
+    }
+
+    /** The host sends a request, which the device holds; refused unless the controller is live. */
+    void send(Controller controller) throws IOException {
+        if (!state(controller).equals("live")) {
+            throw new IOException("controller of " + controller.host + " is not live");
+        }
+        controller.inFlight++;
+    }
+
+    /** The requests of this controller the device has not completed, live or left to a dropped controller's teardown. */
+    int unfinished(Controller controller) {
+        return controller.inFlight + controller.dropped;
+    }
+
+    /** The device completes every request. */
+    void completeAll() {
+        controllers.forEach(c -> {
+            c.inFlight = 0;
+            c.dropped = 0;
+        });
+    }
+
+    /** {@code flush_workqueue(nvmet_wq)}: every dropped controller's teardown ran, waiting for its requests. */
+    void flush() {
+        controllers.forEach(c -> c.dropped = 0);
     }
 
     private Optional<String> attach(Controller controller) {

@@ -77,6 +77,12 @@ final class FakeNvmetPorts {
             return Map.of("ana_groups", new AnaGroups(), "referrals", new Referrals(), "subsystems", new PortSubsystems(this));
         }
 
+        /** {@code nvmet_port_release}: "Let inflight controllers teardown complete" (flushes {@code nvmet_wq}). */
+        @Override
+        void release() {
+            kernel.controllers().flush();
+        }
+
         boolean links(Subsystem subsystem) {
             return subsystems.contains(subsystem);
         }

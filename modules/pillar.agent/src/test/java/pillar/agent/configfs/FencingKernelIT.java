@@ -8,10 +8,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
@@ -62,6 +64,7 @@ class FencingKernelIT {
     private final Random random = new Random();
     private final List<String> controllers = new ArrayList<>();
     private final List<Path> mounts = new ArrayList<>();
+    private final List<String> delayed = new ArrayList<>();
     private BlockWrites writes;
 
     @BeforeAll
@@ -80,6 +83,129 @@ class FencingKernelIT {
             initiator.disconnect(controller, Duration.ofSeconds(20));
         }
         KernelBed.wipe(tree);
+        for (String name : delayed) {
+            run("dmsetup", "remove", "--noudevsync", name);
+        }
+    }
+
+    /**
+     * The drain: a write node A sent before its unpublish, held 3 s by a slow device (dm-delay under the
+     * namespace), has reached the device when {@link NvmetTarget#disallowHost} returns, so the next
+     * node's write to the same block is the last one. B's write goes to the storage under the delay: one
+     * kernel cannot be both nodes on one subsystem (multipath, see above), and a write B sent through the
+     * same uniform delay would queue behind A's anyway; this is the next node whose path is fast. Without
+     * the drain, A's delayed write lands after B's and block 0 reads A's data.
+     */
+    @Test
+    void anUnpublishDrainsTheFencedNodesWriteFromASlowDevice() throws Exception {
+        Nqn subsystem = Nqn.of("nqn.2024-06.io.pillar-csi:contract-fence-drain");
+        Path storage = KernelBed.loopDevice(work, "drain", 16L << 20);
+        try {
+            Path slow = delayWrites(storage, "pillar-contract-drain", 3_000);
+            writes = new BlockWrites(Files.createDirectories(work.resolve("drain")));
+            target.ensureExport(PORT, new WantedExport(subsystem, NSID, slow, ADDRESS, true, Set.of(HOST_A)));
+            connect(subsystem, HOST_A);
+            Path deviceA = head(subsystem);
+
+            AtomicLong started = new AtomicLong();
+            AtomicBoolean stopped = new AtomicBoolean();
+            Thread writerA = Thread.ofPlatform().start(() -> {
+                for (long seq = 0; seq < 100; seq++) {
+                    started.set(seq + 1);
+                    if (!directWrite(deviceA, BlockWrites.block(seq, random))) {
+                        break; // fenced: the host gave up
+                    }
+                }
+                stopped.set(true);
+            });
+            while (started.get() < 2 && !stopped.get()) { // A's second write: in the delay for 3 s from now
+                Thread.sleep(50);
+            }
+            assertThat(stopped.get()).as("A's first write failed").isFalse();
+            Thread.sleep(1_500);
+
+            long start = System.nanoTime();
+            target.disallowHost(subsystem, HOST_A); // ControllerUnpublishVolume's DenyInitiator
+            long drained = System.nanoTime() - start;
+            target.allowOnlyHost(subsystem, HOST_B, Optional.empty()); // ControllerPublishVolume's exclusive allow
+            byte[] mine = BlockWrites.block(7, random);
+            assertThat(directWrite(storage, mine)).as("B's write").isTrue();
+            Thread.sleep(5_000);
+            System.out.printf("[fence] drain: disallowHost returned %d ms after it was called, A's write held 3000 ms"
+                    + " by dm-delay%n", drained / 1_000_000);
+            assertThat(BlockWrites.sha256(directRead(storage))).as("block 0 five seconds after B wrote it: B's data, no"
+                    + " late write of A").isEqualTo(BlockWrites.sha256(mine));
+            writerA.join(WRITE_DEADLINE.toMillis());
+            assertThat(stopped.get()).as("A's writes failed once it was fenced").isTrue();
+        } finally {
+            for (String controller : controllers) {
+                initiator.disconnect(controller, Duration.ofSeconds(20));
+            }
+            controllers.clear();
+            KernelBed.wipe(tree);
+            for (String name : delayed) {
+                run("dmsetup", "remove", "--noudevsync", name);
+            }
+            delayed.clear();
+            KernelBed.detach(storage);
+        }
+    }
+
+    /**
+     * An exclusive allow of B (ControllerPublishVolume for a single-node volume) after a deny of A that
+     * never happened: A, connected and writing, loses its controller and cannot write any more.
+     */
+    @Test
+    void anExclusiveAllowDropsAnotherHostsConnection() throws Exception {
+        Nqn subsystem = Nqn.of("nqn.2024-06.io.pillar-csi:contract-fence-exclusive");
+        publishToA(subsystem);
+        Path deviceA = head(subsystem);
+        assertThat(writes.write(deviceA, 0, BlockWrites.block(0, random), WRITE_DEADLINE)).as("A writes while published").isTrue();
+
+        target.allowOnlyHost(subsystem, HOST_B, Optional.empty());
+        long failedAfter = nanosUntilAWriteFails(deviceA);
+        System.out.printf("[fence] exclusive allow: A's O_DIRECT write failed %d ms after allowOnlyHost(B) returned%n",
+                failedAfter / 1_000_000);
+        assertThat(target.inspect(subsystem).orElseThrow().allowedHosts()).containsExactly(HOST_B.value());
+    }
+
+    /** A device-mapper delay target over {@code device}: reads at once, writes (and flushes) held {@code millis}. */
+    private Path delayWrites(Path device, String name, int millis) throws IOException {
+        run("modprobe", "dm-delay");
+        long sectors = Long.parseLong(runner.run(Command.of(COMMAND_DEADLINE, "blockdev", "--getsz", device.toString()))
+                .stdout().strip());
+        run("dmsetup", "create", "--noudevsync", name, "--table",
+                "0 " + sectors + " delay " + device + " 0 0 " + device + " 0 " + millis);
+        delayed.add(name);
+        try (var entries = Files.list(Path.of("/sys/block"))) {
+            for (Path block : entries.toList()) {
+                Path dmName = block.resolve("dm/name");
+                if (Files.exists(dmName) && Files.readString(dmName).strip().equals(name)) {
+                    return Path.of("/dev").resolve(block.getFileName());
+                }
+            }
+        }
+        throw new AssertionError("dmsetup made no device " + name);
+    }
+
+    /** Block 0 written with O_DIRECT alone: one data write, no flush after it (dm-delay holds each). */
+    private boolean directWrite(Path device, byte[] data) {
+        try {
+            Path source = work.resolve("direct-" + Thread.currentThread().threadId());
+            Files.write(source, data);
+            runner.run(Command.of(WRITE_DEADLINE, "dd", "if=" + source, "of=" + device, "bs=" + BlockWrites.BLOCK,
+                    "count=1", "oflag=direct", "conv=notrunc,nocreat", "status=none"));
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Block 0 as the device holds it (O_DIRECT: no page cache of an earlier read). */
+    private byte[] directRead(Path device) throws IOException {
+        Path copy = work.resolve("read-back");
+        run("dd", "if=" + device, "of=" + copy, "bs=" + BlockWrites.BLOCK, "count=1", "iflag=direct", "status=none");
+        return Files.readAllBytes(copy);
     }
 
     @Test

@@ -402,6 +402,40 @@ abstract class NvmetTargetContract {
         assertThatThrownBy(() -> connect(ADDRESS, A, HOST)).isInstanceOf(IOException.class);
     }
 
+    /**
+     * An exclusive allow leaves the host alone on the subsystem, whatever an earlier deny did: another
+     * host still listed, and one whose link went without the re-link, both lose their live controllers
+     * and cannot connect again; the drain's port is gone afterwards.
+     */
+    @Test
+    void anExclusiveAllowLeavesOnlyThatHostAndDropsEveryOther() throws Exception {
+        Nqn third = Nqn.of("nqn.2014-08.org.nvmexpress:uuid:contract-host-3");
+        export(A, device(), PORT, ADDRESS, HOST, HOST2, third);
+        String listed = connect(ADDRESS, A, HOST2);
+        String unlisted = connect(ADDRESS, A, third);
+        tree().unlink(nvmet("subsystems").resolve(A.value()).resolve("allowed_hosts").resolve(third.value()));
+
+        target().allowOnlyHost(A, HOST, Optional.empty());
+        assertThat(target().inspect(A).orElseThrow().allowedHosts()).containsExactly(HOST.value());
+        await(listed, NvmetTargetContract::notLive, "the other listed host's controller stops being live");
+        await(unlisted, NvmetTargetContract::notLive, "the unlisted host's controller stops being live");
+        assertThatThrownBy(() -> connect(ADDRESS, A, HOST2)).isInstanceOf(IOException.class);
+        assertThat(tree().list(nvmet("ports"))).as("the drain's port is removed again")
+                .noneMatch(p -> p.getFileName().toString().equals(ConfigfsNvmetTarget.DRAIN_PORT.dirName()));
+    }
+
+    /** An export re-applied without a host (drift repair, the start-up re-apply) drops that host's live controller. */
+    @Test
+    void ensureExportDropsTheControllerOfAHostItNoLongerLists() throws Exception {
+        export(A, device(), PORT, ADDRESS, HOST, HOST2);
+        String dropped = connect(ADDRESS, A, HOST2);
+
+        target().ensureExport(PORT, wanted(A, device(), ADDRESS, HOST));
+        await(dropped, NvmetTargetContract::notLive, "the host the export no longer lists loses its controller");
+        assertThatThrownBy(() -> connect(ADDRESS, A, HOST2)).isInstanceOf(IOException.class);
+        assertThat(drift(wanted(A, device(), ADDRESS, HOST))).isEmpty();
+    }
+
     /** A removed subsystem leaves no controller of it live, and nothing can connect to it. */
     @Test
     void aRemovedSubsystemLeavesNoControllerAndRefusesConnects() throws Exception {

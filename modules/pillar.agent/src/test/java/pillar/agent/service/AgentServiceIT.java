@@ -120,6 +120,31 @@ class AgentServiceIT {
                 .setToken(token(3)).setVolumeId("pvc-1").setBackend("fast").setSizeBytes(MIB).build()));
     }
 
+    /**
+     * An exclusive allow leaves the export admitting that host alone, in the record and the kernel,
+     * whatever was allowed before (a deny that never arrived); on an export without an ACL it is refused.
+     */
+    @Test
+    void anExclusiveAllowLeavesTheHostAloneAndIsRefusedWithoutAnAcl() {
+        String other = "nqn.2014-08.org.nvmexpress:uuid:0f9c2a6e-7c1b-4b8e-9a57-000000000002";
+        ExportVolumeResponse export = createAndExport("pvc-9");
+        stub.allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token(1)).setVolumeId("pvc-9").setHostNqn(other).build());
+        stub.allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token(2)).setVolumeId("pvc-9").setHostNqn(HOST)
+                .setExclusive(true).build());
+        assertThat(configfs.entries("subsystems/" + export.getSubsystemNqn() + "/allowed_hosts")).containsExactly(HOST);
+        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getAllowedHostsList())
+                .containsExactly(HOST);
+        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList()).isEmpty();
+
+        var open = stub.createVolume(CreateVolumeRequest.newBuilder().setToken(token(0)).setVolumeId("pvc-10")
+                .setBackend("fast").setSizeBytes(64 * MIB).build()).getVolume();
+        configfs.addBlockDevice(Path.of(open.getDevicePath()));
+        stub.exportVolume(ExportVolumeRequest.newBuilder().setToken(token(0)).setVolumeId("pvc-10").setBackend("fast")
+                .setExport(ExportSpec.newBuilder().setBindAddress("127.0.0.1").setPort(4420).setAclEnabled(false)).build());
+        assertCode(Status.Code.FAILED_PRECONDITION, () -> stub.allowInitiator(AllowInitiatorRequest.newBuilder()
+                .setToken(token(1)).setVolumeId("pvc-10").setHostNqn(HOST).setExclusive(true).build()));
+    }
+
     @Test
     void staleMissingAndForeignTokensAreRefusedAndChangeNothing() {
         createAndExport("pvc-2");

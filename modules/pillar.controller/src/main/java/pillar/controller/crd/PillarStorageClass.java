@@ -32,4 +32,9 @@ public class PillarStorageClass extends CustomResource<PillarStorageClassSpec, P
     public static final String STORAGE_CLASS_CREATED = "StorageClassCreated";
     /** The VolumeSnapshotClass of the same name exists; false when the store or the cluster cannot take snapshots. */
     public static final String SNAPSHOT_CLASS_CREATED = "SnapshotClassCreated";
+    /**
+     * Volumes of this class serve single-node access modes (ReadWriteOnce, ReadWriteOncePod, ReadOnlyOnce):
+     * false (reason AclDisabled) when its NVMe-oF protocol has aclEnabled: false, whose target cannot fence a node.
+     */
+    public static final String SINGLE_NODE_ACCESS = "SingleNodeAccess";
 }

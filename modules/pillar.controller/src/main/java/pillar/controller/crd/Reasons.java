@@ -75,6 +75,10 @@ public final class Reasons {
     public static final String API_ERROR = "ApiError";
     /** The protocol requires NVMe in-band authentication and the store's agent's kernel has none. */
     public static final String NVME_AUTH_UNSUPPORTED = "NvmeAuthUnsupported";
+    /** SingleNodeAccess false: the protocol's target admits any host (aclEnabled: false) and cannot fence a node. */
+    public static final String ACL_DISABLED = "AclDisabled";
+    /** SingleNodeAccess true: the protocol's target admits only the publications' nodes. */
+    public static final String FENCED = "Fenced";
     /** SnapshotClassCreated false: the store is an LVM linear volume group, which cannot take snapshots. */
     public static final String SNAPSHOTS_UNSUPPORTED = "SnapshotsUnsupported";
     /** SnapshotClassCreated false: the cluster serves no snapshot.storage.k8s.io/v1 (its CRDs are not installed). */

@@ -149,7 +149,7 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
             }
             SnapshotClasses.Outcome snapshots = snapshotClasses.sync(psc, store.get());
             return write(psc, true, Reasons.CREATED, "StorageClass " + name + " is in place", Optional.of(snapshots),
-                    snapshots.fault() ? Result.retry() : Result.done());
+                    singleNodeAccess(psc, protocol.get()), snapshots.fault() ? Result.retry() : Result.done());
         } catch (KubernetesClientException e) {
             return write(psc, false, Reasons.API_ERROR, "StorageClass " + name + ": " + e.getMessage(), Result.retry());
         }
@@ -167,11 +167,24 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
     }
 
     private Result write(PillarStorageClass psc, boolean created, String reason, String message, Result result) {
-        return write(psc, created, reason, message, Optional.empty(), result);
+        return write(psc, created, reason, message, Optional.empty(), Optional.empty(), result);
+    }
+
+    /** The SingleNodeAccess condition: false when the class's NVMe-oF protocol admits any host. */
+    private static Optional<Condition> singleNodeAccess(PillarStorageClass psc, PillarProtocol protocol) {
+        var tcp = protocol.getSpec() == null ? null : protocol.getSpec().getNvmeofTcp();
+        if (tcp != null && Boolean.FALSE.equals(tcp.getAclEnabled())) {
+            return Optional.of(new Condition(PillarStorageClass.SINGLE_NODE_ACCESS, Condition.FALSE, Reasons.ACL_DISABLED,
+                    "PillarProtocol " + psc.getSpec().getProtocol() + " has aclEnabled: false: its target admits any host and"
+                            + " cannot fence a node, so CreateVolume and ControllerPublishVolume refuse every access mode but"
+                            + " ReadOnlyMany (INVALID_ARGUMENT)", null, 0));
+        }
+        return Optional.of(new Condition(PillarStorageClass.SINGLE_NODE_ACCESS, Condition.TRUE, Reasons.FENCED,
+                "the protocol's target admits only the nodes a volume is published to", null, 0));
     }
 
     private Result write(PillarStorageClass psc, boolean created, String reason, String message,
-                         Optional<SnapshotClasses.Outcome> snapshots, Result result) {
+                         Optional<SnapshotClasses.Outcome> snapshots, Optional<Condition> access, Result result) {
         PillarStorageClassStatus next = new PillarStorageClassStatus();
         next.setObservedGeneration(ConditionRecorder.generation(psc));
         if (created) {
@@ -188,6 +201,11 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
                     outcome.reason(), outcome.message(), !outcome.fault());
         } else if (psc.getStatus() != null) {
             next.setSnapshotClassName(psc.getStatus().getSnapshotClassName());
+        }
+        if (access.isPresent()) {
+            Condition c = access.get();
+            updated = conditions.set(psc, updated, c.getType(), Condition.TRUE.equals(c.getStatus()), c.getReason(),
+                    c.getMessage(), true);
         }
         next.setConditions(updated);
         status.write(psc, next);

@@ -148,7 +148,32 @@ public final class Capabilities {
         if (!nfs && capability.getAccessMode().getMode() == Mode.MULTI_NODE_MULTI_WRITER) {
             return Optional.of("the volume is served over NVMe-oF/TCP, written from one node at a time: not MULTI_NODE_MULTI_WRITER");
         }
+        if (!nfs && volume.getExport() != null) {
+            return unfenced(volume.getExport().getAclEnabled(), List.of(capability.getAccessMode().getMode().name()));
+        }
         return Optional.empty();
+    }
+
+    /**
+     * Why a volume of an NVMe-oF/TCP protocol with {@code aclEnabled: false} cannot serve these access
+     * modes, or empty: its target admits any host and so cannot fence one, and a single-node mode
+     * (all but ReadOnlyMany) relies on the fence when the volume moves to another node. INVALID_ARGUMENT
+     * to the caller: the class can never serve it, a retry cannot succeed (FAILED_PRECONDITION would say
+     * that a change of the volume's state could).
+     */
+    public static Optional<String> unfenced(Boolean aclEnabled, List<String> accessModes) {
+        if (!Boolean.FALSE.equals(aclEnabled)) {
+            return Optional.empty();
+        }
+        return accessModes.stream().filter(m -> !Mode.MULTI_NODE_READER_ONLY.name().equals(m)).findFirst()
+                .map(m -> "access mode " + m + " is single-node, and the volume's protocol has aclEnabled: false: its target"
+                        + " admits any host and cannot fence a node, so only MULTI_NODE_READER_ONLY (ReadOnlyMany) is served;"
+                        + " use a protocol with aclEnabled: true");
+    }
+
+    /** Whether a publication of this access mode gets the export to itself: every NVMe-oF mode but ReadOnlyMany. */
+    static boolean exclusive(String mode, boolean nfs) {
+        return !nfs && !Mode.MULTI_NODE_READER_ONLY.name().equals(mode);
     }
 
     /**

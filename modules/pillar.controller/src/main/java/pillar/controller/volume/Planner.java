@@ -58,6 +58,11 @@ final class Planner {
             throw CsiException.invalid("parameters: " + why);
         });
         NvmeofTcp tcp = protocol.getNvmeofTcp();
+        if (tcp != null) {
+            Capabilities.unfenced(tcp.getAclEnabled(), capabilities.accessModes()).ifPresent(why -> {
+                throw CsiException.invalid("volume_capabilities: " + why + " (PillarProtocol " + parameters.protocol() + ")");
+            });
+        }
         if (tcp != null && tcp.authRequired()) {
             if (VolumeStageSecrets.secretName(name.value()).isEmpty()) {
                 throw CsiException.invalid("name: the protocol requires authentication, and the node's stage Secret "

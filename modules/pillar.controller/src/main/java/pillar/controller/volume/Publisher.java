@@ -8,6 +8,7 @@ import java.util.Set;
 
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.DenyInitiatorRequest;
+import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.context.PublishContext;
 import pillar.api.csi.v1.ControllerPublishVolumeResponse;
 import pillar.api.csi.v1.VolumeCapability;
@@ -114,7 +115,7 @@ public final class Publisher {
         });
         Optional<HostSecrets> secrets = export.requiresAuth() ? Optional.of(auth.keys(state, node)) : Optional.empty();
         AllowInitiatorRequest.Builder allow = AllowInitiatorRequest.newBuilder().setToken(Records.token(state).toProto())
-                .setVolumeId(id.value());
+                .setVolumeId(id.value()).setExclusive(Capabilities.exclusive(wanted.getAccessMode(), nfs));
         if (nfs) {
             allow.setClientAddress(wanted.getClientAddress());
         } else {
@@ -133,7 +134,9 @@ public final class Publisher {
 
     /**
      * Unpublishes from one node, or from every node when none is named. The grant is withdrawn even
-     * when no publication is recorded: a crash after the record's removal left it in place.
+     * when no publication is recorded: a crash after the record's removal left it in place; unnamed,
+     * every host the agent's export still admits is denied too (a retry after the record lost them).
+     * The agent answers a deny once the node's connections are dropped and drained.
      */
     public void unpublish(VolumeId id, Optional<Nqn> node) {
         Optional<PillarVolumeState> found = states.get(id);
@@ -143,18 +146,27 @@ public final class Publisher {
         PillarVolumeState state = found.get();
         List<String> nodes = node.map(n -> List.of(n.value()))
                 .orElseGet(() -> Records.publications(state).stream().map(Publication::getNode).toList());
-        if (nodes.isEmpty()) {
+        VolumePhase phase = Records.phase(state);
+        boolean exported = Set.of(VolumePhase.Exporting, VolumePhase.Exported).contains(phase);
+        if (nodes.isEmpty() && !exported) {
             return;
         }
         boolean nfs = Capabilities.nfs(state.getSpec());
         boolean authenticated = state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth();
-        List<String> grantees = nfs ? clientAddresses(state, nodes) : authenticated
-                ? nodes.stream().flatMap(n -> auth.withdrawn(state, id, n).stream()).toList() : nodes;
-        VolumePhase phase = Records.phase(state);
+        List<String> grantees = new ArrayList<>(nfs ? clientAddresses(state, nodes) : authenticated
+                ? nodes.stream().flatMap(n -> auth.withdrawn(state, id, n).stream()).toList() : nodes);
+        AgentTarget target = exported ? locator.target(state.getSpec().getAgent()) : null;
+        if (node.isEmpty() && exported) {
+            agents.listExports(target, ListExportsRequest.getDefaultInstance()).getExportsList().stream()
+                    .filter(e -> e.getVolumeId().equals(id.value())).flatMap(e -> e.getAllowedHostsList().stream())
+                    .filter(h -> !grantees.contains(h)).forEach(grantees::add);
+            if (grantees.isEmpty()) {
+                return;
+            }
+        }
         PillarVolumeState written = steps.advance(state, EnumSet.of(phase), phase,
                 next -> next.getPublications().removeIf(p -> nodes.contains(p.getNode())));
-        if (Set.of(VolumePhase.Exporting, VolumePhase.Exported).contains(phase)) {
-            AgentTarget target = locator.target(state.getSpec().getAgent());
+        if (exported) {
             for (String grantee : grantees) {
                 deny(target, written, id, grantee, nfs);
             }

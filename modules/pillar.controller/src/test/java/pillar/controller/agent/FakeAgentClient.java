@@ -227,6 +227,18 @@ public final class FakeAgentClient implements AgentClient {
                         "FAILED_PRECONDITION: volume " + r.getVolumeId() + " is not exported; export it first");
             }
             Grantee host = grantee(target, "AllowInitiator", export, r.getHostNqn(), r.getClientAddress());
+            if (r.getExclusive() && !r.getClientAddress().isEmpty()) {
+                throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, "AllowInitiator", target,
+                        "INVALID_ARGUMENT: exclusive is for NVMe-oF hosts");
+            }
+            if (r.getExclusive() && !export.spec().getAclEnabled()) {
+                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, "AllowInitiator", target,
+                        "FAILED_PRECONDITION: volume " + r.getVolumeId() + " is exported to any host (acl_enabled false)");
+            }
+            if (r.getExclusive()) { // the host alone: every other one removed (and its connections dropped and drained)
+                export.allowedHosts().retainAll(Set.of(host.value()));
+                agent.hostAuth.getOrDefault(r.getVolumeId(), new HashMap<>()).keySet().retainAll(Set.of(host.value()));
+            }
             if (export.spec().getAuthRequired()) {
                 HostAuth auth = r.getAuth();
                 if (!r.hasAuth() || auth.getHostKey().isEmpty()) {

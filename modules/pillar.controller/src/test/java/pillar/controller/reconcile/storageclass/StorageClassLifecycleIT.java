@@ -91,6 +91,25 @@ class StorageClassLifecycleIT {
         assertThat(storageClass("plain").orElseThrow().getParameters()).doesNotContainKey("csi.storage.k8s.io/node-stage-secret-name");
     }
 
+    /** A class on a protocol that admits any host says that it serves no single-node access mode; one with an ACL says it does. */
+    @Test
+    void aClassOnAProtocolWithoutAclSaysItServesNoSingleNodeAccessMode() {
+        harness.create(Pillars.protocol("open", "192.0.2.10"));
+        harness.edit(pillar.controller.crd.PillarProtocol.class, "open", p -> {
+            p.getSpec().getNvmeofTcp().setAclEnabled(false);
+            return p;
+        });
+        harness.create(Pillars.storageClass("shared-ro", "tank", "open"));
+        Condition refused = harness.awaitCondition(PillarStorageClass.class, "shared-ro", PillarStorageClass.SINGLE_NODE_ACCESS,
+                Condition.FALSE, Reasons.ACL_DISABLED, c -> c.getStatus().getConditions());
+        assertThat(refused.getMessage()).contains("aclEnabled: false").contains("ReadOnlyMany").contains("INVALID_ARGUMENT");
+        awaitCondition("shared-ro", Condition.TRUE, Reasons.CREATED);
+
+        harness.create(Pillars.storageClass("fenced", "tank", "tcp"));
+        harness.awaitCondition(PillarStorageClass.class, "fenced", PillarStorageClass.SINGLE_NODE_ACCESS, Condition.TRUE,
+                Reasons.FENCED, c -> c.getStatus().getConditions());
+    }
+
     @Test
     void appearsChangesAndDisappearsWithItsPillarStorageClass() {
         PillarStorageClass created = harness.create(Pillars.storageClass("fast-nvme", "tank", "tcp"));
