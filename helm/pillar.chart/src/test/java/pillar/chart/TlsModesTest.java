@@ -143,7 +143,7 @@ class TlsModesTest {
     void oneNameForTheControllerAndTheAgentsIsRefused() {
         for (String mode : List.of("generated", "cert-manager")) {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> HelmChart.template(merge(Map.of("tls", Map.of("mode", mode,
-                    "controllerName", "pillar", "agentServerName", "pillar"))), "1.24.0")).as(mode)
+                    "controllerName", "pillar", "agentServerName", "pillar"))), "1.25.0")).as(mode)
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("would pass for an agent's");
         }
     }

@@ -46,7 +46,7 @@ class WorkloadOptionsRenderTest {
         assertThat(agentContainer.getEnv()).extracting(EnvVar::getName).containsExactly("NODE_NAME", "PILLAR_NODE_IP", "TZ");
         Container node = Rendered.container(rendered.nodePlugin().getSpec().getTemplate().getSpec(), "pillar-node");
         assertThat(node.getArgs()).containsExactly("--config", "/etc/pillar-csi/config/node.yaml", "--node.id=$(NODE_NAME)");
-        assertThat(node.getEnv()).extracting(EnvVar::getName).containsExactly("NODE_NAME", "TZ");
+        assertThat(node.getEnv()).extracting(EnvVar::getName).containsExactly("NODE_NAME", "PILLAR_NODE_IP", "TZ");
     }
 
     @Test
