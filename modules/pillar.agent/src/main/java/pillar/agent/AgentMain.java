@@ -17,6 +17,7 @@ import io.helidon.config.Config;
 import io.helidon.logging.common.LogConfig;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
+import pillar.agent.config.CallBudgets;
 import pillar.api.agent.v1.BackendKind;
 import pillar.agent.backend.Backends;
 import pillar.agent.backend.VolumeBackend;
@@ -88,10 +89,12 @@ public final class AgentMain {
         boolean recover = rest.remove(RECOVER_STATE);
         AgentConfig config;
         WorkloadMetrics metrics;
+        Duration callBudget;
         try {
             Config root = WorkloadConfig.load(rest.toArray(String[]::new));
             LogFormat.from(root).apply();
             config = AgentConfig.from(root);
+            callBudget = CallBudgets.from(root);
             metrics = WorkloadMetrics.from(root, "agent");
         } catch (IllegalArgumentException e) {
             err.println("pillar-agent: refusing to start: " + e.getMessage());
@@ -133,7 +136,7 @@ public final class AgentMain {
         WorkloadServer server;
         try {
             server = start(config, backends, target, state, metrics, new KernelNfsServer(commands, EXPORTFS_TIMEOUT, Path.of("/etc/exports"),
-                    Path.of("/proc")));
+                    Path.of("/proc")), callBudget);
         } catch (IllegalArgumentException e) {
             // unusable certificate files (unreadable, not PEM, a key of another certificate)
             err.println("pillar-agent: refusing to start: " + e.getMessage());
@@ -198,6 +201,12 @@ public final class AgentMain {
      */
     public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
                                        StateCheck.Verdict state, WorkloadMetrics metrics, NfsServer nfs) {
+        return start(config, backends, target, state, metrics, nfs, AgentGrpcService.CALL_BUDGET);
+    }
+
+    /** {@link #start(AgentConfig, Map, NvmetTarget, StateCheck.Verdict, WorkloadMetrics, NfsServer)} with each call's budget. */
+    public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
+                                       StateCheck.Verdict state, WorkloadMetrics metrics, NfsServer nfs, Duration callBudget) {
         ExportStore exports = new ExportStore(config.stateDir());
         Exporter exporter = new Exporter(target);
         FencingRefusals refusals = new FencingRefusals(metrics);
@@ -215,7 +224,7 @@ public final class AgentMain {
                 .tcp(config.listenHost(), config.listenPort())
                 .health(config.healthHost(), config.healthPort())
                 .metrics(metrics)
-                .service(new AgentGrpcService(config.backends(), operations, gate, nfs::problem))
+                .service(new AgentGrpcService(config.backends(), operations, gate, nfs::problem, callBudget))
                 .readiness(state instanceof StateCheck.Verdict.Missing ? StateCheck.REASON : "exports-reapplied", gate::isOpen)
                 .onClose(gauges::close);
         config.tls().ifPresentOrElse(files -> builder.tls(mutualTls(files)), () -> LOG.warning(

@@ -95,12 +95,14 @@ final class BackgroundJobs implements AutoCloseable {
     }
 
     /**
-     * The answer of a call on the job's volume: returns once the work is whole, waiting at most {@code wait}
-     * (capped to the call's budget); a failure is thrown FAILED once (the job is then forgotten, so the
-     * next call resumes it from its checkpoint); otherwise BUSY with the progress.
+     * The answer of a call on the job's volume: returns once the work is whole, waiting at most {@code wait},
+     * or half of what is left of the call's budget when that is less (the rest is for the steps after, an
+     * lvremove); a failure is thrown FAILED once (the job is then forgotten, so the next call resumes it from
+     * its checkpoint); otherwise BUSY with the progress.
      */
     void answer(Job job, Duration wait) {
-        if (job.await(CallBudget.cap(wait)) && job.whole()) {
+        Duration capped = CallBudget.cap(wait);
+        if (job.await(capped.compareTo(wait) < 0 ? capped.dividedBy(2) : wait) && job.whole()) {
             return;
         }
         Optional<RuntimeException> failed = job.failure();
