@@ -59,24 +59,12 @@ final class LvmZeroing {
 
     /** Whether the LV is being zeroed for its removal (it carries a {@value #ZEROED_TAG} tag). */
     static boolean deleting(Lv lv) {
-        return lv.tags().stream().anyMatch(t -> t.startsWith(ZEROED_TAG));
+        return !LvmSnapshots.tagged(lv, ZEROED_TAG).isEmpty();
     }
 
-    /** The bytes from its start that read zeroes on stable storage, by its tag; -1 without one. */
+    /** The bytes from its start that read zeroes on stable storage, by its tag (the lowest of several); -1 without one. */
     static long zeroed(Lv lv) {
-        long lowest = Long.MAX_VALUE;
-        for (String tag : tags(lv)) {
-            try {
-                lowest = Math.min(lowest, Math.max(0, Long.parseLong(tag.substring(ZEROED_TAG.length()))));
-            } catch (NumberFormatException e) {
-                lowest = 0; // not ours to trust: from the start
-            }
-        }
-        return lowest == Long.MAX_VALUE ? -1 : lowest;
-    }
-
-    private static List<String> tags(Lv lv) {
-        return lv.tags().stream().filter(t -> t.startsWith(ZEROED_TAG)).toList();
+        return LvmSnapshots.checkpoint(lv, ZEROED_TAG);
     }
 
     /** A BUSY refusal of {@code what} on an LV being zeroed for its removal. */
@@ -116,7 +104,7 @@ final class LvmZeroing {
                     + ByteSize.of(size));
         }
         long from = Math.max(0, checkpoint);
-        List<String> stale = first == null ? tags(lv) : List.of(first);
+        List<String> stale = first == null ? LvmSnapshots.tagged(lv, ZEROED_TAG) : List.of(first);
         return jobs.start(id, null, "zeroing " + lvm.path(id) + " before its removal", from, size,
                 job -> run(job, id, device, from, size, stale));
     }
