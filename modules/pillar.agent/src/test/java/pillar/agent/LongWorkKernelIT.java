@@ -39,8 +39,8 @@ import pillar.api.value.LifecycleUid;
  */
 class LongWorkKernelIT {
     private static final long MIB = 1L << 20;
-    private static final long SIZE = 48 * MIB;
-    private static final int WRITE_DELAY_MS = 1000;
+    private static final long SIZE = 32 * MIB;
+    private static final int WRITE_DELAY_MS = 5000;
     private static final int BUDGET_SECONDS = 10;
     private static final String VG = "pillarlongvg";
     private static final String DM = "pillarlongslow";
@@ -77,7 +77,7 @@ class LongWorkKernelIT {
         long start = System.nanoTime();
         int abortedBefore = 0;
         String last = "";
-        while (percent(last) < 35) {
+        while (percent(last) < 50) {
             last = deleteAnsweringAborted();
             abortedBefore++;
             System.out.println("[delete " + abortedBefore + "] ABORTED: " + last);
@@ -131,8 +131,11 @@ class LongWorkKernelIT {
         meta = VmBed.loopDevice(dir, "meta", 16 * MIB);
         data = VmBed.loopDevice(dir, "data", 128 * MIB);
         long sectors = 128 * MIB / 512;
-        run("dmsetup", "create", DM, "--table", "0 " + sectors + " delay " + data + " 0 0 " + data + " 0 " + WRITE_DELAY_MS);
+        // no udev in the VM: dmsetup makes the node itself and waits for no udev event
+        run("dmsetup", "create", "--noudevsync", "--noudevrules", DM, "--table", "0 " + sectors + " delay " + data + " 0 0 " + data + " 0 "
+                + WRITE_DELAY_MS);
         mapped = true;
+        run("dmsetup", "mknodes", DM);
         Path slow = Path.of("/dev/mapper", DM);
         run("pvcreate", "-q", meta.toString());
         run("pvcreate", "-q", "--metadatacopies", "0", slow.toString());
@@ -163,7 +166,7 @@ class LongWorkKernelIT {
             agent.stub().deleteVolume(DeleteVolumeRequest.newBuilder().setToken(token()).setVolumeId(VOLUME).setBackend("slow").build());
         } catch (StatusRuntimeException e) {
             assertThat(e.getStatus().getCode()).as("%s", e.getStatus()).isEqualTo(Status.Code.ABORTED);
-            assertThat(e.getStatus().getDescription()).contains("zeroing").contains(" of 48MiB");
+            assertThat(e.getStatus().getDescription()).contains("zeroing").contains(" of 32MiB");
             return e.getStatus().getDescription();
         }
         throw new AssertionError("the DeleteVolume answered OK before the agent was killed: the bed is not slow enough");
@@ -224,7 +227,7 @@ class LongWorkKernelIT {
                 () -> run("vgremove", "-q", "-f", VG),
                 () -> {
                     if (mapped) {
-                        run("dmsetup", "remove", DM);
+                        run("dmsetup", "remove", "--noudevsync", "--noudevrules", DM);
                     }
                 },
                 () -> {

@@ -517,8 +517,8 @@ public final class FakeLvm implements ProcessRunner {
     /**
      * {@code blkdiscard --zeroout [--offset O --length L] DEVICE}: the LV reads zeroes there (all of it without a
      * range; a range past the end stops at it, as util-linux clips it); half of the range when interrupted.
-     * Refused as util-linux refuses: an offset or length not a multiple of 512 ("is not aligned to sector
-     * size 512"), an offset past the end ("is greater than device size").
+     * Refused as util-linux 2.38 refuses, with its words ({@code LvmLinearCloneKernelIT#rangedBlkdiscardAnswersAsTheFakeDoes}):
+     * an offset or length not a multiple of 512, an offset past the end.
      */
     private CommandResult blkdiscard(Command command, List<String> a) {
         boolean ranged = a.size() == 7;
@@ -533,7 +533,7 @@ public final class FakeLvm implements ProcessRunner {
                     + " is not aligned to sector size 512\n");
         }
         if (offset > lv.size) {
-            throw failure(command, 1, "blkdiscard: " + device + ": offset " + offset + " is greater than device size " + lv.size + "\n");
+            throw failure(command, 1, "blkdiscard: " + device + ": offset is greater than device size\n");
         }
         long end = Math.min(lv.size, offset + length);
         zeroings.add(new long[] {offset, end});

@@ -107,9 +107,9 @@ class LvmLinearCloneKernelIT {
         assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(cloneData);
         assertThat(linear.list()).extracting(BackendVolume::id).containsExactlyInAnyOrder(SRC, CLONE);
 
-        linear.delete(SRC);
+        BackendAssertions.deleted(linear, SRC);
         assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(cloneData);
-        linear.delete(CLONE);
+        BackendAssertions.deleted(linear, CLONE);
         assertNoLvLeft();
     }
 
@@ -130,9 +130,9 @@ class LvmLinearCloneKernelIT {
         assertThat(Long.parseLong(sh("blockdev", "--getsize64", clone.device().toString()).strip())).isEqualTo(48L << 20);
         assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(source);
         assertThat(DeviceData.hash(clone, 48L << 20)).as("zeroes past the source").isEqualTo(sha256(expected));
-        linear.delete(CLONE);
+        BackendAssertions.deleted(linear, CLONE);
         assertThat(DeviceData.hash(src, SIZE.bytes())).isEqualTo(source);
-        linear.delete(SRC);
+        BackendAssertions.deleted(linear, SRC);
         assertNoLvLeft();
     }
 
@@ -157,8 +157,8 @@ class LvmLinearCloneKernelIT {
         assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(before);
         assertThat(tags("pvc-clone")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION, CONTENT);
         assertThat(tags("pvc-src")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION);
-        linear.delete(CLONE);
-        linear.delete(SRC);
+        BackendAssertions.deleted(linear, CLONE);
+        BackendAssertions.deleted(linear, SRC);
         assertNoLvLeft();
     }
 
@@ -182,8 +182,8 @@ class LvmLinearCloneKernelIT {
 
         assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(before);
         assertThat(tags("pvc-clone")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION, CONTENT);
-        linear.delete(CLONE);
-        linear.delete(SRC);
+        BackendAssertions.deleted(linear, CLONE);
+        BackendAssertions.deleted(linear, SRC);
         assertNoLvLeft();
     }
 
@@ -215,8 +215,8 @@ class LvmLinearCloneKernelIT {
 
             assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(before);
             assertThat(tags("pvc-clone")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION, CONTENT);
-            impatient.delete(SRC);
-            impatient.delete(CLONE);
+            BackendAssertions.deleted(impatient, SRC);
+            BackendAssertions.deleted(impatient, CLONE);
             assertNoLvLeft();
         } finally {
             impatient.close();

@@ -81,8 +81,8 @@ class LvmZeroingTest extends FakeLvmFixture {
 
         assertFails(() -> agent.delete(PVC1), Kind.BUSY, "zeroing vg0/pvc-1 before its removal in the background: 0B of 64MiB (0%)");
         assertThat(lvm.tags("pvc-1")).as("marked as being deleted before the first chunk").contains("pillar-csi.zeroed:0");
-        gated.permits.release(16);
-        awaitOffsets(gated, 16);
+        gated.permits.release(2);
+        awaitOffsets(gated, 2);
         String busy = busyAnswer(agent);
         assertThat(busy).contains("zeroing vg0/pvc-1 before its removal in the background: 16MiB of 64MiB (25%)");
         assertThat(lvm.exists("pvc-1")).as("kept while it is zeroed").isTrue();
@@ -105,7 +105,7 @@ class LvmZeroingTest extends FakeLvmFixture {
         AtomicLong now = new AtomicLong();
         Gated crashing = new Gated();
         crashing.permits.release(Integer.MAX_VALUE / 2);
-        crashing.killAfter.set(40);
+        crashing.killAfter.set(5);
         // every read of the clock is 6 s later: a checkpoint after each chunk
         LvmVolumeBackend crashed = backend(crashing, () -> now.addAndGet(Duration.ofSeconds(6).toNanos()), Duration.ofSeconds(20));
         BackendVolume old = crashed.create(PVC1, SIZE, Map.of());
@@ -115,7 +115,7 @@ class LvmZeroingTest extends FakeLvmFixture {
         assertFails(() -> crashed.delete(PVC1), Kind.FAILED, "the next call resumes zeroing vg0/pvc-1 before its removal at 40MiB");
         assertThat(lvm.exists("pvc-1")).isTrue();
         assertThat(lvm.tags("pvc-1")).as("one checkpoint tag").filteredOn(t -> t.startsWith("pillar-csi.zeroed:"))
-                .containsExactly("pillar-csi.zeroed:" + 40 * chunk);
+                .containsExactly("pillar-csi.zeroed:" + 5 * chunk);
         crashed.close();
 
         Gated open = new Gated();
@@ -123,7 +123,7 @@ class LvmZeroingTest extends FakeLvmFixture {
         LvmVolumeBackend restarted = backend(open, System::nanoTime, Duration.ofSeconds(20));
         restarted.delete(PVC1);
 
-        assertThat(open.offsets()).as("resumed at the checkpoint").isEqualTo(offsets(40 * chunk, SIZE.bytes(), chunk));
+        assertThat(open.offsets()).as("resumed at the checkpoint").isEqualTo(offsets(5 * chunk, SIZE.bytes(), chunk));
         assertThat(lvm.exists("pvc-1")).isFalse();
         assertThat(LvmRemanenceTest.read(restarted.create(PVC2, SIZE, Map.of()).device(), SIZE.bytes())).containsOnly(0);
     }
@@ -152,8 +152,9 @@ class LvmZeroingTest extends FakeLvmFixture {
 
     @Test
     void chunksAreAFewOfTheDeviceAndBoundedSoEachCommandHasABoundedDeadline() {
-        assertThat(DeviceZeroing.chunk(64L << 20)).isEqualTo(1L << 20);
-        assertThat(DeviceZeroing.chunk(4L << 30)).isEqualTo(64L << 20);
+        assertThat(DeviceZeroing.chunk(32L << 20)).isEqualTo(8L << 20);
+        assertThat(DeviceZeroing.chunk(4L << 30)).isEqualTo(256L << 20);
+        assertThat(DeviceZeroing.chunk((4L << 30) + (1L << 20))).as("whole MiB").isEqualTo(257L << 20);
         assertThat(DeviceZeroing.chunk(100L << 30)).isEqualTo(1L << 30);
         assertThat(DeviceZeroing.chunk(100L << 40)).isEqualTo(1L << 30);
         assertThat(DeviceZeroing.deadline(TIMEOUT, DeviceZeroing.chunk(100L << 40))).isEqualTo(TIMEOUT.plusSeconds(33));
