@@ -25,10 +25,11 @@ import pillar.runtime.exec.CommandFailedException;
  * <p>Durable state, in one tag of the LV ({@value #ZEROED_TAG}{@code <bytes>}: bytes {@code [0, bytes)} read
  * zeroes on stable storage): added with 0 before the first chunk, which also marks the LV as being deleted
  * (a create refuses to adopt it, a clone to copy onto it, an expand to grow it); swapped in one lvchange,
- * after the device was flushed, at most every {@link #CHECKPOINT_EVERY} and when the job is stopped; its
- * size once whole. A tag for the reason {@link LvmVolumeBackend}'s copies give: it lives and dies with the
- * LV. After a restart the next delete resumes at the checkpoint; more than one tag (a crash between two
- * lvchanges cannot leave that, a stale retry could) counts as the lowest.
+ * after the device was flushed, at most every {@link #CHECKPOINT_EVERY} and when the job is stopped. A
+ * whole job flushes the device and ends: the lvremove follows at once. A tag for the reason
+ * {@link LvmVolumeBackend}'s copies give: it lives and dies with the LV. After a restart the next delete
+ * resumes at the checkpoint; more than one tag (a crash between two lvchanges cannot leave that, a stale
+ * retry could) counts as the lowest.
  */
 final class LvmZeroing {
     /** The prefix of the checkpoint tag of a linear LV being zeroed for its removal. */
@@ -46,6 +47,11 @@ final class LvmZeroing {
     private final BlockCopy.Devices devices;
     private final LongSupplier nanoTime;
     private final Duration callWait;
+    /**
+     * The LVs whose job ended whole and no call has seen it yet: in memory only (after a restart the next
+     * delete zeroes again from the checkpoint), and trusted only while the LV carries its zeroing tag.
+     */
+    private final java.util.Set<VolumeId> whole = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     LvmZeroing(Lvm lvm, DeviceZeroing zeroing, BackgroundJobs jobs, BlockCopy.Devices devices, LongSupplier nanoTime,
                Duration callWait) {
@@ -81,15 +87,13 @@ final class LvmZeroing {
     void zeroed(VolumeId id, Lv lv, Path device) {
         Optional<BackgroundJobs.Job> running = jobs.onto(id);
         if (running.isEmpty()) {
-            // read again: a job tags the LV whole and then leaves the registry, both perhaps since the caller's report
-            Lv now = lvm.lv(id).orElse(lv);
-            long at = zeroed(now);
-            if (at >= now.size()) {
-                return;
+            if (deleting(lv) && whole.remove(id)) {
+                return; // its job ended whole after the last call stopped waiting (its tag still says the checkpoint)
             }
-            running = Optional.of(start(id, now, device, at));
+            running = Optional.of(start(id, lv, device, zeroed(lv)));
         }
         jobs.answer(running.get(), callWait);
+        whole.remove(id);
     }
 
     private BackgroundJobs.Job start(VolumeId id, Lv lv, Path device, long checkpoint) {
@@ -132,7 +136,8 @@ final class LvmZeroing {
                 nextCheckpoint = now + CHECKPOINT_EVERY.toNanos();
             }
         }
-        checkpoints.record(size);
+        checkpoints.flush(); // whole: the lvremove follows, no tag needed (a crash before it costs the last stretch again)
+        whole.add(id);
         long millis = (nanoTime.getAsLong() - start) / 1_000_000;
         LOG.info(() -> "zeroed " + lvm.path(id) + " (" + ByteSize.of(size) + ") in " + millis + " ms"
                 + (from > 0 ? ", resumed at " + ByteSize.of(from) : ""));
@@ -177,7 +182,7 @@ final class LvmZeroing {
         }
 
         /** The device's write cache to stable storage (blkdiscard's writes complete in it, unflushed). */
-        private void flush() {
+        void flush() {
             try (FileChannel channel = devices.open(device, false)) {
                 channel.force(true);
             } catch (IOException e) {

@@ -129,17 +129,6 @@ class LvmZeroingTest extends FakeLvmFixture {
     }
 
     @Test
-    void aWholeZeroingWhoseLvremoveACrashCutShortIsNotZeroedAgain() throws Exception {
-        linear.create(PVC1, SIZE, Map.of());
-        lvm.run(Command.of(Duration.ofSeconds(5), "lvchange", "--addtag", "pillar-csi.zeroed:" + SIZE.bytes(), "vg0/pvc-1"));
-
-        linear.delete(PVC1);
-
-        assertThat(lvm.exists("pvc-1")).isFalse();
-        assertThat(lvm.programs()).doesNotContain("blkdiscard");
-    }
-
-    @Test
     void aCloneCannotBeCopiedOntoAnLvBeingDeleted() throws Exception {
         linear.create(PVC2, SIZE, Map.of());
         lvm.addTagged("pvc-1", SIZE.bytes(), "", List.of(LvmVolumeBackend.TAG, LvmVolumeBackend.INSTALLATION_TAG + "embedded",
