@@ -130,10 +130,12 @@ class LongWorkKernelIT {
         run("modprobe", "dm-delay");
         meta = VmBed.loopDevice(dir, "meta", 16 * MIB);
         data = VmBed.loopDevice(dir, "data", 128 * MIB);
-        long sectors = 128 * MIB / 512;
+        // 1 MiB into the loop device: the PV label written through the delay target is then not at the loop
+        // device's own start, where LVM would find it a second time (a duplicate PV, which vgcreate refuses)
+        long sectors = 127 * MIB / 512;
         // no udev in the VM: dmsetup makes the node itself and waits for no udev event
-        run("dmsetup", "create", "--noudevsync", "--noudevrules", DM, "--table", "0 " + sectors + " delay " + data + " 0 0 " + data + " 0 "
-                + WRITE_DELAY_MS);
+        run("dmsetup", "create", "--noudevsync", "--noudevrules", DM, "--table", "0 " + sectors + " delay " + data + " 2048 0 " + data
+                + " 2048 " + WRITE_DELAY_MS);
         mapped = true;
         run("dmsetup", "mknodes", DM);
         Path slow = Path.of("/dev/mapper", DM);
