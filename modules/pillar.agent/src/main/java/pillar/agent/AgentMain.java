@@ -17,6 +17,7 @@ import io.helidon.config.Config;
 import io.helidon.logging.common.LogConfig;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
+import pillar.agent.config.CallBudgets;
 import pillar.api.agent.v1.BackendKind;
 import pillar.agent.backend.Backends;
 import pillar.agent.backend.VolumeBackend;
@@ -96,11 +97,13 @@ public final class AgentMain {
         AgentConfig config;
         WorkloadMetrics metrics;
         ServerLimits limits;
+        Duration callBudget;
         try {
             Config root = WorkloadConfig.load(rest.toArray(String[]::new));
             LogFormat.from(root).apply();
             LogLevel.from(root).apply();
             config = AgentConfig.from(root);
+            callBudget = CallBudgets.from(root);
             metrics = WorkloadMetrics.from(root, "agent");
             limits = ServerLimits.from(root);
         } catch (IllegalArgumentException e) {
@@ -143,7 +146,7 @@ public final class AgentMain {
         WorkloadServer server;
         try {
             server = start(config, backends, target, state, metrics, new KernelNfsServer(commands, EXPORTFS_TIMEOUT, Path.of("/etc/exports"),
-                    Path.of("/proc")), limits);
+                    Path.of("/proc")), limits, callBudget);
         } catch (IllegalArgumentException e) {
             // unusable certificate files (unreadable, not PEM, a key of another certificate)
             err.println("pillar-agent: refusing to start: " + e.getMessage());
@@ -217,16 +220,30 @@ public final class AgentMain {
      */
     public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
                                        StateCheck.Verdict state, WorkloadMetrics metrics, NfsServer nfs) {
-        return start(config, backends, target, state, metrics, nfs, ServerLimits.DEFAULTS);
+        return start(config, backends, target, state, metrics, nfs, ServerLimits.DEFAULTS, AgentGrpcService.CALL_BUDGET);
+    }
+
+    /** {@link #start(AgentConfig, Map, NvmetTarget, StateCheck.Verdict, WorkloadMetrics, NfsServer)} within {@code limits}. */
+    public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
+                                       StateCheck.Verdict state, WorkloadMetrics metrics, NfsServer nfs, ServerLimits limits) {
+        return start(config, backends, target, state, metrics, nfs, limits, AgentGrpcService.CALL_BUDGET);
+    }
+
+    /** {@link #start(AgentConfig, Map, NvmetTarget, StateCheck.Verdict, WorkloadMetrics, NfsServer)} with each call's budget. */
+    public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
+                                       StateCheck.Verdict state, WorkloadMetrics metrics, NfsServer nfs, Duration callBudget) {
+        return start(config, backends, target, state, metrics, nfs, ServerLimits.DEFAULTS, callBudget);
     }
 
     /**
      * {@link #start(AgentConfig, Map, NvmetTarget, StateCheck.Verdict, WorkloadMetrics, NfsServer)} within
-     * {@code limits}. A port still in use is waited for within {@code limits.bindTimeout()}, then a
-     * {@link ListenException}; a failure after the server started closes it before it is thrown.
+     * {@code limits}, with each call's budget. A port still in use is waited for within
+     * {@code limits.bindTimeout()}, then a {@link ListenException}; a failure after the server started
+     * closes it before it is thrown.
      */
     public static WorkloadServer start(AgentConfig config, Map<String, VolumeBackend> backends, NvmetTarget target,
-                                       StateCheck.Verdict state, WorkloadMetrics metrics, NfsServer nfs, ServerLimits limits) {
+                                       StateCheck.Verdict state, WorkloadMetrics metrics, NfsServer nfs, ServerLimits limits,
+                                       Duration callBudget) {
         DamagedRecords damaged = new DamagedRecords();
         damaged.register(metrics);
         ExportStore exports = new ExportStore(config.stateDir(), damaged);
@@ -253,7 +270,7 @@ public final class AgentMain {
                 .limits(limits)
                 .metrics(metrics)
                 .service(new AgentGrpcService(config.backends(), operations, gate, nfs::problem,
-                        () -> damaged.list().stream().map(DamagedRecords.Damage::describe).toList()))
+                        () -> damaged.list().stream().map(DamagedRecords.Damage::describe).toList(), callBudget))
                 .readiness(state instanceof StateCheck.Verdict.Missing ? StateCheck.REASON : "exports-reapplied", gate::isOpen)
                 .onClose(gauges::close);
         config.tls().ifPresentOrElse(files -> builder.tls(mutualTls(files)), () -> LOG.warning(

@@ -89,7 +89,7 @@ class DataRemanenceKernelIT {
         fill(old.device());
         String oldExtents = extents("pvc-old");
         long start = System.nanoTime();
-        linear.delete(VolumeId.of("pvc-old"));
+        pillar.agent.backend.BackendAssertions.deleted(linear, VolumeId.of("pvc-old"));
         System.out.printf("[timing] linear delete of %d MiB with zeroing: %d ms%n", SIZE >> 20, (System.nanoTime() - start) / 1_000_000);
         BackendVolume fresh = linear.create(VolumeId.of("pvc-new"), ByteSize.of(SIZE), Map.of());
 

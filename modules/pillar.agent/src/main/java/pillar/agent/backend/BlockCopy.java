@@ -32,7 +32,7 @@ import pillar.api.value.ByteSize;
  * before those writes; and a large copy would evict the host's page cache. A source that is written
  * meanwhile gives a crash-consistent copy at best, as any block-level clone of a running volume.
  *
- * <p>No deadline: the copy runs in a thread of its own ({@link LinearCopies}), as long as the size needs,
+ * <p>No deadline: the copy runs in a thread of its own ({@link BackgroundJobs}), as long as the size needs,
  * and stops at the next chunk when {@link Progress#stopped()} says so. Progress is logged at INFO at every
  * tenth of the size or every {@link #LOG_EVERY}, whichever comes first.
  */

@@ -18,8 +18,11 @@ import pillar.runtime.exec.ProcessRunner;
  * <p>blkdiscard opens the device exclusively (util-linux 2.36 and later): a device that is mounted or
  * otherwise held exclusively is refused with EBUSY, never zeroed under its holder.
  *
- * <p>Deadline: the command timeout plus the size at {@value #FLOOR_MIB_PER_SECOND} MiB/s, so a large
- * volume gets the time a slow disk needs and a hung one is killed.
+ * <p>A range at a time ({@code --offset O --length L}): a device is zeroed in {@link #chunk} pieces, each
+ * one command whose deadline is the command timeout plus its length at {@value #FLOOR_MIB_PER_SECOND}
+ * MiB/s, so that each step of a long zeroing is bounded whatever the device's size (one killed at its
+ * deadline is at most one chunk of work that a kernel before 6.10 finishes in D state) and the caller can
+ * checkpoint between them ({@link LvmZeroing}).
  */
 final class DeviceZeroing {
     /** The slowest zeroing rate taken for alive, in MiB/s. */
@@ -33,16 +36,40 @@ final class DeviceZeroing {
         this.base = base;
     }
 
-    /** Zeroes all of {@code device}, {@code bytes} long; throws the command's failure (a timeout among them). */
-    void zero(Path device, long bytes) {
-        runner.run(new Command(List.of("blkdiscard", "--zeroout", device.toString()), deadline(bytes)));
+    /** The most a chunk holds: at the floor rate, half a minute of work. */
+    static final long MAX_CHUNK = 1L << 30;
+    /**
+     * The least a chunk holds: each chunk costs a process and the device a round trip, which a small one
+     * would pay for little work (a blkdiscard costs about 0.5 s to start in the TCG test VM).
+     */
+    static final long MIN_CHUNK = 8L << 20;
+    /** How many chunks a device is cut into at most, below {@link #MAX_CHUNK} a chunk. */
+    static final long CHUNKS = 16;
+    private static final long MIB = 1L << 20;
+
+    /**
+     * Zeroes bytes {@code [offset, offset + length)} of {@code device} (both multiples of 512; a range past
+     * the end stops there); throws the command's failure (a timeout among them).
+     */
+    void zero(Path device, long offset, long length) {
+        runner.run(new Command(List.of("blkdiscard", "--zeroout", "--offset", Long.toString(offset), "--length", Long.toString(length),
+                device.toString()), deadline(length)));
+    }
+
+    /**
+     * The length of the chunks a device of {@code bytes} is zeroed in: a {@value #CHUNKS}th of it in whole
+     * MiB, from 8 MiB to 1 GiB (so at most 1 GiB or a 16th of the work is done again after a crash).
+     */
+    static long chunk(long bytes) {
+        long share = (bytes / CHUNKS + MIB - 1) / MIB * MIB;
+        return Math.clamp(share, MIN_CHUNK, MAX_CHUNK);
     }
 
     Duration deadline(long bytes) {
         return deadline(base, bytes);
     }
 
-    /** {@code base} plus {@code bytes} at {@value #FLOOR_MIB_PER_SECOND} MiB/s: the time a whole pass over a device may take. */
+    /** {@code base} plus {@code bytes} at {@value #FLOOR_MIB_PER_SECOND} MiB/s: the time a pass over that many bytes may take. */
     static Duration deadline(Duration base, long bytes) {
         return base.plusSeconds(bytes / (FLOOR_MIB_PER_SECOND << 20) + 1);
     }

@@ -132,7 +132,12 @@ final class LvmSnapshots {
 
     /** The checkpoint tags on the LV (one, but a crash may never leave more than the lvchange swapping them). */
     static List<String> copiedTags(Lv lv) {
-        return lv.tags().stream().filter(t -> t.startsWith(COPIED_TAG)).toList();
+        return tagged(lv, COPIED_TAG);
+    }
+
+    /** The LV's tags with this prefix. */
+    static List<String> tagged(Lv lv, String prefix) {
+        return lv.tags().stream().filter(t -> t.startsWith(prefix)).toList();
     }
 
     /**
@@ -140,14 +145,22 @@ final class LvmSnapshots {
      * that is not a number (never trusted beyond what it says: the lowest of several).
      */
     static long copied(Lv lv) {
+        return Math.max(0, checkpoint(lv, COPIED_TAG));
+    }
+
+    /**
+     * The offset a checkpoint tag with this prefix records ({@code <prefix><bytes>}): the lowest of several,
+     * 0 when one is not a number, -1 without one.
+     */
+    static long checkpoint(Lv lv, String prefix) {
         long lowest = Long.MAX_VALUE;
-        for (String tag : copiedTags(lv)) {
+        for (String tag : tagged(lv, prefix)) {
             try {
-                lowest = Math.min(lowest, Math.max(0, Long.parseLong(tag.substring(COPIED_TAG.length()))));
+                lowest = Math.min(lowest, Math.max(0, Long.parseLong(tag.substring(prefix.length()))));
             } catch (NumberFormatException e) {
                 return 0;
             }
         }
-        return lowest == Long.MAX_VALUE ? 0 : lowest;
+        return lowest == Long.MAX_VALUE ? -1 : lowest;
     }
 }

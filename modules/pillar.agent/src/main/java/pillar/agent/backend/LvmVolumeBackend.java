@@ -44,14 +44,15 @@ import pillar.api.value.VolumeId;
  *
  * <p>No remanence: a new volume never shows bytes of a deleted one.
  * <ul>
- *   <li>Linear: a delete zeroes the whole LV ({@link DeviceZeroing}) and only then runs lvremove, so
- *       the extents go back to the group already zeroed. Zeroing on delete rather than before the first
- *       export: a crash while zeroing (or between zeroing and lvremove) leaves the LV in place and the
- *       retried delete zeroes it again, and no free extent ever holds a deleted volume's bytes; so an
- *       lvextend, which takes free extents too, needs nothing either. Zeroing at create would leave a
- *       crash between lvcreate and the zeroing with an LV that a retried create adopts unzeroed unless
- *       its state is marked, and would make every CreateVolume wait for it; a delete is waited for by
- *       nobody. Not covered: extents freed outside the driver (an operator's lvremove).
+ *   <li>Linear: a delete zeroes the whole LV and only then runs lvremove, so the extents go back to the
+ *       group already zeroed. The zeroing runs in the background chunk by chunk, checkpointed in a tag of
+ *       the LV ({@link LvmZeroing}): the delete and its retries answer BUSY with the progress until it is
+ *       whole, at any size; a restart resumes it at its checkpoint; an interrupted delete keeps the LV, and
+ *       no free extent ever holds a deleted volume's bytes; so an lvextend, which takes free extents too,
+ *       needs nothing either. Zeroing at create would leave a crash between lvcreate and the zeroing with
+ *       an LV that a retried create adopts unzeroed unless its state is marked, and would make every
+ *       CreateVolume wait for it; a delete is waited for by nobody. An LV being zeroed is not adopted,
+ *       grown nor copied onto (BUSY). Not covered: extents freed outside the driver (an operator's lvremove).
  *       {@code lvcreate --zero y} zeroes only the first 4 KiB and {@code --wipesignatures} only
  *       known signatures: both stay, so a node never finds a file system signature in a fresh LV.</li>
  *   <li>Thin: a thin LV reads unprovisioned blocks as zeroes only when its pool zeroes new chunks
@@ -63,8 +64,8 @@ import pillar.api.value.VolumeId;
  *
  * <p>Volumes from a source: on a thin backend a thin snapshot ({@link LvmSnapshots}); on a linear one
  * only clones, each a block copy onto a new LV that relies on the zeroing on delete above to skip the
- * source's zero chunks, run in the background and resumable ({@link LinearCopies}; see
- * {@link #create(VolumeId, ByteSize, Map, NonZeroingPool, VolumeSource)}). {@link #close} stops those copies.
+ * source's zero chunks, run in the background and resumable ({@link BackgroundJobs}; see
+ * {@link #create(VolumeId, ByteSize, Map, NonZeroingPool, VolumeSource)}). {@link #close} stops those jobs.
  *
  * <p>Options: none. Every key is refused with INVALID_ARGUMENT; striping and RAID layouts are a
  * volume group decision of the operator, not a per-volume setting.
@@ -78,8 +79,9 @@ public final class LvmVolumeBackend implements VolumeBackend {
     /** The prefix of the tag that names the installation an LV belongs to ({@link InstallationId}). */
     public static final String INSTALLATION_TAG = "pillar-csi.installation:";
     /**
-     * How long a clone's CreateVolume waits for its background copy before it answers BUSY with the
-     * progress (capped to the call's budget): a small clone is whole within the call that started it.
+     * How long a clone's CreateVolume, or a linear volume's DeleteVolume, waits for its background job
+     * before it answers BUSY with the progress (capped to the call's budget): a small volume's job is
+     * whole within the call that started it.
      */
     static final Duration CALL_WAIT = Duration.ofSeconds(15);
     private static final Duration DEVICE_POLL = Duration.ofMillis(20);
@@ -91,10 +93,10 @@ public final class LvmVolumeBackend implements VolumeBackend {
     private final Duration deviceTimeout;
     private final boolean thin;
     private final String installationTag;
-    private final DeviceZeroing zeroing;
     private final LvmSnapshots snapshots;
     private final BlockCopy copier;
-    private final LinearCopies copies;
+    private final BackgroundJobs jobs;
+    private final LvmZeroing zeroer;
     private final Duration callWait;
     /** The volume group's extent size as the last report gave it; 0 until one did. */
     private volatile long extentSize;
@@ -120,7 +122,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
     /**
      * @param devices  how a linear clone's copy opens the LVs' devices ({@link BlockCopy#DIRECT} on a host)
      * @param clock    the clock of the copy's checkpoints and progress
-     * @param callWait how long a clone's CreateVolume waits for its copy ({@link #CALL_WAIT})
+     * @param callWait how long a call waits for its background job ({@link #CALL_WAIT})
      */
     LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Duration commandTimeout,
                      Duration deviceTimeout, InstallationId installation, BlockCopy.Devices devices, LongSupplier clock,
@@ -134,10 +136,10 @@ public final class LvmVolumeBackend implements VolumeBackend {
         this.deviceTimeout = deviceTimeout;
         this.thin = config.kind() == BackendKind.BACKEND_KIND_LVM_THIN;
         this.installationTag = INSTALLATION_TAG + installation.value();
-        this.zeroing = new DeviceZeroing(runner, commandTimeout);
         this.snapshots = new LvmSnapshots(config.parent(), installationTag);
         this.copier = new BlockCopy(devices, clock);
-        this.copies = new LinearCopies(config.name(), clock);
+        this.jobs = new BackgroundJobs(config.name(), clock);
+        this.zeroer = new LvmZeroing(lvm, new DeviceZeroing(runner, commandTimeout), jobs, devices, clock, callWait);
         this.callWait = callWait;
     }
 
@@ -254,6 +256,9 @@ public final class LvmVolumeBackend implements VolumeBackend {
         refuseWhileCopying(id, "resized");
         Lv lv = lookup(id).filter(this::owns)
                 .orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist in " + lvm.where()));
+        if (LvmZeroing.deleting(lv)) {
+            throw LvmZeroing.refusal(id, lv, "resized");
+        }
         ByteSize rounded = roundUp(required, lv.extentSize());
         if (rounded.bytes() == lv.size()) {
             return rounded;
@@ -271,13 +276,14 @@ public final class LvmVolumeBackend implements VolumeBackend {
 
     @Override
     public void delete(VolumeId id) {
-        if (!copies.cancel(id)) {
+        boolean copying = jobs.onto(id).filter(job -> job.source != null).isPresent(); // a zeroing job goes on
+        if (copying && !jobs.cancel(id)) {
             throw new BackendException(Kind.BUSY, "the copy onto " + lvm.path(id) + " did not stop within "
-                    + LinearCopies.STOP_WAIT.toSeconds() + " s of its cancel (a device not answering?); the delete is retried");
+                    + BackgroundJobs.STOP_WAIT.toSeconds() + " s of its cancel (a device not answering?); the delete is retried");
         }
-        copies.readingFrom(id).ifPresent(copy -> {
+        jobs.readingFrom(id).ifPresent(copy -> {
             throw new BackendException(Kind.BUSY, "volume " + id + " is the source of a clone being copied (" + copy.describe()
-                    + "): it cannot be deleted before that copy is finished (or the clone " + copy.target + " is deleted); retry");
+                    + "): it cannot be deleted before that copy is finished (or the clone " + copy.volume + " is deleted); retry");
         });
         Optional<Lv> lv = lookup(id);
         if (lv.isEmpty()) {
@@ -289,29 +295,10 @@ public final class LvmVolumeBackend implements VolumeBackend {
         }
         if (!thin) {
             holdForInterruptedClones(id, lv.get(), "deleted");
-            zero(id, lv.get());
+            zeroer.zeroed(id, lv.get(), usable(id, lv.get()).device());
         }
         DeviceWait.whileBusy(deviceTimeout, () -> lvm.remove(id));
         LOG.info(() -> "removed " + lvm.path(id));
-    }
-
-    /** Zeroes a linear LV before its removal (see the class comment); an inactive one is activated first. */
-    private void zero(VolumeId id, Lv lv) {
-        Path device = usable(id, lv).device();
-        long start = System.nanoTime();
-        try {
-            zeroing.zero(device, lv.size());
-        } catch (CommandFailedException e) {
-            if (e.timedOut()) {
-                throw e; // DEADLINE_EXCEEDED; the LV stays, and a retried delete zeroes it again
-            }
-            throw DeviceZeroing.busy(e)
-                    ? new BackendException(Kind.FAILED, lvm.path(id) + " is in use: unexport it first (a mount or another"
-                            + " exclusive holder has it open, so it was not zeroed)", e)
-                    : BackendException.failed("zeroing " + lvm.path(id) + " before its removal failed; it is kept", e);
-        }
-        long millis = (System.nanoTime() - start) / 1_000_000;
-        LOG.info(() -> "zeroed " + lvm.path(id) + " (" + ByteSize.of(lv.size()) + ") in " + millis + " ms");
     }
 
     @Override
@@ -529,7 +516,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
 
     /**
      * A clone on a linear backend: a new LV of its own (made as {@link #create} makes one), onto which
-     * {@link BlockCopy} copies the source's device in the background ({@link LinearCopies}); restores are
+     * {@link BlockCopy} copies the source's device in the background ({@link BackgroundJobs}); restores are
      * UNSUPPORTED (there are no snapshots) and LINKED is INVALID (linear LVs share no blocks). DEFAULT and
      * INDEPENDENT are the same full copy, recorded as {@code volume/<source>/independent/<bytes>}.
      *
@@ -591,6 +578,9 @@ public final class LvmVolumeBackend implements VolumeBackend {
             existing = lookup(id);
         }
         Lv lv = existing.orElseThrow(() -> new BackendException(Kind.FAILED, "lvcreate made " + id + " but lvs does not show it"));
+        if (LvmZeroing.deleting(lv)) {
+            throw LvmZeroing.refusal(id, lv, "copied onto");
+        }
         boolean finished = lv.tags().contains(content) && !LvmSnapshots.unfinished(lv);
         if (!owns(lv) || !(finished || lv.tags().contains(copying))) {
             throw new BackendException(Kind.CONFLICT, "an LV named " + id + " already exists in volume group " + config.pool()
@@ -604,31 +594,23 @@ public final class LvmVolumeBackend implements VolumeBackend {
         if (finished) {
             // the copy tags the LV finished as its last step and leaves the registry just after: answer OK once it
             // has left, so that the OK frees the source at once (its delete and resize check the registry)
-            copies.onto(id).ifPresent(c -> c.await(CallBudget.cap(callWait)));
+            jobs.onto(id).ifPresent(c -> c.await(CallBudget.cap(callWait)));
             return target;
         }
-        LinearCopies.Copy copy = copies.onto(id).orElse(null);
+        BackgroundJobs.Job copy = jobs.onto(id).orElse(null);
         if (copy == null && !fresh && finished(id, content)) {
             return target; // the copy tagged it finished and left the registry since the lookup above
         }
         if (copy == null) {
             copy = startCopy(id, from, source, lv, target, fresh, copying, content);
         }
-        if (copy.await(CallBudget.cap(callWait)) && copy.whole()) {
-            return target;
-        }
-        Optional<RuntimeException> failed = copy.failure();
-        if (failed.isPresent()) {
-            copies.forget(copy);
-            throw new BackendException(Kind.FAILED, failed.get().getMessage() + "; the next CreateVolume resumes the copy at "
-                    + ByteSize.of(copy.checkpointed()), failed.get());
-        }
-        throw new BackendException(Kind.BUSY, copy.describe() + "; retry");
+        jobs.answer(copy, callWait);
+        return target;
     }
 
     /** Whether a copy onto {@code id} is in this agent's registry: running, waiting in line, or failed and not reported yet. */
     boolean copyRegistered(VolumeId id) {
-        return copies.onto(id).isPresent();
+        return jobs.onto(id).isPresent();
     }
 
     /**
@@ -651,7 +633,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
     }
 
     /** Starts the copy onto the unfinished LV: from 0 onto a fresh LV, else from its checkpoint reading the target. */
-    private LinearCopies.Copy startCopy(VolumeId id, VolumeSource.FromVolume from, VolumeSource source, Lv lv, BackendVolume target,
+    private BackgroundJobs.Job startCopy(VolumeId id, VolumeSource.FromVolume from, VolumeSource source, Lv lv, BackendVolume target,
                                         boolean fresh, String copying, String content) {
         Lv src = source(from, source);
         if (src.size() > lv.size()) {
@@ -669,7 +651,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
         if (resume > 0) {
             LOG.info(() -> "resuming the copy of " + what + " at its checkpoint " + ByteSize.of(resume) + " of " + ByteSize.of(src.size()));
         }
-        return copies.start(id, from.volume(), what, resume, src.size(), copy -> {
+        return jobs.start(id, from.volume(), "copying " + what, resume, src.size(), copy -> {
             List<String> previous = new ArrayList<>(checkpoints);
             BlockCopy.Result result = copier.copy(what, device, target.device(), resume, src.size(), fresh, new BlockCopy.Progress() {
                 @Override
@@ -744,7 +726,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
 
     /** A linear backend refuses to change a volume a copy reads from or writes to (BUSY, naming the copy). */
     private void refuseWhileCopying(VolumeId id, String what) {
-        Optional<LinearCopies.Copy> copy = copies.readingFrom(id).or(() -> copies.onto(id).filter(c -> c.failure().isEmpty()));
+        Optional<BackgroundJobs.Job> copy = jobs.readingFrom(id).or(() -> jobs.onto(id).filter(c -> c.failure().isEmpty()));
         copy.ifPresent(c -> {
             throw new BackendException(Kind.BUSY, "volume " + id + " cannot be " + what + " while " + c.describe() + "; retry once the"
                     + " copy is finished (the clone's CreateVolume answers OK)");
@@ -754,7 +736,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
     /** Stops the clones' copies, each at a checkpoint its next CreateVolume resumes from. */
     @Override
     public void close() {
-        copies.close();
+        jobs.close();
     }
 
     /** A linear backend refuses with UNSUPPORTED, naming its layout. */
@@ -786,6 +768,9 @@ public final class LvmVolumeBackend implements VolumeBackend {
         if (!owns(lv)) {
             throw new BackendException(Kind.CONFLICT, "an LV named " + id + " already exists in volume group " + config.pool()
                     + " and is not a volume of backend " + config.name() + " (" + ownership(lv) + ")");
+        }
+        if (LvmZeroing.deleting(lv)) {
+            throw LvmZeroing.refusal(id, lv, "created again");
         }
         if (LvmSnapshots.unfinished(lv)) {
             throw new BackendException(Kind.CONFLICT, "volume " + id + " already exists as " + LvmSnapshots.contents(lv)

@@ -86,7 +86,8 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
      * Every call ends, with its result or an error, within this: each command and each configfs call is
      * capped to what is left of it ({@link CallBudget}), and one that runs out answers
      * DEADLINE_EXCEEDED. The controller's deadline for a changing agent call (120 s) is longer, so it
-     * hears the agent's own error rather than its own timeout.
+     * hears the agent's own error rather than its own timeout. The default of {@code agent.call-budget-seconds}
+     * ({@link pillar.agent.config.CallBudgets}).
      */
     public static final Duration CALL_BUDGET = Duration.ofSeconds(90);
 
@@ -95,6 +96,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     private final AdmissionGate gate;
     private final Supplier<Optional<String>> nfsProblem;
     private final Supplier<List<String>> damagedRecords;
+    private final Duration callBudget;
 
     /**
      * @param gate admits the calls that change state (create, delete, expand, export, unexport,
@@ -107,13 +109,29 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     /** @param nfsProblem why the host's NFS server does not serve now; empty when it does ("nfs" is then a protocol) */
     public AgentGrpcService(List<BackendConfig> backends, AgentOperations operations, AdmissionGate gate,
                             Supplier<Optional<String>> nfsProblem) {
-        this(backends, operations, gate, nfsProblem, List::of);
+        this(backends, operations, gate, nfsProblem, List::of, CALL_BUDGET);
     }
 
     /** @param damagedRecords the durable records found damaged now, one line each (GetCapabilities lists them) */
     public AgentGrpcService(List<BackendConfig> backends, AgentOperations operations, AdmissionGate gate,
                             Supplier<Optional<String>> nfsProblem, Supplier<List<String>> damagedRecords) {
+        this(backends, operations, gate, nfsProblem, damagedRecords, CALL_BUDGET);
+    }
+
+    /** @param callBudget the time each call has in all ({@link #CALL_BUDGET} unless configured) */
+    public AgentGrpcService(List<BackendConfig> backends, AgentOperations operations, AdmissionGate gate,
+                            Supplier<Optional<String>> nfsProblem, Duration callBudget) {
+        this(backends, operations, gate, nfsProblem, List::of, callBudget);
+    }
+
+    /**
+     * @param damagedRecords the durable records found damaged now, one line each (GetCapabilities lists them)
+     * @param callBudget     the time each call has in all ({@link #CALL_BUDGET} unless configured)
+     */
+    public AgentGrpcService(List<BackendConfig> backends, AgentOperations operations, AdmissionGate gate,
+                            Supplier<Optional<String>> nfsProblem, Supplier<List<String>> damagedRecords, Duration callBudget) {
         this.damagedRecords = damagedRecords;
+        this.callBudget = callBudget;
         this.nfsProblem = nfsProblem;
         this.backends = List.copyOf(backends);
         this.operations = operations;
@@ -475,7 +493,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
         });
     }
 
-    private static <T> void unary(String rpc, StreamObserver<T> response, Supplier<T> call) {
-        UnaryCall.answer(rpc, response, GrpcErrors.MAPPING, () -> CallBudget.within(CALL_BUDGET, call));
+    private <T> void unary(String rpc, StreamObserver<T> response, Supplier<T> call) {
+        UnaryCall.answer(rpc, response, GrpcErrors.MAPPING, () -> CallBudget.within(callBudget, call));
     }
 }

@@ -57,6 +57,7 @@ public final class FakeLvm implements ProcessRunner {
     private long extent = EXTENT;
     private final FakeExtents space;
     private int interruptedZeroings;
+    private final List<long[]> zeroings = new ArrayList<>();
 
     private static final class Lv {
         final String name;
@@ -108,7 +109,7 @@ public final class FakeLvm implements ProcessRunner {
         lvs.get(pool).zeroing = zero;
     }
 
-    /** The next {@code times} blkdiscard runs are killed at their deadline after zeroing half of the device. */
+    /** The next {@code times} blkdiscard runs are killed at their deadline after zeroing half of their range. */
     synchronized void interruptZeroing(int times) {
         interruptedZeroings = times;
     }
@@ -513,24 +514,58 @@ public final class FakeLvm implements ProcessRunner {
         }
     }
 
-    /** {@code blkdiscard --zeroout DEVICE}: the whole LV reads zeroes (or half of it, when interrupted). */
+    /**
+     * {@code blkdiscard --zeroout [--offset O --length L] DEVICE}: the LV reads zeroes there (all of it without a
+     * range; a range past the end stops at it, as util-linux clips it); half of the range when interrupted.
+     * Refused as util-linux 2.38 refuses, with its words ({@code LvmLinearCloneKernelIT#rangedBlkdiscardAnswersAsTheFakeDoes}):
+     * an offset or length not a multiple of 512, an offset past the end.
+     */
     private CommandResult blkdiscard(Command command, List<String> a) {
-        expect(a, a.size() == 3 && a.get(1).equals("--zeroout"));
-        Path device = Path.of(a.get(2));
+        boolean ranged = a.size() == 7;
+        expect(a, (a.size() == 3 || ranged && a.get(2).equals("--offset") && a.get(4).equals("--length")) && a.get(1).equals("--zeroout"));
+        Path device = Path.of(a.getLast());
         Lv lv = lvs.values().stream().filter(l -> l.active && !l.thinPool && node(l.name).equals(device)).findFirst()
                 .orElseThrow(() -> failure(command, 1, "blkdiscard: cannot open " + device + ": No such file or directory\n"));
+        long offset = ranged ? Long.parseLong(a.get(3)) : 0;
+        long length = ranged ? Long.parseLong(a.get(5)) : lv.size;
+        if (offset % 512 != 0 || length % 512 != 0) {
+            throw failure(command, 1, "blkdiscard: " + device + ": " + (offset % 512 != 0 ? "offset " + offset : "length " + length)
+                    + " is not aligned to sector size 512\n");
+        }
+        if (offset > lv.size) {
+            throw failure(command, 1, "blkdiscard: " + device + ": offset is greater than device size\n");
+        }
+        long end = Math.min(lv.size, offset + length);
+        zeroings.add(new long[] {offset, end});
         try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(device, java.nio.file.StandardOpenOption.WRITE)) {
             if (interruptedZeroings > 0) {
                 interruptedZeroings--;
-                long half = Math.min(file.size(), lv.size / 2);
-                file.write(java.nio.ByteBuffer.allocate((int) half), 0);
+                zeroRange(file, offset, offset + (end - offset) / 2);
                 throw new CommandFailedException(command, -1, "", true);
             }
-            file.truncate(0);
+            zeroRange(file, offset, end);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return ok("");
+    }
+
+    /** Zeroes {@code [from, to)} of a node file; past its end it reads zeroes already. */
+    private static void zeroRange(java.nio.channels.FileChannel file, long from, long to) throws IOException {
+        long size = file.size();
+        if (to >= size) {
+            file.truncate(Math.min(size, from));
+            return;
+        }
+        java.nio.ByteBuffer zeroes = java.nio.ByteBuffer.allocate(1 << 20);
+        for (long at = from; at < to; at += zeroes.capacity()) {
+            file.write(zeroes.clear().limit((int) Math.min(zeroes.capacity(), to - at)), at);
+        }
+    }
+
+    /** The ranges blkdiscard zeroed, {@code [from, to)} each, in order. */
+    synchronized List<long[]> zeroings() {
+        return List.copyOf(zeroings);
     }
 
     /** A new or added LV's place: linear ones take extents and show the bytes found there. */

@@ -59,6 +59,11 @@ abstract class FakeLvmFixture {
         return backend;
     }
 
+    /** Closes {@code backend} after the test (its background jobs stopped). */
+    void made(LvmVolumeBackend backend) {
+        made.add(backend);
+    }
+
     @AfterEach
     void stopTheCopies() {
         made.forEach(LvmVolumeBackend::close);

@@ -116,7 +116,7 @@ class LvmBackendKernelIT {
             assertFails(() -> linear.delete(id), Kind.FAILED, "unexport it first");
         }
         timed("delete linear", () -> {
-            linear.delete(id);
+            BackendAssertions.deleted(linear, id);
             return null;
         });
         assertThat(grown.device()).doesNotExist();

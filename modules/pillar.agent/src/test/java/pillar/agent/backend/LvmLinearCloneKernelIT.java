@@ -107,9 +107,9 @@ class LvmLinearCloneKernelIT {
         assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(cloneData);
         assertThat(linear.list()).extracting(BackendVolume::id).containsExactlyInAnyOrder(SRC, CLONE);
 
-        linear.delete(SRC);
+        BackendAssertions.deleted(linear, SRC);
         assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(cloneData);
-        linear.delete(CLONE);
+        BackendAssertions.deleted(linear, CLONE);
         assertNoLvLeft();
     }
 
@@ -130,9 +130,9 @@ class LvmLinearCloneKernelIT {
         assertThat(Long.parseLong(sh("blockdev", "--getsize64", clone.device().toString()).strip())).isEqualTo(48L << 20);
         assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(source);
         assertThat(DeviceData.hash(clone, 48L << 20)).as("zeroes past the source").isEqualTo(sha256(expected));
-        linear.delete(CLONE);
+        BackendAssertions.deleted(linear, CLONE);
         assertThat(DeviceData.hash(src, SIZE.bytes())).isEqualTo(source);
-        linear.delete(SRC);
+        BackendAssertions.deleted(linear, SRC);
         assertNoLvLeft();
     }
 
@@ -157,8 +157,8 @@ class LvmLinearCloneKernelIT {
         assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(before);
         assertThat(tags("pvc-clone")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION, CONTENT);
         assertThat(tags("pvc-src")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION);
-        linear.delete(CLONE);
-        linear.delete(SRC);
+        BackendAssertions.deleted(linear, CLONE);
+        BackendAssertions.deleted(linear, SRC);
         assertNoLvLeft();
     }
 
@@ -182,8 +182,8 @@ class LvmLinearCloneKernelIT {
 
         assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(before);
         assertThat(tags("pvc-clone")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION, CONTENT);
-        linear.delete(CLONE);
-        linear.delete(SRC);
+        BackendAssertions.deleted(linear, CLONE);
+        BackendAssertions.deleted(linear, SRC);
         assertNoLvLeft();
     }
 
@@ -215,8 +215,8 @@ class LvmLinearCloneKernelIT {
 
             assertThat(DeviceData.hash(clone, SIZE.bytes())).isEqualTo(before);
             assertThat(tags("pvc-clone")).containsExactlyInAnyOrder("pillar-csi", INSTALLATION, CONTENT);
-            impatient.delete(SRC);
-            impatient.delete(CLONE);
+            BackendAssertions.deleted(impatient, SRC);
+            BackendAssertions.deleted(impatient, CLONE);
             assertNoLvLeft();
         } finally {
             impatient.close();
@@ -239,6 +239,42 @@ class LvmLinearCloneKernelIT {
                 file.write(buffer, at + buffer.position());
             }
             file.force(true);
+        }
+    }
+
+    /**
+     * The ranged {@code blkdiscard --zeroout} a linear delete zeroes with, as util-linux answers it, beside
+     * {@link FakeLvm}'s answer to the same argument list on an LV of the same size: a range zeroes just
+     * that range, one past the end stops at it, a misaligned offset or length and an offset past the end
+     * are refused with the same exit status and message.
+     */
+    @Test
+    void rangedBlkdiscardAnswersAsTheFakeDoes() throws Exception {
+        BackendVolume real = linear.create(SRC, SIZE, Map.of());
+        DeviceData.write(real, 9);
+        FakeLvm fake = new FakeLvm("vgfake", ByteSize.GIB, work.resolve("fakedev"));
+        fake.run(Command.of(DEADLINE, "lvcreate", "-y", "--wipesignatures", "y", "--addtag", "pillar-csi", "-n", "pvc-src", "-L",
+                SIZE.bytes() + "b", "vgfake"));
+        String fakeDevice = fake.node("pvc-src").toString();
+        String realDevice = real.device().toString();
+        for (List<String> range : List.of(List.of("1048576", "2097152"), List.of("33030144", "1048576"),
+                List.of("1", "512"), List.of("512", "1"), List.of("67108864", "512"))) {
+            String realAnswer = answer(runner, range, realDevice).replace(realDevice, "DEV");
+            String fakeAnswer = answer(fake, range, fakeDevice).replace(fakeDevice, "DEV");
+            System.out.println("[blkdiscard --offset " + range.get(0) + " --length " + range.get(1) + "] " + realAnswer);
+            assertThat(fakeAnswer).as("range %s", range).isEqualTo(realAnswer);
+        }
+        byte[] head = LvmLinearCloneTest.read(real.device(), 1L << 20, 2L << 20);
+        assertThat(head).as("the range zeroed").containsOnly(0);
+        assertThat(LvmLinearCloneTest.read(real.device(), 0, 1L << 20)).as("before the range: kept").isNotEqualTo(new byte[1 << 20]);
+    }
+
+    private static String answer(ProcessRunner runner, List<String> range, String device) {
+        try {
+            runner.run(Command.of(DEADLINE, "blkdiscard", "--zeroout", "--offset", range.get(0), "--length", range.get(1), device));
+            return "0";
+        } catch (pillar.runtime.exec.CommandFailedException e) {
+            return e.exitCode() + " " + e.stderr().strip();
         }
     }
 

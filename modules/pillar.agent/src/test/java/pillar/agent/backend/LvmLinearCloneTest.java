@@ -227,7 +227,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
         assertFails(() -> cloneOf(agent, COPY, SIZE, SRC, Mode.DEFAULT), Kind.BUSY, "in the background");
         devices.let(3);
 
-        CompletableFuture<Void> deleted = CompletableFuture.runAsync(() -> agent.delete(COPY));
+        CompletableFuture<Void> deleted = CompletableFuture.runAsync(() -> untilDeleted(agent, COPY));
         while (!deleted.isDone()) {
             devices.let(1);
             Thread.sleep(5);
@@ -237,7 +237,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
         assertThat(devices.sourceBytes.get()).as("cancelled, not copied to its end").isLessThan(SIZE.bytes());
         assertThat(lvm.exists("pvc-copy")).isFalse();
         assertThat(sha256(src.device(), SIZE.bytes())).isEqualTo(source);
-        agent.delete(SRC); // no copy reads it any more
+        untilDeleted(agent, SRC); // no copy reads it any more
         assertThat(lvm.exists("pvc-src")).isFalse();
     }
 
@@ -261,7 +261,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
         devices.openGate();
         untilWhole(agent, COPY);
         assertThat(agent.expand(SRC, ByteSize.ofMiB(128))).isEqualTo(ByteSize.ofMiB(128));
-        agent.delete(SRC);
+        untilDeleted(agent, SRC);
         assertThat(lvm.exists("pvc-src")).isFalse();
     }
 
@@ -336,6 +336,22 @@ class LvmLinearCloneTest extends FakeLvmFixture {
     }
 
     /** The clone, retried as the provisioner does while the agent answers BUSY. */
+    /** Retries the delete while it answers BUSY (its zeroing runs in the background), for at most 20 s. */
+    static void untilDeleted(LvmVolumeBackend agent, VolumeId id) {
+        long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (true) {
+            try {
+                agent.delete(id);
+                return;
+            } catch (BackendException e) {
+                if (e.kind() != Kind.BUSY || System.nanoTime() - end > 0) {
+                    throw e;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
+            }
+        }
+    }
+
     private BackendVolume untilWhole(LvmVolumeBackend agent, VolumeId id) throws Exception {
         long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (true) {

@@ -62,7 +62,12 @@ class LvmRemanenceTest extends FakeLvmFixture {
         assertThat(read(fresh.device(), SIZE.bytes())).containsOnly(0);
         List<String> programs = lvm.programs();
         assertThat(programs.indexOf("blkdiscard")).isGreaterThan(-1).isLessThan(programs.indexOf("lvremove"));
-        assertThat(lvm.argvs()).contains(List.of("blkdiscard", "--zeroout", lvm.node("pvc-1").toString()));
+        long size = SIZE.bytes();
+        long chunk = DeviceZeroing.chunk(size);
+        assertThat(lvm.argvs()).as("one bounded blkdiscard a chunk").contains(List.of("blkdiscard", "--zeroout", "--offset", "0",
+                "--length", Long.toString(chunk), lvm.node("pvc-1").toString()));
+        assertThat(lvm.zeroings()).extracting(r -> r[0]).containsExactlyElementsOf(
+                java.util.stream.LongStream.range(0, size / chunk).map(i -> i * chunk).boxed().toList());
     }
 
     @Test
@@ -71,7 +76,10 @@ class LvmRemanenceTest extends FakeLvmFixture {
         write(old.device(), pattern(SIZE.bytes()));
         lvm.interruptZeroing(1);
 
-        assertThatThrownBy(() -> linear.delete(PVC1)).isInstanceOf(CommandFailedException.class)
+        assertThatThrownBy(() -> linear.delete(PVC1)).isInstanceOf(BackendException.class)
+                .satisfies(e -> assertThat(((BackendException) e).kind()).isEqualTo(Kind.FAILED))
+                .hasMessageContaining("the next call resumes zeroing vg0/pvc-1 before its removal at 0B")
+                .rootCause().isInstanceOf(CommandFailedException.class)
                 .satisfies(e -> assertThat(((CommandFailedException) e).timedOut()).isTrue());
         assertThat(lvm.exists("pvc-1")).as("not removed half zeroed").isTrue();
         assertThat(lvm.programs()).doesNotContain("lvremove");

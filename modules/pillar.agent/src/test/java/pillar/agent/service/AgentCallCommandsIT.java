@@ -115,8 +115,9 @@ class AgentCallCommandsIT {
                 Map.entry("AllowInitiator", List.of()),
                 Map.entry("ExpandVolume", List.of("lvs", "lvextend")), // ours, size and extent size; grow
                 Map.entry("UnexportVolume", List.of()),
-                // ours (never remove another's LV); zero its extents; remove
-                Map.entry("DeleteVolume", List.of("lvs", "blkdiscard", "lvremove")));
+                // ours (never remove another's LV); mark it being zeroed; zero its 128 MiB, 8 MiB a command; remove
+                Map.entry("DeleteVolume", java.util.stream.Stream.of(List.of("lvs", "lvchange"), java.util.Collections.nCopies(16,
+                        "blkdiscard"), List.of("lvremove")).flatMap(List::stream).toList()));
 
         Map<String, List<String>> thin = lifecycle("thin", "pvc-thin-1");
         // the pool's zeroing, then the extent size (not in the pool's report)
