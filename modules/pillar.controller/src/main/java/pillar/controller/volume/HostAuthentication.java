@@ -76,7 +76,16 @@ final class HostAuthentication {
      */
     List<String> withdrawn(PillarVolumeState state, VolumeId id, String node) {
         String own = host(id, Nqn.of(node)).value();
-        return stage.get(state.getSpec().getVolumeName(), Nqn.of(node)).isPresent() ? List.of(own, node) : List.of(own);
+        return madeBefore(state, Nqn.of(node)) ? List.of(own, node) : List.of(own);
+    }
+
+    /**
+     * Whether {@code node} holds a publication of this volume made before per-publication keys: the stage
+     * Secret still has its node keys, and the target admits (and the node may be connected as) the node's
+     * own NQN until that publication's unpublish.
+     */
+    boolean madeBefore(PillarVolumeState state, Nqn node) {
+        return stage.get(state.getSpec().getVolumeName(), node).isPresent();
     }
 
     /**

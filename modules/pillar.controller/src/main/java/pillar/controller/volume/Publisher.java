@@ -114,8 +114,11 @@ public final class Publisher {
             }
         });
         Optional<HostSecrets> secrets = export.requiresAuth() ? Optional.of(auth.keys(state, node)) : Optional.empty();
+        // exclusive, except beside a live grant of this node made before per-publication keys (its NQN differs)
+        boolean exclusive = Capabilities.exclusive(wanted.getAccessMode(), nfs)
+                && !(secrets.isPresent() && auth.madeBefore(state, node));
         AllowInitiatorRequest.Builder allow = AllowInitiatorRequest.newBuilder().setToken(Records.token(state).toProto())
-                .setVolumeId(id.value()).setExclusive(Capabilities.exclusive(wanted.getAccessMode(), nfs));
+                .setVolumeId(id.value()).setExclusive(exclusive);
         if (nfs) {
             allow.setClientAddress(wanted.getClientAddress());
         } else {

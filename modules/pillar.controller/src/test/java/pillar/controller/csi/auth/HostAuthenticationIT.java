@@ -181,6 +181,32 @@ class HostAuthenticationIT {
     }
 
     @Test
+    void aRepeatedSingleNodePublishNeverDropsTheLiveGrantOfAPublicationMadeBefore() {
+        harness.csi().createVolume(Requests.create("pvc-l2", GIB));
+        var rwo = Requests.publish("pvc-l2", NODE_A, Requests.rwo(), false);
+        harness.csi().controllerPublishVolume(rwo);
+        // as the version before left it: node A admitted (and connected) as itself, its keys in the stage Secret
+        String legacyKey = DhchapKey.generate(new java.security.SecureRandom());
+        String legacyCtrl = DhchapKey.generate(new java.security.SecureRandom());
+        harness.client().secrets().inNamespace(NS).withName("pillar-auth-pvc-l2").edit(s -> {
+            s.setData(Map.of(StageSecrets.hostKey(NODE_A), encode(legacyKey), StageSecrets.controllerKey(NODE_A), encode(legacyCtrl)));
+            return s;
+        });
+        PillarVolumeState state = harness.state("pvc-l2").orElseThrow();
+        harness.fakeAgents().allowInitiator(AgentTarget.plaintext(CsiHarness.FAKE_HOST, 9500), AllowInitiatorRequest.newBuilder()
+                .setToken(Records.token(state).toProto()).setVolumeId("pvc-l2").setHostNqn(NODE_A)
+                .setAuth(HostAuth.newBuilder().setHostKey(legacyKey).setControllerKey(legacyCtrl)).build());
+
+        // the attacher's retry: an exclusive allow of the publication's own NQN would drop the live one
+        harness.csi().controllerPublishVolume(rwo);
+        String hostA = PublicationHost.nqn(NODE_A, "pvc-l2").value();
+        assertThat(harness.fakeAgent().allowedHosts("pvc-l2")).containsExactlyInAnyOrder(hostA, NODE_A);
+
+        harness.csi().controllerUnpublishVolume(Requests.unpublish("pvc-l2", NODE_A));
+        assertThat(harness.fakeAgent().allowedHosts("pvc-l2")).isEmpty();
+    }
+
+    @Test
     void aMalformedKeyRecordOfAPublicationIsAPreconditionAndReplacesNothing() {
         harness.csi().createVolume(Requests.create("pvc-m1", GIB));
         Map<String, String> context = publish("pvc-m1", NODE_A);
