@@ -22,13 +22,18 @@ import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
  * it waits; fails after the deadline with the conditions that never turned healthy.
  */
 final class Quickstart {
-    /** Conditions whose True means something is wrong (PillarStore's OrphanVolumes). */
-    static final Set<String> PROBLEMS = Set.of("OrphanVolumes");
+    /**
+     * Conditions whose True means something is wrong: PillarStore's OrphanVolumes, PillarAgent's
+     * DamagedRecords and PlaintextTransport.
+     */
+    static final Set<String> PROBLEMS = Set.of("OrphanVolumes", "DamagedRecords", "PlaintextTransport");
     /**
      * False conditions that state a fact of the object, not a fault to wait out: an LVM linear
-     * store's classes take no snapshots (SnapshotClassCreated=False, SnapshotsUnsupported).
+     * store's classes take no snapshots (SnapshotClassCreated=False, SnapshotsUnsupported); a class on a
+     * protocol without an ACL serves no single-node access mode (SingleNodeAccess=False, AclDisabled).
      */
-    static final Map<String, Set<String>> SETTLED_WHEN_FALSE = Map.of("SnapshotClassCreated", Set.of("SnapshotsUnsupported"));
+    static final Map<String, Set<String>> SETTLED_WHEN_FALSE = Map.of("SnapshotClassCreated", Set.of("SnapshotsUnsupported"),
+            "SingleNodeAccess", Set.of("AclDisabled"));
 
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(15);
 
