@@ -114,8 +114,32 @@ final class CsiController implements AutoCloseable {
                 .setVolumeId(volumeId)).build();
     }
 
+    /** The longest {@link #delete} goes on retrying an ABORTED answer (work still running in the agent). */
+    static final java.time.Duration DELETE_RETRIES = java.time.Duration.ofMinutes(10);
+
+    /**
+     * DeleteVolume as external-provisioner sends it: an ABORTED answer (a linear LV still being zeroed in
+     * the agent's background, with its progress) is retried every 2 s until OK, for at most
+     * {@link #DELETE_RETRIES}; any other failure is thrown at once.
+     */
     void delete(String volumeId) {
-        stub().deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(volumeId).build());
+        long end = System.nanoTime() + DELETE_RETRIES.toNanos();
+        while (true) {
+            try {
+                stub().deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(volumeId).build());
+                return;
+            } catch (io.grpc.StatusRuntimeException e) {
+                if (e.getStatus().getCode() != io.grpc.Status.Code.ABORTED || System.nanoTime() > end) {
+                    throw e;
+                }
+            }
+            try {
+                Thread.sleep(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while DeleteVolume " + volumeId + " was retried", e);
+            }
+        }
     }
 
     @Override
