@@ -46,15 +46,19 @@ final class CallLimit implements ServerInterceptor {
                 places.release();
             }
         };
+        // a call that ends while its handler runs keeps its place until the handler returns
+        Runnable releaseOutsideHandler = () -> {
+            if (!inHandler.get()) {
+                release.run();
+            }
+        };
         ServerCall<Q, R> closing = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
             @Override
             public void close(Status status, Metadata trailers) {
                 try {
                     super.close(status, trailers);
                 } finally {
-                    if (!inHandler.get()) {
-                        release.run();
-                    }
+                    releaseOutsideHandler.run();
                 }
             }
         };
@@ -83,9 +87,7 @@ final class CallLimit implements ServerInterceptor {
                 try {
                     super.onCancel();
                 } finally {
-                    if (!inHandler.get()) {
-                        release.run();
-                    }
+                    releaseOutsideHandler.run();
                 }
             }
 
@@ -94,9 +96,7 @@ final class CallLimit implements ServerInterceptor {
                 try {
                     super.onComplete();
                 } finally {
-                    if (!inHandler.get()) {
-                        release.run();
-                    }
+                    releaseOutsideHandler.run();
                 }
             }
         };
