@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
@@ -127,9 +128,10 @@ class AgentMetricsIT {
                 .doesNotContain("pillar_agent_thin_pool_metadata_ratio{");
         callsDone.countDown();
         String scraped = scrape();
-        // the stores' readings appear when the refresh ends, the thin pool's usage last (a guard, not a timing)
+        // the stores' readings appear as the refresh reads them, and a scrape reads each gauge on its own, in
+        // no set order: one scrape can fall between two readings, so wait for every one (a guard, not a timing)
         for (long deadline = System.nanoTime() + PATIENCE.toNanos();
-             !scraped.contains("pillar_agent_thin_pool_metadata_ratio{") && System.nanoTime() < deadline; scraped = scrape()) {
+             !containsEveryStoreGauge(scraped) && System.nanoTime() < deadline; scraped = scrape()) {
             Thread.sleep(20);
         }
 
@@ -158,6 +160,11 @@ class AgentMetricsIT {
         refresher.get().join(PATIENCE);
         assertThat(refresher.get().isAlive()).as("the refresher ended").isFalse();
         assertThat(callsDone.getCount()).as("its command was interrupted, not let go").isOne();
+    }
+
+    private static boolean containsEveryStoreGauge(String scraped) {
+        return Stream.of("volumes", "store_capacity_bytes", "store_free_bytes", "thin_pool_data_ratio",
+                "thin_pool_metadata_ratio").allMatch(gauge -> scraped.contains("pillar_agent_" + gauge + "{"));
     }
 
     private String scrape() throws Exception {
