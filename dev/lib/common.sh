@@ -44,3 +44,15 @@ print_stage_times() {
     printf '\nStage times:\n'
     printf '  %s\n' "${STAGE_TIMES[@]}"
 }
+
+# install_hooks [REPO]: points the git checkout REPO (default: the project's) at the project's hooks,
+# dev/hooks (the commit-msg check of subjects up to 72 characters), unless it has hooks of its own.
+# Outside a git checkout it does nothing.
+install_hooks() {
+    local repo=${1:-.} hooks
+    git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 0
+    [ -z "$(git -C "$repo" config --get core.hooksPath)" ] || return 0
+    hooks=$(cd "$(dirname "${BASH_SOURCE[0]}")/../hooks" && pwd)
+    git -C "$repo" config core.hooksPath "$hooks"
+    echo "git hooks: core.hooksPath set to $hooks (commit subjects up to 72 characters)"
+}
