@@ -57,7 +57,8 @@ final class Probes {
                     .withDeadlineAfter(CsiController.CALL_DEADLINE_SECONDS, TimeUnit.SECONDS)
                     .getCapabilities(GetCapabilitiesRequest.getDefaultInstance());
             out.printf("  %-10s tcp:%s:%d (mTLS)  version %s, protocols %s, backends %s%n", "agent", host, port,
-                    caps.getAgentVersion(), caps.getProtocolsList(), caps.getBackendsList().stream()
+                    caps.getAgentVersion(), caps.getExportProtocolsList().stream()
+                            .map(p -> p.name().replace("EXPORT_PROTOCOL_", "").toLowerCase(Locale.ROOT)).toList(), caps.getBackendsList().stream()
                             .map(b -> b.getName() + " (" + b.getKind().name().replace("BACKEND_KIND_", "")
                                     .toLowerCase(Locale.ROOT) + " " + b.getPool()
                                     + (b.getParent().isEmpty() ? "" : "/" + b.getParent()) + ")").toList());

@@ -150,8 +150,8 @@ class NfsRwxKernelIT {
             });
             AgentServiceGrpc.AgentServiceBlockingStub stub = AgentServiceGrpc.newBlockingStub(channel);
             assertThat(step("first agent call (GetCapabilities)", () -> stub.withDeadlineAfter(5, TimeUnit.MINUTES)
-                    .getCapabilities(GetCapabilitiesRequest.getDefaultInstance())).getProtocolsList())
-                    .as("the agent's protocols (NfsPresence found nfsd and mountd)").anyMatch(p -> p.toLowerCase().contains("nfs"));
+                    .getCapabilities(GetCapabilitiesRequest.getDefaultInstance())).getExportProtocolsList())
+                    .as("the agent's protocols (NfsPresence found nfsd and mountd)").contains(ExportProtocol.EXPORT_PROTOCOL_NFS);
 
             // --- the volume, exported to a and b -----------------------------------------------------
             String exportPath = step("CreateVolume, ExportVolume (nfs), AllowInitiator a and b", () -> {

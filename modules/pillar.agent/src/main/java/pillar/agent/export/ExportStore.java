@@ -1,5 +1,6 @@
 package pillar.agent.export;
 
+import pillar.runtime.durable.DamagedRecordException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -167,7 +168,7 @@ public final class ExportStore {
             }
             return record;
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("the export record " + file + " is damaged (" + e.getMessage()
+            throw new DamagedRecordException("the export record " + file + " is damaged (" + e.getMessage()
                     + "); an operator must restore or remove it", e);
         }
     }

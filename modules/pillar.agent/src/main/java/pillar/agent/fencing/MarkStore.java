@@ -1,5 +1,6 @@
 package pillar.agent.fencing;
 
+import pillar.runtime.durable.DamagedRecordException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -77,7 +78,7 @@ public final class MarkStore {
             return mark;
         } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
             damaged.report("mark", marks.fileOf(volume), e.getMessage());
-            throw new IllegalStateException("the fencing mark " + marks.fileOf(volume) + " is damaged (" + e.getMessage()
+            throw new DamagedRecordException("the fencing mark " + marks.fileOf(volume) + " is damaged (" + e.getMessage()
                     + "); refusing to act on volume " + volume + " until an operator restores or removes it", e);
         }
     }

@@ -77,7 +77,7 @@ import pillar.api.value.VolumeId;
  * before every identifier in the request has been validated.
  */
 public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBase {
-    /** The protocols this agent can export with. */
+    /** The protocols this agent can export with, as the deprecated capability field names them. */
     public static final String NVMEOF_TCP = "nvmeof-tcp";
     public static final String NFS = "nfs";
     /** The port nfsd serves NFSv4 on. */
@@ -143,11 +143,11 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
         unary("GetCapabilities", response, () -> {
             GetCapabilitiesResponse.Builder out = GetCapabilitiesResponse.newBuilder()
                     .setAgentVersion(Driver.version())
-                    .addProtocols(NVMEOF_TCP)
+                    .addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).addProtocols(NVMEOF_TCP)
                     .setNvmeAuth(operations.authSupported());
             Optional<String> nfs = nfsProblem.get();
             if (nfs.isEmpty()) {
-                out.addProtocols(NFS);
+                out.addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NFS).addProtocols(NFS);
             }
             backends.forEach(backend -> out.addBackends(withProblem(backend, nfs)));
             gate.problem().ifPresent(out::setProblem);

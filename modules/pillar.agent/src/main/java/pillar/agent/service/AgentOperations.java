@@ -28,6 +28,7 @@ import pillar.agent.nfs.NfsClient;
 import pillar.agent.export.RecordedAuth;
 import pillar.agent.fencing.Fence;
 import pillar.agent.fencing.MarkStore;
+import pillar.api.agent.v1.AgentErrorReason;
 import pillar.api.fencing.Fencing.Intent;
 import pillar.api.fencing.FencingToken;
 import pillar.api.value.ByteSize;
@@ -50,8 +51,6 @@ import pillar.api.value.VolumeId;
  */
 public final class AgentOperations {
     private static final Logger LOG = Logger.getLogger(AgentOperations.class.getName());
-    /** The reason (the start of a FAILED_PRECONDITION description) when the kernel cannot authenticate hosts. */
-    public static final String NVME_AUTH_UNSUPPORTED = "NvmeAuthUnsupported";
 
     private final Map<String, VolumeBackend> backends;
     private final Fence fence;
@@ -188,7 +187,7 @@ public final class AgentOperations {
 
     /**
      * Exports the volume. With {@code authRequired} every host must authenticate in-band: refused with
-     * {@link #NVME_AUTH_UNSUPPORTED} on a kernel without nvmet authentication, and only with an ACL.
+     * FAILED_PRECONDITION (reason NVME_AUTH_UNSUPPORTED) on a kernel without nvmet authentication, and only with an ACL.
      */
     public ExportRecord export(Optional<FencingToken> token, VolumeId id, String backendName, PortAddress address,
                                boolean aclEnabled, boolean authRequired) {
@@ -211,7 +210,7 @@ public final class AgentOperations {
                     existing.map(ExportRecord::allowedHosts).orElse(Set.of()), authRequired,
                     existing.map(ExportRecord::auth).orElse(Map.of()));
             if (existing.isPresent() && !sameExport(existing.get(), wanted)) {
-                throw new IllegalStateException("volume " + id + " is already exported as " + describe(existing.get())
+                throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is already exported as " + describe(existing.get())
                         + "; unexport it before exporting it as " + describe(wanted));
             }
             exports.write(wanted);
@@ -231,7 +230,7 @@ public final class AgentOperations {
      * Allows the host on the volume's export; with {@code auth} it must authenticate in-band with those
      * keys (a new value replaces the old: rotation). An export with {@code auth_required} refuses a
      * host without keys (INVALID_ARGUMENT); keys on a kernel without authentication are
-     * {@link #NVME_AUTH_UNSUPPORTED}. The record is written (with the keys) before the kernel.
+     * FAILED_PRECONDITION (reason NVME_AUTH_UNSUPPORTED). The record is written (with the keys) before the kernel.
      */
     public void allow(Optional<FencingToken> token, VolumeId id, Nqn host, Optional<HostAuth> auth) {
         allow(token, id, host, auth, false);
@@ -248,7 +247,7 @@ public final class AgentOperations {
             refuseNfs(id, "host_nqn");
             ExportRecord record = exported(id);
             if (exclusive && !record.aclEnabled()) {
-                throw new IllegalStateException("volume " + id + " is exported to any host (acl_enabled false): it cannot"
+                throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is exported to any host (acl_enabled false): it cannot"
                         + " be given to one host alone; export it with acl_enabled");
             }
             if (record.authRequired() && auth.isEmpty()) {
@@ -309,7 +308,7 @@ public final class AgentOperations {
 
     private void requireAuth() {
         if (!exporter.authSupported()) {
-            throw new IllegalStateException(NVME_AUTH_UNSUPPORTED + ": " + ConfigfsNvmetTarget.NO_AUTH_MESSAGE
+            throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_NVME_AUTH_UNSUPPORTED, ConfigfsNvmetTarget.NO_AUTH_MESSAGE
                     + "; export without auth_required or run a kernel with it");
         }
     }
@@ -417,14 +416,14 @@ public final class AgentOperations {
                         + " is a block device: NFS exports only a zfs-dataset backend's volumes");
             }
             exports.read(id).ifPresent(block -> {
-                throw new IllegalStateException("volume " + id + " is already exported as " + describe(block)
+                throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is already exported as " + describe(block)
                         + "; unexport it before exporting it over NFS");
             });
             Optional<NfsExportRecord> existing = exports.readNfs(id);
             NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server,
                     existing.map(NfsExportRecord::clients).orElse(Set.of()));
             if (existing.isPresent() && !existing.get().equals(wanted)) {
-                throw new IllegalStateException("volume " + id + " is already exported over NFS from " + existing.get().server()
+                throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is already exported over NFS from " + existing.get().server()
                         + " at " + existing.get().path() + "; unexport it before exporting it from " + server + " at " + wanted.path());
             }
             exports.write(wanted);
@@ -437,8 +436,8 @@ public final class AgentOperations {
     public void allowNfs(Optional<FencingToken> token, VolumeId id, NfsClient client) {
         fence.run(id, token, Intent.CHANGE, done -> {
             refuseBlock(id);
-            NfsExportRecord record = exports.readNfs(id).orElseThrow(() -> new IllegalStateException(
-                    "volume " + id + " is not exported over NFS; export it first"));
+            NfsExportRecord record = exports.readNfs(id).orElseThrow(() -> new AgentRefusal(
+                    AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is not exported over NFS; export it first"));
             Set<NfsClient> clients = new HashSet<>(record.clients());
             clients.add(client);
             NfsExportRecord updated = record.withClients(clients);
@@ -563,8 +562,8 @@ public final class AgentOperations {
     }
 
     private ExportRecord exported(VolumeId id) {
-        return exports.read(id).orElseThrow(() -> new IllegalStateException(
-                "volume " + id + " is not exported; export it first"));
+        return exports.read(id).orElseThrow(() -> new AgentRefusal(
+                AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is not exported; export it first"));
     }
 
     /** Must hold the volume's lock. Record first, kernel second (see the class comment). */

@@ -3,47 +3,64 @@ package pillar.agent.service;
 import java.util.Optional;
 
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import pillar.agent.backend.BackendException;
 import pillar.agent.configfs.NvmetTargetException;
+import pillar.api.agent.AgentErrors;
+import pillar.api.agent.v1.AgentErrorReason;
 import pillar.api.fencing.FencingViolation;
+import pillar.runtime.durable.DamagedRecordException;
 import pillar.runtime.server.ErrorMapping;
 
-/** The agent's own failures as the gRPC status the controller acts on. */
+/**
+ * The agent's own failures as the gRPC status the controller acts on, each refusal with its
+ * {@link AgentErrorReason} in the details ({@link AgentErrors}). Any other exception, a programming
+ * error among them, is left to {@link pillar.runtime.server.UnaryCall}: INTERNAL.
+ */
 final class GrpcErrors {
-    /** The reason (the start of a FAILED_PRECONDITION description) when a backend's layout cannot take snapshots. */
-    public static final String SNAPSHOTS_UNSUPPORTED = "SnapshotsUnsupported";
-
     /**
-     * For {@link pillar.runtime.server.UnaryCall}: a fencing violation and a state the call cannot change
-     * are FAILED_PRECONDITION, a backend's refusal keeps its kind, nvmet that does not answer in time
-     * is DEADLINE_EXCEEDED.
+     * For {@link pillar.runtime.server.UnaryCall}: a fencing violation, a refusal of the volume's state and
+     * a damaged record are FAILED_PRECONDITION, a backend's refusal keeps its kind, nvmet that does not
+     * answer in time is DEADLINE_EXCEEDED.
      */
     static final ErrorMapping MAPPING = e -> Optional.ofNullable(switch (e) {
-        case FencingViolation f -> Status.FAILED_PRECONDITION.withDescription("fencing: " + f.getMessage());
-        case BackendException b -> backendStatus(b.kind()).withDescription(b.kind() == BackendException.Kind.UNSUPPORTED
-                ? SNAPSHOTS_UNSUPPORTED + ": " + b.getMessage() : b.getMessage());
-        case NvmetTargetException t -> (t.timedOut() ? Status.DEADLINE_EXCEEDED : Status.INTERNAL)
-                .withDescription("nvmet: " + t.getMessage());
-        case IllegalStateException s -> Status.FAILED_PRECONDITION.withDescription(s.getMessage());
+        case FencingViolation f -> refused(Status.FAILED_PRECONDITION, "fencing: " + f.getMessage(),
+                AgentErrorReason.AGENT_ERROR_REASON_FENCED);
+        case AgentRefusal r -> refused(Status.FAILED_PRECONDITION, r.getMessage(), r.reason());
+        case DamagedRecordException d -> refused(Status.FAILED_PRECONDITION, d.getMessage(),
+                AgentErrorReason.AGENT_ERROR_REASON_RECORD_DAMAGED);
+        case BackendException b -> backendFailure(b);
+        case NvmetTargetException t -> t.timedOut()
+                ? refused(Status.DEADLINE_EXCEEDED, "nvmet: " + t.getMessage(), AgentErrorReason.AGENT_ERROR_REASON_TARGET_TIMED_OUT)
+                : Status.INTERNAL.withDescription("nvmet: " + t.getMessage()).asRuntimeException();
         default -> null;
     });
 
     private GrpcErrors() {
     }
 
-    private static Status backendStatus(BackendException.Kind kind) {
-        return switch (kind) {
-            case CONFLICT -> Status.ALREADY_EXISTS;
-            case OUT_OF_RANGE -> Status.OUT_OF_RANGE;
-            case NO_SPACE -> Status.RESOURCE_EXHAUSTED;
-            case INVALID -> Status.INVALID_ARGUMENT;
-            case NOT_FOUND -> Status.NOT_FOUND;
+    private static StatusRuntimeException refused(Status status, String description, AgentErrorReason reason) {
+        return AgentErrors.failure(status.withDescription(description), reason);
+    }
+
+    private static StatusRuntimeException backendFailure(BackendException b) {
+        return switch (b.kind()) {
+            case CONFLICT -> plain(Status.ALREADY_EXISTS, b);
+            case OUT_OF_RANGE -> plain(Status.OUT_OF_RANGE, b);
+            case NO_SPACE -> plain(Status.RESOURCE_EXHAUSTED, b);
+            case INVALID -> plain(Status.INVALID_ARGUMENT, b);
+            case NOT_FOUND -> plain(Status.NOT_FOUND, b);
             // the pool itself is missing: not a transient outage of the agent, which answered
-            case UNAVAILABLE -> Status.FAILED_PRECONDITION;
-            case UNSUPPORTED -> Status.FAILED_PRECONDITION;
+            case UNAVAILABLE -> refused(Status.FAILED_PRECONDITION, b.getMessage(), AgentErrorReason.AGENT_ERROR_REASON_POOL_UNAVAILABLE);
+            case UNSUPPORTED -> refused(Status.FAILED_PRECONDITION, b.getMessage(),
+                    AgentErrorReason.AGENT_ERROR_REASON_SNAPSHOTS_UNSUPPORTED);
             // CSI's "operation pending for volume": the CO retries with backoff, the state stays as it is
-            case BUSY -> Status.ABORTED;
-            case FAILED -> Status.INTERNAL;
+            case BUSY -> refused(Status.ABORTED, b.getMessage(), AgentErrorReason.AGENT_ERROR_REASON_IN_PROGRESS);
+            case FAILED -> plain(Status.INTERNAL, b);
         };
+    }
+
+    private static StatusRuntimeException plain(Status status, BackendException b) {
+        return status.withDescription(b.getMessage()).asRuntimeException();
     }
 }

@@ -1,5 +1,6 @@
 package pillar.agent.state;
 
+import pillar.runtime.durable.DamagedRecordException;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
@@ -55,7 +56,7 @@ public record StateIdentity(String node, InstallationId installation, Instant cr
         try {
             return AtomicFiles.read(file, "the state identity").map(StateIdentity::parse);
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("the state identity " + file + " is damaged (" + e.getMessage() + ")", e);
+            throw new DamagedRecordException("the state identity " + file + " is damaged (" + e.getMessage() + ")", e);
         }
     }
 

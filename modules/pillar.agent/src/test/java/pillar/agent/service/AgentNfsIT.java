@@ -278,12 +278,15 @@ class AgentNfsIT {
     @Test
     void capabilitiesListNfsWhileTheServerServesAndExplainWhenItDoesNot() {
         GetCapabilitiesResponse serving = stub.getCapabilities(GetCapabilitiesRequest.getDefaultInstance());
-        assertThat(serving.getProtocolsList()).contains("nvmeof-tcp", "nfs");
+        assertThat(serving.getExportProtocolsList()).containsExactly(ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP,
+                ExportProtocol.EXPORT_PROTOCOL_NFS);
+        assertThat(serving.getProtocolsList()).as("the deprecated field, for the previous controller").contains("nvmeof-tcp", "nfs");
         assertThat(serving.getBackendsList()).allMatch(b -> !b.hasProblem());
 
         nfs.setProblem("rpc.mountd does not run");
         GetCapabilitiesResponse missing = stub.getCapabilities(GetCapabilitiesRequest.getDefaultInstance());
 
+        assertThat(missing.getExportProtocolsList()).containsExactly(ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP);
         assertThat(missing.getProtocolsList()).containsExactly("nvmeof-tcp");
         assertThat(missing.getBackendsList()).filteredOn(b -> b.getName().equals("shared")).singleElement()
                 .satisfies(b -> assertThat(b.getProblem().getReason()).isEqualTo("NfsServerMissing"))

@@ -1,11 +1,13 @@
 package pillar.controller.agent;
 
 import io.grpc.Status;
+import pillar.api.agent.v1.AgentErrorReason;
 
 /**
  * An agent call failed. {@link #kind()} is the small set of outcomes callers act on (the CSI
- * service maps them to CSI codes, reconcilers to condition reasons); the message names the RPC, the
- * agent and what it said.
+ * service maps them to CSI codes, reconcilers to condition reasons), {@link #reason()} the agent's
+ * reason where it gave one (callers decide on it, never on the message); the message names the RPC,
+ * the agent and what it said.
  */
 public final class AgentException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -68,23 +70,34 @@ public final class AgentException extends RuntimeException {
     }
 
     private final Kind kind;
+    private final AgentErrorReason reason;
     private final String rpc;
     private final String detail;
 
     public AgentException(Kind kind, String rpc, AgentTarget agent, String detail) {
-        this(kind, rpc, agent, detail, null);
+        this(kind, AgentErrorReason.AGENT_ERROR_REASON_UNSPECIFIED, rpc, agent, detail, null);
     }
 
     public AgentException(Kind kind, String rpc, AgentTarget agent, String detail, Throwable cause) {
+        this(kind, AgentErrorReason.AGENT_ERROR_REASON_UNSPECIFIED, rpc, agent, detail, cause);
+    }
+
+    public AgentException(Kind kind, AgentErrorReason reason, String rpc, AgentTarget agent, String detail, Throwable cause) {
         // the kind is left out where the detail already starts with it (FAILED_PRECONDITION: ...)
         super(rpc + " on agent " + agent + ": " + (detail.startsWith(kind + ":") ? "" : kind + ": ") + detail, cause);
         this.kind = kind;
+        this.reason = reason;
         this.rpc = rpc;
         this.detail = detail;
     }
 
     public Kind kind() {
         return kind;
+    }
+
+    /** The agent's reason for the failure; {@code AGENT_ERROR_REASON_UNSPECIFIED} when it gave none. */
+    public AgentErrorReason reason() {
+        return reason;
     }
 
     /** The RPC's name, e.g. {@code GetCapacity}. */

@@ -18,6 +18,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import pillar.api.agent.AgentErrors;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
@@ -260,7 +261,7 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
             String description = e.getStatus().getDescription();
             String detail = e.getStatus().getCode() + (description == null ? "" : ": " + description)
                     + (e.getStatus().getCause() == null ? "" : " (" + e.getStatus().getCause() + ")");
-            throw new AgentException(AgentException.Kind.of(e.getStatus().getCode()), rpc, agent, detail, e);
+            throw new AgentException(AgentException.Kind.of(e.getStatus().getCode()), AgentErrors.reasonOf(e), rpc, agent, detail, e);
         } finally {
             own.detach(previous);
         }

@@ -12,10 +12,12 @@ import pillar.controller.volume.DurableRecords;
 final class CsiErrors {
     /** For {@link pillar.runtime.server.UnaryCall}: an agent's outcome, a Kubernetes API failure. */
     static final ErrorMapping MAPPING = e -> switch (e) {
-        case AgentException a -> Optional.of(agentStatus(a).withDescription(a.getMessage()));
-        case KubernetesClientException k -> Optional.of(kubernetesStatus(k).withDescription("Kubernetes API: " + k.getMessage()));
+        case AgentException a -> Optional.of(agentStatus(a).withDescription(a.getMessage()).asRuntimeException());
+        case KubernetesClientException k -> Optional.of(kubernetesStatus(k).withDescription("Kubernetes API: " + k.getMessage())
+                .asRuntimeException());
         // a compare-and-swap lost to another writer, as the API server's 409 is (the CO retries)
-        case DurableRecords.Conflict c -> Optional.of(Status.ABORTED.withDescription("Kubernetes API: " + c.getMessage()));
+        case DurableRecords.Conflict c -> Optional.of(Status.ABORTED.withDescription("Kubernetes API: " + c.getMessage())
+                .asRuntimeException());
         default -> Optional.empty();
     };
 

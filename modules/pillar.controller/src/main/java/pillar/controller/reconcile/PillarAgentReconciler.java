@@ -62,7 +62,7 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
             meters.agentReachable(agent.getMetadata().getName(), true);
             next.setAgentVersion(capabilities.getAgentVersion());
             next.setBackends(capabilities.getBackendsList().stream().map(PillarAgentReconciler::toStatus).toList());
-            next.setProtocols(List.copyOf(capabilities.getProtocolsList()));
+            next.setProtocols(protocols(capabilities));
             next.setNvmeAuth(capabilities.getNvmeAuth());
             next.setConditions(damagedRecords(agent, capabilities.getDamagedRecordsList()));
             if (capabilities.hasProblem()) {
@@ -107,6 +107,24 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
             case BACKEND_KIND_LVM_THIN -> "lvm-thin";
             default -> "unknown";
         };
+    }
+
+    /**
+     * The protocols the agent exports with, as the status names them: from the enum, or from the
+     * deprecated strings of an agent of the previous release.
+     */
+    @SuppressWarnings("deprecation")
+    static List<String> protocols(GetCapabilitiesResponse capabilities) {
+        if (capabilities.getExportProtocolsCount() == 0) {
+            return List.copyOf(capabilities.getProtocolsList());
+        }
+        return capabilities.getExportProtocolsList().stream().<String>mapMulti((protocol, out) -> {
+            switch (protocol) {
+                case EXPORT_PROTOCOL_NVMEOF_TCP -> out.accept("nvmeof-tcp");
+                case EXPORT_PROTOCOL_NFS -> out.accept("nfs");
+                default -> { } // a newer agent's protocol this controller cannot use
+            }
+        }).toList();
     }
 
     private static AgentBackend toStatus(Backend backend) {

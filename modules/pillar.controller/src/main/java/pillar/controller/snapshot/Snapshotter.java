@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import pillar.api.agent.v1.AgentErrorReason;
 import pillar.api.agent.v1.CreateSnapshotRequest;
 import pillar.api.agent.v1.DeleteSnapshotRequest;
 import pillar.api.agent.v1.Snapshot;
@@ -167,7 +168,7 @@ public final class Snapshotter {
     private static boolean nothingWasTaken(AgentException e) {
         return switch (e.kind()) {
             case INVALID_ARGUMENT, NO_SPACE, NOT_FOUND, UNSUPPORTED -> true;
-            case FAILED_PRECONDITION -> e.getMessage().contains("SnapshotsUnsupported");
+            case FAILED_PRECONDITION -> e.reason() == AgentErrorReason.AGENT_ERROR_REASON_SNAPSHOTS_UNSUPPORTED;
             default -> false;
         };
     }

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import pillar.api.agent.v1.AgentErrorReason;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
 import pillar.api.agent.v1.BackendKind;
@@ -86,7 +87,7 @@ public final class FakeAgentClient implements AgentClient {
         FakeAgent agent = reach(target, "GetCapabilities", "");
         synchronized (agent) {
             GetCapabilitiesResponse.Builder capabilities = GetCapabilitiesResponse.newBuilder().setAgentVersion(agent.version())
-                    .addAllBackends(agent.backends.values()).addProtocols("nvmeof-tcp").setNvmeAuth(agent.nvmeAuth());
+                    .addAllBackends(agent.backends.values()).addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).setNvmeAuth(agent.nvmeAuth());
             agent.problem().ifPresent(capabilities::setProblem);
             capabilities.addAllDamagedRecords(agent.damagedRecords());
             return capabilities.build();
@@ -184,8 +185,9 @@ public final class FakeAgentClient implements AgentClient {
             check(!r.getExport().getBindAddress().isEmpty() && r.getExport().getPort() > 0, "export: bind_address and port must be set");
         }, (agent, done) -> {
             if (r.getExport().getAuthRequired() && !agent.nvmeAuth()) {
-                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, "ExportVolume", target,
-                        "FAILED_PRECONDITION: NvmeAuthUnsupported: this kernel has no nvmet authentication");
+                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION,
+                        AgentErrorReason.AGENT_ERROR_REASON_NVME_AUTH_UNSUPPORTED, "ExportVolume", target,
+                        "FAILED_PRECONDITION: NvmeAuthUnsupported: this kernel has no nvmet authentication", null);
             }
             FakeAgent.Volume volume = existing(target, "ExportVolume", agent, r.getVolumeId());
             boolean dataset = agent.backends.get(volume.backend()).getKind() == BackendKind.BACKEND_KIND_ZFS_DATASET;
@@ -383,9 +385,10 @@ public final class FakeAgentClient implements AgentClient {
             VolumeId.of(r.getSourceVolumeId());
             backend(target, "CreateSnapshot", agent, r.getBackend());
             if (!agent.backends.get(r.getBackend()).getSnapshots()) {
-                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, "CreateSnapshot", target,
+                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION,
+                        AgentErrorReason.AGENT_ERROR_REASON_SNAPSHOTS_UNSUPPORTED, "CreateSnapshot", target,
                         "FAILED_PRECONDITION: SnapshotsUnsupported: backend " + r.getBackend() + " is an LVM linear volume group:"
-                                + " it cannot take snapshots");
+                                + " it cannot take snapshots", null);
             }
         }, (agent, done) -> {
             FakeAgent.Snapshot existing = agent.snapshots.get(r.getSnapshotId());

@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import pillar.api.agent.v1.AgentErrorReason;
+import pillar.api.agent.AgentErrors;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
@@ -191,6 +193,25 @@ class GrpcAgentClientIT {
                     assertThat(e.detail()).isEqualTo(code + ": the agent says no");
                 });
         assertThat(service.capabilityCalls.get()).isEqualTo(1);
+    }
+
+    @Test
+    void theAgentsReasonArrivesTypedAndAFailureWithoutOneHasNone() {
+        AgentTarget agent = plaintextAgent();
+        client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));
+        service.failNext(AgentErrors.failure(Status.FAILED_PRECONDITION.withDescription("an LVM linear volume group"),
+                AgentErrorReason.AGENT_ERROR_REASON_SNAPSHOTS_UNSUPPORTED));
+        service.failNext(Status.FAILED_PRECONDITION.withDescription("SnapshotsUnsupported: the words alone"));
+
+        assertThatThrownBy(() -> client.allowInitiator(agent, AllowInitiatorRequest.getDefaultInstance()))
+                .isInstanceOfSatisfying(AgentException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(AgentException.Kind.FAILED_PRECONDITION);
+                    assertThat(e.reason()).isEqualTo(AgentErrorReason.AGENT_ERROR_REASON_SNAPSHOTS_UNSUPPORTED);
+                    assertThat(e.detail()).isEqualTo("FAILED_PRECONDITION: an LVM linear volume group");
+                });
+        assertThatThrownBy(() -> client.allowInitiator(agent, AllowInitiatorRequest.getDefaultInstance()))
+                .isInstanceOfSatisfying(AgentException.class,
+                        e -> assertThat(e.reason()).isEqualTo(AgentErrorReason.AGENT_ERROR_REASON_UNSPECIFIED));
     }
 
     @Test

@@ -7,7 +7,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import pillar.api.agent.v1.ExportProtocol;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
@@ -25,12 +27,17 @@ import pillar.api.agent.v1.GetCapacityResponse;
 final class TestAgentService extends AgentServiceGrpc.AgentServiceImplBase {
     final AtomicInteger capabilityCalls = new AtomicInteger();
     final AtomicInteger allowCalls = new AtomicInteger();
-    private final Deque<Status> failures = new ArrayDeque<>();
+    private final Deque<StatusRuntimeException> failures = new ArrayDeque<>();
     private volatile CountDownLatch hold = new CountDownLatch(0);
 
     /** The next calls fail with these statuses, in order. */
     synchronized void failNext(Status... statuses) {
-        failures.addAll(java.util.List.of(statuses));
+        java.util.List.of(statuses).forEach(status -> failures.add(status.asRuntimeException()));
+    }
+
+    /** The next call fails with this failure, details included. */
+    synchronized void failNext(StatusRuntimeException failure) {
+        failures.add(failure);
     }
 
     /** Calls wait (at most a minute) until {@link #release()}. */
@@ -42,7 +49,7 @@ final class TestAgentService extends AgentServiceGrpc.AgentServiceImplBase {
         hold.countDown();
     }
 
-    private synchronized Status nextFailure() {
+    private synchronized StatusRuntimeException nextFailure() {
         return failures.poll();
     }
 
@@ -55,7 +62,7 @@ final class TestAgentService extends AgentServiceGrpc.AgentServiceImplBase {
         response.onNext(GetCapabilitiesResponse.newBuilder().setAgentVersion("9.9.9-test")
                 .addBackends(Backend.newBuilder().setName("fast").setKind(BackendKind.BACKEND_KIND_LVM_THIN)
                         .setPool("vg0").setParent("pool0"))
-                .addProtocols("nvmeof-tcp").build());
+                .addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).build());
         response.onCompleted();
     }
 
@@ -89,9 +96,9 @@ final class TestAgentService extends AgentServiceGrpc.AgentServiceImplBase {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        Status failure = nextFailure();
+        StatusRuntimeException failure = nextFailure();
         if (failure != null) {
-            response.onError(failure.asRuntimeException());
+            response.onError(failure);
             return false;
         }
         return true;

@@ -17,15 +17,14 @@ final class NodeErrors {
      * lets go), one it let go of too late DEADLINE_EXCEEDED; a connect that fails is UNAVAILABLE;
      * syscalls, stage records and local I/O are INTERNAL.
      */
-    static final ErrorMapping MAPPING = e -> switch (e) {
-        case StuckInKernelException s -> Optional.of((s.stillStuck() ? Status.ABORTED : Status.DEADLINE_EXCEEDED)
-                .withDescription(e.getMessage()));
-        case InitiatorException i -> Optional.of(Status.UNAVAILABLE.withDescription(e.getMessage()));
-        case SyscallException s -> Optional.of(Status.INTERNAL.withDescription(e.getMessage()));
-        case StageRecordException s -> Optional.of(Status.INTERNAL.withDescription(e.getMessage()));
-        case UncheckedIOException u -> Optional.of(Status.INTERNAL.withDescription(e.getMessage()));
-        default -> Optional.empty();
-    };
+    static final ErrorMapping MAPPING = e -> Optional.ofNullable(switch (e) {
+        case StuckInKernelException s -> s.stillStuck() ? Status.ABORTED : Status.DEADLINE_EXCEEDED;
+        case InitiatorException i -> Status.UNAVAILABLE;
+        case SyscallException s -> Status.INTERNAL;
+        case StageRecordException s -> Status.INTERNAL;
+        case UncheckedIOException u -> Status.INTERNAL;
+        default -> null;
+    }).map(status -> status.withDescription(e.getMessage()).asRuntimeException());
 
     private NodeErrors() {
     }

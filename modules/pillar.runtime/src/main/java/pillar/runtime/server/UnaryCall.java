@@ -31,12 +31,13 @@ public final class UnaryCall {
         try {
             result = call.get();
         } catch (RuntimeException e) {
-            Status status = statusOf(e, errors);
+            StatusRuntimeException failure = failureOf(e, errors);
+            Status status = failure.getStatus();
             long ms = (System.nanoTime() - started) / 1_000_000;
             boolean internal = status.getCode() == Status.Code.INTERNAL;
             LOG.log(internal ? Level.WARNING : Level.INFO, rpc + " -> " + status.getCode() + " in " + ms + " ms: "
                     + status.getDescription(), internal ? e : null);
-            response.onError(status.asRuntimeException());
+            response.onError(failure);
             return;
         }
         LOG.fine(() -> rpc + " -> OK in " + (System.nanoTime() - started) / 1_000_000 + " ms");
@@ -46,15 +47,20 @@ public final class UnaryCall {
 
     /** The status {@code e} is answered with (the mapping of {@link UnaryCall}). */
     public static Status statusOf(RuntimeException e, ErrorMapping errors) {
+        return failureOf(e, errors).getStatus();
+    }
+
+    /** The failure {@code e} is answered with: its status and the details the workload's mapping gives. */
+    public static StatusRuntimeException failureOf(RuntimeException e, ErrorMapping errors) {
         return switch (e) {
-            case StatusRuntimeException s -> s.getStatus();
-            case CsiException c -> Status.fromCode(c.code()).withDescription(c.getMessage());
-            case InvalidValueException v -> Status.INVALID_ARGUMENT.withDescription(v.getMessage());
-            default -> errors.statusOf(e).orElseGet(() -> switch (e) {
+            case StatusRuntimeException s -> s;
+            case CsiException c -> Status.fromCode(c.code()).withDescription(c.getMessage()).asRuntimeException();
+            case InvalidValueException v -> Status.INVALID_ARGUMENT.withDescription(v.getMessage()).asRuntimeException();
+            default -> errors.failureOf(e).orElseGet(() -> (switch (e) {
                 case CommandFailedException c -> (c.timedOut() ? Status.DEADLINE_EXCEEDED : Status.INTERNAL)
                         .withDescription(c.getMessage());
                 default -> Status.INTERNAL.withDescription(e.toString());
-            });
+            }).asRuntimeException());
         };
     }
 }

@@ -19,8 +19,8 @@ import pillar.api.value.VolumeId;
 class UnaryCallTest {
     /** A workload's own mapping that knows one exception, and claims everything else it sees too, to prove the order. */
     private static final ErrorMapping OWN = e -> e instanceof UnsupportedOperationException
-            ? Optional.of(Status.UNIMPLEMENTED.withDescription("own: " + e.getMessage()))
-            : Optional.of(Status.DATA_LOSS.withDescription("the workload's mapping was asked about " + e));
+            ? Optional.of(Status.UNIMPLEMENTED.withDescription("own: " + e.getMessage()).asRuntimeException())
+            : Optional.of(Status.DATA_LOSS.withDescription("the workload's mapping was asked about " + e).asRuntimeException());
 
     @Test
     void aResultIsAnsweredOnceAndCompleted() {
