@@ -75,12 +75,52 @@ no images to a public registry: rendering fails, naming what to set, unless the 
 {{- end -}}
 {{- end -}}
 
-{{/* The Secret with the agents' server certificate. */}}
+{{/*
+The Secret with the agents' server certificates: generated mode, one Secret holding ca.crt and
+<agent>.crt, <agent>.key for each agent; secrets mode, the one you supply (shared by all agents).
+cert-manager mode writes one Secret per agent instead (pillar-csi.agentNodeTlsSecret).
+*/}}
 {{- define "pillar-csi.agentTlsSecret" -}}
 {{- if eq .Values.tls.mode "secrets" -}}
 {{- .Values.tls.secrets.agent -}}
 {{- else -}}
-{{- printf "%s-agent-tls" (include "pillar-csi.fullname" .) -}}
+{{- printf "%s-agents-tls" (include "pillar-csi.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret that holds one agent's certificate: (dict "root" $ "node" "storage-1"). */}}
+{{- define "pillar-csi.agentNodeTlsSecret" -}}
+{{- if eq .root.Values.tls.mode "cert-manager" -}}
+{{- printf "%s-agent-%s-tls" (include "pillar-csi.fullname" .root) .node -}}
+{{- else -}}
+{{- include "pillar-csi.agentTlsSecret" .root -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The DNS name one agent's certificate carries and the controller verifies, (dict "root" $ "node"
+"storage-1"): <node>.<tls.agentServerName>, each storage node its own; with tls.mode secrets, the
+name of the one supplied certificate, tls.agentServerName.
+*/}}
+{{- define "pillar-csi.agentIdentity" -}}
+{{- if eq .root.Values.tls.mode "secrets" -}}
+{{- .root.Values.tls.agentServerName -}}
+{{- else -}}
+{{- printf "%s.%s" .node .root.Values.tls.agentServerName -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Every agent that gets a certificate of its own, sorted: the nodes of agent.nodes and tls.externalAgents. */}}
+{{- define "pillar-csi.agentNames" -}}
+{{- toJson (concat (keys .Values.agent.nodes) .Values.tls.externalAgents | uniq | sortAlpha) -}}
+{{- end -}}
+
+{{/* Where one agent's files are mounted in its container: (dict "root" $ "node" "storage-1"). */}}
+{{- define "pillar-csi.agentTlsDir" -}}
+{{- if eq .root.Values.tls.mode "secrets" -}}
+{{- include "pillar-csi.tlsDir" .root -}}
+{{- else -}}
+{{- printf "%s/%s" (include "pillar-csi.tlsDir" .root) .node -}}
 {{- end -}}
 {{- end -}}
 

@@ -28,8 +28,8 @@ spec:
 {{- if ne $.Values.tls.mode "none" }}
   tls:
     mode: secret
-    secretName: {{ include "pillar-csi.agentTlsSecret" $ }}
-    serverName: {{ $.Values.tls.agentServerName }}
+    secretName: {{ include "pillar-csi.agentNodeTlsSecret" (dict "root" $ "node" $node) }}
+    serverName: {{ include "pillar-csi.agentIdentity" (dict "root" $ "node" $node) }}
 {{- end }}
 {{- range $entry.backends }}
 ---

@@ -6,6 +6,20 @@
 {{- if and (ne .Values.tls.mode "none") (eq (toString .Values.tls.controllerName) (toString .Values.tls.agentServerName)) -}}
 {{- fail (printf "tls.controllerName and tls.agentServerName are both %s: the agents admit a client by that name and the controller checks an agent by it, so the controller's certificate would pass for an agent's and an agent's for the controller's. Give them different names" .Values.tls.controllerName) -}}
 {{- end -}}
+{{- if and (has .Values.tls.mode (list "generated" "cert-manager")) .Values.tls.agentIpAddresses -}}
+{{- fail (printf "tls.agentIpAddresses (%s) would put the same addresses in every agent's certificate, so that one storage node's key could answer for another's agent: leave it empty, each agent's certificate carries its own agent.nodes.<node>.address" (join ", " .Values.tls.agentIpAddresses)) -}}
+{{- end -}}
+{{- if has .Values.tls.mode (list "generated" "cert-manager") -}}
+{{- range $agent := include "pillar-csi.agentNames" . | fromJsonArray -}}
+{{- $identity := include "pillar-csi.agentIdentity" (dict "root" $ "node" $agent) -}}
+{{- if eq $identity (toString $.Values.tls.controllerName) -}}
+{{- fail (printf "tls.controllerName is %s, the name of the agent %s's certificate: the controller's certificate would pass for that agent's and that agent's for the controller's. Give them different names" $identity $agent) -}}
+{{- end -}}
+{{- if gt (len $identity) 253 -}}
+{{- fail (printf "the agent %s's certificate name %s is longer than 253 characters: shorten tls.agentServerName" $agent $identity) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- if and (eq (toString .Values.snapshots.enabled) "true") (not (.Capabilities.APIVersions.Has "snapshot.storage.k8s.io/v1/VolumeSnapshot")) -}}
 {{- fail "snapshots.enabled=true but the cluster serves no snapshot.storage.k8s.io/v1 VolumeSnapshot: install the external-snapshotter's CRDs (kubectl apply -k 'https://github.com/kubernetes-csi/external-snapshotter/client/config/crd') and its snapshot-controller (deploy/kubernetes/snapshot-controller) first, or set snapshots.enabled=auto (helm template: pass --api-versions snapshot.storage.k8s.io/v1/VolumeSnapshot)" -}}
 {{- end -}}

@@ -29,7 +29,7 @@ Backend keys are written as the agent reads them (parent-dataset, volume-group, 
   "configfs-root" "/sys/kernel/config"
   "backends" $backends -}}
 {{- if include "pillar-csi.tlsEnabled" $root -}}
-{{- $dir := include "pillar-csi.tlsDir" $root -}}
+{{- $dir := include "pillar-csi.agentTlsDir" (dict "root" $root "node" .nodeName) -}}
 {{- $_ := set $agent "tls" (dict "cert" (printf "%s/tls.crt" $dir) "key" (printf "%s/tls.key" $dir) "ca" (printf "%s/ca.crt" $dir)
   "client-names" (list $root.Values.tls.controllerName)) -}}
 {{- end -}}

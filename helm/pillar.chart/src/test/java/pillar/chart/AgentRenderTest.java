@@ -38,8 +38,9 @@ class AgentRenderTest {
                         "listen", Map.of("host-env", "PILLAR_NODE_IP", "port", 9500),
                         "state-dir", "/var/lib/pillar-csi/agent",
                         "configfs-root", "/sys/kernel/config",
-                        "tls", Map.of("cert", "/etc/pillar-csi/tls/tls.crt", "key", "/etc/pillar-csi/tls/tls.key",
-                                "ca", "/etc/pillar-csi/tls/ca.crt", "client-names", List.of("pillar-controller")),
+                        // its own node's certificate (one per storage node)
+                        "tls", Map.of("cert", "/etc/pillar-csi/tls/storage-1/tls.crt", "key", "/etc/pillar-csi/tls/storage-1/tls.key",
+                                "ca", "/etc/pillar-csi/tls/storage-1/ca.crt", "client-names", List.of("pillar-controller")),
                         "backends", List.of(
                                 Map.of("name", "tank", "type", "zfs", "pool", "tank", "parent-dataset", "k8s/volumes"))),
                 "health", Map.of("port", 9810),

@@ -40,8 +40,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The default mode, generated: the chart's own CA and certificates, in the Secrets both workloads
- * mount, loadable by both and good for a mutual-TLS handshake with the names each side checks.
+ * The default mode, generated: the chart's own CA, the controller's certificate and one per agent
+ * (storage node or external agent), in the Secrets both workloads mount, loadable by both and good
+ * for a mutual-TLS handshake with the names each side checks, a node's certificate for its own name.
  */
 class GeneratedTlsTest {
     private static final String PREFIX = "pillar-pillar-csi-";
@@ -54,57 +55,96 @@ class GeneratedTlsTest {
     Path dir;
 
     @Test
-    void byDefaultTwoTlsSecretsFromOneCaAreMountedAndNothingElseIsNeeded() {
+    void byDefaultTheControllersSecretAndOneWithEachAgentsOwnFilesFromOneCaAreMounted() {
         Rendered rendered = HelmChart.render(AgentRenderTest.TWO_NODES);
         assertThat(rendered.all(Secret.class)).extracting(s -> s.getMetadata().getName())
-                .containsExactlyInAnyOrder(PREFIX + "controller-tls", PREFIX + "agent-tls");
-        for (Secret secret : rendered.all(Secret.class)) {
-            assertThat(secret.getType()).isEqualTo("kubernetes.io/tls");
-            assertThat(secret.getData()).containsOnlyKeys("tls.crt", "tls.key", "ca.crt");
-            assertThat(pem(secret, "tls.key")).startsWith("-----BEGIN PRIVATE KEY-----\n");
+                .containsExactlyInAnyOrder(PREFIX + "controller-tls", PREFIX + "agents-tls");
+        Secret controller = controller(rendered);
+        assertThat(controller.getType()).isEqualTo("kubernetes.io/tls");
+        assertThat(controller.getData()).containsOnlyKeys("tls.crt", "tls.key", "ca.crt");
+        Secret agents = agents(rendered);
+        assertThat(agents.getType()).isEqualTo("Opaque");
+        assertThat(agents.getData()).containsOnlyKeys("ca.crt", "storage-1.crt", "storage-1.key", "storage-2.rack-b.crt",
+                "storage-2.rack-b.key");
+        for (String key : List.of("tls.key")) {
+            assertThat(pem(controller, key)).startsWith("-----BEGIN PRIVATE KEY-----\n");
         }
-        assertThat(pem(controller(rendered), "ca.crt")).isEqualTo(pem(agent(rendered), "ca.crt"));
+        for (String node : TlsModesTest.NODES) {
+            assertThat(pem(agents, node + ".key")).startsWith("-----BEGIN PRIVATE KEY-----\n");
+        }
+        assertThat(pem(controller, "ca.crt")).isEqualTo(pem(agents, "ca.crt"));
         assertThat(rendered.manifests()).doesNotContain("cert-manager.io");
-        TlsModesTest.assertMounted(rendered, PREFIX + "controller-tls", PREFIX + "agent-tls");
+        TlsModesTest.assertMounted(rendered, PREFIX + "controller-tls", "pillar-controller", true);
+        // each node's files into the directory its agent reads
+        var volume = rendered.agent().getSpec().getTemplate().getSpec().getVolumes().stream()
+                .filter(v -> v.getName().equals("tls")).findFirst().orElseThrow().getSecret();
+        assertThat(volume.getSecretName()).isEqualTo(PREFIX + "agents-tls");
+        assertThat(volume.getItems()).extracting(i -> i.getKey() + ">" + i.getPath()).containsExactly(
+                "storage-1.crt>storage-1/tls.crt", "storage-1.key>storage-1/tls.key", "ca.crt>storage-1/ca.crt",
+                "storage-2.rack-b.crt>storage-2.rack-b/tls.crt", "storage-2.rack-b.key>storage-2.rack-b/tls.key",
+                "ca.crt>storage-2.rack-b/ca.crt");
     }
 
     @Test
-    void certificatesChainToTheCaWithTheNamesAndUsagesEachSideChecks() throws Exception {
-        Map<String, Object> values = new HashMap<>(AgentRenderTest.TWO_NODES);
-        values.put("tls", Map.of("agentServerName", "agents.storage.lan", "controllerName", "csi-controller.prod",
-                "agentIpAddresses", List.of("10.0.0.11")));
-        Rendered rendered = HelmChart.render(values);
-        X509Certificate ca = certificate(pem(agent(rendered), "ca.crt"));
-        X509Certificate agentCert = certificate(pem(agent(rendered), "tls.crt"));
+    @SuppressWarnings("unchecked")
+    void eachAgentHasACertificateOfItsOwnNameAndKeyChainedToTheCa() throws Exception {
+        Map<String, Object> agent = new HashMap<>((Map<String, Object>) AgentRenderTest.TWO_NODES.get("agent"));
+        Map<String, Object> nodes = new HashMap<>((Map<String, Object>) agent.get("nodes"));
+        Map<String, Object> storage1 = new HashMap<>((Map<String, Object>) nodes.get("storage-1"));
+        storage1.put("address", "10.0.0.11");
+        nodes.put("storage-1", storage1);
+        agent.put("nodes", nodes);
+        Rendered rendered = HelmChart.render(Map.of("agent", agent, "tls", Map.of("agentServerName", "agents.storage.lan",
+                "controllerName", "csi-controller.prod", "externalAgents", List.of("nas-1"))));
+        Secret agents = agents(rendered);
+        X509Certificate ca = certificate(pem(agents, "ca.crt"));
+        X509Certificate storage1Cert = certificate(pem(agents, "storage-1.crt"));
+        X509Certificate storage2Cert = certificate(pem(agents, "storage-2.rack-b.crt"));
+        X509Certificate externalCert = certificate(pem(agents, "nas-1.crt"));
         X509Certificate controllerCert = certificate(pem(controller(rendered), "tls.crt"));
 
         assertThat(ca.getBasicConstraints()).isGreaterThanOrEqualTo(0);
         ca.verify(ca.getPublicKey());
-        agentCert.verify(ca.getPublicKey());
-        controllerCert.verify(ca.getPublicKey());
-        assertThat(agentCert.getBasicConstraints()).isEqualTo(-1);
-        assertThat(controllerCert.getBasicConstraints()).isEqualTo(-1);
-        assertThat(agentCert.getSubjectAlternativeNames())
-                .containsExactlyInAnyOrder(List.of(DNS, "agents.storage.lan"), List.of(IP, "10.0.0.11"));
+        for (X509Certificate cert : List.of(storage1Cert, storage2Cert, externalCert, controllerCert)) {
+            cert.verify(ca.getPublicKey());
+            assertThat(cert.getBasicConstraints()).isEqualTo(-1);
+            assertThat(cert.getPublicKey().getAlgorithm()).isEqualTo("EC");
+        }
+        assertThat(storage1Cert.getSubjectAlternativeNames())
+                .containsExactlyInAnyOrder(List.of(DNS, "storage-1.agents.storage.lan"), List.of(IP, "10.0.0.11"));
+        assertThat(storage2Cert.getSubjectAlternativeNames()).containsExactly(List.of(DNS, "storage-2.rack-b.agents.storage.lan"));
+        assertThat(externalCert.getSubjectAlternativeNames()).containsExactly(List.of(DNS, "nas-1.agents.storage.lan"));
         assertThat(controllerCert.getSubjectAlternativeNames()).containsExactly(List.of(DNS, "csi-controller.prod"));
-        // sprig's genSignedCert gives every certificate both usages; each is used only as named here
-        assertThat(agentCert.getExtendedKeyUsage()).contains(SERVER_AUTH);
+        assertThat(List.of(storage1Cert.getPublicKey(), storage2Cert.getPublicKey(), externalCert.getPublicKey(),
+                controllerCert.getPublicKey())).as("one key each").doesNotHaveDuplicates();
+        // sprig's genSignedCert gives every certificate both usages (it offers no other); the names keep
+        // the roles apart: no agent's is the controller's (the chart and the agent refuse that)
+        assertThat(storage1Cert.getExtendedKeyUsage()).contains(SERVER_AUTH);
         assertThat(controllerCert.getExtendedKeyUsage()).contains(CLIENT_AUTH);
-        assertThat(agentCert.getPublicKey().getAlgorithm()).isEqualTo("EC");
         assertThat(controllerCert.getNotAfter()).isAfter(java.util.Date.from(java.time.Instant.now().plus(java.time.Duration.ofDays(1000))));
     }
 
     /**
      * The agent's side read by Helidon exactly as pillar-agent configures its server, the
      * controller's the way pillar.controller.agent.PemFiles reads it (PKCS#8, KeyFactory): one
-     * handshake, the client verifying the agent's server name, the server requiring a client.
+     * handshake, the client verifying the agent's server name, the server requiring a client. A
+     * node's certificate passes for its own name and not for another node's.
      */
     @Test
-    void theRenderedKeysLoadInJavaAndCompleteAMutualHandshake() throws Exception {
+    void theRenderedKeysLoadInJavaAndCompleteAMutualHandshakeForTheirOwnNodeOnly() throws Exception {
         Rendered rendered = HelmChart.render(AgentRenderTest.TWO_NODES);
-        Path agentDir = write(agent(rendered), "agent");
-        Path controllerDir = write(controller(rendered), "controller");
+        Path agentDir = write(agents(rendered), "storage-1");
+        Path controllerDir = write(controller(rendered), null);
 
+        assertThat(handshake(agentDir, controllerDir, "storage-1.pillar-agent").getSubjectAlternativeNames())
+                .containsExactly(List.of(DNS, "pillar-controller"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> handshake(agentDir, controllerDir, "storage-2.rack-b.pillar-agent"))
+                .isInstanceOf(javax.net.ssl.SSLHandshakeException.class)
+                .hasMessageContaining("storage-2.rack-b.pillar-agent");
+    }
+
+    /** One handshake of the controller's files, verifying {@code serverName}, with an agent of these files; the client it saw. */
+    private static X509Certificate handshake(Path agentDir, Path controllerDir, String serverName) throws Exception {
         Tls agentTls = Tls.builder()
                 .privateKey(keys -> keys.pem(pem -> pem.key(Resource.create(agentDir.resolve("tls.key")))))
                 .privateKeyCertChain(keys -> keys.pem(pem -> pem.certChain(Resource.create(agentDir.resolve("tls.crt")))))
@@ -129,7 +169,7 @@ class GeneratedTlsTest {
             Socket plain = new Socket();
             plain.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()), 5000);
             try (SSLSocket socket = (SSLSocket) controllerContext.getSocketFactory()
-                    .createSocket(plain, "pillar-agent", server.getLocalPort(), true)) {
+                    .createSocket(plain, serverName, server.getLocalPort(), true)) {
                 SSLParameters parameters = socket.getSSLParameters();
                 parameters.setEndpointIdentificationAlgorithm("HTTPS");
                 socket.setSSLParameters(parameters);
@@ -150,10 +190,9 @@ class GeneratedTlsTest {
                 }
                 assertThat(read).isEqualTo(1);
                 assertThat(((X509Certificate) socket.getSession().getPeerCertificates()[0]).getSubjectAlternativeNames())
-                        .containsExactly(List.of(DNS, "pillar-agent"));
+                        .containsExactly(List.of(DNS, serverName));
             }
-            assertThat(client.get(10, TimeUnit.SECONDS).getSubjectAlternativeNames())
-                    .containsExactly(List.of(DNS, "pillar-controller"));
+            return client.get(10, TimeUnit.SECONDS);
         }
     }
 
@@ -176,10 +215,12 @@ class GeneratedTlsTest {
         return context;
     }
 
-    private Path write(Secret secret, String name) throws IOException {
-        Path files = Files.createDirectories(dir.resolve(name));
+    /** The files of {@code secret} as tls.crt, tls.key and ca.crt: the node's, or with {@code node} null, the Secret's own. */
+    private Path write(Secret secret, String node) throws IOException {
+        Path files = Files.createDirectories(dir.resolve(node == null ? "controller" : node));
         for (String key : List.of("tls.crt", "tls.key", "ca.crt")) {
-            Files.writeString(files.resolve(key), pem(secret, key), StandardCharsets.US_ASCII);
+            String from = node == null || key.equals("ca.crt") ? key : node + key.substring(3);
+            Files.writeString(files.resolve(key), pem(secret, from), StandardCharsets.US_ASCII);
         }
         return files;
     }
@@ -203,7 +244,7 @@ class GeneratedTlsTest {
         return rendered.get(Secret.class, PREFIX + "controller-tls");
     }
 
-    static Secret agent(Rendered rendered) {
-        return rendered.get(Secret.class, PREFIX + "agent-tls");
+    static Secret agents(Rendered rendered) {
+        return rendered.get(Secret.class, PREFIX + "agents-tls");
     }
 }

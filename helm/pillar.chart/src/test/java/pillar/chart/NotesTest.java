@@ -32,11 +32,11 @@ class NotesTest {
                 .contains("""
                           tls:
                             mode: secret
-                            secretName: pillar-pillar-csi-agent-tls
-                            serverName: pillar-agent
+                            secretName: pillar-pillar-csi-agent-storage-1-tls
+                            serverName: storage-1.pillar-agent
                         """)
-                .contains("cert-manager issues the certificates (Secrets pillar-pillar-csi-controller-tls and "
-                        + "pillar-pillar-csi-agent-tls)");
+                .contains("cert-manager issues the certificates (Secrets pillar-pillar-csi-controller-tls and one per storage node,\n"
+                        + "pillar-pillar-csi-agent-<node>-tls, named <node>.pillar-agent)");
     }
 
     @Test
@@ -58,7 +58,8 @@ class NotesTest {
     void byDefaultTheChartsOwnCertificatesAndHowToRotateThem() {
         String notes = notes(AgentRenderTest.TWO_NODES);
         assertThat(notes).doesNotContain("WITHOUT TLS")
-                .contains("secretName: pillar-pillar-csi-agent-tls")
+                .contains("secretName: pillar-pillar-csi-agents-tls")
+                .contains("serverName: storage-2.rack-b.pillar-agent")
                 .contains("The agent API is mutual TLS with certificates the chart made (Secrets pillar-pillar-csi-controller-tls and")
                 .contains("agents admit only the client named pillar-controller.")
                 .contains("Rotate: delete both Secrets, then helm upgrade (same values).");

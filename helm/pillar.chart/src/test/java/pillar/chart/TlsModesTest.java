@@ -20,6 +20,7 @@ class TlsModesTest {
     /** Plaintext, acknowledged. */
     static final Map<String, Object> PLAINTEXT = Map.of("mode", "none", "acknowledgePlaintext", true);
     private static final String PREFIX = "pillar-pillar-csi-";
+    /** The controller's files. */
     private static final Map<String, Object> TLS_FILES = Map.of(
             "cert", "/etc/pillar-csi/tls/tls.crt", "key", "/etc/pillar-csi/tls/tls.key", "ca", "/etc/pillar-csi/tls/ca.crt");
     private static final Map<String, Object> NODE_ADDRESS = Map.of("host-env", "PILLAR_NODE_IP", "port", 9500);
@@ -58,12 +59,13 @@ class TlsModesTest {
     }
 
     @Test
-    void certManagerWithoutAnIssuerMakesItsOwnCaAndBothCertificates() {
+    void certManagerWithoutAnIssuerMakesItsOwnCaAndOneCertificatePerAgent() {
         Rendered rendered = HelmChart.render(merge(Map.of("tls", Map.of("mode", "cert-manager"))));
         assertThat(certManagerObjects(rendered)).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
                 .containsExactlyInAnyOrder(
                 "Issuer/" + PREFIX + "selfsigned", "Certificate/" + PREFIX + "ca", "Issuer/" + PREFIX + "ca",
-                "Certificate/" + PREFIX + "controller", "Certificate/" + PREFIX + "agent");
+                "Certificate/" + PREFIX + "controller", "Certificate/" + PREFIX + "agent-storage-1",
+                "Certificate/" + PREFIX + "agent-storage-2.rack-b");
         GenericKubernetesResource ca = certificate(rendered, "ca");
         assertThat((Object) ca.get("spec", "isCA")).isEqualTo(true);
         assertThat((Object) ca.get("spec", "issuerRef", "name")).isEqualTo(PREFIX + "selfsigned");
@@ -77,31 +79,46 @@ class TlsModesTest {
         assertThat((Object) controller.get("spec", "issuerRef")).isEqualTo(Map.of("name", PREFIX + "ca", "kind", "Issuer",
                 "group", "cert-manager.io"));
 
-        GenericKubernetesResource agent = certificate(rendered, "agent");
-        assertThat((Object) agent.get("spec", "secretName")).isEqualTo(PREFIX + "agent-tls");
-        assertThat((Object) agent.get("spec", "usages")).isEqualTo(List.of("digital signature", "server auth"));
-        assertThat((Object) agent.get("spec", "dnsNames")).isEqualTo(List.of("pillar-agent"));
-        assertThat((Object) agent.get("spec", "privateKey", "encoding")).isEqualTo("PKCS8");
-
-        assertMounted(rendered, PREFIX + "controller-tls", PREFIX + "agent-tls");
+        for (String node : NODES) {
+            GenericKubernetesResource agent = certificate(rendered, "agent-" + node);
+            assertThat((Object) agent.get("spec", "secretName")).isEqualTo(PREFIX + "agent-" + node + "-tls");
+            assertThat((Object) agent.get("spec", "usages")).isEqualTo(List.of("digital signature", "server auth"));
+            assertThat((Object) agent.get("spec", "dnsNames")).isEqualTo(List.of(node + ".pillar-agent"));
+            assertThat((Object) agent.get("spec", "commonName")).isEqualTo(node + ".pillar-agent");
+            assertThat((Object) agent.get("spec", "ipAddresses")).isNull();
+            assertThat((Object) agent.get("spec", "privateKey", "encoding")).isEqualTo("PKCS8");
+        }
+        assertMounted(rendered, PREFIX + "controller-tls", "pillar-controller", true);
+        // one projected Secret per node, each into the directory its agent reads
+        List<io.fabric8.kubernetes.api.model.VolumeProjection> sources = tlsVolume(agentPod(rendered)).getProjected().getSources();
+        assertThat(sources).extracting(p -> p.getSecret().getName())
+                .containsExactly(PREFIX + "agent-storage-1-tls", PREFIX + "agent-storage-2.rack-b-tls");
+        assertThat(sources.get(1).getSecret().getItems()).extracting(i -> i.getKey() + ">" + i.getPath())
+                .containsExactly("tls.crt>storage-2.rack-b/tls.crt", "tls.key>storage-2.rack-b/tls.key", "ca.crt>storage-2.rack-b/ca.crt");
     }
 
     @Test
     void certManagerWithAClusterIssuerUsesItAndMakesNoCa() {
-        Rendered rendered = HelmChart.render(merge(Map.of("tls", Map.of("mode", "cert-manager",
-                "agentServerName", "agents.storage.lan", "controllerName", "csi.prod", "agentIpAddresses", List.of("10.0.0.11", "fd00::11"),
-                "certManager", Map.of("issuerRef", Map.of("name", "corp-ca", "kind", "ClusterIssuer"))))));
+        Map<String, Object> nodes = Map.of("nodes", Map.of(
+                "storage-1", Map.of("address", "10.0.0.11", "backends", List.of(Map.of("name", "tank", "type", "zfs", "pool", "tank")))));
+        Rendered rendered = HelmChart.render(Map.of("agent", nodes, "tls", Map.of("mode", "cert-manager",
+                "agentServerName", "agents.storage.lan", "controllerName", "csi.prod", "externalAgents", List.of("nas-1"),
+                "certManager", Map.of("issuerRef", Map.of("name", "corp-ca", "kind", "ClusterIssuer")))));
         assertThat(certManagerObjects(rendered)).extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
-                .containsExactlyInAnyOrder("Certificate/" + PREFIX + "controller", "Certificate/" + PREFIX + "agent");
-        for (String name : List.of("controller", "agent")) {
+                .containsExactlyInAnyOrder("Certificate/" + PREFIX + "controller", "Certificate/" + PREFIX + "agent-storage-1",
+                        "Certificate/" + PREFIX + "agent-nas-1");
+        for (String name : List.of("controller", "agent-storage-1", "agent-nas-1")) {
             assertThat((Object) certificate(rendered, name).get("spec", "issuerRef"))
                     .isEqualTo(Map.of("name", "corp-ca", "kind", "ClusterIssuer", "group", "cert-manager.io"));
         }
-        GenericKubernetesResource agent = certificate(rendered, "agent");
-        assertThat((Object) agent.get("spec", "dnsNames")).isEqualTo(List.of("agents.storage.lan"));
-        assertThat((Object) agent.get("spec", "ipAddresses")).isEqualTo(List.of("10.0.0.11", "fd00::11"));
+        GenericKubernetesResource agent = certificate(rendered, "agent-storage-1");
+        assertThat((Object) agent.get("spec", "dnsNames")).isEqualTo(List.of("storage-1.agents.storage.lan"));
+        assertThat((Object) agent.get("spec", "ipAddresses")).isEqualTo(List.of("10.0.0.11"));
+        assertThat((Object) certificate(rendered, "agent-nas-1").get("spec", "dnsNames")).isEqualTo(List.of("nas-1.agents.storage.lan"));
         assertThat((Object) certificate(rendered, "controller").get("spec", "dnsNames")).isEqualTo(List.of("csi.prod"));
-        assertMounted(rendered, PREFIX + "controller-tls", PREFIX + "agent-tls", "csi.prod");
+        // the external agent has a certificate but no mount: it runs elsewhere
+        assertThat(tlsVolume(agentPod(rendered)).getProjected().getSources()).extracting(p -> p.getSecret().getName())
+                .containsExactly(PREFIX + "agent-storage-1-tls");
     }
 
     @Test
@@ -110,18 +127,20 @@ class TlsModesTest {
                 "secrets", Map.of("controller", "my-controller-cert", "agent", "my-agent-cert")))));
         assertThat(certManagerObjects(rendered)).isEmpty();
         assertThat(rendered.all(io.fabric8.kubernetes.api.model.Secret.class)).isEmpty();
-        assertMounted(rendered, "my-controller-cert", "my-agent-cert");
+        assertThat(tlsVolume(agentPod(rendered)).getSecret().getSecretName()).isEqualTo("my-agent-cert");
+        assertMounted(rendered, "my-controller-cert", "pillar-controller", false);
     }
 
-    static void assertMounted(Rendered rendered, String controllerSecret, String agentSecret) {
-        assertMounted(rendered, controllerSecret, agentSecret, "pillar-controller");
-    }
+    /** The nodes of {@link AgentRenderTest#TWO_NODES}. */
+    static final List<String> NODES = List.of("storage-1", "storage-2.rack-b");
 
-    /** Both workloads mount their Secret; the agents admit the controller by name and listen on the node's address. */
+    /**
+     * Both workloads mount their TLS files; the agents admit the controller by name and listen on the
+     * node's address; with {@code perNode}, each agent reads the files of its own node's directory.
+     */
     @SuppressWarnings("unchecked")
-    static void assertMounted(Rendered rendered, String controllerSecret, String agentSecret, String controllerName) {
+    static void assertMounted(Rendered rendered, String controllerSecret, String controllerName, boolean perNode) {
         assertThat(tlsVolume(controllerPod(rendered)).getSecret().getSecretName()).isEqualTo(controllerSecret);
-        assertThat(tlsVolume(agentPod(rendered)).getSecret().getSecretName()).isEqualTo(agentSecret);
         assertThat(tlsMount(controllerPod(rendered), "pillar-controller").getReadOnly()).isTrue();
         assertThat(tlsMount(agentPod(rendered), "pillar-agent").getReadOnly()).isTrue();
         // the sidecars never see the key
@@ -131,10 +150,11 @@ class TlsModesTest {
         }
         assertThat(section(rendered.configFile(PREFIX + "controller", "controller.yaml"), "agents"))
                 .containsEntry("tls", TLS_FILES);
-        Map<String, Object> agentTls = new java.util.HashMap<>(TLS_FILES);
-        agentTls.put("client-names", List.of(controllerName));
-        for (String node : List.of("storage-1.yaml", "storage-2.rack-b.yaml")) {
-            assertThat(section(rendered.configFile(PREFIX + "agent", node), "agent")).containsEntry("tls", agentTls)
+        for (String node : NODES) {
+            String dir = perNode ? "/etc/pillar-csi/tls/" + node : "/etc/pillar-csi/tls";
+            Map<String, Object> agentTls = Map.of("cert", dir + "/tls.crt", "key", dir + "/tls.key", "ca", dir + "/ca.crt",
+                    "client-names", List.of(controllerName));
+            assertThat(section(rendered.configFile(PREFIX + "agent", node + ".yaml"), "agent")).containsEntry("tls", agentTls)
                     .containsEntry("listen", NODE_ADDRESS);
         }
     }
@@ -145,6 +165,22 @@ class TlsModesTest {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> HelmChart.template(merge(Map.of("tls", Map.of("mode", mode,
                     "controllerName", "pillar", "agentServerName", "pillar"))), "1.25.0")).as(mode)
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("would pass for an agent's");
+            // the controller named like one storage node's agent
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> HelmChart.template(merge(Map.of("tls", Map.of("mode", mode,
+                    "controllerName", "storage-1.pillar-agent"))), "1.25.0")).as(mode)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("tls.controllerName is storage-1.pillar-agent, the name of the agent storage-1's certificate")
+                    .hasMessageContaining("would pass for that agent's");
+        }
+    }
+
+    @Test
+    void addressesSharedByEveryAgentsCertificateAreRefused() {
+        for (String mode : List.of("generated", "cert-manager")) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> HelmChart.template(merge(Map.of("tls", Map.of("mode", mode,
+                    "agentIpAddresses", List.of("10.0.0.11")))), "1.25.0")).as(mode)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("tls.agentIpAddresses (10.0.0.11) would put the same addresses in every agent's certificate");
         }
     }
 

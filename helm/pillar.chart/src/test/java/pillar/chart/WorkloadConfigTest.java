@@ -166,7 +166,7 @@ class WorkloadConfigTest {
         ListenAddress nodeIp = new ListenAddress(Path.of("/nonexistent"),
                 name -> name.equals("PILLAR_NODE_IP") ? Optional.of("10.0.0.7") : Optional.empty(), iface -> List.of());
         assertThatThrownBy(() -> AgentConfig.from(WorkloadConfig.load(agentArgs), nodeIp))
-                .hasMessage("agent.tls: cannot read " + agentTls + "/tls.crt");
+                .hasMessage("agent.tls: cannot read " + agentTls + "/storage-1/tls.crt");
     }
 
     /**

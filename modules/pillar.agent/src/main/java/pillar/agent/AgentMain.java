@@ -54,6 +54,7 @@ import pillar.runtime.server.LogFormat;
 import pillar.runtime.server.LogLevel;
 import pillar.runtime.server.ServerLimits;
 import pillar.runtime.server.MutualTls;
+import pillar.runtime.server.PeerNames;
 import pillar.runtime.server.WorkloadConfig;
 import pillar.runtime.server.WorkloadServer;
 
@@ -333,10 +334,12 @@ public final class AgentMain {
 
     /**
      * mTLS admitting only clients named in {@code agent.tls.client-names}; renewed files are read at
-     * the next handshake. Bad files at start throw IllegalArgumentException.
+     * the next handshake. Bad files at start, or a certificate that carries a client name (this agent
+     * could then call other agents as the controller), throw IllegalArgumentException.
      */
     private static Tls mutualTls(AgentConfig.TlsFiles files) {
-        return MutualTls.server(new CertificateFiles(files.cert(), files.key(), files.ca(), "agent.tls"),
-                Set.copyOf(files.clientNames()), "agent.tls.client-names");
+        PeerNames controller = new PeerNames(Set.copyOf(files.clientNames()), "agent.tls.client-names");
+        return MutualTls.server(new CertificateFiles(files.cert(), files.key(), files.ca(), "agent.tls", controller),
+                controller.names(), controller.setting());
     }
 }

@@ -38,8 +38,11 @@ import pillar.runtime.durable.AtomicFiles;
  * @param controller the controller's directory
  */
 record SandboxPki(Path agent, Path controller) {
-    /** The chart's tls.agentServerName default: what the controller verifies (PillarAgent spec.tls.serverName). */
-    static final String AGENT_SERVER_NAME = "pillar-agent";
+    /**
+     * The name the chart gives the agent of storage node storage-1 ({@code <node>.<tls.agentServerName>}):
+     * what the controller verifies (PillarAgent spec.tls.serverName).
+     */
+    static final String AGENT_SERVER_NAME = "storage-1.pillar-agent";
     /** The chart's tls.controllerName default: the agent's tls.client-names. */
     static final String CONTROLLER_NAME = "pillar-controller";
     /** The Secret a PillarAgent names in the chart (the controller reads its own files; the name is for the record). */

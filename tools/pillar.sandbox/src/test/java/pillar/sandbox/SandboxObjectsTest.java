@@ -77,13 +77,13 @@ class SandboxObjectsTest {
         List<GenericKubernetesResource> quickstart = SandboxObjects.load(QUICKSTART);
         List<GenericKubernetesResource> objects = SandboxObjects.withMutualTls(quickstart);
         assertThat(spec(objects, "PillarAgent")).containsEntry("tls",
-                Map.of("mode", "secret", "secretName", "pillar-agent-tls", "serverName", "pillar-agent"));
+                Map.of("mode", "secret", "secretName", "pillar-agent-tls", "serverName", "storage-1.pillar-agent"));
         for (String kind : List.of("PillarStore", "PillarProtocol", "PillarStorageClass")) {
             assertThat(spec(objects, kind)).isEqualTo(spec(quickstart, kind));
         }
         // the quickstart itself dials as a default install serves: mTLS, the chart's Secret and name
         assertThat(spec(quickstart, "PillarAgent")).containsEntry("tls",
-                Map.of("mode", "secret", "secretName", "pillar-csi-agent-tls", "serverName", "pillar-agent"));
+                Map.of("mode", "secret", "secretName", "pillar-csi-agents-tls", "serverName", "storage-1.pillar-agent"));
     }
 
     @SuppressWarnings("unchecked")

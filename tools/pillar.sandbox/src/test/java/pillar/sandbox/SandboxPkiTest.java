@@ -36,7 +36,7 @@ class SandboxPkiTest {
         X509Certificate agent = certificate(pki.agentCert());
         agent.verify(ca.getPublicKey());
         assertThat(agent.getBasicConstraints()).isEqualTo(-1);
-        assertThat(agent.getSubjectAlternativeNames()).containsExactly(List.of(DNS, "pillar-agent"), List.of(IP, "127.0.0.1"));
+        assertThat(agent.getSubjectAlternativeNames()).containsExactly(List.of(DNS, "storage-1.pillar-agent"), List.of(IP, "127.0.0.1"));
         assertThat(agent.getExtendedKeyUsage()).containsExactly("1.3.6.1.5.5.7.3.1");
         assertKeyMatches(pki.agentKey(), agent);
 

@@ -68,7 +68,10 @@ import pillar.api.agent.v1.UnexportVolumeResponse;
  * finds it.
  *
  * <p>Mutual TLS reads the controller's PEM files; when they change on disk (cert-manager renews
- * the Secret), the next call builds new credentials and new channels.
+ * the Secret), the next call builds new credentials and new channels. It verifies the agent's
+ * certificate against the target's server name (else its host): an agent presenting another
+ * storage node's certificate fails the handshake (UNREACHABLE). A target verified by a name of the
+ * controller's own certificate is refused (FAILED) without dialling.
  */
 public final class GrpcAgentClient implements AgentClient, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(GrpcAgentClient.class.getName());
@@ -260,7 +263,8 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
             }
             String description = e.getStatus().getDescription();
             String detail = e.getStatus().getCode() + (description == null ? "" : ": " + description)
-                    + (e.getStatus().getCause() == null ? "" : " (" + e.getStatus().getCause() + ")");
+                    + (e.getStatus().getCause() == null ? "" : " (" + e.getStatus().getCause() + ")")
+                    + HandshakeFailures.reason(e.getStatus().getCause());
             throw new AgentException(AgentException.Kind.of(e.getStatus().getCode()), AgentErrors.reasonOf(e), rpc, agent, detail, e);
         } finally {
             own.detach(previous);
@@ -304,6 +308,13 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
             TlsCredentials files = tls.orElseThrow(() -> new AgentException(AgentException.Kind.FAILED, rpc, agent,
                     "the agent asks for mutual TLS but the controller has no agents.tls files (cert, key, ca)"));
             TlsCredentials.Current current = files.current();
+            String verified = agent.serverName().orElse(agent.host());
+            if (current.ownNames().contains(verified)) {
+                throw new AgentException(AgentException.Kind.FAILED, rpc, agent, "the agent would be verified by the name "
+                        + verified + ", which the controller's own certificate (agents.tls cert) carries: the controller's"
+                        + " key, or any certificate issued for the controller, would pass for this agent. Set the"
+                        + " PillarAgent's tls.serverName to the name in this agent's own certificate");
+            }
             epoch = current.epoch();
             credentials = current.credentials();
         } else {

@@ -1,5 +1,7 @@
 package pillar.controller.agent;
 
+import java.util.Set;
+
 import io.grpc.ChannelCredentials;
 import io.grpc.TlsChannelCredentials;
 import pillar.runtime.server.CertificateFiles;
@@ -32,9 +34,10 @@ final class TlsCredentials {
                 .keyManager(loaded.keyManager())
                 .trustManager(loaded.trustManager())
                 .build();
-        return new Current(credentials, loaded.epoch());
+        return new Current(credentials, loaded.epoch(), Set.copyOf(loaded.dnsNames()));
     }
 
-    record Current(ChannelCredentials credentials, long epoch) {
+    /** @param ownNames the controller certificate's subjectAltName DNS names: no agent may be verified by one */
+    record Current(ChannelCredentials credentials, long epoch, Set<String> ownNames) {
     }
 }

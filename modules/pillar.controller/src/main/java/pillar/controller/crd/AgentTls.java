@@ -11,7 +11,9 @@ import io.fabric8.generator.annotation.ValidationRule;
  * TLS between controller and agent. {@code none}: plaintext gRPC (the agent logs a loud warning).
  * {@code secret}: mutual TLS; the agent serves the certificate of the named Secret (the chart mounts
  * it, supplied or issued by cert-manager) and the controller presents its own client certificate
- * from its {@code agents.tls} files and trusts their CA.
+ * from its {@code agents.tls} files and trusts their CA. The controller verifies the agent's
+ * certificate against {@code serverName} (else the address dialled): the chart gives every storage
+ * node its own, {@code <node>.<tls.agentServerName>}, so one node's certificate does not pass for another.
  */
 @ValidationRule(value = "self.mode != 'secret' || has(self.secretName)", message = "tls.mode secret needs tls.secretName")
 public class AgentTls {

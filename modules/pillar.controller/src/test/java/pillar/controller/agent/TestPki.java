@@ -55,8 +55,13 @@ final class TestPki {
 
     /** A client or server certificate for 127.0.0.1 and localhost, as PEM files. */
     AgentTlsFiles issueFiles(String cn) throws Exception {
+        return issueFiles(cn, "localhost");
+    }
+
+    /** A client or server certificate for 127.0.0.1 and these DNS names, as PEM files. */
+    AgentTlsFiles issueFiles(String cn, String... dnsNames) throws Exception {
         KeyPair keys = keyPair();
-        X509Certificate cert = sign(new X500Name("CN=" + cn), keys, false);
+        X509Certificate cert = sign(new X500Name("CN=" + cn), keys, false, dnsNames);
         Path certFile = dir.resolve(name + "-" + cn + ".crt");
         Path keyFile = dir.resolve(name + "-" + cn + ".key");
         write(certFile, "CERTIFICATE", cert.getEncoded());
@@ -66,8 +71,13 @@ final class TestPki {
 
     /** A server context presenting a certificate of this CA and trusting only this CA's clients. */
     SSLContext serverContext(String cn) throws Exception {
+        return serverContext(cn, "localhost");
+    }
+
+    /** {@link #serverContext(String)} with a certificate for 127.0.0.1 and these DNS names. */
+    SSLContext serverContext(String cn, String... dnsNames) throws Exception {
         KeyPair keys = keyPair();
-        X509Certificate cert = sign(new X500Name("CN=" + cn), keys, false);
+        X509Certificate cert = sign(new X500Name("CN=" + cn), keys, false, dnsNames);
         KeyStore keyStore = KeyStore.getInstance("PKCS12");
         keyStore.load(null, null);
         keyStore.setKeyEntry("server", keys.getPrivate(), PASSWORD, new Certificate[] {cert, caCert});
@@ -83,16 +93,19 @@ final class TestPki {
         return context;
     }
 
-    private X509Certificate sign(X500Name subject, KeyPair subjectKeys, boolean ca) throws Exception {
+    private X509Certificate sign(X500Name subject, KeyPair subjectKeys, boolean ca, String... dnsNames) throws Exception {
         Instant now = Instant.now();
         JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(new X500Name("CN=" + name + " CA"),
                 BigInteger.valueOf(SERIAL.getAndIncrement()), Date.from(now.minus(Duration.ofHours(1))),
                 Date.from(now.plus(Duration.ofDays(1))), subject, subjectKeys.getPublic());
         builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));
         if (!ca) {
-            builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-                new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-                new GeneralName(GeneralName.dNSName, "localhost")}));
+            GeneralName[] names = new GeneralName[dnsNames.length + 1];
+            names[0] = new GeneralName(GeneralName.iPAddress, "127.0.0.1");
+            for (int i = 0; i < dnsNames.length; i++) {
+                names[i + 1] = new GeneralName(GeneralName.dNSName, dnsNames[i]);
+            }
+            builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names));
         }
         KeyPair issuer = ca ? subjectKeys : caKeys;
         return new JcaX509CertificateConverter().getCertificate(

@@ -2,10 +2,7 @@ package pillar.runtime.server;
 
 import java.net.Socket;
 import java.security.cert.CertificateException;
-import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 
@@ -19,8 +16,6 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * verifies clients only: it is a server's trust manager.
  */
 final class ClientNameTrustManager extends X509ExtendedTrustManager {
-    private static final int DNS_NAME = 2;
-
     private final CertificateFiles files;
     private final Set<String> allowed;
     private final String setting;
@@ -74,23 +69,11 @@ final class ClientNameTrustManager extends X509ExtendedTrustManager {
     }
 
     private void checkName(X509Certificate[] chain) throws CertificateException {
-        List<String> names = dnsNames(chain[0]);
+        List<String> names = CertificateNames.dnsNames(chain[0]);
         if (names.stream().noneMatch(allowed::contains)) {
             throw new CertificateException("client certificate " + chain[0].getSubjectX500Principal().getName()
                     + " names " + names + " (subjectAltName DNS), none of which is in " + setting + " " + allowed);
         }
     }
 
-    private static List<String> dnsNames(X509Certificate cert) throws CertificateParsingException {
-        Collection<List<?>> entries = cert.getSubjectAlternativeNames();
-        List<String> names = new ArrayList<>();
-        if (entries != null) {
-            for (List<?> entry : entries) {
-                if (entry.get(0) instanceof Integer type && type == DNS_NAME) {
-                    names.add((String) entry.get(1));
-                }
-            }
-        }
-        return names;
-    }
 }

@@ -99,7 +99,7 @@ public final class PemFiles {
         throw new IllegalArgumentException(keyFile + " is not the private key of the certificate " + certFile);
     }
 
-    private static List<Certificate> certificates(Path file) {
+    static List<Certificate> certificates(Path file) {
         try (InputStream in = Files.newInputStream(file)) {
             Collection<? extends Certificate> certificates = CertificateFactory.getInstance("X.509").generateCertificates(in);
             if (certificates.isEmpty()) {
