@@ -93,9 +93,10 @@ public final class Exporter {
         return target.authSupported();
     }
 
-    public void disallow(ExportRecord record, Nqn host) {
-        target.disallowHost(record.subsystem(), host);
-        LOG.info(() -> "denied " + host + " on " + record.subsystem());
+    /** Revokes {@code host} on the subsystem and drains it ({@link NvmetTarget#disallowHost}). */
+    public void disallow(Nqn subsystem, Nqn host) {
+        target.disallowHost(subsystem, host);
+        LOG.info(() -> "denied " + host + " on " + subsystem);
     }
 
     public void revalidate(ExportRecord record) {

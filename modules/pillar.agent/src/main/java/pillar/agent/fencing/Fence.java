@@ -1,5 +1,6 @@
 package pillar.agent.fencing;
 
+import pillar.runtime.durable.DamagedRecordException;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -38,7 +39,7 @@ public final class Fence {
             Optional<FencingMark> current;
             try {
                 current = marks.read(volume);
-            } catch (IllegalStateException e) {
+            } catch (DamagedRecordException e) {
                 throw new DamagedMark(e);
             }
             Fencing.Admission admission;
@@ -86,10 +87,10 @@ public final class Fence {
     }
 
     /** The volume's mark cannot be read: the call is refused (as before: FAILED_PRECONDITION), a revoke goes on. */
-    static final class DamagedMark extends IllegalStateException {
+    static final class DamagedMark extends DamagedRecordException {
         private static final long serialVersionUID = 1L;
 
-        DamagedMark(IllegalStateException cause) {
+        DamagedMark(DamagedRecordException cause) {
             super(cause.getMessage(), cause);
         }
     }

@@ -36,6 +36,7 @@ import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
 import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
+import pillar.runtime.durable.DamagedRecordException;
 
 /**
  * What the agent does, on validated values, under fencing. Each volume-changing operation is
@@ -316,7 +317,17 @@ public final class AgentOperations {
     public void deny(Optional<FencingToken> token, VolumeId id, Nqn host) {
         fence.revoke(id, token, done -> {
             refuseNfs(id, "host_nqn");
-            Optional<ExportRecord> record = exports.read(id);
+            Optional<ExportRecord> record;
+            try {
+                record = exports.read(id);
+            } catch (DamagedRecordException damaged) {
+                // the record cannot say what is exported, but the subsystem is named after the volume: the
+                // fence holds in the kernel, and the record stays for the operator
+                LOG.warning("volume " + id + ": denying " + host + " in the kernel although its export record is damaged ("
+                        + damaged.getMessage() + ")");
+                exporter.disallow(ExportRecord.subsystemNqn(id), host);
+                return null;
+            }
             if (record.isEmpty() || !record.get().aclEnabled()) {
                 return null;
             }
@@ -324,7 +335,7 @@ public final class AgentOperations {
             if (hosts.remove(host)) {
                 exports.write(record.get().withAllowedHosts(hosts));
             }
-            exporter.disallow(record.get(), host);
+            exporter.disallow(record.get().subsystem(), host);
             return null;
         });
     }
@@ -389,7 +400,7 @@ public final class AgentOperations {
             Set<Nqn> before = existing.map(ExportRecord::allowedHosts).orElse(Set.of());
             for (Nqn host : before) {
                 if (!wanted.allowedHosts().contains(host)) {
-                    exporter.disallow(wanted, host);
+                    exporter.disallow(wanted.subsystem(), host);
                     changes.add("denied " + host);
                 }
             }

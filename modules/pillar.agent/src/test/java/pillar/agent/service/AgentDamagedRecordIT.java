@@ -1,6 +1,7 @@
 package pillar.agent.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.net.URI;
@@ -8,10 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import pillar.api.agent.AgentErrors;
+import pillar.api.agent.v1.AgentErrorReason;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.DenyInitiatorRequest;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
@@ -21,8 +25,8 @@ import pillar.api.agent.v1.UnexportVolumeRequest;
  * One damaged record never stops an agent (a real agent server over gRPC, on the fake kernel): a
  * restart with an export record and a fencing mark damaged serves and turns ready, reports both (its
  * log, the gauge, GetCapabilities for the controller's condition) and leaves them on disk; the damaged
- * record's export stays in the kernel as it was, its volume's calls are refused, and a deny still
- * goes through on the volume whose mark is damaged.
+ * record's export stays in the kernel as it was, its volume's calls are refused (reason RECORD_DAMAGED),
+ * and a deny still goes through, in the kernel, on the volume whose mark or whose export record is damaged.
  */
 class AgentDamagedRecordIT {
     @TempDir
@@ -66,11 +70,20 @@ class AgentDamagedRecordIT {
         assertThat(bed.configfs.entries("subsystems")).as("the damaged record's export is not pruned").contains(nqnA);
         assertThat(bed.configfs.entries("subsystems/" + nqnA + "/allowed_hosts")).containsExactly(AgentBed.HOST);
 
-        AgentBed.assertCode(Status.Code.FAILED_PRECONDITION, () -> bed.stub().allowInitiator(AllowInitiatorRequest.newBuilder()
-                .setToken(bed.token(0)).setVolumeId("pvc-a").setHostNqn(AgentBed.HOST).build()));
+        assertThatThrownBy(() -> bed.stub().allowInitiator(AllowInitiatorRequest.newBuilder()
+                .setToken(bed.token(0)).setVolumeId("pvc-a").setHostNqn(AgentBed.HOST).build()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+                    assertThat(AgentErrors.reasonOf(e)).isEqualTo(AgentErrorReason.AGENT_ERROR_REASON_RECORD_DAMAGED);
+                });
         bed.stub().denyInitiator(DenyInitiatorRequest.newBuilder().setToken(bed.token(0)).setVolumeId("pvc-b")
                 .setHostNqn(AgentBed.HOST).build());
         assertThat(bed.configfs.entries("subsystems/nqn.2024-06.io.pillar-csi:pvc-b/allowed_hosts")).as("denied").isEmpty();
+        bed.stub().denyInitiator(DenyInitiatorRequest.newBuilder().setToken(bed.token(0)).setVolumeId("pvc-a")
+                .setHostNqn(AgentBed.HOST).build());
+        assertThat(bed.configfs.entries("subsystems/" + nqnA + "/allowed_hosts")).as("denied in the kernel, its record damaged")
+                .isEmpty();
+        assertThat(record).as("the damaged record is left for the operator").exists();
         bed.stub().denyInitiator(DenyInitiatorRequest.newBuilder().setToken(bed.token(0)).setVolumeId("pvc-c")
                 .setHostNqn(AgentBed.HOST).build());
         assertThat(bed.configfs.entries("subsystems/nqn.2024-06.io.pillar-csi:pvc-c/allowed_hosts")).isEmpty();
