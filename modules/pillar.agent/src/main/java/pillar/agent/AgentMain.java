@@ -15,6 +15,8 @@ import java.util.logging.Logger;
 import io.helidon.common.tls.Tls;
 import io.helidon.config.Config;
 import io.helidon.logging.common.LogConfig;
+import pillar.api.value.Nqn;
+import pillar.agent.export.SubsystemOwnership;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.config.CallBudgets;
@@ -142,7 +144,7 @@ public final class AgentMain {
             report.refusals().forEach(reason -> err.println("pillar-agent: refusing to start: " + reason));
             return 2;
         }
-        StateCheck.Verdict state = checkState(config, target);
+        StateCheck.Verdict state = checkState(config, target, backendsFor);
         Map<String, VolumeBackend> backends = backendsFor.apply(state.installation());
         WorkloadServer server;
         try {
@@ -179,10 +181,27 @@ public final class AgentMain {
         return start(config, backends, target, checkState(config, target));
     }
 
-    /** Whether the state directory is this agent's ({@link StateCheck}); writes its identity at a first start. */
+    /**
+     * Whether the state directory is this agent's ({@link StateCheck}); writes its identity at a first start.
+     * Every live pillar-csi subsystem counts as possibly this agent's.
+     */
     public static StateCheck.Verdict checkState(AgentConfig config, NvmetTarget target) {
         return StateCheck.run(config.stateDir(), config.nodeName(), config.installationId(),
                 new Exporter(target).exportedSubsystems(), RECOVERY_COMMAND, Clock.systemUTC());
+    }
+
+    /**
+     * {@link #checkState(AgentConfig, NvmetTarget)}, where a configured installation's live subsystems are
+     * only those its backends may hold ({@link SubsystemOwnership}): another installation's exports on the
+     * same host neither make a new installation's first start wait for a recovery nor are taken for its own.
+     */
+    static StateCheck.Verdict checkState(AgentConfig config, NvmetTarget target,
+                                         Function<InstallationId, Map<String, VolumeBackend>> backendsFor) {
+        List<Nqn> live = new Exporter(target).exportedSubsystems();
+        List<Nqn> possiblyOurs = config.installationId().isEmpty() || live.isEmpty() ? live
+                : SubsystemOwnership.of(live, backendsFor.apply(config.installationId().get())).possiblyOurs();
+        return StateCheck.run(config.stateDir(), config.nodeName(), config.installationId(), possiblyOurs, RECOVERY_COMMAND,
+                Clock.systemUTC());
     }
 
     /**

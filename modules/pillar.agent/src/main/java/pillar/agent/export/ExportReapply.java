@@ -24,8 +24,9 @@ import pillar.api.value.VolumeId;
  * rewritten. A host's DH-HMAC-CHAP keys are the newest any record holds (the kernel keeps one set per
  * host). The drift found is logged per volume (never a key); each record is then applied exactly (extra hosts,
  * ports and namespaces removed), on its own (one that fails is reported and the others still go
- * through); last, pillar-csi subsystems with no durable record (left by a crash between the record's
- * removal and the kernel's) are removed, but for those of a damaged record, which stay as they are.
+ * through); last, this installation's pillar-csi subsystems with no durable record (left by a crash
+ * between the record's removal and the kernel's) are removed, but for those of a damaged record, which
+ * stay as they are; another installation's on the same host are never touched ({@link SubsystemOwnership}).
  */
 public final class ExportReapply {
     private static final Logger LOG = Logger.getLogger(ExportReapply.class.getName());
@@ -62,15 +63,21 @@ public final class ExportReapply {
         Set<String> recordedNqns = records.stream().map(r -> r.subsystem().value()).collect(Collectors.toSet());
         // a damaged record's export stays as the kernel has it, for the operator (never pruned as an orphan)
         exports.damagedVolumes().forEach(v -> recordedNqns.add(ExportRecord.subsystemNqn(v).value()));
-        for (Nqn orphan : exporter.exportedSubsystems()) {
-            if (!recordedNqns.contains(orphan.value())) {
-                try {
-                    exporter.remove(orphan);
-                    LOG.warning("removed " + orphan + ": exported in the kernel but with no durable record");
-                } catch (RuntimeException e) {
-                    failures.add(orphan + ": " + e.getMessage());
-                    LOG.severe("could not remove the orphan export " + orphan + ": " + e.getMessage());
-                }
+        List<Nqn> unrecorded = exporter.exportedSubsystems().stream().filter(n -> !recordedNqns.contains(n.value())).toList();
+        // only this installation's: another's on the same host, or one that cannot be told now, is left
+        SubsystemOwnership owners = SubsystemOwnership.of(unrecorded, backends);
+        if (!owners.foreign().isEmpty() || !owners.unknown().isEmpty()) {
+            LOG.info(() -> "left " + owners.foreign().size() + " subsystems of another installation or an operator "
+                    + owners.foreign() + " and " + owners.unknown().size() + " whose backend cannot be read now "
+                    + owners.unknown());
+        }
+        for (Nqn orphan : owners.ours()) {
+            try {
+                exporter.remove(orphan);
+                LOG.warning("removed " + orphan + ": exported in the kernel but with no durable record");
+            } catch (RuntimeException e) {
+                failures.add(orphan + ": " + e.getMessage());
+                LOG.severe("could not remove the orphan export " + orphan + ": " + e.getMessage());
             }
         }
         LOG.info(() -> "re-applied " + (records.size() - failures.size()) + " of " + records.size() + " exports in "

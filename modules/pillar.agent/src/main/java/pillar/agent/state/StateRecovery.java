@@ -29,11 +29,12 @@ import pillar.api.value.VolumeId;
  * The operator's recovery of a lost or foreign state directory ({@code pillar-agent --config F
  * --recover-state}): rebuilds the export records from what the kernel really holds (each live
  * pillar-csi subsystem's namespace device, port address and allowed hosts), writes the state identity,
- * and changes nothing in the kernel or on the backends. The installation is the configured one, else
- * the one the live volumes carry (they must agree).
+ * and changes nothing in the kernel or on the backends. The installation is the configured one (the
+ * live exports of another installation's volumes are then left out: its own agent's), else the one the
+ * live volumes carry (they must agree).
  *
  * <p>All or nothing: a subsystem it cannot account for (no volume of a configured backend on its
- * device, another installation's volume, no or several ports) is reported and nothing is written,
+ * device, another installation's volume when none is configured, no or several ports) is reported and nothing is written,
  * so the agent keeps refusing until the operator has dealt with it. Records of volumes that are not
  * live are removed; fencing marks are kept as they are (after a lost directory there are none: the
  * first call with a token for a volume sets its mark again).
@@ -55,12 +56,23 @@ public final class StateRecovery {
         Map<Nqn, VolumeId> volumes = new LinkedHashMap<>();
         live.forEach(nqn -> volume(nqn, problems).ifPresent(id -> volumes.put(nqn, id)));
         Set<InstallationId> owners = new TreeSet<>(Comparator.comparing(InstallationId::value));
-        volumes.values().forEach(id -> probe.values().forEach(b -> b.owner(id).ifPresent(owners::add)));
+        Map<VolumeId, Set<InstallationId>> ownersOf = new LinkedHashMap<>();
+        volumes.values().forEach(id -> probe.values().forEach(b -> b.owner(id).ifPresent(owner -> {
+            owners.add(owner);
+            ownersOf.computeIfAbsent(id, k -> new java.util.HashSet<>()).add(owner);
+        })));
         InstallationId installation;
         if (configured.isPresent()) {
             installation = configured.get();
-            owners.stream().filter(o -> !o.equals(installation)).forEach(o -> problems.add("live volumes carry installation "
-                    + o + ", not the configured agent.installation-id " + installation));
+            // another installation's exports on this host are its own agent's: left out, never recorded here
+            volumes.entrySet().removeIf(e -> {
+                Set<InstallationId> of = ownersOf.getOrDefault(e.getValue(), Set.of());
+                boolean others = !of.isEmpty() && !of.contains(installation);
+                if (others) {
+                    out.println("left " + e.getKey() + ": its volume is installation " + of + "'s, not " + installation + "'s");
+                }
+                return others;
+            });
         } else if (owners.size() > 1) {
             problems.add("the live volumes carry several installations " + owners + ": set agent.installation-id to this agent's");
             installation = InstallationId.EMBEDDED;

@@ -93,6 +93,42 @@ class ExportReapplyTest {
     }
 
     @Test
+    void anUnrecordedSubsystemIsPrunedOnlyWhenItsVolumeIsThisInstallations() {
+        BackendVolume ours = zvol("pvc-ours");
+        exporter.apply(record(ours, ours.device(), HOST)); // a crash then lost its record
+        // another installation on this host exports its own volume, which no backend of this agent holds
+        Path theirs = dir.resolve("dev/zd999");
+        configfs.addBlockDevice(theirs);
+        Nqn foreign = ExportRecord.subsystemNqn(VolumeId.of("pvc-theirs"));
+        exporter.apply(new ExportRecord(VolumeId.of("pvc-theirs"), "zfs", theirs, ADDRESS, true, Set.of(HOST2)));
+
+        assertThat(ExportReapply.run(store, exporter, backends)).isEmpty();
+
+        assertThat(configfs.entries("subsystems")).as("this installation's orphan pruned, the other's left")
+                .containsExactly(foreign.value());
+        assertThat(configfs.entries("subsystems/" + foreign + "/allowed_hosts")).containsExactly(HOST2.value());
+    }
+
+    @Test
+    void anUnrecordedSubsystemIsLeftWhileNoBackendCanTellWhoseItIs() {
+        BackendVolume ours = zvol("pvc-ours");
+        exporter.apply(record(ours, ours.device(), HOST));
+        Map<String, VolumeBackend> unreadable = Map.of("zfs", new ZfsVolumeBackend(new BackendConfig("zfs",
+                BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s"), failing(), dir.resolve("dev"), dir.resolve("sys"), Path.of(ZVOL_ID),
+                Duration.ofSeconds(5), Duration.ofSeconds(5)));
+
+        ExportReapply.run(store, exporter, unreadable);
+
+        assertThat(configfs.entries("subsystems")).containsExactly(ExportRecord.subsystemNqn(ours.id()).value());
+    }
+
+    private static ProcessRunner failing() {
+        return command -> {
+            throw new CommandFailedException(command, 1, "cannot open 'tank': no such pool", false);
+        };
+    }
+
+    @Test
     void aZvolWhoseDeviceNumberChangedIsExportedByItsNewNodeAndTheRecordFollows() {
         BackendVolume a = zvol("pvc-a"); // zd0
         BackendVolume b = zvol("pvc-b"); // zd16

@@ -189,13 +189,18 @@ class AgentServiceIT {
     void aRestartOnAnEmptyConfigfsReappliesEveryExportBeforeReady() throws InterruptedException {
         ExportVolumeResponse export = createAndExport("pvc-4");
         stub.allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token(0)).setVolumeId("pvc-4").setHostNqn(HOST).build());
+        stub.createVolume(CreateVolumeRequest.newBuilder().setToken(token(0)).setVolumeId("pvc-orphan").setBackend("fast")
+                .setSizeBytes(MIB).build());
         stop();
         Path device = dir.resolve("dev/vg0/pvc-4");
         configfs = FakeConfigfsTree.create().addBlockDevice(device); // a reboot: the kernel forgot everything
         // ... except an export whose record is gone (a crash between the record's removal and the kernel's)
         configfs.target().ensureSubsystem(Nqn.of("nqn.2024-06.io.pillar-csi:pvc-orphan"), true);
+        // ... and another installation's on this host, of a volume no backend of this agent holds
+        configfs.target().ensureSubsystem(Nqn.of("nqn.2024-06.io.pillar-csi:pvc-theirs"), true);
         startAgent();
-        assertThat(configfs.entries("subsystems")).containsExactly(export.getSubsystemNqn());
+        assertThat(configfs.entries("subsystems")).containsExactlyInAnyOrder(export.getSubsystemNqn(),
+                "nqn.2024-06.io.pillar-csi:pvc-theirs");
         assertThat(configfs.entries("subsystems/" + export.getSubsystemNqn() + "/allowed_hosts")).containsExactly(HOST);
         assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExportsList())
                 .extracting(e -> e.getVolumeId()).containsExactly("pvc-4");

@@ -131,7 +131,7 @@ class AgentStateMissingIT {
 
         assertThat(recovered).isFalse();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("the state was NOT recovered, nothing was written")
-                .contains("live volumes carry installation " + identity.installation() + ", not the configured agent.installation-id other")
+                .contains("left " + NQN + ": its volume is installation [" + identity.installation() + "]'s, not other's")
                 .contains("nqn.2024-06.io.pillar-csi:pvc-stranger: has no namespace 1 with a device");
         assertThat(stateDir().resolve(StateIdentity.FILE)).doesNotExist();
         assertThat(new ExportStore(stateDir()).list()).isEmpty();
