@@ -513,12 +513,21 @@ public final class LvmVolumeBackend implements VolumeBackend {
                 if (!figures.names().contains(id.value())) {
                     provisioning.check(figures, rounded.bytes(), "volume " + id + " of " + rounded);
                 }
-                switch (lvm.thinSnapshot(origin, id.value(), tags, true)) {
+                boolean fresh = switch (lvm.thinSnapshot(origin, id.value(), tags, true)) {
                     case Creation.NoRoom full -> throw noSpace(id, rounded, full.cause());
-                    case Creation.NameTaken taken -> LOG.fine(() -> lvm.path(id) + " was made meanwhile");
-                    case Creation.Made made -> LOG.info(() -> "made " + lvm.path(id) + " as a thin snapshot of " + lvm.path(origin));
-                }
+                    case Creation.NameTaken taken -> {
+                        LOG.fine(() -> lvm.path(id) + " was made meanwhile");
+                        yield false; // not admitted here: a growth it needs is checked below, as a retry's is
+                    }
+                    case Creation.Made made -> {
+                        LOG.info(() -> "made " + lvm.path(id) + " as a thin snapshot of " + lvm.path(origin));
+                        yield true;
+                    }
+                };
                 Optional<Lv> made = lookup(id);
+                if (!fresh) {
+                    return made;
+                }
                 made.filter(lv -> owns(lv) && lv.tags().contains(content) && lv.size() < rounded.bytes())
                         .ifPresent(lv -> grow(id, lv, rounded));
                 return lookup(id);
