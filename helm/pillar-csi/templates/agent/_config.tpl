@@ -1,6 +1,7 @@
 {{/*
 One storage node's agent configuration: (dict "root" $ "nodeName" "storage-1" "node" $node).
-Backend keys are written as the agent reads them (parent-dataset, volume-group, thin-pool).
+Backend keys are written as the agent reads them (parent-dataset, volume-group, thin-pool, over-provisioning-ratio:
+a string, so that the agent reads the decimal as written).
 */}}
 {{- define "pillar-csi.agentConfig" -}}
 {{- $root := .root -}}
@@ -17,7 +18,9 @@ Backend keys are written as the agent reads them (parent-dataset, volume-group, 
 {{- if .parentDataset }}{{- $_ := set $backend "parent-dataset" .parentDataset -}}{{- end -}}
 {{- else -}}
 {{- $_ := set $backend "volume-group" .volumeGroup -}}
-{{- if eq .type "lvm-thin" }}{{- $_ := set $backend "thin-pool" .thinPool -}}{{- end -}}
+{{- if eq .type "lvm-thin" }}{{- $_ := set $backend "thin-pool" .thinPool -}}
+{{- if hasKey . "overProvisioningRatio" }}{{- $_ := set $backend "over-provisioning-ratio" (toString .overProvisioningRatio) -}}{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- $backends = append $backends $backend -}}
 {{- end -}}

@@ -21,7 +21,8 @@ class AgentRenderTest {
                     Map.of("name", "tank", "type", "zfs", "pool", "tank", "parentDataset", "k8s/volumes"))),
             "storage-2.rack-b", Map.of("backends", List.of(
                     Map.of("name", "slow", "type", "lvm", "volumeGroup", "vg0"),
-                    Map.of("name", "fast", "type", "lvm-thin", "volumeGroup", "vg1", "thinPool", "pool0"))))));
+                    Map.of("name", "fast", "type", "lvm-thin", "volumeGroup", "vg1", "thinPool", "pool0",
+                            "overProvisioningRatio", 2.5))))));
 
     private final Rendered rendered = HelmChart.render(TWO_NODES);
     private final DaemonSet daemonSet = rendered.agent();
@@ -50,7 +51,8 @@ class AgentRenderTest {
                 .extractingByKey("agent").asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
                 .containsEntry("backends", List.of(
                         Map.of("name", "slow", "type", "lvm", "volume-group", "vg0"),
-                        Map.of("name", "fast", "type", "lvm-thin", "volume-group", "vg1", "thin-pool", "pool0")));
+                        Map.of("name", "fast", "type", "lvm-thin", "volume-group", "vg1", "thin-pool", "pool0",
+                                "over-provisioning-ratio", "2.5")));
     }
 
     @Test

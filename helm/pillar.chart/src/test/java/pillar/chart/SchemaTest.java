@@ -75,6 +75,16 @@ class SchemaTest {
                 schema("lvm backend with a thin pool",
                         backend(Map.of("name", "b", "type", "lvm", "volumeGroup", "vg0", "thinPool", "p")),
                         BACKEND + "/thinPool", "false schema"),
+                schema("lvm backend with an over-provisioning ratio",
+                        backend(Map.of("name", "b", "type", "lvm", "volumeGroup", "vg0", "overProvisioningRatio", 2)),
+                        BACKEND + "/overProvisioningRatio", "false schema"),
+                // the thin pool's over-provisioning ratio: a number from 1 (none) to 1000
+                schema("over-provisioning ratio below 1",
+                        backend(Map.of("name", "f", "type", "lvm-thin", "volumeGroup", "vg0", "thinPool", "p", "overProvisioningRatio", 0.5)),
+                        BACKEND + "/overProvisioningRatio", "minimum: got 0.5, want 1"),
+                schema("over-provisioning ratio as a string",
+                        backend(Map.of("name", "f", "type", "lvm-thin", "volumeGroup", "vg0", "thinPool", "p", "overProvisioningRatio", "2x")),
+                        BACKEND + "/overProvisioningRatio", "got string, want number"),
                 // patterns
                 schema("backend name not a label", backend(Map.of("name", "Tank_1", "type", "zfs", "pool", "tank")),
                         BACKEND + "/name", "'Tank_1' does not match pattern"),

@@ -133,7 +133,8 @@ class WorkloadConfigTest {
                 args(rendered, pod, container, Map.of("spec.nodeName", "storage-2.rack-b"))));
         assertThat(second.backends()).containsExactly(
                 new BackendConfig("slow", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg0", ""),
-                new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg1", "pool0"));
+                // overProvisioningRatio 2.5 in the values reaches the agent's backend
+                new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg1", "pool0", new java.math.BigDecimal("2.5")));
         for (AgentConfig config : List.of(first, second)) {
             assertThat(config.listenHost()).isEqualTo("10.0.0.5");
             assertThat(config.healthHost()).as("health on the node's address too").isEqualTo("10.0.0.5");

@@ -198,6 +198,26 @@ final class Lvm {
         return pool;
     }
 
+    /**
+     * The thin pool's size, usage and zeroing with every LV of the group and its size ({@code lvs <vg>}, one
+     * command): what the over-provisioning check needs. UNAVAILABLE when the group or the pool is missing, or
+     * the pool is no thin pool.
+     */
+    LvmReport.ThinLayout thinLayout() {
+        LvmReport.ThinLayout layout;
+        try {
+            layout = LvmReport.thinLayout(report(LvmReport.LAYOUT_FIELDS, vg), thinPool);
+        } catch (CommandFailedException e) {
+            throw LvmFailure.of(e) == LvmFailure.VG_NOT_FOUND ? unavailable(e) : BackendException.failed("lvs of " + vg + " failed", e);
+        }
+        ThinPool pool = layout.pool().orElseThrow(() -> new BackendException(Kind.UNAVAILABLE, where() + " is not available: volume"
+                + " group " + vg + " has no LV named " + thinPool + " (is the configured thin-pool right?)"));
+        if (pool.attr().isEmpty() || pool.attr().charAt(0) != 't') {
+            throw new BackendException(Kind.UNAVAILABLE, where() + " is not a thin pool (lv_attr " + pool.attr() + ")");
+        }
+        return layout;
+    }
+
     /** The thin pool's data and metadata usage; UNAVAILABLE when it does not exist. */
     Usage thinUsage() {
         List<Usage> usage;

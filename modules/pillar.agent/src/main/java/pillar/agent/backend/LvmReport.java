@@ -34,6 +34,8 @@ final class LvmReport {
     static final String VG_FIELDS = "vg_name,vg_size,vg_free,vg_extent_size";
     /** Fields of {@link ThinPool}. */
     static final String POOL_FIELDS = "lv_name,lv_size,data_percent,lv_attr,zero";
+    /** Fields of {@link #thinLayout}: what {@link ThinPool} needs, and each LV's thin pool. */
+    static final String LAYOUT_FIELDS = "lv_name,lv_size,pool_lv,data_percent,lv_attr,zero";
     /** Fields of {@link #thinUsage}. */
     static final String USAGE_FIELDS = "lv_name,lv_attr,data_percent,metadata_percent";
 
@@ -104,10 +106,34 @@ final class LvmReport {
     }
 
     static List<ThinPool> thinPools(String json) {
-        return rows(json, "lv").stream()
-                .map(row -> new ThinPool(text(row, "lv_name"), number(row, "lv_size"), percent(row, "data_percent"), text(row, "lv_attr"),
-                        flag(row, "zero")))
+        return rows(json, "lv").stream().map(LvmReport::thinPool).toList();
+    }
+
+    private static ThinPool thinPool(JsonObject row) {
+        return new ThinPool(text(row, "lv_name"), number(row, "lv_size"), percent(row, "data_percent"), text(row, "lv_attr"),
+                flag(row, "zero"));
+    }
+
+    /** An LV's name, size ({@code lv_size}: a thin LV's virtual size) and thin pool (empty when not thin). */
+    record Sized(String name, long size, String pool) {
+    }
+
+    /**
+     * A volume group's thin pool and every LV of the group, from one {@code lvs} of it.
+     *
+     * @param pool the pool's row, empty when the group has no LV of that name
+     */
+    record ThinLayout(java.util.Optional<ThinPool> pool, List<Sized> lvs) {
+    }
+
+    /** The layout around the thin pool {@code pool}: only its row is read as a pool (others report no zero setting). */
+    static ThinLayout thinLayout(String json, String pool) {
+        List<JsonObject> rows = rows(json, "lv");
+        List<Sized> lvs = rows.stream().map(row -> new Sized(text(row, "lv_name"), number(row, "lv_size"), text(row, "pool_lv")))
                 .toList();
+        java.util.Optional<ThinPool> found = rows.stream().filter(row -> text(row, "lv_name").equals(pool)).findFirst()
+                .map(LvmReport::thinPool);
+        return new ThinLayout(found, lvs);
     }
 
     /** A thin pool's usage: data and metadata in percent (an inactive pool reports none: 0). */

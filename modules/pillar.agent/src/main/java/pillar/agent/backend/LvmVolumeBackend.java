@@ -67,6 +67,12 @@ import pillar.api.value.VolumeId;
  * source's zero chunks, run in the background and resumable ({@link BackgroundJobs}; see
  * {@link #create(VolumeId, ByteSize, Map, NonZeroingPool, VolumeSource)}). {@link #close} stops those jobs.
  *
+ * <p>Over-provisioning (thin): the thin LVs of the pool, snapshots and others' included, add up to at most the
+ * backend's {@code over-provisioning-ratio} times the pool's data size (default 1: none). A create, restore, clone,
+ * snapshot or expand beyond it is NO_SPACE (RESOURCE_EXHAUSTED) naming the figures, and changes nothing; it is
+ * checked and made under one lock per pool ({@link ThinProvisioning}), so concurrent creates never jointly exceed
+ * it; {@link #capacity()} reports at most what the ratio leaves.
+ *
  * <p>Options: none. Every key is refused with INVALID_ARGUMENT; striping and RAID layouts are a
  * volume group decision of the operator, not a per-volume setting.
  *
@@ -98,6 +104,8 @@ public final class LvmVolumeBackend implements VolumeBackend {
     private final BackgroundJobs jobs;
     private final LvmZeroing zeroer;
     private final Duration callWait;
+    /** A thin backend's over-provisioning limit; null for a linear one. */
+    private final ThinProvisioning provisioning;
     /** The volume group's extent size as the last report gave it; 0 until one did. */
     private volatile long extentSize;
 
@@ -141,6 +149,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
         this.jobs = new BackgroundJobs(config.name(), clock);
         this.zeroer = new LvmZeroing(lvm, new DeviceZeroing(runner, commandTimeout), jobs, devices, clock, callWait);
         this.callWait = callWait;
+        this.provisioning = thin ? new ThinProvisioning(lvm, config.parent(), config.overProvisioningRatio()) : null;
     }
 
     @Override
@@ -155,17 +164,40 @@ public final class LvmVolumeBackend implements VolumeBackend {
         if (size.bytes() <= 0) {
             throw new BackendException(Kind.OUT_OF_RANGE, "a volume needs a size above 0 bytes");
         }
-        if (thin && nonZeroing == NonZeroingPool.REFUSE && !lvm.thinPool().zeroing()) {
+        if (thin) {
+            return provisioning.admitting(() -> createThin(id, size, nonZeroing));
+        }
+        return make(id, size, roundUp(size, extentSize()));
+    }
+
+    /**
+     * A thin create within the pool's admission ({@link ThinProvisioning}): one lvs of the group gives the
+     * pool's zeroing, what its thin LVs add up to, and whether the volume exists; an existing one (a retried
+     * create) is adopted as it is, counted already.
+     */
+    private BackendVolume createThin(VolumeId id, ByteSize size, NonZeroingPool nonZeroing) {
+        ThinProvisioning.Figures figures = provisioning.figures();
+        boolean exists = figures.names().contains(id.value());
+        if (nonZeroing == NonZeroingPool.REFUSE && !figures.pool().zeroing()) {
             // a volume made while the pool still zeroed is not refused on a retried create
-            Optional<Lv> existing = lookup(id).filter(this::owns);
+            Optional<Lv> existing = exists ? lookup(id).filter(this::owns) : Optional.empty();
             if (existing.isEmpty()) {
                 throw new BackendException(Kind.UNAVAILABLE, notZeroing() + "; refusing to create " + id);
             }
             return adopt(existing.get(), id, size);
         }
-        // lvcreate first: it refuses an existing name, and only then is the existing LV read (one
-        // command for a new volume, where listing first cost an lvs and a vgs every time)
         ByteSize rounded = roundUp(size, extentSize());
+        if (!exists) {
+            provisioning.check(figures, rounded.bytes(), "volume " + id + " of " + rounded);
+        }
+        return make(id, size, rounded);
+    }
+
+    /**
+     * lvcreate first: it refuses an existing name, and only then is the existing LV read (one command
+     * for a new linear volume, where listing first cost an lvs and a vgs every time).
+     */
+    private BackendVolume make(VolumeId id, ByteSize size, ByteSize rounded) {
         long created = rounded.bytes();
         switch (lvm.create(id, rounded, List.of(TAG, installationTag))) {
             case Creation.NameTaken taken -> {
@@ -269,7 +301,16 @@ public final class LvmVolumeBackend implements VolumeBackend {
                     + " would shrink it, and volumes never shrink");
         }
         // a multiple of the extent size lvs just reported: lvextend makes exactly this size
-        lvm.extend(id, rounded);
+        if (thin) {
+            provisioning.admitting(() -> {
+                provisioning.check(provisioning.figures(), rounded.bytes() - lv.size(), "volume " + id + " grown from "
+                        + ByteSize.of(lv.size()) + " to " + rounded);
+                lvm.extend(id, rounded);
+                return rounded;
+            });
+        } else {
+            lvm.extend(id, rounded);
+        }
         LOG.info(() -> "grew " + lvm.path(id) + " from " + ByteSize.of(lv.size()) + " to " + rounded);
         return rounded;
     }
@@ -326,8 +367,10 @@ public final class LvmVolumeBackend implements VolumeBackend {
             Vg vg = volumeGroup();
             return new Capacity(ByteSize.of(vg.size()), ByteSize.of(vg.free()));
         }
-        ThinPool pool = lvm.thinPool();
-        return new Capacity(ByteSize.of(pool.size()), ByteSize.of(pool.free()));
+        // what the pool's data area has free, but never beyond what the over-provisioning ratio leaves
+        ThinProvisioning.Figures figures = provisioning.figures();
+        ThinPool pool = figures.pool();
+        return new Capacity(ByteSize.of(pool.size()), ByteSize.of(Math.min(pool.free(), figures.room())));
     }
 
     /** A thin pool that does not zero new chunks: {@value BackendProblem#THIN_POOL_NOT_ZEROING}. */
@@ -370,14 +413,22 @@ public final class LvmVolumeBackend implements VolumeBackend {
         String name = LvmSnapshots.name(id);
         Optional<LvmReport.Stamped> existing = lvm.stamped(name);
         if (existing.isEmpty()) {
-            lookup(source).filter(this::owns).orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + source
+            Lv origin = lookup(source).filter(this::owns).orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume " + source
                     + " does not exist in " + lvm.where()));
-            switch (lvm.thinSnapshot(source.value(), name, snapshots.tags(source), false)) {
-                case Creation.NoRoom full -> throw new BackendException(Kind.NO_SPACE, lvm.where() + " has no room for snapshot " + id
-                        + ": " + Texts.oneLine(full.cause().stderr()), full.cause());
-                case Creation.NameTaken taken -> LOG.fine(() -> lvm.path(name) + " was made meanwhile");
-                case Creation.Made made -> LOG.info(() -> "took snapshot " + lvm.path(name) + " of " + source);
-            }
+            provisioning.admitting(() -> {
+                ThinProvisioning.Figures figures = provisioning.figures();
+                if (!figures.names().contains(name)) {
+                    provisioning.check(figures, origin.size(), "snapshot " + id + " of " + ByteSize.of(origin.size()) + " (a snapshot"
+                            + " counts its volume's size)");
+                }
+                switch (lvm.thinSnapshot(source.value(), name, snapshots.tags(source), false)) {
+                    case Creation.NoRoom full -> throw new BackendException(Kind.NO_SPACE, lvm.where() + " has no room for snapshot " + id
+                            + ": " + Texts.oneLine(full.cause().stderr()), full.cause());
+                    case Creation.NameTaken taken -> LOG.fine(() -> lvm.path(name) + " was made meanwhile");
+                    case Creation.Made made -> LOG.info(() -> "took snapshot " + lvm.path(name) + " of " + source);
+                }
+                return null;
+            });
             existing = lvm.stamped(name);
         }
         LvmReport.Stamped lv = existing.orElseThrow(() -> new BackendException(Kind.FAILED, "lvcreate made " + lvm.path(name)
@@ -453,15 +504,34 @@ public final class LvmVolumeBackend implements VolumeBackend {
         List<String> tags = List.of(TAG, installationTag, content);
         if (existing.isEmpty()) {
             String origin = origin(id, source, rounded);
-            if (nonZeroing == NonZeroingPool.REFUSE && !lvm.thinPool().zeroing()) {
-                throw new BackendException(Kind.UNAVAILABLE, notZeroing() + "; refusing to create " + id);
-            }
-            switch (lvm.thinSnapshot(origin, id.value(), tags, true)) {
-                case Creation.NoRoom full -> throw noSpace(id, rounded, full.cause());
-                case Creation.NameTaken taken -> LOG.fine(() -> lvm.path(id) + " was made meanwhile");
-                case Creation.Made made -> LOG.info(() -> "made " + lvm.path(id) + " as a thin snapshot of " + lvm.path(origin));
-            }
-            existing = lookup(id);
+            // admitted at its full size: the growth below, when asked larger than the source, is part of it
+            existing = provisioning.admitting(() -> {
+                ThinProvisioning.Figures figures = provisioning.figures();
+                if (nonZeroing == NonZeroingPool.REFUSE && !figures.pool().zeroing()) {
+                    throw new BackendException(Kind.UNAVAILABLE, notZeroing() + "; refusing to create " + id);
+                }
+                if (!figures.names().contains(id.value())) {
+                    provisioning.check(figures, rounded.bytes(), "volume " + id + " of " + rounded);
+                }
+                boolean fresh = switch (lvm.thinSnapshot(origin, id.value(), tags, true)) {
+                    case Creation.NoRoom full -> throw noSpace(id, rounded, full.cause());
+                    case Creation.NameTaken taken -> {
+                        LOG.fine(() -> lvm.path(id) + " was made meanwhile");
+                        yield false; // not admitted here: a growth it needs is checked below, as a retry's is
+                    }
+                    case Creation.Made made -> {
+                        LOG.info(() -> "made " + lvm.path(id) + " as a thin snapshot of " + lvm.path(origin));
+                        yield true;
+                    }
+                };
+                Optional<Lv> made = lookup(id);
+                if (!fresh) {
+                    return made;
+                }
+                made.filter(lv -> owns(lv) && lv.tags().contains(content) && lv.size() < rounded.bytes())
+                        .ifPresent(lv -> grow(id, lv, rounded));
+                return lookup(id);
+            });
         }
         Lv lv = existing.orElseThrow(() -> new BackendException(Kind.FAILED, "lvcreate made " + id + " but lvs does not show it"));
         if (!owns(lv) || !lv.tags().contains(content)) {
@@ -476,11 +546,22 @@ public final class LvmVolumeBackend implements VolumeBackend {
         tidy(id.value(), lv, tags);
         BackendVolume volume = usable(id, lv);
         if (lv.size() < rounded.bytes()) {
-            lvm.extend(id, rounded); // larger than its source (or a crash came between the snapshot and its growth)
-            LOG.info(() -> "grew " + lvm.path(id) + " from " + ByteSize.of(lv.size()) + " to " + rounded);
+            // a crash came between the snapshot and its growth: the growth is checked as an expand's is
+            provisioning.admitting(() -> {
+                provisioning.check(provisioning.figures(), rounded.bytes() - lv.size(), "volume " + id + " grown from "
+                        + ByteSize.of(lv.size()) + " to " + rounded);
+                grow(id, lv, rounded);
+                return null;
+            });
             return new BackendVolume(id, rounded, volume.device());
         }
         return volume;
+    }
+
+    /** lvextend of a new thin snapshot asked larger than its source, within the admission that made it. */
+    private void grow(VolumeId id, Lv lv, ByteSize rounded) {
+        lvm.extend(id, rounded);
+        LOG.info(() -> "grew " + lvm.path(id) + " from " + ByteSize.of(lv.size()) + " to " + rounded);
     }
 
     /** The LV a new volume is a thin snapshot of: NOT_FOUND when missing, OUT_OF_RANGE when larger than {@code rounded}. */

@@ -1,6 +1,7 @@
 package pillar.agent.config;
 
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,7 +32,8 @@ import pillar.api.agent.v1.BackendKind;
  *   backends:
  *     - {name: tank, type: zfs, pool: tank, parent-dataset: k8s}
  *     - {name: shared, type: zfs-dataset, pool: tank, parent-dataset: nfs}
- *     - {name: fast, type: lvm-thin, volume-group: vg0, thin-pool: pool0}
+ *     - {name: fast, type: lvm-thin, volume-group: vg0, thin-pool: pool0,
+ *        over-provisioning-ratio: 1.0}   # the thin LVs may add up to this many times the pool's data size
  * health: {host: 192.0.2.10, port: 9810}   # host: default the agent API's address (agent.listen)
  * metrics: {enabled: true}                  # false: /metrics is not served, calls are not timed
  * server: {max-connections: 64, max-health-connections: 16, max-concurrent-calls: 128,
@@ -115,6 +117,10 @@ public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path
     private static BackendConfig backend(Config node) {
         String name = node.get("name").asString().orElse("");
         String type = node.get("type").asString().orElse("");
+        if (node.get("over-provisioning-ratio").exists() && !type.equals("lvm-thin")) {
+            throw new IllegalArgumentException("backend '" + name + "': over-provisioning-ratio applies to an lvm-thin backend only,"
+                    + " this one is of type '" + type + "'");
+        }
         return switch (type) {
             case "zfs" -> new BackendConfig(name, BackendKind.BACKEND_KIND_ZFS_ZVOL,
                     node.get("pool").asString().orElse(""), node.get("parent-dataset").asString().orElse(""));
@@ -123,10 +129,25 @@ public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path
             case "lvm" -> new BackendConfig(name, BackendKind.BACKEND_KIND_LVM_LINEAR,
                     node.get("volume-group").asString().orElse(""), "");
             case "lvm-thin" -> new BackendConfig(name, BackendKind.BACKEND_KIND_LVM_THIN,
-                    node.get("volume-group").asString().orElse(""), node.get("thin-pool").asString().orElse(""));
+                    node.get("volume-group").asString().orElse(""), node.get("thin-pool").asString().orElse(""),
+                    ratio(name, node.get("over-provisioning-ratio")));
             default -> throw new IllegalArgumentException("backend '" + name + "': type must be zfs, zfs-dataset, lvm or lvm-thin, is '"
                     + type + "'");
         };
+    }
+
+    /** A thin backend's {@code over-provisioning-ratio}: a decimal number, {@link BackendConfig#DEFAULT_RATIO} when unset. */
+    private static BigDecimal ratio(String name, Config value) {
+        Optional<String> text = value.asString().asOptional();
+        if (text.isEmpty()) {
+            return BackendConfig.DEFAULT_RATIO;
+        }
+        try {
+            return new BigDecimal(text.get().strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("backend '" + name + "': over-provisioning-ratio must be a decimal number like 1.0 or"
+                    + " 2.5, is '" + text.get() + "'", e);
+        }
     }
 
     private static Optional<TlsFiles> tls(Config tls) {

@@ -198,7 +198,7 @@ public final class FakeLvm implements ProcessRunner {
         return lvs.containsKey(name);
     }
 
-    synchronized long sizeOf(String name) {
+    public synchronized long sizeOf(String name) {
         return lvs.get(name).size;
     }
 
@@ -232,6 +232,11 @@ public final class FakeLvm implements ProcessRunner {
      */
     public void afterNextLvsOf(String name, Runnable action) {
         afterLvs.set(new java.util.AbstractMap.SimpleEntry<>(vg + "/" + name, action));
+    }
+
+    /** As {@link #afterNextLvsOf}, after the next {@code lvs} of the whole volume group. */
+    public void afterNextLvsOfTheGroup(Runnable action) {
+        afterLvs.set(new java.util.AbstractMap.SimpleEntry<>(vg, action));
     }
 
     private final java.util.concurrent.atomic.AtomicReference<Map.Entry<String, Runnable>> afterLvs =

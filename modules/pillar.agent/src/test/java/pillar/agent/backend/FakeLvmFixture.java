@@ -14,7 +14,8 @@ import pillar.api.value.VolumeId;
 
 /**
  * The LVM backend tests' bed: a fake 1 GiB volume group {@code vg0} with a 256 MiB thin pool
- * {@code pool0} (768 MiB free for linear LVs), a linear backend {@code fast} and a thin one {@code thin}.
+ * {@code pool0} (768 MiB free for linear LVs), a linear backend {@code fast} and a thin one {@code thin} (over-provisioning
+ * ratio 1, the default: its thin volumes add up to 256 MiB at most).
  */
 abstract class FakeLvmFixture {
     static final VolumeId PVC1 = VolumeId.of("pvc-1");
@@ -37,6 +38,11 @@ abstract class FakeLvmFixture {
         lvm = new FakeLvm("vg0", ByteSize.GIB, dev).withThinPool("pool0", 256 * ByteSize.MIB);
         linear = backend(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg0", ""));
         thin = backend(new BackendConfig("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"));
+    }
+
+    /** A thin backend {@code thin} on {@code pool0} whose thin volumes may add up to {@code ratio} times its size. */
+    static BackendConfig thinWithRatio(String ratio) {
+        return new BackendConfig("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0", new java.math.BigDecimal(ratio));
     }
 
     LvmVolumeBackend backend(BackendConfig config) {

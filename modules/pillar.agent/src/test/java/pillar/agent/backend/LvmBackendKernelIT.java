@@ -3,6 +3,7 @@ package pillar.agent.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static pillar.agent.backend.BackendAssertions.assertFails;
 
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -73,8 +74,9 @@ class LvmBackendKernelIT {
         sh("lvcreate", "-y", "--type", "thin-pool", "-L", "128m", "-n", "pool0", vg);
         linear = new LvmVolumeBackend(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""), runner, DEV, Path.of("/sys"), DEADLINE,
                 Duration.ofSeconds(10));
-        thin = new LvmVolumeBackend(new BackendConfig("lvm-thin", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0"), runner, DEV, Path.of("/sys"), DEADLINE,
-                Duration.ofSeconds(10));
+        // over-provisioning ratio 16: 2 GiB of thin volumes on the 128 MiB pool, as the overcommit test grows one to
+        thin = new LvmVolumeBackend(new BackendConfig("lvm-thin", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0", BigDecimal.valueOf(16)),
+                runner, DEV, Path.of("/sys"), DEADLINE, Duration.ofSeconds(10));
     }
 
     @AfterEach
@@ -134,7 +136,7 @@ class LvmBackendKernelIT {
         VolumeId id = VolumeId.of("pvc-thin");
 
         BackendVolume created = timed("create thin 1 GiB", () -> thin.create(id, ByteSize.ofGiB(1), Map.of()));
-        assertThat(created.size()).isEqualTo(ByteSize.ofGiB(1)); // eight times the pool: thin may overcommit
+        assertThat(created.size()).isEqualTo(ByteSize.ofGiB(1)); // eight times the pool: thin may overcommit up to its ratio
         assertThat(kernelSize(created.device())).isEqualTo(1L << 30);
         VolumeBackend.Capacity before = timed("capacity thin", thin::capacity);
         assertThat(before.total()).isEqualTo(ByteSize.ofMiB(128));
@@ -180,6 +182,36 @@ class LvmBackendKernelIT {
 
         bare("bare lvcreate thin", "lvcreate", "-y", "--wipesignatures", "y", "-n", "bare", "-V", "1g", "--thinpool", "pool0", vg);
         bare("bare lvremove thin", "lvremove", "-f", vg + "/bare");
+    }
+
+    /**
+     * At the default ratio 1 the 128 MiB pool takes 128 MiB of thin volumes, as real lvs reports their
+     * virtual sizes (lv_size) and the pool's data size: a create, a snapshot or a growth beyond it is
+     * NO_SPACE (RESOURCE_EXHAUSTED) and makes nothing, where LVM itself would overcommit (the bare lvcreate).
+     */
+    @Test
+    void aThinPoolRefusesVolumesBeyondItsOverProvisioningRatio() {
+        LvmVolumeBackend strict = new LvmVolumeBackend(new BackendConfig("strict", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0"),
+                runner, DEV, Path.of("/sys"), DEADLINE, Duration.ofSeconds(10));
+        VolumeId id = VolumeId.of("pvc-strict");
+        strict.create(id, ByteSize.ofMiB(100), Map.of());
+        assertThat(strict.capacity()).isEqualTo(new VolumeBackend.Capacity(ByteSize.ofMiB(128), ByteSize.ofMiB(28)));
+
+        assertFails(() -> strict.create(VolumeId.of("pvc-beyond"), ByteSize.ofMiB(32), Map.of()), Kind.NO_SPACE, "thin pool " + vg
+                + "/pool0 cannot take volume pvc-beyond of 32MiB: its thin volumes already add up to 100MiB of the 128MiB its"
+                + " over-provisioning ratio 1 allows");
+        assertThat(strict.exists(VolumeId.of("pvc-beyond"))).isFalse();
+        assertFails(() -> strict.expand(id, ByteSize.ofMiB(132)), Kind.NO_SPACE, "grown from 100MiB to 132MiB");
+        assertThat(kernelSize(Path.of("/dev", vg, "pvc-strict"))).isEqualTo(100L << 20);
+        assertFails(() -> strict.snapshot(pillar.api.value.SnapshotId.of("snapshot-strict"), id), Kind.NO_SPACE, "snapshot snapshot-strict");
+        assertThat(strict.listSnapshots()).isEmpty();
+        assertThat(strict.create(VolumeId.of("pvc-fits"), ByteSize.ofMiB(28), Map.of()).size()).isEqualTo(ByteSize.ofMiB(28));
+        assertThat(strict.capacity().available()).isEqualTo(ByteSize.ofMiB(0));
+
+        bare("bare lvcreate thin beyond the pool", "lvcreate", "-y", "-n", "bare", "-V", "64m", "--thinpool", "pool0", vg);
+        bare("bare lvremove thin", "lvremove", "-f", vg + "/bare");
+        strict.delete(VolumeId.of("pvc-fits"));
+        strict.delete(id);
     }
 
     @Test

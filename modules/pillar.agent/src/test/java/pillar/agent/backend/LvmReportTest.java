@@ -80,6 +80,37 @@ class LvmReportTest {
                 .isInstanceOf(BackendException.class).hasMessageContaining("binary field zero");
     }
 
+    /**
+     * The over-provisioning check's one lvs of the group: every LV's size and pool, and only the pool's row read as a
+     * pool (a linear LV reports "unknown" in zero, a thin LV 0.00 and a linear one nothing in data_percent).
+     */
+    @Test
+    void theThinLayoutReadsThePoolsRowAndEveryLvsSizeAndPool() {
+        String report = """
+                  {
+                      "report": [
+                          {
+                              "lv": [
+                                  {"lv_name":"pool", "lv_size":"209715200", "pool_lv":"", "data_percent":"12.00", "lv_attr":"twi-aotz--", "zero":"zero"},
+                                  {"lv_name":"pvc-a", "lv_size":"134217728", "pool_lv":"", "data_percent":"", "lv_attr":"-wi-a-----", "zero":"unknown"},
+                                  {"lv_name":"pvc-t", "lv_size":"1073741824", "pool_lv":"pool", "data_percent":"2.34", "lv_attr":"Vwi-a-tz--", "zero":"unknown"}
+                              ]
+                          }
+                      ]
+                  }
+                """;
+        LvmReport.ThinLayout layout = LvmReport.thinLayout(report, "pool");
+
+        assertThat(layout.pool()).hasValueSatisfying(pool -> {
+            assertThat(pool.size()).isEqualTo(209_715_200L);
+            assertThat(pool.free()).isEqualTo(209_715_200L - 25_165_824L);
+            assertThat(pool.zeroing()).isTrue();
+        });
+        assertThat(layout.lvs()).containsExactly(new LvmReport.Sized("pool", 209_715_200L, ""),
+                new LvmReport.Sized("pvc-a", 134_217_728L, ""), new LvmReport.Sized("pvc-t", 1L << 30, "pool"));
+        assertThat(LvmReport.thinLayout(report, "pool9").pool()).isEmpty();
+    }
+
     @Test
     void jsonStdNumbersAndTagArraysAreAcceptedToo() {
         String jsonStd = """

@@ -65,7 +65,9 @@ class LvmVolumeBackendTest extends FakeLvmFixture {
     }
 
     @Test
-    void thinCreateMayOvercommitThePool() {
+    void thinCreateMayOvercommitThePoolUpToItsRatio() {
+        LvmVolumeBackend thin = backend(thinWithRatio("4")); // 4 x 256 MiB
+
         BackendVolume volume = thin.create(PVC1, ByteSize.ofGiB(1), Map.of());
 
         assertThat(volume).isEqualTo(new BackendVolume(PVC1, ByteSize.ofGiB(1), lvm.node("pvc-1")));
@@ -266,13 +268,15 @@ class LvmVolumeBackendTest extends FakeLvmFixture {
     }
 
     @Test
-    void capacityOfAThinBackendIsThePoolsUnusedData() {
+    void capacityOfAThinBackendIsThePoolsUnusedDataWhileTheRatioLeavesMore() {
+        LvmVolumeBackend thin = backend(thinWithRatio("8")); // 2 GiB of thin volumes, 1 GiB left after this one
         thin.create(PVC1, ByteSize.ofGiB(1), Map.of());
         lvm.writeToThinPool("pool0", 64 * ByteSize.MIB);
 
         assertThat(thin.capacity()).isEqualTo(new Capacity(ByteSize.ofMiB(256), ByteSize.ofMiB(192)));
+        // one lvs of the group: the pool's size and usage, and the thin LVs' sizes
         assertThat(lvm.argvs()).contains(List.of("lvs", "--reportformat", "json", "--units", "b", "--nosuffix", "-o",
-                "lv_name,lv_size,data_percent,lv_attr,zero", "vg0/pool0"));
+                "lv_name,lv_size,pool_lv,data_percent,lv_attr,zero", "vg0"));
     }
 
     @Test
@@ -290,10 +294,10 @@ class LvmVolumeBackendTest extends FakeLvmFixture {
     void aMissingThinPoolIsUnavailable() {
         LvmVolumeBackend noPool = backend(new BackendConfig("nopool", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool9"));
 
-        // the pool's zeroing is read first; lvcreate (when the store accepts any pool) names it too
+        // one lvs of the group (the pool's zeroing and its over-provisioning) finds no such pool
         assertFails(() -> noPool.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.UNAVAILABLE, "thin pool vg0/pool9 is not available");
         assertFails(() -> noPool.create(PVC1, ByteSize.ofMiB(8), Map.of(), VolumeBackend.NonZeroingPool.ACCEPT), Kind.UNAVAILABLE,
-                "Pool pool9 not found");
+                "thin pool vg0/pool9 is not available: volume group vg0 has no LV named pool9");
         assertFails(noPool::capacity, Kind.UNAVAILABLE, "thin pool vg0/pool9");
         assertThat(lvm.exists("pvc-1")).isFalse();
     }

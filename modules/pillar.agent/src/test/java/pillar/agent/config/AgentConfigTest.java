@@ -79,6 +79,39 @@ class AgentConfigTest {
     }
 
     @Test
+    void readsAThinPoolsOverProvisioningRatioDefaultOne() {
+        Map<String, String> thin = Map.of("agent.backends.0.name", "fast", "agent.backends.0.type", "lvm-thin",
+                "agent.backends.0.volume-group", "vg0", "agent.backends.0.thin-pool", "pool0");
+        assertThat(load(thin).backends().getFirst().overProvisioningRatio()).isEqualByComparingTo("1");
+        Map<String, String> ratio = new HashMap<>(thin);
+        ratio.put("agent.backends.0.over-provisioning-ratio", "2.50");
+        assertThat(load(ratio).backends().getFirst()).isEqualTo(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg0",
+                "pool0", new java.math.BigDecimal("2.5")));
+    }
+
+    @Test
+    void refusesToStartWithABadOverProvisioningRatio() {
+        Map<String, String> thin = Map.of("agent.backends.0.name", "fast", "agent.backends.0.type", "lvm-thin",
+                "agent.backends.0.volume-group", "vg0", "agent.backends.0.thin-pool", "pool0");
+        Map<String, String> reasons = Map.of(
+                "0.9", "backends.fast.over-provisioning-ratio: must be a decimal number from 1.0 (no over-provisioning) to 1000, is 0.9",
+                "-1", "is -1",
+                "1000.5", "is 1000.5",
+                "twice", "over-provisioning-ratio must be a decimal number like 1.0 or 2.5, is 'twice'",
+                "NaN", "is 'NaN'");
+        reasons.forEach((value, reason) -> {
+            Map<String, String> bad = new HashMap<>(thin);
+            bad.put("agent.backends.0.over-provisioning-ratio", value);
+            assertThatThrownBy(() -> load(bad)).as(value).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(reason);
+        });
+        assertThatThrownBy(() -> load(with(Map.of("agent.backends.0.over-provisioning-ratio", "2"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("backend 'a': over-provisioning-ratio applies to an lvm-thin backend only, this one is of type 'lvm'");
+        assertThatThrownBy(() -> new BackendConfig("z", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "", java.math.BigDecimal.TWO))
+                .isInstanceOf(InvalidValueException.class).hasMessageContaining("applies to an lvm-thin backend only");
+    }
+
+    @Test
     void readsAZfsDatasetBackendValidatedLikeZfs() {
         AgentConfig config = load(Map.of(
                 "agent.backends.0.name", "shared", "agent.backends.0.type", "zfs-dataset",

@@ -125,6 +125,16 @@ class StoreGaugesTest {
         assertThat(slow.commands.get()).isPositive();
     }
 
+    /** The thin store's 512 MiB pool is 25 % used (384 MiB free) but holds 448 MiB of thin volumes at ratio 1: 64 MiB left. */
+    @Test
+    void aThinStoresFreeBytesAreWhatItsOverProvisioningRatioLeaves() throws Exception {
+        for (int i = 1; i <= 7; i++) {
+            create("fast", "pvc-" + i);
+        }
+        started();
+        assertThat(metrics.scrape()).contains("pillar_agent_store_free_bytes{backend=\"fast\"} " + (double) (64 * MIB) + "\n");
+    }
+
     @Test
     void theRefresherReadsTheStoresAgainAfterEachPauseAndAScrapeNever() throws Exception {
         create("fast", "pvc-1");

@@ -123,10 +123,12 @@ class AgentCallCommandsIT {
         // the pool's zeroing, then the extent size (not in the pool's report)
         assertThat(thin.get("CreateVolume")).containsExactly("lvs", "vgs", "lvcreate");
         assertThat(lifecycle("thin", "pvc-thin-2")).containsExactly(
+                // one lvs of the group: the pool's zeroing, what its thin LVs add up to, whether pvc-thin-2 exists
                 Map.entry("CreateVolume", List.of("lvs", "lvcreate")),
                 Map.entry("ExportVolume", List.of("lvs")),
                 Map.entry("AllowInitiator", List.of()),
-                Map.entry("ExpandVolume", List.of("lvs", "lvextend")),
+                // ours, its size; then what the pool's thin LVs add up to (the over-provisioning ratio); grow
+                Map.entry("ExpandVolume", List.of("lvs", "lvs", "lvextend")),
                 Map.entry("UnexportVolume", List.of()),
                 Map.entry("DeleteVolume", List.of("lvs", "lvremove")));
 

@@ -235,6 +235,26 @@ class AgentServiceIT {
         assertThat(backends().hasProblem()).isFalse();
     }
 
+    /** The bed's 512 MiB thin pool at the default ratio 1: its thin volumes add up to 512 MiB at most. */
+    @Test
+    void aCreateOrExpandBeyondTheThinPoolsRatioIsResourceExhaustedAndCapacityShowsWhatIsLeft() {
+        stub.createVolume(CreateVolumeRequest.newBuilder().setToken(token(0)).setVolumeId("pvc-1").setBackend("fast")
+                .setSizeBytes(400 * MIB).build());
+
+        assertThatThrownBy(() -> stub.createVolume(CreateVolumeRequest.newBuilder().setToken(token(0)).setVolumeId("pvc-2")
+                .setBackend("fast").setSizeBytes(200 * MIB).build())).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+                    assertThat(e.getStatus().getDescription()).contains("thin pool vg0/pool0 cannot take volume pvc-2 of 200MiB: its thin"
+                            + " volumes already add up to 400MiB of the 512MiB its over-provisioning ratio 1 allows");
+                });
+        assertThat(lvm.exists("pvc-2")).isFalse();
+        assertThat(stub.getCapacity(GetCapacityRequest.newBuilder().setBackend("fast").build()).getAvailableBytes())
+                .isEqualTo(112 * MIB);
+        assertCode(Status.Code.RESOURCE_EXHAUSTED, () -> stub.expandVolume(ExpandVolumeRequest.newBuilder().setToken(token(1))
+                .setVolumeId("pvc-1").setBackend("fast").setRequiredBytes(600 * MIB).build()));
+        assertThat(lvm.sizeOf("pvc-1")).isEqualTo(400 * MIB);
+    }
+
     private pillar.api.agent.v1.Backend backends() {
         return stub.getCapabilities(pillar.api.agent.v1.GetCapabilitiesRequest.getDefaultInstance()).getBackends(0);
     }

@@ -15,6 +15,7 @@ F=(--reportformat json --units b --nosuffix)
 LVF=lv_name,lv_path,lv_size,lv_tags,pool_lv,lv_attr,vg_extent_size
 VGF=vg_name,vg_size,vg_free,vg_extent_size
 PF=lv_name,lv_size,data_percent,lv_attr,zero
+LAYF=lv_name,lv_size,pool_lv,data_percent,lv_attr,zero
 truncate -s 600M /root/pv.img
 loop=$(losetup -f --show /root/pv.img)
 cap version lvm version
@@ -42,6 +43,7 @@ cap lvs-thin-one lvs "${F[@]}" -o "$LVF" vgcap/pvc-t
 cap lvs-missing lvs "${F[@]}" -o "$LVF" vgcap/missing
 cap lvs-novg lvs "${F[@]}" -o "$LVF" vgmissing/pvc-a
 cap lvs-pool lvs "${F[@]}" -o "$PF" vgcap/pool
+cap lvs-layout lvs "${F[@]}" -o "$LAYF" vgcap
 cap lvchange-pool-nozero lvchange --zero n vgcap/pool
 cap lvs-pool-nozero lvs "${F[@]}" -o "$PF" vgcap/pool
 cap lvchange-pool-zero lvchange --zero y vgcap/pool

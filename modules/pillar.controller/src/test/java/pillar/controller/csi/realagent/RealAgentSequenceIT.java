@@ -98,6 +98,27 @@ class RealAgentSequenceIT {
     }
 
     /**
+     * The agent's 2 GiB thin pool at its default over-provisioning ratio 1, through the controller as the
+     * sidecars see it: a create and a growth beyond it are RESOURCE_EXHAUSTED naming the figures, nothing is
+     * made, and GetCapacity offers what the ratio leaves.
+     */
+    @Test
+    void beyondTheThinPoolsRatioCreateAndExpandAreResourceExhausted() {
+        agent.expectVolume("pvc-o1").expectVolume("pvc-o2");
+        harness.csi().createVolume(Requests.create("pvc-o1", 2000 * MIB));
+
+        String message = assertCode(Status.Code.RESOURCE_EXHAUSTED, () -> harness.csi().createVolume(Requests.create("pvc-o2", 64 * MIB)));
+        assertThat(message).contains("thin pool vg0/pool0 cannot take volume pvc-o2 of 64MiB: its thin volumes already add up to"
+                + " 2000MiB of the 2GiB its over-provisioning ratio 1 allows");
+        assertThat(agent.lvcreates("pvc-o2")).isZero();
+        assertCode(Status.Code.RESOURCE_EXHAUSTED, () -> harness.csi().controllerExpandVolume(ControllerExpandVolumeRequest.newBuilder()
+                .setVolumeId("pvc-o1").setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(2100 * MIB)).build()));
+        assertThat(volumes()).containsExactly("pvc-o1=" + 2000 * MIB);
+        assertThat(harness.csi().getCapacity(GetCapacityRequest.newBuilder().putAllParameters(Requests.parameters()).build())
+                .getAvailableCapacity()).isEqualTo(48 * MIB);
+    }
+
+    /**
      * The stale-grant revocation (a host the agent admits that the state does not publish to): seen
      * from the fake kernel's configfs, that host loses its allowed_hosts link (and its open
      * connections, as on ControllerUnpublishVolume), the published one keeps its link, and the
