@@ -39,6 +39,7 @@
 {{- fail "metrics.prometheusRule.enabled=true but the cluster serves no monitoring.coreos.com/v1 PrometheusRule: install the Prometheus Operator (or kube-prometheus-stack) and its CRDs first, or set metrics.prometheusRule.force=true to render it anyway (helm template: pass --api-versions monitoring.coreos.com/v1/PrometheusRule)" -}}
 {{- end -}}
 {{- end -}}
+{{- $_ := include "pillar-csi.agentStateDir" . -}}
 {{- if and .Values.agent.nfs.enabled (not .Values.agent.nfs.exportRoots) -}}
 {{- fail "agent.nfs.enabled=true needs agent.nfs.exportRoots: the host directories the exported datasets are mounted under (the mountpoints of the backends' pools or parent datasets, e.g. [/tank]). Without them a dataset zfs mounts in the agent's container is mounted there only, and rpc.mountd and nfsd never find it" -}}
 {{- end -}}

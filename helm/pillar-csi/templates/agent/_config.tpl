@@ -28,9 +28,13 @@ a string, so that the agent reads the decimal as written).
   "node-name" .nodeName
   "installation-id" ($root.Values.agent.installationId | default (printf "%s.%s" $root.Release.Namespace $root.Release.Name))
   "listen" (include "pillar-csi.agentListen" $root | fromYaml)
-  "state-dir" "/var/lib/pillar-csi/agent"
+  "state-dir" (include "pillar-csi.agentStateDir" $root)
   "configfs-root" "/sys/kernel/config"
   "backends" $backends -}}
+{{- /* an earlier release's state in the shared directory moves to this release's at start (ours only) */ -}}
+{{- if ne (include "pillar-csi.agentStateDir" $root) (include "pillar-csi.agentLegacyStateDir" $root) -}}
+{{- $_ := set $agent "legacy-state-dir" (include "pillar-csi.agentLegacyStateDir" $root) -}}
+{{- end -}}
 {{- if include "pillar-csi.tlsEnabled" $root -}}
 {{- $dir := include "pillar-csi.agentTlsDir" (dict "root" $root "node" .nodeName) -}}
 {{- $_ := set $agent "tls" (dict "cert" (printf "%s/tls.crt" $dir) "key" (printf "%s/tls.key" $dir) "ca" (printf "%s/ca.crt" $dir)

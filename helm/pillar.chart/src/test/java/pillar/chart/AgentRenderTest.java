@@ -37,7 +37,9 @@ class AgentRenderTest {
                         "node-name", "storage-1",
                         "installation-id", "storage-system.pillar",
                         "listen", Map.of("host-env", "PILLAR_NODE_IP", "port", 9500),
-                        "state-dir", "/var/lib/pillar-csi/agent",
+                        // the release's own state directory; the one every release shared before moves there
+                        "state-dir", "/var/lib/pillar-csi/storage-system.pillar/agent",
+                        "legacy-state-dir", "/var/lib/pillar-csi/agent",
                         "configfs-root", "/sys/kernel/config",
                         // its own node's certificate (one per storage node)
                         "tls", Map.of("cert", "/etc/pillar-csi/tls/storage-1/tls.crt", "key", "/etc/pillar-csi/tls/storage-1/tls.key",
@@ -110,13 +112,13 @@ class AgentRenderTest {
         assertThat(mounts(agent)).startsWith(
                 mount("configfs", "/sys/kernel/config", null),
                 mount("dev", "/dev", null),
-                mount("state", "/var/lib/pillar-csi/agent", null),
+                mount("state", "/var/lib/pillar-csi", null),
                 mount("config", "/etc/pillar-csi/config", true));
         assertThat(NodeRenderTest.hostPaths(pod)).startsWith(
                 "configfs=/sys/kernel/config:Directory",
                 "dev=/dev:Directory",
                 "modules=/lib/modules:Directory",
-                "state=/var/lib/pillar-csi/agent:DirectoryOrCreate");
+                "state=/var/lib/pillar-csi:DirectoryOrCreate");
     }
 
     @Test

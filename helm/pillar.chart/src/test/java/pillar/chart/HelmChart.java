@@ -53,6 +53,11 @@ final class HelmChart {
         return new Rendered(template(values, "1.25.0"));
     }
 
+    /** {@link #render(Map)} as the release {@code release} in {@code namespace}. */
+    static Rendered render(Map<String, ?> values, String release, String namespace) {
+        return new Rendered(templateAsIs(withTestRegistry(values), "1.25.0", release, namespace));
+    }
+
     /**
      * The raw {@code helm template} output with these values and, unless they name one, {@link #TEST_REGISTRY}
      * for the pillar-csi images; a refused render throws Helm's error.
@@ -63,7 +68,11 @@ final class HelmChart {
 
     /** {@link #template} with exactly these values. */
     static String templateAsIs(Map<String, ?> values, String kubeVersion) {
-        TemplateCommand command = helm().template().withName(RELEASE).withNamespace(NAMESPACE).withKubeVersion(kubeVersion);
+        return templateAsIs(values, kubeVersion, RELEASE, NAMESPACE);
+    }
+
+    private static String templateAsIs(Map<String, ?> values, String kubeVersion, String release, String namespace) {
+        TemplateCommand command = helm().template().withName(release).withNamespace(namespace).withKubeVersion(kubeVersion);
         if (!values.isEmpty()) {
             command = command.withValuesFile(valuesFile(values));
         }

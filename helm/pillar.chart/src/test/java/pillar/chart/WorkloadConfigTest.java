@@ -141,7 +141,9 @@ class WorkloadConfigTest {
             assertThat(config.listenPort()).isEqualTo(9600).isEqualTo(port(container, "agent"));
             assertThat(config.healthPort()).isEqualTo(9820).isEqualTo(port(container, "metrics"))
                     .isEqualTo(container.getReadinessProbe().getHttpGet().getPort().getIntVal());
-            assertThat(config.stateDir()).isEqualTo(Path.of(mountPath(container, "state")));
+            assertThat(config.stateDir()).as("in the mounted host directory, the release's own")
+                    .isEqualTo(Path.of(mountPath(container, "state"), "storage-system.pillar", "agent"));
+            assertThat(config.legacyStateDir()).contains(Path.of(mountPath(container, "state"), "agent"));
             assertThat(config.configfsRoot()).isEqualTo(Path.of(mountPath(container, "configfs")));
             assertThat(config.tls()).isEmpty();
         }

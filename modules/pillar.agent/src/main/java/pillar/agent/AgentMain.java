@@ -45,6 +45,7 @@ import pillar.agent.service.AgentOperations;
 import pillar.agent.state.DamagedRecords;
 import pillar.agent.state.InstallationId;
 import pillar.agent.state.StateCheck;
+import pillar.agent.state.StateDirMigration;
 import pillar.agent.state.StateRecovery;
 import pillar.runtime.exec.ProcessRunner;
 import pillar.runtime.exec.SystemProcessRunner;
@@ -117,6 +118,14 @@ public final class AgentMain {
         ProcessRunner commands = new TimedProcessRunner(new SystemProcessRunner(), metrics);
         Function<InstallationId, Map<String, VolumeBackend>> backendsFor = installation -> Backends.create(config.backends(),
                 commands, Backends.Host.system(), installation);
+        try {
+            // before the state is checked or recovered: an older install's state moves to this release's directory
+            config.legacyStateDir().ifPresent(legacy -> StateDirMigration.run(config.stateDir(), legacy, config.nodeName(),
+                    config.installationId().orElseThrow()));
+        } catch (java.io.UncheckedIOException e) {
+            err.println("pillar-agent: refusing to start: " + e.getMessage());
+            return 2;
+        }
         if (recover) {
             if (target.presence() == TargetPresence.NOT_MOUNTED || target.presence() == TargetPresence.NVMET_MISSING) {
                 err.println("pillar-agent: cannot recover the state: no nvmet target at " + config.configfsRoot());

@@ -26,6 +26,8 @@ import pillar.api.agent.v1.BackendKind;
  *   listen: {host: 192.0.2.10, port: 9500}   # or host-env: PILLAR_NODE_IP (a variable holding it);
  *                                            # neither: the default route's interface ({@link ListenAddress})
  *   state-dir: /var/lib/pillar-csi/agent
+ *   legacy-state-dir: /var/lib/pillar-csi/agent   # optional: where an older install kept this node's state;
+ *                                                 # moved to state-dir at start ({@link pillar.agent.state.StateDirMigration})
  *   configfs-root: /sys/kernel/config
  *   tls: {cert: tls.crt, key: tls.key, ca: ca.crt,   # all three, or none (plaintext)
  *         client-names: [pillar-controller]}      # a client certificate's DNS name must be one of these
@@ -42,7 +44,7 @@ import pillar.api.agent.v1.BackendKind;
  */
 public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path configfsRoot,
                           Optional<TlsFiles> tls, List<BackendConfig> backends, String healthHost, int healthPort,
-                          String nodeName, Optional<InstallationId> installationId) {
+                          String nodeName, Optional<InstallationId> installationId, Optional<Path> legacyStateDir) {
     public static final int DEFAULT_PORT = 9500;
     public static final int DEFAULT_HEALTH_PORT = 9810;
 
@@ -61,6 +63,15 @@ public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path
         checkPort("agent.listen.port", listenPort);
         checkPort("health.port", healthPort);
         StateIdentity.checkNode(nodeName);
+        legacyStateDir.ifPresent(legacy -> checkLegacyStateDir(legacy, stateDir, installationId));
+    }
+
+    /** Without a legacy state directory (nothing to move at start). */
+    public AgentConfig(String listenHost, int listenPort, Path stateDir, Path configfsRoot, Optional<TlsFiles> tls,
+                       List<BackendConfig> backends, String healthHost, int healthPort, String nodeName,
+                       Optional<InstallationId> installationId) {
+        this(listenHost, listenPort, stateDir, configfsRoot, tls, backends, healthHost, healthPort, nodeName, installationId,
+                Optional.empty());
     }
 
     /**
@@ -98,7 +109,8 @@ public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path
                 root.get("health.host").asString().orElse(listenHost),
                 root.get("health.port").asInt().orElse(DEFAULT_HEALTH_PORT),
                 agent.get("node-name").asString().orElseGet(AgentConfig::hostName),
-                agent.get("installation-id").asString().asOptional().map(InstallationId::of));
+                agent.get("installation-id").asString().asOptional().map(InstallationId::of),
+                agent.get("legacy-state-dir").asString().asOptional().map(Path::of));
     }
 
     /**
@@ -168,6 +180,28 @@ public record AgentConfig(String listenHost, int listenPort, Path stateDir, Path
             }
         }
         return Optional.of(files);
+    }
+
+    /**
+     * The legacy state directory is moved by one rename onto the state directory, and only when its
+     * identity names this installation: it must be an absolute path of its own, apart from the state
+     * directory, and the installation must be configured.
+     */
+    private static void checkLegacyStateDir(Path legacy, Path stateDir, Optional<InstallationId> installationId) {
+        if (!legacy.isAbsolute() || !legacy.normalize().equals(legacy)) {
+            throw new IllegalArgumentException("agent.legacy-state-dir must be an absolute path without . or .. (e.g. "
+                    + "/var/lib/pillar-csi/agent), is '" + legacy + "'");
+        }
+        Path state = stateDir.toAbsolutePath().normalize();
+        if (legacy.startsWith(state) || state.startsWith(legacy)) {
+            throw new IllegalArgumentException("agent.legacy-state-dir " + legacy + " and agent.state-dir " + state
+                    + " must be apart (neither the same nor one inside the other): the legacy directory is moved onto the"
+                    + " state directory; leave agent.legacy-state-dir out when the state stays where it is");
+        }
+        if (installationId.isEmpty()) {
+            throw new IllegalArgumentException("agent.legacy-state-dir needs agent.installation-id: the agent moves the"
+                    + " legacy directory only when its identity names this installation");
+        }
     }
 
     private static void checkPort(String key, int port) {

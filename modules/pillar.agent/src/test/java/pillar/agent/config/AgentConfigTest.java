@@ -142,6 +142,32 @@ class AgentConfigTest {
     }
 
     @Test
+    void readsTheLegacyStateDirAndRefusesARelativeOneOrOneNotApart() {
+        Map<String, String> release = Map.of("agent.state-dir", "/var/lib/pillar-csi/storage.pillar/agent",
+                "agent.installation-id", "storage.pillar");
+        assertThat(load(with(release)).legacyStateDir()).as("optional").isEmpty();
+        var legacy = new HashMap<>(with(release));
+        legacy.put("agent.legacy-state-dir", "/var/lib/pillar-csi/agent");
+        assertThat(load(legacy).legacyStateDir()).contains(Path.of("/var/lib/pillar-csi/agent"));
+
+        for (String relative : new String[] {"var/lib/pillar-csi/agent", "/var/lib/pillar-csi/x/../agent", ""}) {
+            legacy.put("agent.legacy-state-dir", relative);
+            assertThatThrownBy(() -> load(legacy)).as(relative).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("agent.legacy-state-dir must be an absolute path").hasMessageContaining("'" + relative + "'");
+        }
+        for (String notApart : new String[] {"/var/lib/pillar-csi/storage.pillar/agent", "/var/lib/pillar-csi",
+                "/var/lib/pillar-csi/storage.pillar/agent/old"}) {
+            legacy.put("agent.legacy-state-dir", notApart);
+            assertThatThrownBy(() -> load(legacy)).as(notApart).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("must be apart");
+        }
+        var noInstallation = new HashMap<>(with(Map.of("agent.legacy-state-dir", "/var/lib/pillar-csi/agent",
+                "agent.state-dir", "/var/lib/pillar-csi/x/agent")));
+        assertThatThrownBy(() -> load(noInstallation)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("agent.legacy-state-dir needs agent.installation-id");
+    }
+
+    @Test
     void refusesToStartWithoutABackend() {
         assertThatThrownBy(() -> load(Map.of("agent.listen.port", "9500")))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -126,6 +126,34 @@ public final class AtomicFiles {
         }
     }
 
+    /**
+     * Moves the directory {@code source} to {@code target} with one rename, durably: {@code target}'s
+     * missing parents are created first ({@link #createDirectories}), the rename is atomic (a crash
+     * leaves the directory whole at one place or the other, never split or copied), and both parent
+     * directories are fsynced after it. {@code target} must be absent or an empty directory (which
+     * the rename replaces); both must be on one file system, or nothing moves.
+     *
+     * @throws UncheckedIOException naming both, when nothing moved (or the move was not made durable)
+     */
+    public static void moveDirectory(Path source, Path target) {
+        Path from = source.toAbsolutePath().normalize();
+        Path to = target.toAbsolutePath().normalize();
+        createDirectories(to.getParent());
+        try {
+            try {
+                Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException(from + " and " + to + " are not on one file system: a rename cannot move it", e);
+            }
+            syncDirectory(to.getParent());
+            if (!from.getParent().equals(to.getParent())) {
+                syncDirectory(from.getParent());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot move the directory " + from + " to " + to + " (" + e.getMessage() + ")", e);
+        }
+    }
+
     /** Whether a file name is one of this class's temporary files, which readers must skip. */
     public static boolean isTemporary(Path file) {
         return file.getFileName().toString().startsWith(TEMP_PREFIX);

@@ -42,6 +42,36 @@ class AtomicFilesTest {
     }
 
     @Test
+    void aDirectoryMovesWholeWithOneRenameIntoNewParentsOrOntoAnEmptyDirectory() throws IOException {
+        Path source = dir.resolve("old/agent");
+        AtomicFiles.write(source.resolve("identity"), "mine".getBytes(StandardCharsets.UTF_8));
+        AtomicFiles.write(source.resolve("exports/vol-1"), "record".getBytes(StandardCharsets.UTF_8));
+        long inode = (long) Files.getAttribute(source, "unix:ino");
+        Path target = dir.resolve("new/ns.release/agent");
+        AtomicFiles.moveDirectory(source, target);
+        assertThat(source).doesNotExist();
+        assertThat(target.resolve("identity")).hasContent("mine");
+        assertThat(target.resolve("exports/vol-1")).hasContent("record");
+        assertThat((long) Files.getAttribute(target, "unix:ino")).as("renamed, not copied").isEqualTo(inode);
+
+        Path empty = Files.createDirectories(dir.resolve("empty"));
+        AtomicFiles.moveDirectory(target, empty);
+        assertThat(empty.resolve("identity")).hasContent("mine");
+    }
+
+    @Test
+    void aDirectoryIsNeverMovedOntoOneThatHoldsAnything() throws IOException {
+        Path source = dir.resolve("a");
+        AtomicFiles.write(source.resolve("identity"), "a".getBytes(StandardCharsets.UTF_8));
+        Path target = dir.resolve("b");
+        AtomicFiles.write(target.resolve("identity"), "b".getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> AtomicFiles.moveDirectory(source, target)).isInstanceOf(UncheckedIOException.class)
+                .hasMessageContaining(source.toString()).hasMessageContaining(target.toString());
+        assertThat(source.resolve("identity")).hasContent("a");
+        assertThat(target.resolve("identity")).hasContent("b");
+    }
+
+    @Test
     void deleteIsIdempotent() {
         Path target = dir.resolve("gone");
         AtomicFiles.write(target, new byte[0]);
