@@ -128,7 +128,7 @@ class TwoInstallationsKernelIT {
     }
 
     private static void assertExported(String volume, String after) throws Exception {
-        Path subsystem = CONFIGFS.resolve("subsystems").resolve(nqn(volume).value());
+        Path subsystem = CONFIGFS.resolve("nvmet/subsystems").resolve(nqn(volume).value());
         assertThat(subsystem).as("%s's subsystem after %s", volume, after).isDirectory();
         assertThat(subsystem.resolve("allowed_hosts").resolve(HOST.value())).as("its allowed host after %s", after).exists();
     }
