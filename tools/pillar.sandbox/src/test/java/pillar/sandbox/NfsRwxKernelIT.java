@@ -55,7 +55,9 @@ import pillar.api.value.LifecycleUid;
  *       and delete leave their exports as they are (docs/nfs.md fact 11), and so do a snapshot of their
  *       volume, an independent restore of it, a linked clone of the volume and their deletes (after each
  *       call a and b exchange new files; the restore holds the snapshot-time files, read on the server);</li>
- *   <li>c (not allowed) cannot stage, and nothing it mounted shows the data;</li>
+ *   <li>c (not allowed) cannot stage, and nothing it mounted shows the data; allowed read-only (exportfs lists it
+ *       {@code ro}), c stages and reads, but its write fails (EROFS or EACCES) and never reaches the server while a
+ *       writes; b's access changed to read-only fails its live mount's next write, changed back lets it write;</li>
  *   <li>b denied: its next read and write fail (EACCES: no export is left to it), or block while its client is
  *       refused its lease (docs/nfs.md fact 13), and the write never reaches the server, while a reads and writes
  *       on; a file b read before, rewritten by a, never shows b the new content (a delegation may
@@ -302,6 +304,43 @@ class NfsRwxKernelIT {
                 assertThat(listing.map(p -> p.getFileName().toString()).toList()).as("node c's staging directory")
                         .doesNotContain("from-a", "from-b");
             }
+
+            // --- 2b. c allowed read-only: it mounts (read-write, as the node asks) and reads, nfsd refuses its writes;
+            // b's access changed to read-only and back applies to its live mount (exportfs flushes nfsd's export cache)
+            step("AllowInitiator c read-only: c stages and reads, its write fails while a writes", () -> {
+                calls(stub).allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token()).setVolumeId(VOLUME)
+                        .setClientAddress(c.net().clientAddress()).setReadOnly(true).build());
+                c.csi().stage(volume(), c.context(), c.staging(), rwx());
+                c.csi().publish(volume(), c.context(), c.staging(), c.target(), rwx(), false);
+                assertThat(BoundedIo.read(c.target().resolve("from-a"))).isEqualTo("written by node a");
+                assertThat(BoundedIo.refusedWrite(c.target().resolve("from-c"), "must not land", CUT_WAIT)).as("c's write")
+                        .startsWith("fails").containsAnyOf("Read-only file system", "Permission denied");
+                BoundedIo.writeSynced(a.target().resolve("a-beside-ro-c"), "a writes beside c");
+                assertThat(BoundedIo.read(c.target().resolve("a-beside-ro-c"))).isEqualTo("a writes beside c");
+                return null;
+            });
+            assertThat(nfsd.exports().lines().filter(l -> l.contains(c.net().clientAddress() + "(")).toList())
+                    .as("c's entry in exportfs -v").singleElement().asString().contains(",ro,").doesNotContain(",rw,");
+            assertThat(dataset.resolve("from-c")).as("c's write, on the server").doesNotExist();
+            step("b's access changed to read-only: its mount's write fails; changed back: it writes", () -> {
+                calls(stub).allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token()).setVolumeId(VOLUME)
+                        .setClientAddress(b.net().clientAddress()).setReadOnly(true).build());
+                assertThat(BoundedIo.refusedWrite(b.target().resolve("from-b-ro"), "must not land", CUT_WAIT)).as("b's write when ro")
+                        .startsWith("fails").containsAnyOf("Read-only file system", "Permission denied");
+                calls(stub).allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token()).setVolumeId(VOLUME)
+                        .setClientAddress(b.net().clientAddress()).build());
+                BoundedIo.writeSynced(b.target().resolve("from-b-rw-again"), "b writes again");
+                return null;
+            });
+            assertThat(dataset.resolve("from-b-ro")).as("b's write while read-only, on the server").doesNotExist();
+            assertThat(Files.readString(dataset.resolve("from-b-rw-again"))).isEqualTo("b writes again");
+            step("c unpublished, unstaged and denied", () -> {
+                c.csi().unpublish(VOLUME, c.target());
+                c.csi().unstage(VOLUME, c.staging());
+                calls(stub).denyInitiator(DenyInitiatorRequest.newBuilder().setToken(token()).setVolumeId(VOLUME)
+                        .setClientAddress(c.net().clientAddress()).build());
+                return null;
+            });
 
             // --- 3. b denied: cut at once, a goes on ---------------------------------------------------------
             BoundedIo.writeSynced(a.target().resolve("a-before-deny"), "b never opened this");

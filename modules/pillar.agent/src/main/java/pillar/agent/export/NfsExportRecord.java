@@ -6,10 +6,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsFsid;
 import pillar.agent.nfs.NfsServer;
@@ -21,18 +23,39 @@ import pillar.api.value.VolumeId;
  * written before it read as they did): what start-up re-applies to nfsd and drift is measured against.
  * The fsid is not stored: it is {@link NfsFsid#of} the volume, the same on every re-apply.
  *
+ * <p>A client's access is stored as the {@code readonly=} line, the read-only clients, written only when
+ * there is one: a record without it (every record written before access existed) holds read-write
+ * clients alone and reads as it did; an older agent refuses a record with it (a field it does not know:
+ * the record is damaged, its export not applied), never exporting a read-only client read-write.
+ *
  * @param volume  the exported volume
  * @param backend the zfs-dataset backend it lives on
  * @param path    the dataset's mount path, exported
  * @param server  the server's address the nodes mount from (an IP literal)
  * @param clients the client addresses allowed, one export entry each
+ * @param readOnly those of the clients exported read-only; the others are read-write
  */
-public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsClient server, Set<NfsClient> clients) {
+public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsClient server, Set<NfsClient> clients,
+                              Set<NfsClient> readOnly) {
     static final String PROTOCOL_LINE = "protocol=nfs";
 
     public NfsExportRecord {
         NfsServer.requireExportable(path);
         clients = Set.copyOf(clients);
+        if (!clients.containsAll(readOnly)) {
+            throw new IllegalArgumentException("read-only clients " + readOnly + " are not all among the clients " + clients);
+        }
+        readOnly = Set.copyOf(readOnly);
+    }
+
+    /** Every client read-write. */
+    public NfsExportRecord(VolumeId volume, String backend, Path path, NfsClient server, Set<NfsClient> clients) {
+        this(volume, backend, path, server, clients, Set.of());
+    }
+
+    /** What {@code client} may do with the export (read-write unless recorded read-only). */
+    public NfsAccess access(NfsClient client) {
+        return NfsAccess.of(readOnly.contains(client));
     }
 
     public NfsFsid fsid() {
@@ -40,11 +63,26 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
     }
 
     public NfsExportRecord withPath(Path newPath) {
-        return new NfsExportRecord(volume, backend, newPath, server, clients);
+        return new NfsExportRecord(volume, backend, newPath, server, clients, readOnly);
     }
 
+    /** Exactly these clients, each kept one with its access, a new one read-write. */
     public NfsExportRecord withClients(Set<NfsClient> newClients) {
-        return new NfsExportRecord(volume, backend, path, server, newClients);
+        return new NfsExportRecord(volume, backend, path, server, newClients,
+                readOnly.stream().filter(newClients::contains).collect(Collectors.toSet()));
+    }
+
+    /** {@code client} allowed with {@code access} (added, or its access changed), the others as they are. */
+    public NfsExportRecord withClient(NfsClient client, NfsAccess access) {
+        Set<NfsClient> newClients = new HashSet<>(clients);
+        newClients.add(client);
+        Set<NfsClient> newReadOnly = new HashSet<>(readOnly);
+        if (access == NfsAccess.READ_ONLY) {
+            newReadOnly.add(client);
+        } else {
+            newReadOnly.remove(client);
+        }
+        return new NfsExportRecord(volume, backend, path, server, newClients, newReadOnly);
     }
 
     String encode() {
@@ -53,7 +91,17 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
                 + "backend=" + backend + "\n"
                 + "path=" + path + "\n"
                 + "server=" + server.text() + "\n"
-                + "clients=" + clients.stream().map(NfsClient::text).sorted(Comparator.naturalOrder()).collect(Collectors.joining(",")) + "\n";
+                + "clients=" + joined(clients) + "\n"
+                + (readOnly.isEmpty() ? "" : "readonly=" + joined(readOnly) + "\n");
+    }
+
+    private static String joined(Set<NfsClient> addresses) {
+        return addresses.stream().map(NfsClient::text).sorted(Comparator.naturalOrder()).collect(Collectors.joining(","));
+    }
+
+    private static Set<NfsClient> addresses(String field, String list) {
+        return list == null || list.isEmpty() ? Set.of()
+                : Arrays.stream(list.split(",")).map(c -> NfsClient.parse(field, c)).collect(Collectors.toSet());
     }
 
     /** Whether this record text is an NFS one (an NVMe-oF record has no protocol line). */
@@ -69,12 +117,13 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        if (!"1".equals(p.getProperty("version")) || !"nfs".equals(p.getProperty("protocol")) || p.size() != 7) {
+        int fields = p.containsKey("readonly") ? 8 : 7;
+        if (!"1".equals(p.getProperty("version")) || !"nfs".equals(p.getProperty("protocol")) || p.size() != fields
+                || p.getProperty("clients") == null) {
             throw new IllegalArgumentException("nfs export record: unknown version or missing fields");
         }
-        String clients = p.getProperty("clients");
         return new NfsExportRecord(VolumeId.of(p.getProperty("volume")), p.getProperty("backend"), Path.of(p.getProperty("path")),
-                NfsClient.parse("server", p.getProperty("server")), clients.isEmpty() ? Set.of()
-                        : Arrays.stream(clients.split(",")).map(c -> NfsClient.parse("clients", c)).collect(Collectors.toSet()));
+                NfsClient.parse("server", p.getProperty("server")), addresses("clients", p.getProperty("clients")),
+                addresses("readonly", p.getProperty("readonly")));
     }
 }

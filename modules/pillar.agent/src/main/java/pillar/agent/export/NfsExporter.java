@@ -11,8 +11,8 @@ import pillar.agent.nfs.NfsServer;
 
 /**
  * Applies {@link NfsExportRecord}s to the NFS server exactly and measures drift against its listing: one
- * entry per recorded client on the record's path with the volume's fsid, no other client's entry on that
- * path. Every call is idempotent; a client is added before any is removed, so a retry converges.
+ * entry per recorded client on the record's path with the volume's fsid and the client's recorded access
+ * ({@code rw} or {@code ro}), no other client's entry on that path. Every call is idempotent; a client is added before any is removed, so a retry converges.
  */
 public final class NfsExporter {
     private static final Logger LOG = Logger.getLogger(NfsExporter.class.getName());
@@ -38,6 +38,9 @@ public final class NfsExporter {
                 drift.add("client " + client + " is not exported " + record.path());
             } else if (entries.stream().noneMatch(e -> e.fsid().equals(fsid))) {
                 drift.add("client " + client + " has " + record.path() + " with fsid " + entries.getFirst().fsid() + ", not " + fsid);
+            } else if (entries.stream().noneMatch(e -> e.access() == record.access(client))) {
+                drift.add("client " + client + " has " + record.path() + " " + entries.getFirst().access() + ", not "
+                        + record.access(client));
             }
         }
         for (NfsExport entry : listing) {
@@ -48,14 +51,14 @@ public final class NfsExporter {
         return drift;
     }
 
-    /** Makes the server serve exactly the record: each client exported, any other client of the path removed. */
+    /** Makes the server serve exactly the record: each client exported with its access, any other client of the path removed. */
     public void apply(NfsExportRecord record) {
         apply(record, server.exports());
     }
 
     void apply(NfsExportRecord record, List<NfsExport> listing) {
         for (NfsClient client : record.clients()) {
-            server.export(record.path(), client, record.fsid());
+            server.export(record.path(), client, record.fsid(), record.access(client));
         }
         for (NfsExport entry : listing) {
             if (entry.path().equals(record.path()) && !record.clients().contains(entry.client())) {

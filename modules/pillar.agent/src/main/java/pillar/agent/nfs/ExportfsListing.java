@@ -10,7 +10,8 @@ import pillar.api.value.InvalidValueException;
 /**
  * Parses what {@code exportfs -v} prints: per entry {@code <path padded to 14>\t<client>(<options>)},
  * or, for a path longer than 14 characters, the path alone and {@code \t\t<client>(<options>)} on the
- * next line (nfs-utils' dump(); captured in the VM, docs/nfs.md). Entries whose client is no single IP
+ * next line (nfs-utils' dump(); captured in the VM, docs/nfs.md); the options give the fsid and the
+ * access ({@code rw} or {@code ro}). Entries whose client is no single IP
  * literal (a subnet, a wildcard, a name: not this agent's) are left out; any other shape is an
  * {@link NfsServerException}, never guessed around.
  */
@@ -42,7 +43,8 @@ final class ExportfsListing {
             }
             Path at = path;
             client(token.substring(0, open)).ifPresent(
-                    client -> exports.add(new NfsExport(at, client, fsid(token.substring(open + 1, token.length() - 1)))));
+                    client -> exports.add(new NfsExport(at, client, fsid(token.substring(open + 1, token.length() - 1)),
+                            access(token.substring(open + 1, token.length() - 1)))));
             path = null;
         }
         if (path != null) {
@@ -67,6 +69,11 @@ final class ExportfsListing {
             }
         }
         return "";
+    }
+
+    /** {@code ro} among the options: read-only; else read-write (exportfs -v lists {@code rw} or {@code ro}). */
+    private static NfsAccess access(String options) {
+        return java.util.Arrays.asList(options.split(",")).contains("ro") ? NfsAccess.READ_ONLY : NfsAccess.READ_WRITE;
     }
 
     private static NfsServerException unreadable(String what, String stdout) {

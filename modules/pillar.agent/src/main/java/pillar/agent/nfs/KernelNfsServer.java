@@ -15,8 +15,10 @@ import pillar.runtime.exec.ProcessRunner;
 /**
  * The kernel's nfsd through {@code exportfs}, each call an argument list with its deadline:
  * <ul>
- *   <li>{@code exportfs -i -o rw,sync,no_subtree_check,no_root_squash,fsid=<uuid> <client>:<path>}
- *       ({@code -i}: /etc/exports is not merged in; an IPv6 client as {@code [address]:path});</li>
+ *   <li>{@code exportfs -i -o rw,sync,no_subtree_check,no_root_squash,fsid=<uuid> <client>:<path>}, {@code ro}
+ *       for a read-only client ({@code -i}: /etc/exports is not merged in; an IPv6 client as {@code [address]:path});
+ *       an entry of the client and path is rewritten with the new options, and exportfs flushes nfsd's export cache,
+ *       so a mount the client has takes the new access at its next request (docs/nfs.md);</li>
  *   <li>{@code exportfs -u <client>:<path>};</li>
  *   <li>{@code exportfs -v} for the listing: the table exportfs itself holds (it reads /var/lib/nfs/etab),
  *       in the format captured in the VM, through the same runner and deadline as the changes, where
@@ -27,7 +29,7 @@ import pillar.runtime.exec.ProcessRunner;
  *
  * <p>{@code exportfs -u} matches paths by prefix (nfs-utils' unexportfs_parsed compares the first
  * strlen(path) characters): removing {@code /t/pvc-1} also removes that client's {@code /t/pvc-10}. Such
- * entries, listed before and gone after, are exported again at once with the fsid they had.
+ * entries, listed before and gone after, are exported again at once with the fsid and access they had.
  *
  * <p>A client's last export removed, its NFSv4 state in nfsd is expired ({@link NfsClientState}): a
  * fenced client cannot return its opens, locks and delegations, which would otherwise keep the dataset
@@ -35,7 +37,8 @@ import pillar.runtime.exec.ProcessRunner;
  * its locks on those too).
  */
 public final class KernelNfsServer implements NfsServer {
-    static final String OPTIONS = "rw,sync,no_subtree_check,no_root_squash";
+    /** The options after the access ({@code rw} or {@code ro}). */
+    static final String OPTIONS = "sync,no_subtree_check,no_root_squash";
     private static final Logger LOG = Logger.getLogger(KernelNfsServer.class.getName());
 
     private final ProcessRunner runner;
@@ -60,9 +63,13 @@ public final class KernelNfsServer implements NfsServer {
     }
 
     @Override
-    public synchronized void export(Path path, NfsClient client, NfsFsid fsid) {
+    public synchronized void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access) {
         NfsServer.requireExportable(path);
-        exportfs(List.of("exportfs", "-i", "-o", OPTIONS + ",fsid=" + fsid.text(), target(client, path)));
+        exportfs(List.of("exportfs", "-i", "-o", options(access, fsid.text()), target(client, path)));
+    }
+
+    private static String options(NfsAccess access, String fsid) {
+        return access.option() + "," + OPTIONS + ",fsid=" + fsid;
     }
 
     @Override
@@ -78,7 +85,7 @@ public final class KernelNfsServer implements NfsServer {
             if (lost.client().equals(client) && !lost.path().equals(path) && lost.path().toString().startsWith(path.toString())
                     && !after.contains(lost) && !lost.fsid().isEmpty()) {
                 LOG.warning(() -> "exportfs -u " + client + ":" + path + " also removed " + lost.path() + "; exporting it again");
-                exportfs(List.of("exportfs", "-i", "-o", OPTIONS + ",fsid=" + lost.fsid(), target(client, lost.path())));
+                exportfs(List.of("exportfs", "-i", "-o", options(lost.access(), lost.fsid()), target(client, lost.path())));
             }
         }
         if (after.stream().anyMatch(e -> e.path().equals(path) && e.client().equals(client))) {

@@ -5,12 +5,18 @@ import java.util.Objects;
 
 /**
  * One line of the export table: {@code path} exported to one {@code client} with file-system id
- * {@code fsid} ("" when the listing shows none: not an export this agent made).
+ * {@code fsid} ("" when the listing shows none: not an export this agent made) and {@code access}.
  */
-public record NfsExport(Path path, NfsClient client, String fsid) {
+public record NfsExport(Path path, NfsClient client, String fsid, NfsAccess access) {
     public NfsExport {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(fsid, "fsid");
+        Objects.requireNonNull(access, "access");
+    }
+
+    /** A read-write entry. */
+    public NfsExport(Path path, NfsClient client, String fsid) {
+        this(path, client, fsid, NfsAccess.READ_WRITE);
     }
 }

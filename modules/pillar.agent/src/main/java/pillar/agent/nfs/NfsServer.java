@@ -11,16 +11,24 @@ import pillar.api.value.InvalidValueException;
  * and retryable; bad input is {@link InvalidValueException} and changes nothing; a failure is
  * {@link NfsServerException}.
  *
- * <p>Options are fixed: {@code rw,sync,no_subtree_check,no_root_squash,fsid=<fsid>}, never
- * {@code crossmnt} (fact 4). Unexporting a client cuts its existing access at once (fact 2); exports
+ * <p>Options are fixed but for the client's access: {@code rw} or {@code ro}, then
+ * {@code sync,no_subtree_check,no_root_squash,fsid=<fsid>}, never {@code crossmnt} (fact 4). Unexporting a client cuts its existing access at once (fact 2); exports
  * wiped and made again keep the data and the clients' mounts (fact 3).
  */
 public interface NfsServer {
     /** Absolute, normalized, and only characters exportfs takes as they are (no blank, comma, quote or escape). */
     Pattern PATH = Pattern.compile("(/[A-Za-z0-9_.:+-]{1,255}){1,32}");
 
-    /** Exports {@code path} to {@code client} with {@code fsid}; already so: no change, with other options: updated. */
-    void export(Path path, NfsClient client, NfsFsid fsid);
+    /**
+     * Exports {@code path} to {@code client} with {@code fsid} and {@code access}; already so: no change, with other
+     * options (another access): updated, and a mount the client has takes the new access at its next request.
+     */
+    void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access);
+
+    /** {@link #export(Path, NfsClient, NfsFsid, NfsAccess)} read-write. */
+    default void export(Path path, NfsClient client, NfsFsid fsid) {
+        export(path, client, fsid, NfsAccess.READ_WRITE);
+    }
 
     /** Removes {@code client}'s entry for {@code path}; none: success. Other clients and paths keep theirs. */
     void unexport(Path path, NfsClient client);
@@ -37,7 +45,7 @@ public interface NfsServer {
     static NfsServer absent(String reason) {
         return new NfsServer() {
             @Override
-            public void export(Path path, NfsClient client, NfsFsid fsid) {
+            public void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access) {
                 throw new NfsServerException(reason);
             }
 

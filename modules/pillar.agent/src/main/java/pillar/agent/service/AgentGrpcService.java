@@ -38,6 +38,7 @@ import pillar.api.agent.v1.ExportSpec;
 import pillar.api.agent.v1.ExportProtocol;
 import pillar.api.agent.v1.BackendKind;
 import pillar.agent.export.NfsExportRecord;
+import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsPresence;
 import pillar.api.agent.v1.ExportVolumeRequest;
@@ -310,8 +311,11 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                     throw new InvalidValueException("auth", "NFS clients have no DH-HMAC-CHAP keys");
                 }
                 operations.allowNfs(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
-                        NfsClient.parse("client_address", request.getClientAddress()));
+                        NfsClient.parse("client_address", request.getClientAddress()), NfsAccess.of(request.getReadOnly()));
                 return AllowInitiatorResponse.getDefaultInstance();
+            }
+            if (request.getReadOnly()) {
+                throw new InvalidValueException("read_only", "is for NFS clients: nvmet has no read-only access per host");
             }
             Optional<HostAuth> auth = request.hasAuth() ? Optional.of(HostAuth.of(request.getAuth().getHostKey(),
                     request.getAuth().getControllerKey(), request.getAuth().getHash(), request.getAuth().getDhGroup()))

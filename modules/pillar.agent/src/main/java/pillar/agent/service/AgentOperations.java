@@ -24,6 +24,7 @@ import pillar.agent.export.ExportStore;
 import pillar.agent.export.Exporter;
 import pillar.agent.export.NfsExportRecord;
 import pillar.agent.export.NfsExporter;
+import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.export.RecordedAuth;
 import pillar.agent.fencing.Fence;
@@ -432,7 +433,7 @@ public final class AgentOperations {
             });
             Optional<NfsExportRecord> existing = exports.readNfs(id);
             NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server,
-                    existing.map(NfsExportRecord::clients).orElse(Set.of()));
+                    existing.map(NfsExportRecord::clients).orElse(Set.of()), existing.map(NfsExportRecord::readOnly).orElse(Set.of()));
             if (existing.isPresent() && !existing.get().equals(wanted)) {
                 throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is already exported over NFS from " + existing.get().server()
                         + " at " + existing.get().path() + "; unexport it before exporting it from " + server + " at " + wanted.path());
@@ -443,15 +444,16 @@ public final class AgentOperations {
         });
     }
 
-    /** Allows one client address on the volume's NFS export: the record first, then nfsd. */
-    public void allowNfs(Optional<FencingToken> token, VolumeId id, NfsClient client) {
+    /**
+     * Allows one client address on the volume's NFS export with {@code access}: the record first, then nfsd. A
+     * client allowed already with the other access has its entry rewritten (its mounts take it at their next request).
+     */
+    public void allowNfs(Optional<FencingToken> token, VolumeId id, NfsClient client, NfsAccess access) {
         fence.run(id, token, Intent.CHANGE, done -> {
             refuseBlock(id);
             NfsExportRecord record = exports.readNfs(id).orElseThrow(() -> new AgentRefusal(
                     AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is not exported over NFS; export it first"));
-            Set<NfsClient> clients = new HashSet<>(record.clients());
-            clients.add(client);
-            NfsExportRecord updated = record.withClients(clients);
+            NfsExportRecord updated = record.withClient(client, access);
             if (!updated.equals(record)) {
                 exports.write(updated);
             }
@@ -497,7 +499,8 @@ public final class AgentOperations {
     /**
      * Brings one volume's NFS export to exactly {@code server} and {@code clients} on its dataset's mount
      * path (an export from another server or path is removed and made again; clients not wanted lose
-     * access at once). Returns what was changed, in words.
+     * access at once). A client the record holds keeps its recorded access (read-only stays read-only: a
+     * revocation never widens a grant); a client it adds is read-write. Returns what was changed, in words.
      */
     public List<String> reconcileNfs(Optional<FencingToken> token, VolumeId id, String backendName, NfsClient server,
                                      Set<NfsClient> clients) {
@@ -510,7 +513,9 @@ public final class AgentOperations {
                         + " is a block device: NFS exports only a zfs-dataset backend's volumes");
             }
             Optional<NfsExportRecord> existing = exports.readNfs(id);
-            NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server, clients);
+            Set<NfsClient> readOnly = existing.map(NfsExportRecord::readOnly).orElse(Set.of()).stream()
+                    .filter(clients::contains).collect(java.util.stream.Collectors.toSet());
+            NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server, clients, readOnly);
             if (existing.isPresent() && !(existing.get().path().equals(wanted.path()) && existing.get().server().equals(server)
                     && existing.get().backend().equals(backendName))) {
                 unexportLocked(id);

@@ -18,6 +18,7 @@ import pillar.agent.backend.VolumeBackend;
 import pillar.agent.backend.ZfsDatasetBackend;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.nfs.FakeNfsServer;
+import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsExport;
 import pillar.agent.nfs.NfsFsid;
@@ -84,6 +85,28 @@ class NfsExportReapplyTest {
         assertThat(nfs.exports()).containsExactlyInAnyOrder(new NfsExport(one.path(), A, one.fsid().text()),
                 new NfsExport(one.path(), B, one.fsid().text()));
         assertThat(a.read("f")).isEqualTo("kept");
+        assertThat(exporter.drift(one)).isEmpty();
+    }
+
+    @Test
+    void aReadOnlyClientIsReappliedReadOnlyAndAReadWriteEntryForItIsDriftMadeRight() {
+        NfsExportRecord one = new NfsExportRecord(PVC1, "shared", Path.of("/tank/nfs/pvc-1"), SERVER, Set.of(A, B), Set.of(B));
+        store.write(one);
+        exporter.apply(one);
+        NfsServerContract.Mount b = nfs.mount(B, one.path());
+        nfs.wipe();
+        nfs.export(one.path(), B, one.fsid(), NfsAccess.READ_WRITE);
+
+        assertThat(exporter.drift(one)).containsExactly("client 10.77.1.2 is not exported /tank/nfs/pvc-1",
+                "client 10.77.2.2 has /tank/nfs/pvc-1 rw, not ro");
+        assertThat(reapply()).isEmpty();
+
+        assertThat(nfs.exports()).containsExactlyInAnyOrder(new NfsExport(one.path(), A, one.fsid().text(), NfsAccess.READ_WRITE),
+                new NfsExport(one.path(), B, one.fsid().text(), NfsAccess.READ_ONLY));
+        assertThatThrownBy(() -> b.write("f", "must-not-land")).isInstanceOfSatisfying(NfsServerContract.AccessException.class,
+                e -> assertThat(e.errno).isEqualTo("EROFS"));
+        nfs.mount(A, one.path()).write("f", "by-a");
+        assertThat(b.read("f")).isEqualTo("by-a");
         assertThat(exporter.drift(one)).isEmpty();
     }
 
@@ -157,7 +180,7 @@ class NfsExportReapplyTest {
     void withoutRecordsOrFilesystemBackendsTheServerIsNeverAsked() {
         NfsExporter refusing = new NfsExporter(new pillar.agent.nfs.NfsServer() {
             @Override
-            public void export(Path path, NfsClient client, NfsFsid fsid) {
+            public void export(Path path, NfsClient client, NfsFsid fsid, pillar.agent.nfs.NfsAccess access) {
                 throw new AssertionError("export");
             }
 

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.configfs.PortAddress;
+import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
@@ -55,6 +56,43 @@ class NfsExportStoreTest {
         assertThat(text).isEqualTo("version=1\nprotocol=nfs\nvolume=pvc-a\nbackend=shared\npath=/tank/nfs/pvc-a\nserver=10.0.0.5\n"
                 + "clients=10.77.1.2,fd00:0:0:0:0:0:0:2\n");
         assertThat(nfs("pvc-a", Set.of()).fsid()).isEqualTo(pillar.agent.nfs.NfsFsid.of(VolumeId.of("pvc-a")));
+    }
+
+    @Test
+    void aReadOnlyClientsAccessRoundTripsAndIsWrittenAsItsOwnLine() throws Exception {
+        NfsExportRecord mixed = new NfsExportRecord(VolumeId.of("pvc-a"), "shared", Path.of("/tank/nfs/pvc-a"), SERVER, Set.of(A, V6),
+                Set.of(V6));
+        new ExportStore(state).write(mixed);
+
+        assertThat(Files.readString(state.resolve("exports").resolve("pvc-a"))).endsWith(
+                "clients=10.77.1.2,fd00:0:0:0:0:0:0:2\nreadonly=fd00:0:0:0:0:0:0:2\n");
+        NfsExportRecord read = new ExportStore(state).readNfs(VolumeId.of("pvc-a")).orElseThrow();
+        assertThat(read).isEqualTo(mixed);
+        assertThat(read.access(V6)).isEqualTo(NfsAccess.READ_ONLY);
+        assertThat(read.access(A)).isEqualTo(NfsAccess.READ_WRITE);
+        assertThat(read.withClients(Set.of(A)).readOnly()).isEmpty();
+        assertThat(read.withClient(V6, NfsAccess.READ_WRITE).readOnly()).isEmpty();
+        assertThat(read.withClient(A, NfsAccess.READ_ONLY).readOnly()).containsExactlyInAnyOrder(A, V6);
+    }
+
+    @Test
+    void aRecordWrittenBeforeAccessExistedReadsWithEveryClientReadWrite() throws Exception {
+        Path file = Files.createDirectories(state.resolve("exports")).resolve("pvc-a");
+        Files.writeString(file, "version=1\nprotocol=nfs\nvolume=pvc-a\nbackend=shared\npath=/tank/nfs/pvc-a\nserver=10.0.0.5\n"
+                + "clients=10.77.1.2,fd00:0:0:0:0:0:0:2\n");
+
+        NfsExportRecord read = new ExportStore(state).readNfs(VolumeId.of("pvc-a")).orElseThrow();
+
+        assertThat(read).isEqualTo(nfs("pvc-a", Set.of(A, V6)));
+        assertThat(read.readOnly()).isEmpty();
+        assertThat(read.access(A)).isEqualTo(NfsAccess.READ_WRITE);
+        assertThat(read.access(V6)).isEqualTo(NfsAccess.READ_WRITE);
+    }
+
+    @Test
+    void aReadOnlyClientMustBeAnAllowedOne() {
+        assertThatThrownBy(() -> new NfsExportRecord(VolumeId.of("pvc-a"), "shared", Path.of("/tank/nfs/pvc-a"), SERVER, Set.of(A),
+                Set.of(V6))).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

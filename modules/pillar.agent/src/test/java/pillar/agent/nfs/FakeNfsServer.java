@@ -14,13 +14,18 @@ import java.util.Set;
  * without an entry cannot mount; once its entry goes its existing mount fails at its next call, ESTALE
  * while the path is still exported to others (fact 2) and EACCES while the path is exported to no one
  * (fact 3); the data stays with the path, so an entry made again with the same fsid lets an old mount
- * read and write again, while another fsid leaves it stale. Only paths made with {@link #directory} exist.
+ * read and write again, while another fsid leaves it stale. A read-only entry's mount reads and its writes
+ * fail (EROFS), an entry's access changed applies to a mount at its next call. Only paths made with
+ * {@link #directory} exist.
  */
 public final class FakeNfsServer implements NfsServer {
     private record Key(Path path, NfsClient client) {
     }
 
-    private final Map<Key, String> table = new LinkedHashMap<>();
+    private record Entry(String fsid, NfsAccess access) {
+    }
+
+    private final Map<Key, Entry> table = new LinkedHashMap<>();
     private final Set<Path> directories = new HashSet<>();
     private final Map<Path, Map<String, String>> files = new HashMap<>();
     private int changes;
@@ -45,12 +50,12 @@ public final class FakeNfsServer implements NfsServer {
     }
 
     @Override
-    public synchronized void export(Path path, NfsClient client, NfsFsid fsid) {
+    public synchronized void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access) {
         NfsServer.requireExportable(path);
         if (!directories.contains(path)) {
             throw new NfsServerException("exportfs: Failed to stat " + path + ": No such file or directory");
         }
-        table.put(new Key(path, client), fsid.text());
+        table.put(new Key(path, client), new Entry(fsid.text(), access));
         changes++;
     }
 
@@ -65,7 +70,7 @@ public final class FakeNfsServer implements NfsServer {
     @Override
     public synchronized List<NfsExport> exports() {
         List<NfsExport> exports = new ArrayList<>();
-        table.forEach((key, fsid) -> exports.add(new NfsExport(key.path(), key.client(), fsid)));
+        table.forEach((key, entry) -> exports.add(new NfsExport(key.path(), key.client(), entry.fsid(), entry.access())));
         return exports;
     }
 
@@ -82,14 +87,21 @@ public final class FakeNfsServer implements NfsServer {
 
     /** A node's mount of {@code path}: refused (EACCES) unless exported to {@code client}. */
     public synchronized NfsServerContract.Mount mount(NfsClient client, Path path) {
-        String fsid = table.get(new Key(path, client));
-        if (fsid == null) {
+        Entry mounted = table.get(new Key(path, client));
+        if (mounted == null) {
             throw new NfsServerContract.AccessException("EACCES");
         }
+        String fsid = mounted.fsid();
         return new NfsServerContract.Mount() {
             @Override
             public void write(String name, String text) {
-                check().put(name, text);
+                synchronized (FakeNfsServer.this) {
+                    Map<String, String> data = check();
+                    if (table.get(new Key(path, client)).access() == NfsAccess.READ_ONLY) {
+                        throw new NfsServerContract.AccessException("EROFS");
+                    }
+                    data.put(name, text);
+                }
             }
 
             @Override
@@ -103,12 +115,12 @@ public final class FakeNfsServer implements NfsServer {
 
             private Map<String, String> check() {
                 synchronized (FakeNfsServer.this) {
-                    String now = table.get(new Key(path, client));
+                    Entry now = table.get(new Key(path, client));
                     if (now == null) {
                         boolean exportedToOthers = table.keySet().stream().anyMatch(k -> k.path().equals(path));
                         throw new NfsServerContract.AccessException(exportedToOthers ? "ESTALE" : "EACCES");
                     }
-                    if (!now.equals(fsid)) {
+                    if (!now.fsid().equals(fsid)) {
                         throw new NfsServerContract.AccessException("ESTALE");
                     }
                     return files.get(path);

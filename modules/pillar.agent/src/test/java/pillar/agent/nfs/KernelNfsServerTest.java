@@ -39,8 +39,39 @@ class KernelNfsServerTest {
     }
 
     private static String line(String path, String client, String fsid) {
+        return line(path, client, fsid, "rw");
+    }
+
+    private static String line(String path, String client, String fsid, String access) {
         return String.format("%-14s", path) + (path.length() > 14 ? "\n\t\t" : "\t") + client
-                + "(sync,wdelay,hide,no_subtree_check,fsid=" + fsid + ",sec=sys,rw,secure,no_root_squash,no_all_squash)\n";
+                + "(sync,wdelay,hide,no_subtree_check,fsid=" + fsid + ",sec=sys," + access + ",secure,no_root_squash,no_all_squash)\n";
+    }
+
+    @Test
+    void aReadOnlyClientIsExportedRoAndTheListingReadsEachEntrysAccess() {
+        ScriptedRunner runner = new ScriptedRunner(ScriptedRunner.printing("", ""));
+
+        server(runner).export(Path.of("/tank/nfs/pvc-1"), A, FSID, NfsAccess.READ_ONLY);
+
+        assertThat(runner.lastArgv()).containsExactly("exportfs", "-i", "-o", "ro,sync,no_subtree_check,no_root_squash,fsid=" + FSID.text(),
+                "10.77.1.2:/tank/nfs/pvc-1");
+        String out = line("/tank/nfs/pvc-1", "10.77.1.2", FSID.text(), "ro") + line("/tank/nfs/pvc-1", "10.77.2.2", FSID.text(), "rw");
+        assertThat(ExportfsListing.parse(out)).containsExactly(
+                new NfsExport(Path.of("/tank/nfs/pvc-1"), A, FSID.text(), NfsAccess.READ_ONLY),
+                new NfsExport(Path.of("/tank/nfs/pvc-1"), NfsClient.parse("b", "10.77.2.2"), FSID.text(), NfsAccess.READ_WRITE));
+    }
+
+    @Test
+    void aReadOnlyEntryExportfsURemovedByItsPrefixIsExportedAgainReadOnly() {
+        NfsFsid other = NfsFsid.of(VolumeId.of("pvc-10"));
+        String before = line("/tank/nfs/pvc-1", "10.77.1.2", FSID.text()) + line("/tank/nfs/pvc-10", "10.77.1.2", other.text(), "ro");
+        ScriptedRunner runner = new ScriptedRunner(ScriptedRunner.printing(before, ""), ScriptedRunner.printing("", ""),
+                ScriptedRunner.printing("", ""), ScriptedRunner.printing("", ""));
+
+        server(runner).unexport(Path.of("/tank/nfs/pvc-1"), A);
+
+        assertThat(runner.lastArgv()).containsExactly("exportfs", "-i", "-o", "ro,sync,no_subtree_check,no_root_squash,fsid=" + other.text(),
+                "10.77.1.2:/tank/nfs/pvc-10");
     }
 
     @Test

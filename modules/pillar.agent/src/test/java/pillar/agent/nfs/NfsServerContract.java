@@ -12,7 +12,7 @@ import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
 
 /**
- * What any {@link NfsServer} must do, as docs/nfs.md measured nfsd: per-client exports, the fence of an
+ * What any {@link NfsServer} must do, as docs/nfs.md measured nfsd: per-client exports, each read-write or read-only, the fence of an
  * unexport (fact 2), a wipe and re-apply that keeps data and mounts (fact 3), idempotent calls, and bad
  * input refused without a change. Run against {@link FakeNfsServer}; a kernel test subclasses it with
  * nfsd, exportfs and nodes' network namespaces.
@@ -30,7 +30,7 @@ public abstract class NfsServerContract {
         String read(String name);
     }
 
-    /** An NFS call refused with this errno (ESTALE, EACCES, ENOENT, EIO). */
+    /** An NFS call refused with this errno (ESTALE, EACCES, ENOENT, EIO, EROFS). */
     public static final class AccessException extends RuntimeException {
         private static final long serialVersionUID = 1L;
         public final String errno;
@@ -114,6 +114,31 @@ public abstract class NfsServerContract {
         mount(A, v1).write("x", "1");
         mount(C, v2).write("x", "2");
         assertThat(mount(A, v1).read("x")).isEqualTo("1");
+    }
+
+    @Test
+    void aReadOnlyClientReadsButCannotWriteWhileAReadWriteOneWritesAndAChangedAccessAppliesToTheMount() {
+        Path v1 = exportable("v1");
+        server().export(v1, A, FSID, NfsAccess.READ_WRITE);
+        server().export(v1, B, FSID, NfsAccess.READ_ONLY);
+        assertThat(server().exports()).containsExactlyInAnyOrder(new NfsExport(v1, A, FSID.text(), NfsAccess.READ_WRITE),
+                new NfsExport(v1, B, FSID.text(), NfsAccess.READ_ONLY));
+
+        Mount a = mount(A, v1);
+        Mount b = mount(B, v1);
+        a.write("from-a", "written-by-a");
+        assertThat(b.read("from-a")).isEqualTo("written-by-a");
+        assertThatThrownBy(() -> b.write("from-b", "must-not-land")).isInstanceOfSatisfying(AccessException.class,
+                e -> assertThat(e.errno).isEqualTo("EROFS"));
+
+        server().export(v1, A, FSID, NfsAccess.READ_ONLY);
+        assertThatThrownBy(() -> a.write("from-a2", "must-not-land")).isInstanceOfSatisfying(AccessException.class,
+                e -> assertThat(e.errno).isEqualTo("EROFS"));
+        server().export(v1, B, FSID, NfsAccess.READ_WRITE);
+        b.write("from-b", "written-by-b");
+        assertThat(a.read("from-b")).isEqualTo("written-by-b");
+        assertThat(server().exports()).containsExactlyInAnyOrder(new NfsExport(v1, A, FSID.text(), NfsAccess.READ_ONLY),
+                new NfsExport(v1, B, FSID.text(), NfsAccess.READ_WRITE));
     }
 
     @Test

@@ -27,6 +27,7 @@ import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.agent.nfs.FakeNfsServer;
+import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsExport;
 import pillar.agent.nfs.NfsFsid;
@@ -165,6 +166,44 @@ class AgentNfsIT {
         assertThat(listed.getAllowedHostsList()).containsExactly(A.text());
         assertThat(listed.getExport().getProtocol()).isEqualTo(ExportProtocol.EXPORT_PROTOCOL_NFS);
         assertThat(listed.getDriftList()).isEmpty();
+    }
+
+    @Test
+    void aReadOnlyAllowExportsThatClientRoDurablyAnotherAllowChangesItAndAReconcileKeepsIt() throws Exception {
+        exportNfs();
+        allow(A);
+        stub.allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").setClientAddress(B.text())
+                .setReadOnly(true).build());
+        String fsid = NfsFsid.of(VolumeId.of("pvc-1")).text();
+
+        assertThat(nfs.exports()).containsExactlyInAnyOrder(new NfsExport(PVC1, A, fsid, NfsAccess.READ_WRITE),
+                new NfsExport(PVC1, B, fsid, NfsAccess.READ_ONLY));
+        assertThat(java.nio.file.Files.readString(dir.resolve("state/exports/pvc-1"))).contains("readonly=" + B.text() + "\n");
+        NfsServerContract.Mount a = nfs.mount(A, PVC1);
+        NfsServerContract.Mount b = nfs.mount(B, PVC1);
+        a.write("f", "by-a");
+        assertThat(b.read("f")).isEqualTo("by-a");
+        assertThatThrownBy(() -> b.write("g", "must-not-land")).isInstanceOfSatisfying(NfsServerContract.AccessException.class,
+                e -> assertThat(e.errno).isEqualTo("EROFS"));
+
+        // a revocation (Reconcile narrowing the clients) never widens the client it keeps
+        DesiredExport desired = DesiredExport.newBuilder().setBackend("shared")
+                .setExport(ExportSpec.newBuilder().setBindAddress("10.0.0.5").setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS))
+                .addAllowedHosts(B.text()).build();
+        stub.reconcile(ReconcileRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").setDesired(desired).build());
+        assertThat(nfs.exports()).containsExactly(new NfsExport(PVC1, B, fsid, NfsAccess.READ_ONLY));
+
+        allow(B);
+        assertThat(nfs.exports()).containsExactly(new NfsExport(PVC1, B, fsid, NfsAccess.READ_WRITE));
+        b.write("g", "by-b");
+        assertThat(java.nio.file.Files.readString(dir.resolve("state/exports/pvc-1"))).doesNotContain("readonly=");
+        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList()).isEmpty();
+    }
+
+    @Test
+    void readOnlyWithAHostNqnIsInvalidAndChangesNothing() {
+        assertCode(Status.Code.INVALID_ARGUMENT, "read_only", () -> stub.allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token())
+                .setVolumeId("pvc-1").setHostNqn("nqn.2014-08.org.nvmexpress:uuid:x").setReadOnly(true).build()));
     }
 
     @Test

@@ -171,6 +171,15 @@ public final class Capabilities {
                         + " use a protocol with aclEnabled: true");
     }
 
+    /**
+     * Whether a publication may only read: the CO asked it {@code readonly} (ControllerPublishVolume's field, which
+     * CSI says the SP MUST publish read-only) or its access mode is a reader-only one (ReadOnlyMany,
+     * SINGLE_NODE_READER_ONLY). An NFS export admits such a node read-only.
+     */
+    static boolean readOnly(String mode, boolean readonly) {
+        return readonly || Mode.MULTI_NODE_READER_ONLY.name().equals(mode) || Mode.SINGLE_NODE_READER_ONLY.name().equals(mode);
+    }
+
     /** Whether a publication of this access mode gets the export to itself: every NVMe-oF mode but ReadOnlyMany. */
     static boolean exclusive(String mode, boolean nfs) {
         return !nfs && !Mode.MULTI_NODE_READER_ONLY.name().equals(mode);

@@ -37,8 +37,10 @@ import pillar.controller.reconcile.Events;
  * would take both nodes for one host. A volume whose export requires authentication is published
  * as a host NQN and with DH-HMAC-CHAP keys of that publication alone (see {@link HostAuthentication});
  * its publish context, which only that node's kubelet is given, carries them. An NFS volume's
- * publication records the node's client address ({@link NodeAddresses}), the one its export admits;
- * read-write-many publications share the volume, and no two nodes of one address do.
+ * publication records the node's client address ({@link NodeAddresses}), the one its export admits,
+ * read-only for a read-only publication ({@link Capabilities#readOnly}: nfsd then refuses that node's
+ * writes whatever it mounts with) and read-write otherwise; read-write-many publications share the
+ * volume, and no two nodes of one address do.
  */
 public final class Publisher {
     private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Publisher.class.getName());
@@ -120,7 +122,7 @@ public final class Publisher {
         AllowInitiatorRequest.Builder allow = AllowInitiatorRequest.newBuilder().setToken(Records.token(state).toProto())
                 .setVolumeId(id.value()).setExclusive(exclusive);
         if (nfs) {
-            allow.setClientAddress(wanted.getClientAddress());
+            allow.setClientAddress(wanted.getClientAddress()).setReadOnly(Capabilities.readOnly(wanted.getAccessMode(), readonly));
         } else {
             allow.setHostNqn(secrets.isPresent() ? HostAuthentication.host(id, node).value() : node.value());
         }

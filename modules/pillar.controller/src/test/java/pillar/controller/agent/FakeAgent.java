@@ -52,6 +52,8 @@ public final class FakeAgent {
     private boolean nvmeAuth;
     /** The DH-HMAC-CHAP secrets each allowed host was given, by volume ID and host NQN. */
     final Map<String, Map<String, HostAuth>> hostAuth = new TreeMap<>();
+    /** NFS: per volume, the client addresses allowed read-only (AllowInitiator's read_only). */
+    final Map<String, Set<String>> readOnly = new TreeMap<>();
     private Problem problem;
     private List<String> damagedRecords = List.of();
     private String version = "0.1.0-test";
@@ -214,6 +216,11 @@ public final class FakeAgent {
     }
 
     /** The hosts allowed on a volume's export, sorted; empty when it is not exported. */
+    /** NFS: the client addresses of the volume's export allowed read-only, sorted. */
+    public synchronized List<String> readOnlyHosts(String volumeId) {
+        return List.copyOf(new TreeSet<>(readOnly.getOrDefault(volumeId, Set.of())));
+    }
+
     public synchronized List<String> allowedHosts(String volumeId) {
         Export export = exports.get(volumeId);
         return export == null ? List.of() : List.copyOf(new TreeSet<>(export.allowedHosts()));

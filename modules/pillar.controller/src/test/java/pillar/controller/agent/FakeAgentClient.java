@@ -216,6 +216,7 @@ public final class FakeAgentClient implements AgentClient {
         return fenced(target, "UnexportVolume", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, (agent, done) -> {
             agent.exports.remove(r.getVolumeId());
             agent.hostAuth.remove(r.getVolumeId());
+            agent.readOnly.remove(r.getVolumeId());
             return UnexportVolumeResponse.getDefaultInstance();
         });
     }
@@ -229,6 +230,10 @@ public final class FakeAgentClient implements AgentClient {
                         "FAILED_PRECONDITION: volume " + r.getVolumeId() + " is not exported; export it first");
             }
             Grantee host = grantee(target, "AllowInitiator", export, r.getHostNqn(), r.getClientAddress());
+            if (r.getReadOnly() && r.getClientAddress().isEmpty()) {
+                throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, "AllowInitiator", target,
+                        "INVALID_ARGUMENT: read_only is for NFS clients");
+            }
             if (r.getExclusive() && !r.getClientAddress().isEmpty()) {
                 throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, "AllowInitiator", target,
                         "INVALID_ARGUMENT: exclusive is for NVMe-oF hosts");
@@ -252,6 +257,14 @@ public final class FakeAgentClient implements AgentClient {
             if (export.spec().getAclEnabled()) {
                 export.allowedHosts().add(host.value());
             }
+            if (!r.getClientAddress().isEmpty()) { // an allow of another access rewrites the client's entry
+                Set<String> readOnly = agent.readOnly.computeIfAbsent(r.getVolumeId(), v -> new HashSet<>());
+                if (r.getReadOnly()) {
+                    readOnly.add(host.value());
+                } else {
+                    readOnly.remove(host.value());
+                }
+            }
             return AllowInitiatorResponse.getDefaultInstance();
         });
     }
@@ -266,6 +279,7 @@ public final class FakeAgentClient implements AgentClient {
             Grantee host = grantee(target, "DenyInitiator", export, r.getHostNqn(), r.getClientAddress());
             export.allowedHosts().remove(host.value());
             agent.hostAuth.getOrDefault(r.getVolumeId(), new HashMap<>()).remove(host.value());
+            agent.readOnly.getOrDefault(r.getVolumeId(), new HashSet<>()).remove(host.value());
             return DenyInitiatorResponse.getDefaultInstance();
         });
     }

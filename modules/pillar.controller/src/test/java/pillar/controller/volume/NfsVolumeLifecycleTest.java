@@ -26,7 +26,7 @@ import pillar.controller.csi.Requests;
 /**
  * NFS volumes in memory: a dataset store with an nfs protocol creates a dataset exported over NFS;
  * each publication admits its node by the InternalIP of its Node object, recorded on the
- * publication, and the unpublish removes exactly that address; ReadWriteMany and ReadOnlyMany share
+ * publication (read-only for a read-only publication), and the unpublish removes exactly that address; ReadWriteMany and ReadOnlyMany share
  * a volume between nodes, ReadWriteOnce does not; every combination a protocol cannot serve is
  * INVALID_ARGUMENT before anything is written.
  */
@@ -91,6 +91,24 @@ class NfsVolumeLifecycleTest {
         controller.publish(Requests.publish("pvc-rox", NODE_A, rox, true));
         controller.publish(Requests.publish("pvc-rox", NODE_B, rox, true));
         assertThat(controller.agent().allowedHosts("pvc-rox")).containsExactly("10.0.0.1", "10.0.0.2");
+    }
+
+    @Test
+    void aReadOnlyPublicationAdmitsItsNodeReadOnlyAndAReadWriteOneOfTheVolumeStaysReadWrite() {
+        VolumeCapability rox = Requests.mount(Mode.MULTI_NODE_READER_ONLY, "");
+        controller.create(Requests.create("pvc-rox", GIB, rox, nfs()));
+        controller.publish(Requests.publish("pvc-rox", NODE_A, rox, false)); // ReadOnlyMany, though the CO said read-write
+        assertThat(controller.agent().readOnlyHosts("pvc-rox")).containsExactly("10.0.0.1");
+
+        controller.create(Requests.create("pvc-1", GIB, rwx(), nfs()));
+        controller.publish(Requests.publish("pvc-1", NODE_A, rwx(), true)); // ControllerPublishVolume's readonly
+        controller.publish(Requests.publish("pvc-1", NODE_B, rwx(), false));
+        assertThat(controller.agent().allowedHosts("pvc-1")).containsExactly("10.0.0.1", "10.0.0.2");
+        assertThat(controller.agent().readOnlyHosts("pvc-1")).containsExactly("10.0.0.1");
+
+        controller.unpublish(Requests.unpublish("pvc-1", NODE_A));
+        controller.publish(Requests.publish("pvc-1", NODE_A, rwx(), false)); // published again read-write: its entry rewritten
+        assertThat(controller.agent().readOnlyHosts("pvc-1")).isEmpty();
     }
 
     @Test
