@@ -52,6 +52,21 @@ class AgentKeysPerNodeTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void addingOrChangingAStorageNodeLeavesTheOtherAgentsPodsAsTheyAre() {
+        Map<String, Object> nodes = new HashMap<>((Map<String, Object>) ((Map<String, Object>) AgentRenderTest.TWO_NODES.get("agent")).get("nodes"));
+        Rendered before = HelmChart.render(Map.of("agent", Map.of("nodes", nodes)));
+        nodes.put("storage-3", Map.of("backends", List.of(Map.of("name", "tank", "type", "zfs", "pool", "tank"))));
+        nodes.put("storage-2.rack-b", Map.of("backends", List.of(Map.of("name", "slow", "type", "lvm", "volumeGroup", "vg9"))));
+        Rendered after = HelmChart.render(Map.of("agent", Map.of("nodes", nodes)));
+        assertThat(after.agents()).hasSize(3);
+        assertThat(after.agent("storage-1").getSpec()).isEqualTo(before.agent("storage-1").getSpec());
+        assertThat(after.agent("storage-2.rack-b").getSpec().getTemplate().getMetadata().getAnnotations().get("checksum/config"))
+                .as("a changed node's agent restarts").isNotEqualTo(before.agent("storage-2.rack-b").getSpec().getTemplate()
+                        .getMetadata().getAnnotations().get("checksum/config"));
+    }
+
+    @Test
     void eachStorageNodesAgentMountsItsOwnNodesSecretAndNoOther() throws Exception {
         for (String mode : List.of("generated", "cert-manager")) {
             Rendered rendered = HelmChart.render(values(Map.of("mode", mode, "externalAgents", List.of("nas-1"))));
