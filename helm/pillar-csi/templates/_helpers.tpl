@@ -76,25 +76,42 @@ no images to a public registry: rendering fails, naming what to set, unless the 
 {{- end -}}
 
 {{/*
-The Secret with the agents' server certificates: generated mode, one Secret holding ca.crt and
-<agent>.crt, <agent>.key for each agent; secrets mode, the one you supply (shared by all agents).
-cert-manager mode writes one Secret per agent instead (pillar-csi.agentNodeTlsSecret).
+The Secret that holds one agent's certificate, key and CA (tls.crt, tls.key, ca.crt): (dict "root" $
+"node" "storage-1"). Generated and cert-manager modes: <fullname>-agent-<node>-tls, each agent its
+own; secrets mode: the one you supply (tls.secrets.agent), shared by all agents.
 */}}
-{{- define "pillar-csi.agentTlsSecret" -}}
-{{- if eq .Values.tls.mode "secrets" -}}
-{{- .Values.tls.secrets.agent -}}
+{{- define "pillar-csi.agentNodeTlsSecret" -}}
+{{- if eq .root.Values.tls.mode "secrets" -}}
+{{- .root.Values.tls.secrets.agent -}}
 {{- else -}}
-{{- printf "%s-agents-tls" (include "pillar-csi.fullname" .) -}}
+{{- printf "%s-agent-%s-tls" (include "pillar-csi.fullname" .root) .node -}}
 {{- end -}}
 {{- end -}}
 
-{{/* The Secret that holds one agent's certificate: (dict "root" $ "node" "storage-1"). */}}
-{{- define "pillar-csi.agentNodeTlsSecret" -}}
-{{- if eq .root.Values.tls.mode "cert-manager" -}}
-{{- printf "%s-agent-%s-tls" (include "pillar-csi.fullname" .root) .node -}}
+{{/*
+A name or label value of at most 63 characters: the string itself when it fits, else its first 54
+characters and 8 hex digits of its SHA-256 (two long names stay apart).
+*/}}
+{{- define "pillar-csi.name63" -}}
+{{- if le (len .) 63 -}}
+{{- . -}}
 {{- else -}}
-{{- include "pillar-csi.agentTlsSecret" .root -}}
+{{- printf "%s-%s" (regexReplaceAll "[-.]+$" (trunc 54 .) "") (sha256sum . | trunc 8) -}}
 {{- end -}}
+{{- end -}}
+
+{{/* One storage node's agent DaemonSet: (dict "root" $ "node" "storage-1"), <fullname>-agent-<node>. */}}
+{{- define "pillar-csi.agentDaemonSet" -}}
+{{- include "pillar-csi.name63" (printf "%s-agent-%s" (include "pillar-csi.fullname" .root) .node) -}}
+{{- end -}}
+
+{{/*
+The selector labels of one storage node's agent pods, (dict "root" $ "node" "storage-1"): the
+component's (what the metrics Service selects, every node's) and the node's (its DaemonSet's own).
+*/}}
+{{- define "pillar-csi.agentSelectorLabels" -}}
+{{ include "pillar-csi.selectorLabels" (dict "root" .root "component" "agent") }}
+pillar.csi.io/storage-node: {{ include "pillar-csi.name63" .node }}
 {{- end -}}
 
 {{/*

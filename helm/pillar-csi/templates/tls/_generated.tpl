@@ -1,27 +1,23 @@
 {{/*
-The generated mode's PKI as YAML {controller: DATA, agents: DATA}, each DATA the base64 `data` of a
-Secret: the controller's tls.crt, tls.key (PKCS#8) and ca.crt; the agents' ca.crt and, for each
-name of AGENTS, <name>.crt and <name>.key, a certificate for DNS <name>.<tls.agentServerName> (and
-agent.nodes.<name>.address as an IP when set): (dict "root" $ "agents" AGENTS "existing" (dict
-"controller" SECRET "agents" SECRET)), SECRET what lookup returned (an empty map when there is none).
-Both existing Secrets complete for AGENTS and of one CA: their data, unchanged. Otherwise a new CA
-and every certificate (ECDSA P-256): the CA's key is not kept, so a new agent means new certificates.
+The generated mode's PKI as YAML {controller: DATA, agents: {NAME: DATA}}, each DATA the base64
+`data` of a Secret: tls.crt, tls.key (PKCS#8) and ca.crt; the controller's, and for each name of
+AGENTS a certificate for DNS <name>.<tls.agentServerName> (and agent.nodes.<name>.address as an IP
+when set): (dict "root" $ "agents" AGENTS "existing" (dict "controller" SECRET "agents" (dict NAME
+SECRET))), SECRET what lookup returned (an empty map when there is none). The controller's and every
+agent's existing Secret complete and of one CA: their data, unchanged. Otherwise a new CA and every
+certificate (ECDSA P-256): the CA's key is not kept, so a new agent means new certificates.
 */}}
 {{- define "pillar-csi.generatedPki" -}}
 {{- $c := (.existing.controller | default dict).data | default dict -}}
-{{- $a := (.existing.agents | default dict).data | default dict -}}
-{{- $agentKeys := list "ca.crt" -}}
-{{- range $name := .agents }}{{ $agentKeys = concat $agentKeys (list (printf "%s.crt" $name) (printf "%s.key" $name)) }}{{ end -}}
-{{- $reuse := and (get $c "ca.crt") (eq (get $c "ca.crt") (get $a "ca.crt")) -}}
-{{- range $k := list "tls.crt" "tls.key" -}}
-{{- if not (get $c $k) -}}{{- $reuse = false -}}{{- end -}}
-{{- end -}}
-{{- range $k := $agentKeys -}}
-{{- if not (get $a $k) -}}{{- $reuse = false -}}{{- end -}}
+{{- $ca := get $c "ca.crt" -}}
+{{- $reuse := and $ca (get $c "tls.crt") (get $c "tls.key") -}}
+{{- $kept := dict -}}
+{{- range $name := .agents -}}
+{{- $a := ((get $.existing.agents $name) | default dict).data | default dict -}}
+{{- if not (and (get $a "tls.crt") (get $a "tls.key") (eq (get $a "ca.crt") $ca)) -}}{{- $reuse = false -}}{{- end -}}
+{{- $_ := set $kept $name (pick $a "tls.crt" "tls.key" "ca.crt") -}}
 {{- end -}}
 {{- if $reuse -}}
-{{- $kept := dict -}}
-{{- range $k := $agentKeys }}{{ $_ := set $kept $k (get $a $k) }}{{ end -}}
 {{- toYaml (dict "controller" (pick $c "tls.crt" "tls.key" "ca.crt") "agents" $kept) -}}
 {{- else -}}
 {{- $root := .root -}}
@@ -29,14 +25,13 @@ and every certificate (ECDSA P-256): the CA's key is not kept, so a new agent me
 {{- $days := int $tls.generated.validityDays -}}
 {{- $ca := genCAWithKey (printf "%s-ca" (include "pillar-csi.fullname" $root)) $days (genPrivateKey "ecdsa") -}}
 {{- $caCrt := $ca.Cert | b64enc -}}
-{{- $agents := dict "ca.crt" $caCrt -}}
+{{- $agents := dict -}}
 {{- range $name := .agents -}}
 {{- $identity := include "pillar-csi.agentIdentity" (dict "root" $root "node" $name) -}}
 {{- $address := ((get $root.Values.agent.nodes $name) | default dict).address -}}
 {{- $key := genPrivateKey "ecdsa" -}}
 {{- $cert := genSignedCertWithKey $identity (ternary (list $address) (list) (not (empty $address))) (list $identity) $days $ca $key -}}
-{{- $_ := set $agents (printf "%s.crt" $name) ($cert.Cert | b64enc) -}}
-{{- $_ := set $agents (printf "%s.key" $name) (include "pillar-csi.pkcs8" $key | b64enc) -}}
+{{- $_ := set $agents $name (dict "tls.crt" ($cert.Cert | b64enc) "tls.key" (include "pillar-csi.pkcs8" $key | b64enc) "ca.crt" $caCrt) -}}
 {{- end -}}
 {{- $controllerKey := genPrivateKey "ecdsa" -}}
 {{- $controller := genSignedCertWithKey $tls.controllerName (list) (list $tls.controllerName) $days $ca $controllerKey -}}

@@ -59,15 +59,20 @@ class AgentRenderTest {
 
     @Test
     void runsOnExactlyTheConfiguredNodesAndPicksItsFileByNodeName() {
-        assertThat(pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms())
-                .singleElement().satisfies((NodeSelectorTerm term) -> {
-                    assertThat(term.getMatchExpressions()).isNullOrEmpty();
-                    assertThat(term.getMatchFields()).singleElement().satisfies(field -> {
-                        assertThat(field.getKey()).isEqualTo("metadata.name");
-                        assertThat(field.getOperator()).isEqualTo("In");
-                        assertThat(field.getValues()).containsExactly("storage-1", "storage-2.rack-b");
+        assertThat(rendered.agents()).extracting(d -> d.getMetadata().getName())
+                .containsExactly("pillar-pillar-csi-agent-storage-1", "pillar-pillar-csi-agent-storage-2.rack-b");
+        for (String node : TlsModesTest.NODES) {
+            assertThat(rendered.agent(node).getSpec().getTemplate().getSpec().getAffinity().getNodeAffinity()
+                    .getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms())
+                    .singleElement().satisfies((NodeSelectorTerm term) -> {
+                        assertThat(term.getMatchExpressions()).isNullOrEmpty();
+                        assertThat(term.getMatchFields()).singleElement().satisfies(field -> {
+                            assertThat(field.getKey()).isEqualTo("metadata.name");
+                            assertThat(field.getOperator()).isEqualTo("In");
+                            assertThat(field.getValues()).as(node).containsExactly(node);
+                        });
                     });
-                });
+        }
         Container agent = Rendered.container(pod, "pillar-agent");
         assertThat(agent.getArgs()).containsExactly("--config", "/etc/pillar-csi/config/$(NODE_NAME).yaml");
         // the node's name picks the file; its address is where the agent API listens
@@ -123,6 +128,7 @@ class AgentRenderTest {
 
     @Test
     void lvmRunsWithTheHostsLocksConfigurationUdevAndSemaphores() {
+        PodSpec pod = rendered.agent("storage-2.rack-b").getSpec().getTemplate().getSpec();
         Container agent = Rendered.container(pod, "pillar-agent");
         assertThat(mounts(agent)).containsSequence(
                 mount("lvm-config", "/etc/lvm", null),
@@ -144,6 +150,10 @@ class AgentRenderTest {
         assertThat(mounts(Rendered.container(zfsOnly, "pillar-agent"))).extracting(m -> m.getName())
                 .containsExactly("configfs", "dev", "state", "config", "tls");
         assertThat(zfsOnly.getHostIPC()).isNotEqualTo(Boolean.TRUE);
+        // the same for a ZFS node beside an LVM one: each storage node's agent gets what its own backends need
+        assertThat(mounts(Rendered.container(pod, "pillar-agent"))).extracting(m -> m.getName())
+                .containsExactly("configfs", "dev", "state", "config", "tls");
+        assertThat(pod.getHostIPC()).isNotEqualTo(Boolean.TRUE);
     }
 
     @Test
@@ -159,7 +169,7 @@ class AgentRenderTest {
     @Test
     void withoutStorageNodesThereIsNoAgent() {
         Rendered none = HelmChart.render(Map.of());
-        assertThat(none.find(DaemonSet.class, "pillar-pillar-csi-agent")).isEmpty();
+        assertThat(none.agents()).isEmpty();
         assertThat(none.find(ConfigMap.class, "pillar-pillar-csi-agent")).isEmpty();
         assertThat(none.all(DaemonSet.class)).extracting(d -> d.getMetadata().getName())
                 .containsExactly("pillar-pillar-csi-node");

@@ -10,7 +10,6 @@ import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
@@ -33,8 +32,7 @@ class AgentStateDirRenderTest {
     }
 
     private static PodSpec agentPod(Rendered rendered) {
-        return rendered.all(DaemonSet.class).stream().filter(d -> d.getMetadata().getName().endsWith("-agent")).findFirst()
-                .orElseThrow().getSpec().getTemplate().getSpec();
+        return rendered.agents().getFirst().getSpec().getTemplate().getSpec();
     }
 
     private static Map<String, Object> withAgent(Map<String, Object> agent) {

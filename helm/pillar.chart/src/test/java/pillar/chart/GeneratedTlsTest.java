@@ -55,34 +55,24 @@ class GeneratedTlsTest {
     Path dir;
 
     @Test
-    void byDefaultTheControllersSecretAndOneWithEachAgentsOwnFilesFromOneCaAreMounted() {
+    void byDefaultTheControllersSecretAndOnePerAgentFromOneCaEachAgentMountingItsOwn() {
         Rendered rendered = HelmChart.render(AgentRenderTest.TWO_NODES);
         assertThat(rendered.all(Secret.class)).extracting(s -> s.getMetadata().getName())
-                .containsExactlyInAnyOrder(PREFIX + "controller-tls", PREFIX + "agents-tls");
+                .containsExactlyInAnyOrder(PREFIX + "controller-tls", PREFIX + "agent-storage-1-tls",
+                        PREFIX + "agent-storage-2.rack-b-tls");
         Secret controller = controller(rendered);
-        assertThat(controller.getType()).isEqualTo("kubernetes.io/tls");
-        assertThat(controller.getData()).containsOnlyKeys("tls.crt", "tls.key", "ca.crt");
-        Secret agents = agents(rendered);
-        assertThat(agents.getType()).isEqualTo("Opaque");
-        assertThat(agents.getData()).containsOnlyKeys("ca.crt", "storage-1.crt", "storage-1.key", "storage-2.rack-b.crt",
-                "storage-2.rack-b.key");
-        for (String key : List.of("tls.key")) {
-            assertThat(pem(controller, key)).startsWith("-----BEGIN PRIVATE KEY-----\n");
+        for (Secret secret : List.of(controller, agent(rendered, "storage-1"), agent(rendered, "storage-2.rack-b"))) {
+            assertThat(secret.getType()).isEqualTo("kubernetes.io/tls");
+            assertThat(secret.getData()).containsOnlyKeys("tls.crt", "tls.key", "ca.crt");
+            assertThat(pem(secret, "tls.key")).startsWith("-----BEGIN PRIVATE KEY-----\n");
+            assertThat(pem(secret, "ca.crt")).isEqualTo(pem(controller, "ca.crt"));
         }
-        for (String node : TlsModesTest.NODES) {
-            assertThat(pem(agents, node + ".key")).startsWith("-----BEGIN PRIVATE KEY-----\n");
-        }
-        assertThat(pem(controller, "ca.crt")).isEqualTo(pem(agents, "ca.crt"));
         assertThat(rendered.manifests()).doesNotContain("cert-manager.io");
         TlsModesTest.assertMounted(rendered, PREFIX + "controller-tls", "pillar-controller", true);
-        // each node's files into the directory its agent reads
-        var volume = rendered.agent().getSpec().getTemplate().getSpec().getVolumes().stream()
-                .filter(v -> v.getName().equals("tls")).findFirst().orElseThrow().getSecret();
-        assertThat(volume.getSecretName()).isEqualTo(PREFIX + "agents-tls");
-        assertThat(volume.getItems()).extracting(i -> i.getKey() + ">" + i.getPath()).containsExactly(
-                "storage-1.crt>storage-1/tls.crt", "storage-1.key>storage-1/tls.key", "ca.crt>storage-1/ca.crt",
-                "storage-2.rack-b.crt>storage-2.rack-b/tls.crt", "storage-2.rack-b.key>storage-2.rack-b/tls.key",
-                "ca.crt>storage-2.rack-b/ca.crt");
+        // each node's agent mounts its own node's Secret, into the directory its agent reads
+        for (String node : TlsModesTest.NODES) {
+            TlsModesTest.assertOwnSecretMounted(rendered, node, PREFIX + "agent-" + node + "-tls");
+        }
     }
 
     @Test
@@ -96,11 +86,10 @@ class GeneratedTlsTest {
         agent.put("nodes", nodes);
         Rendered rendered = HelmChart.render(Map.of("agent", agent, "tls", Map.of("agentServerName", "agents.storage.lan",
                 "controllerName", "csi-controller.prod", "externalAgents", List.of("nas-1"))));
-        Secret agents = agents(rendered);
-        X509Certificate ca = certificate(pem(agents, "ca.crt"));
-        X509Certificate storage1Cert = certificate(pem(agents, "storage-1.crt"));
-        X509Certificate storage2Cert = certificate(pem(agents, "storage-2.rack-b.crt"));
-        X509Certificate externalCert = certificate(pem(agents, "nas-1.crt"));
+        X509Certificate ca = certificate(pem(controller(rendered), "ca.crt"));
+        X509Certificate storage1Cert = certificate(pem(agent(rendered, "storage-1"), "tls.crt"));
+        X509Certificate storage2Cert = certificate(pem(agent(rendered, "storage-2.rack-b"), "tls.crt"));
+        X509Certificate externalCert = certificate(pem(agent(rendered, "nas-1"), "tls.crt"));
         X509Certificate controllerCert = certificate(pem(controller(rendered), "tls.crt"));
 
         assertThat(ca.getBasicConstraints()).isGreaterThanOrEqualTo(0);
@@ -133,8 +122,8 @@ class GeneratedTlsTest {
     @Test
     void theRenderedKeysLoadInJavaAndCompleteAMutualHandshakeForTheirOwnNodeOnly() throws Exception {
         Rendered rendered = HelmChart.render(AgentRenderTest.TWO_NODES);
-        Path agentDir = write(agents(rendered), "storage-1");
-        Path controllerDir = write(controller(rendered), null);
+        Path agentDir = write(agent(rendered, "storage-1"), "storage-1");
+        Path controllerDir = write(controller(rendered), "controller");
 
         assertThat(handshake(agentDir, controllerDir, "storage-1.pillar-agent").getSubjectAlternativeNames())
                 .containsExactly(List.of(DNS, "pillar-controller"));
@@ -215,12 +204,11 @@ class GeneratedTlsTest {
         return context;
     }
 
-    /** The files of {@code secret} as tls.crt, tls.key and ca.crt: the node's, or with {@code node} null, the Secret's own. */
-    private Path write(Secret secret, String node) throws IOException {
-        Path files = Files.createDirectories(dir.resolve(node == null ? "controller" : node));
+    /** The files of {@code secret} (tls.crt, tls.key and ca.crt) in a directory {@code name}. */
+    private Path write(Secret secret, String name) throws IOException {
+        Path files = Files.createDirectories(dir.resolve(name));
         for (String key : List.of("tls.crt", "tls.key", "ca.crt")) {
-            String from = node == null || key.equals("ca.crt") ? key : node + key.substring(3);
-            Files.writeString(files.resolve(key), pem(secret, from), StandardCharsets.US_ASCII);
+            Files.writeString(files.resolve(key), pem(secret, key), StandardCharsets.US_ASCII);
         }
         return files;
     }
@@ -244,7 +232,8 @@ class GeneratedTlsTest {
         return rendered.get(Secret.class, PREFIX + "controller-tls");
     }
 
-    static Secret agents(Rendered rendered) {
-        return rendered.get(Secret.class, PREFIX + "agents-tls");
+    /** One agent's Secret: its certificate, key and the CA. */
+    static Secret agent(Rendered rendered, String agent) {
+        return rendered.get(Secret.class, PREFIX + "agent-" + agent + "-tls");
     }
 }

@@ -60,7 +60,7 @@ class MetricsRenderTest {
                     .isEqualTo(container.getReadinessProbe().getHttpGet().getPort().getIntVal());
             Service service = rendered.get(Service.class, PREFIX + workload.component() + "-metrics");
             assertThat(service.getSpec().getClusterIP()).isEqualTo("None");
-            assertThat(service.getSpec().getSelector()).isEqualTo(pod.getMetadata().getLabels());
+            assertThat(pod.getMetadata().getLabels()).containsAllEntriesOf(service.getSpec().getSelector());
             assertThat(service.getSpec().getPorts()).singleElement().satisfies(port -> {
                 assertThat(port.getName()).isEqualTo("metrics");
                 assertThat(port.getPort()).isEqualTo(workload.port());
@@ -68,6 +68,12 @@ class MetricsRenderTest {
             });
             assertThat(metricsEnabled(rendered, workload)).as(workload.component()).isTrue();
         }
+        // the agent's Service selects every storage node's agent pods, and no other workload's
+        Map<String, String> agentSelector = rendered.get(Service.class, PREFIX + "agent-metrics").getSpec().getSelector();
+        assertThat(rendered.agents()).hasSize(2).allSatisfy(agent ->
+                assertThat(agent.getSpec().getTemplate().getMetadata().getLabels()).containsAllEntriesOf(agentSelector));
+        assertThat(List.of(template(rendered, WORKLOADS.get(0)), template(rendered, WORKLOADS.get(1))))
+                .noneSatisfy(pod -> assertThat(pod.getMetadata().getLabels()).containsAllEntriesOf(agentSelector));
         assertThat(HelmChart.render(Map.of()).find(Service.class, PREFIX + "agent-metrics")).as("no agent, no Service").isEmpty();
         assertThat(HelmChart.render(Map.of("node", Map.of("healthPort", 9900))).get(Service.class, PREFIX + "node-metrics")
                 .getSpec().getPorts()).extracting(ServicePort::getPort).containsExactly(9900);

@@ -58,11 +58,12 @@ class NotesTest {
     void byDefaultTheChartsOwnCertificatesAndHowToRotateThem() {
         String notes = notes(AgentRenderTest.TWO_NODES);
         assertThat(notes).doesNotContain("WITHOUT TLS")
-                .contains("secretName: pillar-pillar-csi-agents-tls")
+                .contains("secretName: pillar-pillar-csi-agent-storage-2.rack-b-tls")
                 .contains("serverName: storage-2.rack-b.pillar-agent")
-                .contains("The agent API is mutual TLS with certificates the chart made (Secrets pillar-pillar-csi-controller-tls and")
+                .contains("The agent API is mutual TLS with certificates the chart made (Secrets pillar-pillar-csi-controller-tls and\n"
+                        + "one per agent, pillar-pillar-csi-agent-<node>-tls, one CA, each named <node>.pillar-agent);")
                 .contains("agents admit only the client named pillar-controller.")
-                .contains("Rotate: delete both Secrets, then helm upgrade (same values).");
+                .contains("Rotate: delete pillar-pillar-csi-controller-tls, then helm upgrade (same values): a new CA and every certificate.");
     }
 
     @Test

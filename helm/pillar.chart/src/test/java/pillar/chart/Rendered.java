@@ -40,8 +40,20 @@ record Rendered(String manifests, List<HasMetadata> objects) {
         return get(DaemonSet.class, "pillar-pillar-csi-node");
     }
 
+    /** The agent DaemonSet of storage-1, the storage node of every test's values. */
     DaemonSet agent() {
-        return get(DaemonSet.class, "pillar-pillar-csi-agent");
+        return agent("storage-1");
+    }
+
+    /** One storage node's agent DaemonSet (one per node of agent.nodes). */
+    DaemonSet agent(String node) {
+        return get(DaemonSet.class, "pillar-pillar-csi-agent-" + node);
+    }
+
+    /** Every agent DaemonSet (the component label agent), whatever its name. */
+    List<DaemonSet> agents() {
+        return all(DaemonSet.class).stream()
+                .filter(d -> "agent".equals(d.getMetadata().getLabels().get("app.kubernetes.io/component"))).toList();
     }
 
     /** A ConfigMap entry, parsed as the YAML it holds. */

@@ -31,7 +31,7 @@ class TlsModesTest {
         assertThat(certManagerObjects(rendered)).isEmpty();
         assertThat(rendered.all(io.fabric8.kubernetes.api.model.Secret.class)).isEmpty();
         assertThat(tlsVolume(controllerPod(rendered))).isNull();
-        assertThat(tlsVolume(agentPod(rendered))).isNull();
+        assertThat(rendered.agents()).hasSize(2).allSatisfy(agent -> assertThat(tlsVolume(agent.getSpec().getTemplate().getSpec())).isNull());
         assertThat(section(rendered.configFile(PREFIX + "controller", "controller.yaml"), "agents")).doesNotContainKey("tls");
         assertThat(section(rendered.configFile(PREFIX + "agent", "storage-1.yaml"), "agent")).doesNotContainKey("tls")
                 .containsEntry("listen", NODE_ADDRESS);
@@ -89,12 +89,10 @@ class TlsModesTest {
             assertThat((Object) agent.get("spec", "privateKey", "encoding")).isEqualTo("PKCS8");
         }
         assertMounted(rendered, PREFIX + "controller-tls", "pillar-controller", true);
-        // one projected Secret per node, each into the directory its agent reads
-        List<io.fabric8.kubernetes.api.model.VolumeProjection> sources = tlsVolume(agentPod(rendered)).getProjected().getSources();
-        assertThat(sources).extracting(p -> p.getSecret().getName())
-                .containsExactly(PREFIX + "agent-storage-1-tls", PREFIX + "agent-storage-2.rack-b-tls");
-        assertThat(sources.get(1).getSecret().getItems()).extracting(i -> i.getKey() + ">" + i.getPath())
-                .containsExactly("tls.crt>storage-2.rack-b/tls.crt", "tls.key>storage-2.rack-b/tls.key", "ca.crt>storage-2.rack-b/ca.crt");
+        // each node's agent mounts its own node's Secret, into the directory its agent reads
+        for (String node : NODES) {
+            assertOwnSecretMounted(rendered, node, PREFIX + "agent-" + node + "-tls");
+        }
     }
 
     @Test
@@ -117,8 +115,8 @@ class TlsModesTest {
         assertThat((Object) certificate(rendered, "agent-nas-1").get("spec", "dnsNames")).isEqualTo(List.of("nas-1.agents.storage.lan"));
         assertThat((Object) certificate(rendered, "controller").get("spec", "dnsNames")).isEqualTo(List.of("csi.prod"));
         // the external agent has a certificate but no mount: it runs elsewhere
-        assertThat(tlsVolume(agentPod(rendered)).getProjected().getSources()).extracting(p -> p.getSecret().getName())
-                .containsExactly(PREFIX + "agent-storage-1-tls");
+        assertThat(rendered.agents()).singleElement();
+        assertOwnSecretMounted(rendered, "storage-1", PREFIX + "agent-storage-1-tls");
     }
 
     @Test
@@ -127,7 +125,12 @@ class TlsModesTest {
                 "secrets", Map.of("controller", "my-controller-cert", "agent", "my-agent-cert")))));
         assertThat(certManagerObjects(rendered)).isEmpty();
         assertThat(rendered.all(io.fabric8.kubernetes.api.model.Secret.class)).isEmpty();
-        assertThat(tlsVolume(agentPod(rendered)).getSecret().getSecretName()).isEqualTo("my-agent-cert");
+        // every storage node's agent mounts the one supplied Secret whole, as before
+        assertThat(rendered.agents()).hasSize(2).allSatisfy(agent -> {
+            Volume tls = tlsVolume(agent.getSpec().getTemplate().getSpec());
+            assertThat(tls.getSecret().getSecretName()).isEqualTo("my-agent-cert");
+            assertThat(tls.getSecret().getItems()).isNullOrEmpty();
+        });
         assertMounted(rendered, "my-controller-cert", "pillar-controller", false);
     }
 
@@ -142,7 +145,9 @@ class TlsModesTest {
     static void assertMounted(Rendered rendered, String controllerSecret, String controllerName, boolean perNode) {
         assertThat(tlsVolume(controllerPod(rendered)).getSecret().getSecretName()).isEqualTo(controllerSecret);
         assertThat(tlsMount(controllerPod(rendered), "pillar-controller").getReadOnly()).isTrue();
-        assertThat(tlsMount(agentPod(rendered), "pillar-agent").getReadOnly()).isTrue();
+        for (var agent : rendered.agents()) {
+            assertThat(tlsMount(agent.getSpec().getTemplate().getSpec(), "pillar-agent").getReadOnly()).isTrue();
+        }
         // the sidecars never see the key
         for (String sidecar : List.of("csi-provisioner", "csi-attacher", "csi-resizer")) {
             assertThat(Rendered.container(controllerPod(rendered), sidecar).getVolumeMounts())
@@ -188,6 +193,14 @@ class TlsModesTest {
         Map<String, Object> all = new java.util.HashMap<>(AgentRenderTest.TWO_NODES);
         all.putAll(values);
         return all;
+    }
+
+    /** The node's agent mounts {@code secret}'s tls.crt, tls.key and ca.crt into the directory its config names. */
+    static void assertOwnSecretMounted(Rendered rendered, String node, String secret) {
+        Volume tls = tlsVolume(rendered.agent(node).getSpec().getTemplate().getSpec());
+        assertThat(tls.getSecret().getSecretName()).as(node).isEqualTo(secret);
+        assertThat(tls.getSecret().getItems()).extracting(i -> i.getKey() + ">" + i.getPath()).as(node)
+                .containsExactly("tls.crt>" + node + "/tls.crt", "tls.key>" + node + "/tls.key", "ca.crt>" + node + "/ca.crt");
     }
 
     private static List<GenericKubernetesResource> certManagerObjects(Rendered rendered) {

@@ -129,8 +129,10 @@ class WorkloadConfigTest {
                 args(rendered, pod, container, Map.of("spec.nodeName", "storage-1"))));
         assertThat(first.backends())
                 .containsExactly(new BackendConfig("tank", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s/volumes"));
+        // each read in its own node's pod, whose DaemonSet runs on that node only
+        PodSpec secondPod = rendered.agent("storage-2.rack-b").getSpec().getTemplate().getSpec();
         AgentConfig second = AgentConfig.from(WorkloadConfig.load(
-                args(rendered, pod, container, Map.of("spec.nodeName", "storage-2.rack-b"))));
+                args(rendered, secondPod, Rendered.container(secondPod, "pillar-agent"), Map.of("spec.nodeName", "storage-2.rack-b"))));
         assertThat(second.backends()).containsExactly(
                 new BackendConfig("slow", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg0", ""),
                 // overProvisioningRatio 2.5 in the values reaches the agent's backend

@@ -83,7 +83,7 @@ class SandboxObjectsTest {
         }
         // the quickstart itself dials as a default install serves: mTLS, the chart's Secret and name
         assertThat(spec(quickstart, "PillarAgent")).containsEntry("tls",
-                Map.of("mode", "secret", "secretName", "pillar-csi-agents-tls", "serverName", "storage-1.pillar-agent"));
+                Map.of("mode", "secret", "secretName", "pillar-csi-agent-storage-1-tls", "serverName", "storage-1.pillar-agent"));
     }
 
     @SuppressWarnings("unchecked")
