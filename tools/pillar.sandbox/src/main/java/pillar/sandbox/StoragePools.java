@@ -23,6 +23,8 @@ import pillar.runtime.exec.SystemProcessRunner;
 final class StoragePools implements AutoCloseable {
     static final String VG = "sandbox";
     static final String THIN_POOL = "pool0";
+    /** How many times its data size the sandbox's thin pool may promise (the agent's default is 1). */
+    static final int THIN_OVER_PROVISIONING = 4;
     static final String ZPOOL = "tank";
     static final String ZFS_PARENT = "k8s";
     private static final long GIB = 1L << 30;
@@ -101,8 +103,10 @@ final class StoragePools implements AutoCloseable {
     List<String> agentBackends() {
         List<String> backends = new ArrayList<>();
         if (lvmLoop != null) {
+            // the snapshot scenario keeps a volume, its snapshot, a restore and a clone of 640 MiB each on the
+            // 1536 MiB pool, and each counts at its full size: the sandbox overcommits 4 times, on purpose
             backends.add("{name: " + Backend.LVM_THIN.agentBackend() + ", type: lvm-thin, volume-group: " + VG + ", thin-pool: "
-                    + THIN_POOL + "}");
+                    + THIN_POOL + ", over-provisioning-ratio: " + THIN_OVER_PROVISIONING + "}");
             backends.add("{name: " + Backend.LVM.agentBackend() + ", type: lvm, volume-group: " + VG + "}");
         }
         if (hasZfs()) {
