@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -15,12 +16,11 @@ import java.util.logging.Logger;
 import io.helidon.common.tls.Tls;
 import io.helidon.config.Config;
 import io.helidon.logging.common.LogConfig;
-import pillar.api.value.Nqn;
-import pillar.agent.export.SubsystemOwnership;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.config.CallBudgets;
 import pillar.api.agent.v1.BackendKind;
+import pillar.api.value.Nqn;
 import pillar.agent.backend.Backends;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.configfs.ConfigfsNvmetTarget;
@@ -28,6 +28,7 @@ import pillar.agent.configfs.NvmetTarget;
 import pillar.agent.configfs.TargetPresence;
 import pillar.agent.export.ExportRecord;
 import pillar.agent.export.ExportReapply;
+import pillar.agent.export.SubsystemOwnership;
 import pillar.agent.export.ExportStore;
 import pillar.agent.export.NfsExportReapply;
 import pillar.agent.export.NfsExporter;
@@ -147,14 +148,16 @@ public final class AgentMain {
             // in a container nfsd's filesystem is not mounted in the agent's own /proc (docs/nfs.md)
             pillar.agent.nfs.NfsdFilesystem.mountIfMissing(commands, EXPORTFS_TIMEOUT, Path.of("/proc"));
         }
-        StartupChecks.nfsWarnings(datasetBackends, datasetBackends.isEmpty() ? java.util.Optional.empty()
+        StartupChecks.nfsWarnings(datasetBackends, datasetBackends.isEmpty() ? Optional.empty()
                 : pillar.agent.nfs.NfsPresence.problem(Path.of("/proc"))).forEach(datasetBackends.isEmpty() ? LOG::info : LOG::warning);
         if (!report.refusals().isEmpty()) {
             report.refusals().forEach(reason -> err.println("pillar-agent: refusing to start: " + reason));
             return 2;
         }
-        StateCheck.Verdict state = checkState(config, target, backendsFor);
-        Map<String, VolumeBackend> backends = backendsFor.apply(state.installation());
+        // a configured installation is the state's whatever the check finds: its backends serve both
+        Optional<Map<String, VolumeBackend>> configured = config.installationId().map(backendsFor);
+        StateCheck.Verdict state = checkState(config, target, configured);
+        Map<String, VolumeBackend> backends = configured.orElseGet(() -> backendsFor.apply(state.installation()));
         WorkloadServer server;
         try {
             server = start(config, backends, target, state, metrics, new KernelNfsServer(commands, EXPORTFS_TIMEOUT, Path.of("/etc/exports"),
@@ -201,14 +204,14 @@ public final class AgentMain {
 
     /**
      * {@link #checkState(AgentConfig, NvmetTarget)}, where a configured installation's live subsystems are
-     * only those its backends may hold ({@link SubsystemOwnership}): another installation's exports on the
+     * only those its backends ({@code configuredBackends}) may hold ({@link SubsystemOwnership}): another installation's exports on the
      * same host neither make a new installation's first start wait for a recovery nor are taken for its own.
      */
     static StateCheck.Verdict checkState(AgentConfig config, NvmetTarget target,
-                                         Function<InstallationId, Map<String, VolumeBackend>> backendsFor) {
+                                         Optional<Map<String, VolumeBackend>> configuredBackends) {
         List<Nqn> live = new Exporter(target).exportedSubsystems();
-        List<Nqn> possiblyOurs = config.installationId().isEmpty() || live.isEmpty() ? live
-                : SubsystemOwnership.of(live, backendsFor.apply(config.installationId().get())).possiblyOurs();
+        List<Nqn> possiblyOurs = configuredBackends.isEmpty() || live.isEmpty() ? live
+                : SubsystemOwnership.of(live, configuredBackends.get()).possiblyOurs();
         return StateCheck.run(config.stateDir(), config.nodeName(), config.installationId(), possiblyOurs, RECOVERY_COMMAND,
                 Clock.systemUTC());
     }

@@ -190,8 +190,12 @@ final class Lvm {
                 default -> BackendException.failed("lvs of " + where() + " failed", e);
             };
         }
-        ThinPool pool = pools.stream().findFirst()
-                .orElseThrow(() -> new BackendException(Kind.UNAVAILABLE, where() + " does not exist"));
+        return requireThinPool(pools.stream().findFirst(), where() + " does not exist");
+    }
+
+    /** The pool's row when it is one; UNAVAILABLE saying {@code missing} without a row, or when the LV is no thin pool. */
+    private ThinPool requireThinPool(Optional<ThinPool> row, String missing) {
+        ThinPool pool = row.orElseThrow(() -> new BackendException(Kind.UNAVAILABLE, missing));
         if (pool.attr().isEmpty() || pool.attr().charAt(0) != 't') {
             throw new BackendException(Kind.UNAVAILABLE, where() + " is not a thin pool (lv_attr " + pool.attr() + ")");
         }
@@ -210,11 +214,8 @@ final class Lvm {
         } catch (CommandFailedException e) {
             throw LvmFailure.of(e) == LvmFailure.VG_NOT_FOUND ? unavailable(e) : BackendException.failed("lvs of " + vg + " failed", e);
         }
-        ThinPool pool = layout.pool().orElseThrow(() -> new BackendException(Kind.UNAVAILABLE, where() + " is not available: volume"
-                + " group " + vg + " has no LV named " + thinPool + " (is the configured thin-pool right?)"));
-        if (pool.attr().isEmpty() || pool.attr().charAt(0) != 't') {
-            throw new BackendException(Kind.UNAVAILABLE, where() + " is not a thin pool (lv_attr " + pool.attr() + ")");
-        }
+        requireThinPool(layout.pool(), where() + " is not available: volume group " + vg + " has no LV named " + thinPool
+                + " (is the configured thin-pool right?)");
         return layout;
     }
 

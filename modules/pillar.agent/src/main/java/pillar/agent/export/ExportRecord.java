@@ -63,6 +63,18 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
         return Nqn.of(NQN_PREFIX + volume.value());
     }
 
+    /**
+     * The volume a pillar-csi subsystem is named after ({@link #subsystemNqn}'s inverse).
+     *
+     * @throws IllegalArgumentException when the name is not {@link #NQN_PREFIX} and a valid volume ID
+     */
+    public static VolumeId volumeOf(Nqn subsystem) {
+        if (!subsystem.value().startsWith(NQN_PREFIX)) {
+            throw new IllegalArgumentException(subsystem + " does not start with " + NQN_PREFIX);
+        }
+        return VolumeId.of(subsystem.value().substring(NQN_PREFIX.length()));
+    }
+
     public Nqn subsystem() {
         return subsystemNqn(volume);
     }

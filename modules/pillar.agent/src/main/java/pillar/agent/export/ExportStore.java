@@ -1,6 +1,5 @@
 package pillar.agent.export;
 
-import pillar.runtime.durable.DamagedRecordException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +16,7 @@ import java.util.stream.Stream;
 import pillar.agent.state.DamagedRecords;
 import pillar.runtime.durable.RecordDirectory;
 import pillar.api.value.VolumeId;
+import pillar.runtime.durable.DamagedRecordException;
 
 /**
  * The durable export records, one file per volume under {@code <state-dir>/exports/}, written atomically

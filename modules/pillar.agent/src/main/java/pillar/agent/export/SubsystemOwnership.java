@@ -78,12 +78,9 @@ public record SubsystemOwnership(List<Nqn> ours, List<Nqn> foreign, List<Nqn> un
     }
 
     /** The volume a pillar-csi subsystem is named after; empty for a name no volume of this driver has. */
-    static Optional<VolumeId> volumeOf(Nqn subsystem) {
-        if (!subsystem.value().startsWith(ExportRecord.NQN_PREFIX)) {
-            return Optional.empty();
-        }
+    private static Optional<VolumeId> volumeOf(Nqn subsystem) {
         try {
-            return Optional.of(VolumeId.of(subsystem.value().substring(ExportRecord.NQN_PREFIX.length())));
+            return Optional.of(ExportRecord.volumeOf(subsystem));
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }

@@ -1,6 +1,5 @@
 package pillar.agent.fencing;
 
-import pillar.runtime.durable.DamagedRecordException;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -9,6 +8,7 @@ import pillar.api.fencing.FencingMark;
 import pillar.api.fencing.FencingToken;
 import pillar.api.fencing.FencingViolation;
 import pillar.api.value.VolumeId;
+import pillar.runtime.durable.DamagedRecordException;
 
 /**
  * Runs a volume-changing call under fencing: with the volume's lock held, the call's token is

@@ -1,6 +1,5 @@
 package pillar.agent.fencing;
 
-import pillar.runtime.durable.DamagedRecordException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -12,6 +11,7 @@ import pillar.agent.state.DamagedRecords;
 import pillar.runtime.durable.RecordDirectory;
 import pillar.api.fencing.FencingMark;
 import pillar.api.value.VolumeId;
+import pillar.runtime.durable.DamagedRecordException;
 
 /**
  * The durable fencing marks, one file per volume under {@code <state-dir>/generations/} in the

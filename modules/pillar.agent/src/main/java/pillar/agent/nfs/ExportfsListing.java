@@ -42,9 +42,8 @@ final class ExportfsListing {
                 throw unreadable("'" + token + "' is no client(options) after a path", stdout);
             }
             Path at = path;
-            client(token.substring(0, open)).ifPresent(
-                    client -> exports.add(new NfsExport(at, client, fsid(token.substring(open + 1, token.length() - 1)),
-                            access(token.substring(open + 1, token.length() - 1)))));
+            String options = token.substring(open + 1, token.length() - 1);
+            client(token.substring(0, open)).ifPresent(client -> exports.add(new NfsExport(at, client, fsid(options), access(options))));
             path = null;
         }
         if (path != null) {
@@ -73,7 +72,7 @@ final class ExportfsListing {
 
     /** {@code ro} among the options: read-only; else read-write (exportfs -v lists {@code rw} or {@code ro}). */
     private static NfsAccess access(String options) {
-        return java.util.Arrays.asList(options.split(",")).contains("ro") ? NfsAccess.READ_ONLY : NfsAccess.READ_WRITE;
+        return List.of(options.split(",")).contains("ro") ? NfsAccess.READ_ONLY : NfsAccess.READ_WRITE;
     }
 
     private static NfsServerException unreadable(String what, String stdout) {

@@ -1,6 +1,5 @@
 package pillar.agent.state;
 
-import pillar.runtime.durable.DamagedRecordException;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
@@ -13,6 +12,7 @@ import java.util.Properties;
 import java.util.regex.Pattern;
 
 import pillar.runtime.durable.AtomicFiles;
+import pillar.runtime.durable.DamagedRecordException;
 
 /**
  * Whose state a state directory holds: the storage node (the agent's node name), the installation

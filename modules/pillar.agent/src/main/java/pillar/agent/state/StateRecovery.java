@@ -55,12 +55,11 @@ public final class StateRecovery {
         Map<String, VolumeBackend> probe = backendsFor.apply(configured.orElse(InstallationId.EMBEDDED));
         Map<Nqn, VolumeId> volumes = new LinkedHashMap<>();
         live.forEach(nqn -> volume(nqn, problems).ifPresent(id -> volumes.put(nqn, id)));
-        Set<InstallationId> owners = new TreeSet<>(Comparator.comparing(InstallationId::value));
         Map<VolumeId, Set<InstallationId>> ownersOf = new LinkedHashMap<>();
-        volumes.values().forEach(id -> probe.values().forEach(b -> b.owner(id).ifPresent(owner -> {
-            owners.add(owner);
-            ownersOf.computeIfAbsent(id, k -> new java.util.HashSet<>()).add(owner);
-        })));
+        volumes.values().forEach(id -> probe.values().forEach(b -> b.owner(id).ifPresent(owner ->
+                ownersOf.computeIfAbsent(id, k -> new java.util.HashSet<>()).add(owner))));
+        Set<InstallationId> owners = new TreeSet<>(Comparator.comparing(InstallationId::value));
+        ownersOf.values().forEach(owners::addAll);
         InstallationId installation;
         if (configured.isPresent()) {
             installation = configured.get();
@@ -108,7 +107,7 @@ public final class StateRecovery {
 
     private static Optional<VolumeId> volume(Nqn nqn, List<String> problems) {
         try {
-            return Optional.of(VolumeId.of(nqn.value().substring(ExportRecord.NQN_PREFIX.length())));
+            return Optional.of(ExportRecord.volumeOf(nqn));
         } catch (IllegalArgumentException e) {
             problems.add(nqn + ": not a volume's subsystem (" + e.getMessage() + ")");
             return Optional.empty();
