@@ -15,7 +15,7 @@ import pillar.controller.agent.AgentTlsFiles;
 import pillar.controller.agent.GrpcAgentClient;
 import pillar.controller.crd.Grammars;
 import pillar.controller.leader.LeaderElectionSettings;
-import pillar.controller.reconcile.Backoff;
+import pillar.controller.reconcile.loop.Backoff;
 import pillar.controller.reconcile.ReconcileSettings;
 
 /**

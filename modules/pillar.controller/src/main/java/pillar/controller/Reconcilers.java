@@ -9,8 +9,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.reconcile.PillarControllers;
-import pillar.controller.reconcile.ReconcileLoop;
-import pillar.controller.reconcile.ReconcileMeters;
+import pillar.controller.reconcile.loop.ReconcileLoop;
+import pillar.controller.reconcile.loop.ReconcileMeters;
 import pillar.controller.volume.VolumeStateReconciler;
 import pillar.controller.volume.Volumes;
 

@@ -71,7 +71,7 @@ class ControllerConfigTest {
                 "--controller.backoff-initial=2s", "--controller.backoff-max=PT5M", "--agents.deadline=1m",
                 "--controller.resync=1h", "--agents.read-attempts=1"));
         assertThat(config.reconcile().pollInterval()).isEqualTo(Duration.ofMillis(500));
-        assertThat(config.reconcile().backoff()).isEqualTo(new pillar.controller.reconcile.Backoff(Duration.ofSeconds(2),
+        assertThat(config.reconcile().backoff()).isEqualTo(new pillar.controller.reconcile.loop.Backoff(Duration.ofSeconds(2),
                 Duration.ofMinutes(5)));
         assertThat(config.reconcile().resync()).isEqualTo(Duration.ofHours(1));
         assertThat(config.agentSettings().deadline()).isEqualTo(Duration.ofMinutes(1));

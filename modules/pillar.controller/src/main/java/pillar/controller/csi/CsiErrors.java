@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.grpc.Status;
 import pillar.runtime.server.ErrorMapping;
 import pillar.controller.agent.AgentException;
-import pillar.controller.volume.DurableRecords;
+import pillar.controller.volume.state.DurableRecords;
 
 /** The controller's own failures as the gRPC status the CSI spec asks for: the agent's outcome and the Kubernetes API's. */
 final class CsiErrors {

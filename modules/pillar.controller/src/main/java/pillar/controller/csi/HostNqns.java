@@ -19,8 +19,8 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import pillar.runtime.server.CsiException;
 import pillar.runtime.server.Driver;
-import pillar.controller.reconcile.EventRecorder;
-import pillar.controller.volume.SharedHostNqns;
+import pillar.controller.reconcile.loop.EventRecorder;
+import pillar.controller.volume.publish.SharedHostNqns;
 
 /**
  * Which nodes report a host NQN: the {@code pillar.csi.io} node IDs that kubelet records on the

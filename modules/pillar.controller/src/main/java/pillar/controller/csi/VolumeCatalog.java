@@ -30,9 +30,9 @@ import pillar.api.csi.v1.VolumeCondition;
 import pillar.runtime.server.CsiException;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.VolumePhase;
-import pillar.controller.volume.CsiVolumes;
-import pillar.controller.volume.Records;
-import pillar.controller.volume.VolumeStates;
+import pillar.controller.volume.state.CsiVolumes;
+import pillar.controller.volume.state.Records;
+import pillar.controller.volume.state.VolumeStates;
 
 /**
  * The volumes ListVolumes lists, from a watch of the PillarVolumeStates (an informer, on every

@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import pillar.controller.volume.DurableRecords;
+import pillar.controller.volume.state.DurableRecords;
 
 /**
  * {@link DurableRecords} of one kind in the Kubernetes API, through fabric8: a 409 answer is a

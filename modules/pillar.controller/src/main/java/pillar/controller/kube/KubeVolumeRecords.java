@@ -2,7 +2,7 @@ package pillar.controller.kube;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import pillar.controller.crd.PillarVolumeState;
-import pillar.controller.volume.VolumeRecords;
+import pillar.controller.volume.state.VolumeRecords;
 
 /** The PillarVolumeStates in the Kubernetes API. */
 public final class KubeVolumeRecords extends KubeRecords<PillarVolumeState> implements VolumeRecords {

@@ -14,6 +14,11 @@ import pillar.controller.crd.Condition;
 import pillar.controller.crd.PillarAgent;
 import pillar.controller.crd.PillarAgentStatus;
 import pillar.controller.crd.Reasons;
+import pillar.controller.reconcile.loop.ConditionRecorder;
+import pillar.controller.reconcile.loop.ReconcileMeters;
+import pillar.controller.reconcile.loop.Reconciler;
+import pillar.controller.reconcile.loop.Result;
+import pillar.controller.reconcile.loop.StatusWriter;
 
 /**
  * Keeps {@code AgentConnected} true while the agent answers GetCapabilities, with its version,

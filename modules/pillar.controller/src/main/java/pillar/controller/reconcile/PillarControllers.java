@@ -25,6 +25,11 @@ import pillar.controller.crd.PillarProtocol;
 import pillar.controller.crd.PillarStorageClass;
 import pillar.controller.crd.PillarStore;
 import pillar.controller.crd.PillarVolumeState;
+import pillar.controller.reconcile.loop.ConditionRecorder;
+import pillar.controller.reconcile.loop.EventRecorder;
+import pillar.controller.reconcile.loop.ReconcileLoop;
+import pillar.controller.reconcile.loop.ReconcileMeters;
+import pillar.controller.reconcile.loop.StatusWriter;
 
 /**
  * The four reconcile loops of the Pillar resources, and the watches between them: a PillarAgent's

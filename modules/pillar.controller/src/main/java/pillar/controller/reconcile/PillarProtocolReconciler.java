@@ -9,6 +9,10 @@ import pillar.controller.crd.PillarProtocol;
 import pillar.controller.crd.PillarProtocolStatus;
 import pillar.controller.crd.Reasons;
 import pillar.controller.crd.SpecValidator;
+import pillar.controller.reconcile.loop.ConditionRecorder;
+import pillar.controller.reconcile.loop.Reconciler;
+import pillar.controller.reconcile.loop.Result;
+import pillar.controller.reconcile.loop.StatusWriter;
 
 /**
  * Checks a protocol's spec and says so in {@code Valid}. Nothing else acts on a protocol: the CSI

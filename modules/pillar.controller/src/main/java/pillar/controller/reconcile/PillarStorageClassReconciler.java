@@ -21,6 +21,11 @@ import pillar.controller.crd.PillarStore;
 import pillar.controller.crd.ProtocolFit;
 import pillar.controller.crd.ProtocolKind;
 import pillar.controller.crd.SpecValidator;
+import pillar.controller.reconcile.loop.ConditionRecorder;
+import pillar.controller.reconcile.loop.EventRecorder;
+import pillar.controller.reconcile.loop.Reconciler;
+import pillar.controller.reconcile.loop.Result;
+import pillar.controller.reconcile.loop.StatusWriter;
 
 /**
  * Keeps the StorageClass of a PillarStorageClass as its spec says: creates it (same name, owned by

@@ -26,6 +26,10 @@ import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.Reasons;
 import pillar.controller.crd.SpecValidator;
 import pillar.controller.crd.StoreCapacity;
+import pillar.controller.reconcile.loop.ConditionRecorder;
+import pillar.controller.reconcile.loop.Reconciler;
+import pillar.controller.reconcile.loop.Result;
+import pillar.controller.reconcile.loop.StatusWriter;
 
 /**
  * Keeps {@code PoolDiscovered} true while the store's agent has a backend of the store's name with

@@ -1,6 +1,7 @@
 package pillar.controller.reconcile;
 
 import java.time.Duration;
+import pillar.controller.reconcile.loop.Backoff;
 
 /**
  * How the reconcilers pace themselves.

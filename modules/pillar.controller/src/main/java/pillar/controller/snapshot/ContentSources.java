@@ -11,9 +11,9 @@ import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.SnapshotPhase;
 import pillar.controller.crd.VolumeContentSource;
 import pillar.controller.crd.VolumePhase;
-import pillar.controller.volume.Records;
-import pillar.controller.volume.VolumeContent;
-import pillar.controller.volume.VolumeStates;
+import pillar.controller.volume.state.Records;
+import pillar.controller.volume.create.VolumeContent;
+import pillar.controller.volume.state.VolumeStates;
 import pillar.runtime.server.CsiException;
 
 /**

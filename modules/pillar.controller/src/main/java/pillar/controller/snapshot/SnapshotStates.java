@@ -9,7 +9,7 @@ import pillar.controller.crd.PillarSnapshotState;
 import pillar.controller.crd.PillarSnapshotStateSpec;
 import pillar.controller.crd.PillarSnapshotStateStatus;
 import pillar.controller.crd.SnapshotPhase;
-import pillar.controller.volume.DurableStates;
+import pillar.controller.volume.state.DurableStates;
 
 /**
  * The PillarSnapshotStates in their {@link SnapshotRecords}, as {@link DurableStates} reads and

@@ -20,8 +20,8 @@ import pillar.controller.crd.PillarSnapshotStateStatus;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.SnapshotPhase;
 import pillar.controller.crd.VolumePhase;
-import pillar.controller.volume.Records;
-import pillar.controller.volume.VolumeStates;
+import pillar.controller.volume.state.Records;
+import pillar.controller.volume.state.VolumeStates;
 import pillar.controller.volume.Volumes;
 import pillar.runtime.server.CsiException;
 

@@ -11,16 +11,16 @@ import pillar.controller.reconcile.AgentTargets;
  * PillarAgent or its node's address may change). A missing or misconfigured agent is
  * FAILED_PRECONDITION; a node without an address, UNAVAILABLE (it may come back).
  */
-final class AgentLocator {
+public final class AgentLocator {
     private final Inventory inventory;
     private final AgentTargets targets;
 
-    AgentLocator(Inventory inventory, AgentTargets targets) {
+    public AgentLocator(Inventory inventory, AgentTargets targets) {
         this.inventory = inventory;
         this.targets = targets;
     }
 
-    AgentTarget target(String agentName) {
+    public AgentTarget target(String agentName) {
         PillarAgent agent = inventory.agent(agentName).orElse(null);
         if (agent == null) {
             throw CsiException.precondition("PillarAgent " + agentName + " does not exist");

@@ -12,6 +12,10 @@ import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.VolumePhase;
+import pillar.controller.volume.request.Capabilities;
+import pillar.controller.volume.request.Sizes;
+import pillar.controller.volume.state.Records;
+import pillar.controller.volume.state.VolumeStates;
 
 /**
  * ControllerExpandVolume: the agent grows the zvol or LV (and tells the target), with a new

@@ -105,13 +105,13 @@ public final class ExportSpecs {
     }
 
     /** Why a volume without a usable export spec cannot be exported or published, and how to recover. */
-    static String missing(pillar.api.value.VolumeId id, String problem) {
+    public static String missing(pillar.api.value.VolumeId id, String problem) {
         return PillarVolumeState.EXPORT_SPEC_MISSING + ": volume " + id + " has no usable export spec (" + problem
                 + "); pillar-csi never guesses one. Record the address, port and ACL setting the volume is exported with:"
                 + " kubectl annotate pillarvolumestate " + id + " " + PillarVolumeState.EXPORT_SPEC_ANNOTATION + "=" + FORM;
     }
 
-    static ExportSpec toProto(VolumeExport export) {
+    public static ExportSpec toProto(VolumeExport export) {
         return ExportSpec.newBuilder().setBindAddress(export.getBindAddress()).setPort(export.getPort())
                 .setAclEnabled(export.getAclEnabled()).setAuthRequired(export.requiresAuth())
                 .setProtocol(export.nfs() ? ExportProtocol.EXPORT_PROTOCOL_NFS : ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).build();

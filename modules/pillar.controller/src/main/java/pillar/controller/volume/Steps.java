@@ -8,6 +8,8 @@ import pillar.runtime.server.CsiException;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateStatus;
 import pillar.controller.crd.VolumePhase;
+import pillar.controller.volume.state.Records;
+import pillar.controller.volume.state.VolumeStates;
 
 /**
  * Records the progress of a volume's agent steps by compare-and-swap. The rule that makes fencing
@@ -18,23 +20,23 @@ import pillar.controller.crd.VolumePhase;
  * refused there. Each write checks, on the state as it is now, that this replica still leads and
  * that the phase is one the step may follow; otherwise the operation stops (the CO retries it).
  */
-final class Steps {
+public final class Steps {
     private final VolumeStates states;
     private final Leading leading;
 
-    Steps(VolumeStates states, Leading leading) {
+    public Steps(VolumeStates states, Leading leading) {
         this.states = states;
         this.leading = leading;
     }
 
     /** Phase {@code to} with the next generation, from one of the phases {@code from}; {@code also} adds to the record. */
-    PillarVolumeState advance(PillarVolumeState state, Set<VolumePhase> from, VolumePhase to,
+    public PillarVolumeState advance(PillarVolumeState state, Set<VolumePhase> from, VolumePhase to,
                               Consumer<PillarVolumeStateStatus> also) {
         return write(state, from, to, true, also);
     }
 
     /** Phase {@code to} without a new generation: after an operation's last agent call. */
-    PillarVolumeState record(PillarVolumeState state, Set<VolumePhase> from, VolumePhase to,
+    public PillarVolumeState record(PillarVolumeState state, Set<VolumePhase> from, VolumePhase to,
                              Consumer<PillarVolumeStateStatus> also) {
         return write(state, from, to, false, also);
     }

@@ -21,9 +21,12 @@ import pillar.controller.crd.Conditions;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.VolumeExport;
 import pillar.controller.crd.VolumePhase;
-import pillar.controller.reconcile.Events;
-import pillar.controller.reconcile.Reconciler;
-import pillar.controller.reconcile.Result;
+import pillar.controller.reconcile.loop.Events;
+import pillar.controller.reconcile.loop.Reconciler;
+import pillar.controller.reconcile.loop.Result;
+import pillar.controller.volume.create.AbandonedCreates;
+import pillar.controller.volume.state.Records;
+import pillar.controller.volume.state.VolumeStates;
 
 /**
  * Keeps condition {@value PillarVolumeState#EXPORT_SPEC_MISSING} of every PillarVolumeState, and

@@ -8,8 +8,19 @@ import pillar.controller.agent.AgentClient;
 import pillar.controller.auth.PublicationKeys;
 import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.reconcile.AgentTargets;
-import pillar.controller.reconcile.Events;
+import pillar.controller.reconcile.loop.Events;
 import pillar.controller.reconcile.ExportAudit;
+import pillar.controller.volume.create.AbandonedCreates;
+import pillar.controller.volume.create.LifecycleEnd;
+import pillar.controller.volume.create.Planner;
+import pillar.controller.volume.create.Provisioner;
+import pillar.controller.volume.publish.GrantRevocation;
+import pillar.controller.volume.publish.HostAuthentication;
+import pillar.controller.volume.publish.Publisher;
+import pillar.controller.volume.read.CapacityReader;
+import pillar.controller.volume.read.VolumeHealthReader;
+import pillar.controller.volume.state.VolumeRecords;
+import pillar.controller.volume.state.VolumeStates;
 
 /**
  * The volume state machine, assembled once per process: the states over their {@link VolumeRecords},

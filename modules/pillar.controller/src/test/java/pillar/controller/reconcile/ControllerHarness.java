@@ -22,6 +22,8 @@ import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.controller.agent.FakeAgentClient;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.Conditions;
+import pillar.controller.reconcile.loop.Backoff;
+import pillar.controller.reconcile.loop.ReconcileMeters;
 
 /**
  * The reconcilers against the fabric8 mock API server in CRUD mode (the generated CRDs installed

@@ -5,7 +5,7 @@ import java.time.Clock;
 import pillar.controller.crd.PillarSnapshotState;
 import pillar.controller.crd.PillarSnapshotStateSpec;
 import pillar.controller.crd.PillarSnapshotStateStatus;
-import pillar.controller.volume.InMemoryRecords;
+import pillar.controller.volume.state.InMemoryRecords;
 
 /** The PillarSnapshotStates in memory: {@link InMemoryRecords}, the adapter the in-memory controller runs on. */
 public final class InMemorySnapshotRecords

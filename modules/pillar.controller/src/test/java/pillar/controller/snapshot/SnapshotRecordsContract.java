@@ -9,7 +9,7 @@ import pillar.controller.crd.PillarSnapshotState;
 import pillar.controller.crd.PillarSnapshotStateSpec;
 import pillar.controller.crd.PillarSnapshotStateStatus;
 import pillar.controller.crd.SnapshotPhase;
-import pillar.controller.volume.DurableRecords;
+import pillar.controller.volume.state.DurableRecords;
 
 /**
  * What every {@link SnapshotRecords} adapter must do, run against the in-memory one

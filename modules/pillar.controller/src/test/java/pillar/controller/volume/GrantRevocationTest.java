@@ -18,6 +18,8 @@ import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.csi.Requests;
+import pillar.controller.volume.publish.StaleGrants;
+import pillar.controller.volume.state.Records;
 
 /**
  * The revocation of stale grants decides each volume again under its lock, from what the agent and the

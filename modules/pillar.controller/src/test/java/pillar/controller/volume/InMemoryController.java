@@ -36,8 +36,10 @@ import pillar.controller.csi.ControllerService;
 import pillar.controller.snapshot.InMemorySnapshotRecords;
 import pillar.controller.snapshot.Snapshots;
 import pillar.controller.reconcile.AgentTargets;
-import pillar.controller.reconcile.Events;
+import pillar.controller.reconcile.loop.Events;
 import pillar.controller.reconcile.Pillars;
+import pillar.controller.volume.state.InMemoryVolumeRecords;
+import pillar.controller.volume.state.VolumeStates;
 
 /**
  * The controller's volume state machine with nothing of Kubernetes: {@link InMemoryVolumeRecords},

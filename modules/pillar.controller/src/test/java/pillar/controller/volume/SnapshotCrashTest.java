@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import pillar.controller.agent.FakeAgent;
 import pillar.controller.agent.FaultInjectingAgentClient.Fault;
 import pillar.controller.csi.Requests;
+import pillar.controller.volume.state.InMemoryRecords;
 
 /**
  * A crash at every step of a snapshot's life, in memory: snapshot a volume, restore it, clone the

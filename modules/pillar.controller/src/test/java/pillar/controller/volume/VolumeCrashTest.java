@@ -18,6 +18,8 @@ import pillar.controller.agent.FakeAgent;
 import pillar.controller.agent.FaultInjectingAgentClient.Fault;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.csi.Requests;
+import pillar.controller.volume.state.InMemoryRecords;
+import pillar.controller.volume.state.InMemoryVolumeRecords;
 
 /**
  * A crash after every step of a volume's life, in memory: create, publish, expand, unpublish,

@@ -18,6 +18,7 @@ import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.Publication;
 import pillar.controller.crd.VolumePhase;
 import pillar.controller.csi.Requests;
+import pillar.controller.volume.publish.SharedHostNqns;
 
 /**
  * The volume state machine in memory, without Kubernetes: create, publish, expand, unpublish and

@@ -31,7 +31,7 @@ import pillar.controller.auth.DhchapKey;
 import pillar.controller.auth.PublicationKeys;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.crd.PillarVolumeState;
-import pillar.controller.volume.Records;
+import pillar.controller.volume.state.Records;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.context.PublicationHost;
 import pillar.controller.crd.NvmeofTcp;

@@ -20,7 +20,7 @@ import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.csi.CsiHarness;
 import pillar.controller.csi.Requests;
 import pillar.controller.reconcile.ControllerHarness;
-import pillar.controller.volume.StaleGrants;
+import pillar.controller.volume.publish.StaleGrants;
 
 /**
  * A host the agent still admits to a volume that is no longer published to it (its DenyInitiator

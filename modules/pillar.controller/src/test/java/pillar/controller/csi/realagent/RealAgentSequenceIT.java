@@ -29,7 +29,7 @@ import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.csi.CsiHarness;
 import pillar.controller.csi.Requests;
 import pillar.controller.reconcile.ControllerHarness;
-import pillar.controller.volume.StaleGrants;
+import pillar.controller.volume.publish.StaleGrants;
 
 /**
  * The whole volume lifecycle as the sidecars drive it, over the controller's real CSI socket, with

@@ -13,13 +13,13 @@ import pillar.api.agent.v1.BackendKind;
 import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.controller.crd.PillarAgent;
 import pillar.controller.crd.PillarProtocol;
-import pillar.controller.reconcile.Backoff;
+import pillar.controller.reconcile.loop.Backoff;
 import pillar.controller.reconcile.ControllerHarness;
 import pillar.controller.reconcile.MockApi;
 import pillar.controller.reconcile.Pillars;
-import pillar.controller.reconcile.ReconcileLoop;
-import pillar.controller.reconcile.ReconcileMeters;
-import pillar.controller.reconcile.Result;
+import pillar.controller.reconcile.loop.ReconcileLoop;
+import pillar.controller.reconcile.loop.ReconcileMeters;
+import pillar.controller.reconcile.loop.Result;
 
 /**
  * The reconcilers' meters against the mock API server: an agent's reachability follows its polls

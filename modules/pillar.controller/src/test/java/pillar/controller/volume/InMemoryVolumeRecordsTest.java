@@ -1,9 +1,0 @@
-package pillar.controller.volume;
-
-/** The {@link VolumeRecordsContract} held against the in-memory records the state-machine tests use. */
-class InMemoryVolumeRecordsTest extends VolumeRecordsContract {
-    @Override
-    VolumeRecords records() {
-        return new InMemoryVolumeRecords();
-    }
-}
