@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandResult;
 import pillar.runtime.exec.SystemProcessRunner;
 
 /**
@@ -41,6 +42,12 @@ final class VmBed {
 
     static String run(String... argv) {
         return RUNNER.run(Command.of(Duration.ofMinutes(2), argv)).stdout();
+    }
+
+    /** What a command that must succeed printed, stdout then stderr (zfs prints some reports on either). */
+    static String runMerged(String... argv) {
+        CommandResult result = RUNNER.run(Command.of(Duration.ofMinutes(2), argv));
+        return result.stdout() + result.stderr();
     }
 
     /** A loop device over a new sparse file of {@code bytes} in {@code dir}. */

@@ -39,6 +39,12 @@ import pillar.runtime.exec.CallBudget;
  * it again, from its durable checkpoint.
  */
 final class BackgroundJobs implements AutoCloseable {
+    /**
+     * How long a clone's CreateVolume, or a linear volume's DeleteVolume, waits for its background job
+     * before it answers BUSY with the progress (capped to the call's budget): a small volume's job is
+     * whole within the call that started it.
+     */
+    static final Duration CALL_WAIT = Duration.ofSeconds(15);
     /** Jobs running at once per backend. */
     static final int PARALLEL = 2;
     /** How long a cancel or the shutdown waits for a job to stop (a step and a last checkpoint). */

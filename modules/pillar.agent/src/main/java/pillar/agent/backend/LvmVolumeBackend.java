@@ -84,12 +84,6 @@ public final class LvmVolumeBackend implements VolumeBackend {
     public static final String TAG = "pillar-csi";
     /** The prefix of the tag that names the installation an LV belongs to ({@link InstallationId}). */
     public static final String INSTALLATION_TAG = "pillar-csi.installation:";
-    /**
-     * How long a clone's CreateVolume, or a linear volume's DeleteVolume, waits for its background job
-     * before it answers BUSY with the progress (capped to the call's budget): a small volume's job is
-     * whole within the call that started it.
-     */
-    static final Duration CALL_WAIT = Duration.ofSeconds(15);
     private static final Duration DEVICE_POLL = Duration.ofMillis(20);
     private static final Logger LOG = Logger.getLogger(LvmVolumeBackend.class.getName());
 
@@ -124,13 +118,13 @@ public final class LvmVolumeBackend implements VolumeBackend {
     /** @param installation the installation whose LVs this backend owns and tags its new ones with */
     public LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Duration commandTimeout,
                             Duration deviceTimeout, InstallationId installation) {
-        this(config, runner, devRoot, sysRoot, commandTimeout, deviceTimeout, installation, BlockCopy.DIRECT, System::nanoTime, CALL_WAIT);
+        this(config, runner, devRoot, sysRoot, commandTimeout, deviceTimeout, installation, BlockCopy.DIRECT, System::nanoTime, BackgroundJobs.CALL_WAIT);
     }
 
     /**
      * @param devices  how a linear clone's copy opens the LVs' devices ({@link BlockCopy#DIRECT} on a host)
      * @param clock    the clock of the copy's checkpoints and progress
-     * @param callWait how long a call waits for its background job ({@link #CALL_WAIT})
+     * @param callWait how long a call waits for its background job ({@link BackgroundJobs#CALL_WAIT})
      */
     LvmVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Duration commandTimeout,
                      Duration deviceTimeout, InstallationId installation, BlockCopy.Devices devices, LongSupplier clock,
@@ -606,7 +600,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
      * (a new linear LV reads zeroes everywhere, as every delete zeroed its LV before lvremove); its
      * checkpoints; a last fsync; then one lvchange swaps the copying and checkpoint tags for the content
      * tag. Only an LV with the content tag is ever returned; a plain create refuses an unfinished one
-     * (CONFLICT). The call that starts the copy, and each retry, waits for it at most {@link #CALL_WAIT}
+     * (CONFLICT). The call that starts the copy, and each retry, waits for it at most {@link BackgroundJobs#CALL_WAIT}
      * (within its budget) and then answers BUSY with the progress; a retry never starts a second copy.
      *
      * <p>Checkpoints are an LV tag, {@value LvmSnapshots#COPIED_TAG}{@code <bytes>}, swapped in one lvchange

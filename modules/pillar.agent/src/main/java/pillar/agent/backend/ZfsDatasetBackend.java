@@ -95,7 +95,7 @@ public final class ZfsDatasetBackend implements VolumeBackend {
         this.owner = installation.value();
         Layout layout = new Layout();
         this.snapshots = new ZfsSnapshots(zfs, commands, parent, owner, layout);
-        this.clones = new ZfsClones(zfs, commands, snapshots, layout, parent, owner);
+        this.clones = new ZfsClones(zfs, commands, snapshots, layout, parent, owner, config.name(), BackgroundJobs.CALL_WAIT);
     }
 
     @Override
@@ -207,6 +207,7 @@ public final class ZfsDatasetBackend implements VolumeBackend {
         String dataset = zfs.dataset(id);
         Optional<Fs> fs = lookup(id);
         if (fs.isEmpty()) {
+            clones.abandon(id); // a copy onto it not finished yet: stopped, its partial receive destroyed
             zfs.space(); // "does not exist" also when the pool is not imported: no proof of deletion
             return;
         }
@@ -246,6 +247,12 @@ public final class ZfsDatasetBackend implements VolumeBackend {
                     fs.dataset() + " is busy: unexport it first (nfsd or another user still holds the mounted dataset)"));
         });
         return outcome[0];
+    }
+
+    /** Stops the independent copies, each resumed by its next CreateVolume. */
+    @Override
+    public void close() {
+        clones.close();
     }
 
     /** Destroys the hidden datasets nothing depends on any more (after a delete, a crash, at start-up); never throws. */

@@ -67,24 +67,71 @@ final class ZfsSnapshotCommands {
         }
     }
 
+    /** The state of a receive: absent, partial with its resume token, or complete. */
+    record Received(String token, boolean exists) {
+        static final Received ABSENT = new Received("", false);
+        static final Received COMPLETE = new Received("", true);
+
+        static Received partial(String token) {
+            return new Received(token, true);
+        }
+
+        boolean partial() {
+            return !token.isEmpty();
+        }
+    }
+
+    /** {@code zfs send -nP SNAPSHOT}: the estimated size in bytes of its full stream. */
+    long streamSize(String snapshot) {
+        try {
+            return ZfsStreams.size(runner.run(new Command(List.of("zfs", "send", "-nP", snapshot), timeout)));
+        } catch (CommandFailedException e) {
+            throw ZfsFailure.of(e) == ZfsFailure.NOT_FOUND ? new BackendException(Kind.NOT_FOUND, snapshot + " does not exist", e)
+                    : BackendException.failed("zfs send -nP " + snapshot + " failed", e);
+        }
+    }
+
+    /** {@code zfs send -nv -t TOKEN}: the bytes of the stream a partial receive holds (its token says). */
+    long resumedAt(String token) {
+        try {
+            return ZfsStreams.resumedAt(runner.run(new Command(List.of("zfs", "send", "-nv", "-t", token), timeout)));
+        } catch (CommandFailedException e) {
+            throw BackendException.failed("zfs send -nv -t of a resume token failed", e);
+        }
+    }
+
     /**
-     * {@code zfs send SNAPSHOT | zfs recv -u -o p=v... TARGET}: a full stream into a new dataset, which
-     * then also has the snapshot of the stream's name. The target must not exist. {@code -u}: a received
-     * filesystem is left unmounted (a receive's own mount commits libzfs's shares, which runs
-     * exportfs -ra: docs/nfs.md fact 11); nothing to a zvol.
+     * {@code zfs send SNAPSHOT | zfs recv -s -u -o p=v... TARGET}, or the rest of a partial receive
+     * ({@code zfs send -t TOKEN | zfs recv -s -u TARGET}), relayed through the agent
+     * ({@link ProcessRunner#relay}): the agent's death or a stop of {@code flow} leaves the partial state
+     * for a resume, and no byte moving for the commands' timeout is a failure. Failures: NOT_FOUND without the snapshot, NO_SPACE, else FAILED.
      */
-    void sendReceive(String snapshot, String target, List<String> properties) {
-        List<String> receive = new ArrayList<>(List.of("zfs", "recv", "-u"));
-        properties.forEach(p -> receive.addAll(List.of("-o", p)));
+    ProcessRunner.Relayed receiveResumable(String snapshot, Received state, String target, List<String> properties,
+                                            ProcessRunner.Flow flow) {
+        List<String> receive = new ArrayList<>(List.of("zfs", "recv", "-s", "-u"));
+        List<String> send = state.partial() ? List.of("zfs", "send", "-t", state.token()) : List.of("zfs", "send", snapshot);
+        if (!state.partial()) {
+            properties.forEach(p -> receive.addAll(List.of("-o", p)));
+        }
         receive.add(target);
         try {
-            runner.pipe(new Command(List.of("zfs", "send", snapshot), timeout), new Command(receive, timeout));
+            return runner.relay(new Command(send, timeout), new Command(receive, timeout), flow);
         } catch (CommandFailedException e) {
             throw switch (ZfsFailure.of(e)) {
                 case NOT_FOUND -> new BackendException(Kind.NOT_FOUND, snapshot + " does not exist", e);
                 case NO_SPACE -> new BackendException(Kind.NO_SPACE, parent + " has no room for a copy of " + snapshot, e);
-                default -> BackendException.failed("zfs send " + snapshot + " | zfs recv " + target + " failed", e);
+                default -> BackendException.failed("zfs send " + snapshot + (state.partial() ? " (resumed)" : "") + " | zfs recv "
+                        + target + " failed", e);
             };
+        }
+    }
+
+    /** {@code zfs recv -A TARGET}: deletes a partial receive's saved state (and the new dataset it made). */
+    void abortReceive(String target) {
+        try {
+            run(List.of("zfs", "recv", "-A", target));
+        } catch (CommandFailedException e) {
+            throw BackendException.failed("zfs recv -A " + target + " failed", e);
         }
     }
 

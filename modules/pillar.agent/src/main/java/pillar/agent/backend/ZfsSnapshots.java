@@ -182,6 +182,12 @@ final class ZfsSnapshots {
         return zfs.dataset(source) + "@clone_" + target.value();
     }
 
+    /** The passages of clones onto {@code target} that still exist, of any source below the parent. */
+    List<String> passagesTo(VolumeId target) {
+        String suffix = "@clone_" + target.value();
+        return commands.snapshots(ZfsVolumeBackend.MANAGED_PROPERTY).keySet().stream().filter(name -> name.endsWith(suffix)).sorted().toList();
+    }
+
     String receiving(VolumeId target) {
         return zfs.dataset(target) + RECEIVING;
     }

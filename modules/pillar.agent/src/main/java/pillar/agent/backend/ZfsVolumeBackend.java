@@ -103,7 +103,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         this.snapshotCommands = new ZfsSnapshotCommands(runner, commandTimeout, parent);
         Layout layout = new Layout();
         this.snapshots = new ZfsSnapshots(zfs, snapshotCommands, parent, owner, layout);
-        this.clones = new ZfsClones(zfs, snapshotCommands, snapshots, layout, parent, owner);
+        this.clones = new ZfsClones(zfs, snapshotCommands, snapshots, layout, parent, owner, config.name(), BackgroundJobs.CALL_WAIT);
     }
 
     @Override
@@ -217,6 +217,7 @@ public final class ZfsVolumeBackend implements VolumeBackend {
         String dataset = zfs.dataset(id);
         Optional<Zvol> zvol = lookup(id);
         if (zvol.isEmpty()) {
+            clones.abandon(id); // a copy onto it not finished yet: stopped, its partial receive destroyed
             zfs.space(); // "does not exist" also when the pool is not imported: that is no proof of deletion
             return;
         }
@@ -248,6 +249,12 @@ public final class ZfsVolumeBackend implements VolumeBackend {
                     dataset + " is busy: unexport it first (an nvmet namespace or another user still holds the zvol)"));
         });
         return outcome[0];
+    }
+
+    /** Stops the independent copies, each resumed by its next CreateVolume. */
+    @Override
+    public void close() {
+        clones.close();
     }
 
     /** Destroys the hidden zvols nothing depends on any more (after a delete, a crash, at start-up); never throws. */

@@ -9,9 +9,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import pillar.runtime.exec.Command;
@@ -38,7 +41,8 @@ import pillar.runtime.exec.ProcessRunner;
  * <p>Snapshots ({@code dataset@name}, inheriting user properties from their dataset), clones (which
  * depend on their origin: destroying a snapshot with clones fails unless {@code -d}, which defers it
  * until its last clone goes; destroying a zvol with snapshots fails unless {@code -r}),
- * {@code zfs send | zfs recv} through {@link #pipe} (the copy gets the stream's snapshot too), and
+ * {@code zfs send | zfs recv -s} through {@link #relay} (the copy gets the stream's snapshot too; one cut
+ * short keeps its partial state and resumes from its token), and
  * {@code rename} (a dataset with its snapshots, its clones keep their origin). All of these for
  * filesystems too: a filesystem's snapshot has no volsize, its clone or copy is a filesystem (mounted
  * below its parent's mountpoint unless made unmounted: {@code recv -u}, {@code canmount=noauto}) taking
@@ -71,6 +75,8 @@ public final class FakeZfs implements ProcessRunner {
     private Duration deviceDelay = Duration.ZERO;
     private String health = "ONLINE";
     private boolean failNextReceive;
+    /** While set, a relayed receive takes a permit for each chunk (or ends at its relay's stop). */
+    private Semaphore receivePace;
     /** The commands that would have had libzfs commit its shares (exportfs -ra: docs/nfs.md fact 11), in order. */
     private final List<List<String>> shareCommits = new ArrayList<>();
     private long clock = 1_700_000_000L;
@@ -98,6 +104,8 @@ public final class FakeZfs implements ProcessRunner {
          * {@code zfs recv -u}, a clone with {@code canmount=noauto} or umount, until mounted again.
          */
         boolean mounted = true;
+        /** A partial receive's: the token its saved state resumes from; null when complete (or never received). */
+        String resumeToken;
 
         Dataset(boolean volume, long volsize, long volblocksize, boolean sparse) {
             this.volume = volume;
@@ -221,6 +229,20 @@ public final class FakeZfs implements ProcessRunner {
         return this;
     }
 
+    /**
+     * From now on each chunk of a relayed receive takes one of {@code chunks}' permits, waiting for it (or its
+     * relay's stop); null: none. A copy that moves as far as the test says.
+     */
+    synchronized FakeZfs paceReceives(Semaphore chunks) {
+        receivePace = chunks;
+        return this;
+    }
+
+    /** The resume token of a partial receive into {@code name}, empty when it has none. */
+    synchronized Optional<String> resumeToken(String name) {
+        return Optional.ofNullable(datasets.get(name)).map(d -> d.resumeToken);
+    }
+
     synchronized List<List<String>> argvs() {
         return commands.stream().map(Command::argv).toList();
     }
@@ -311,55 +333,153 @@ public final class FakeZfs implements ProcessRunner {
             case "clone" -> cloneOf(command, a);
             case "rename" -> rename(command, a);
             case "mount" -> mount(command, a);
+            case "send" -> sendDryRun(command, a);
+            case "recv" -> abortReceive(command, a);
             default -> throw notUnderstood(a);
         };
     }
 
     /**
-     * {@code zfs send SNAPSHOT | zfs recv [-u] [-o p=v]... TARGET}: a new sparse zvol, or filesystem (mounted
-     * unless {@code -u} or canmount says otherwise), with the stream's snapshot.
+     * {@code zfs send SNAPSHOT | zfs recv -s -u [-o p=v]... TARGET}, or the rest of a partial receive,
+     * {@code zfs send -t TOKEN | zfs recv -s -u TARGET}: the stream ({@link #streamSize} bytes) passes in
+     * chunks of 1 MiB, each reported to the flow and paced by {@link #paceReceives}; a stop, or a receive cut
+     * short ({@link #failNextReceive}), leaves the target made with the saved state's resume token, as
+     * {@code -s} does; the whole stream makes it complete, with the stream's snapshot.
      */
     @Override
-    public synchronized CommandResult pipe(Command first, Command second) {
-        commands.add(first);
-        commands.add(second);
-        List<String> send = first.argv();
-        List<String> recv = second.argv();
-        expect(send, send.size() == 3 && send.subList(0, 2).equals(List.of("zfs", "send")));
-        expect(recv, recv.size() > 2 && recv.subList(0, 2).equals(List.of("zfs", "recv")));
-        boolean noMount = recv.get(2).equals("-u");
-        Map<String, String> properties = options(recv, noMount ? 3 : 2, recv.size() - 1);
-        String from = send.get(2);
-        Dataset snap = datasets.get(from);
-        if (snap == null || !snap.snapshot) {
-            throw failure(first, "cannot open '" + from + "': dataset does not exist");
+    public Relayed relay(Command first, Command second, Flow flow) {
+        String target;
+        String from;
+        long at;
+        long total;
+        synchronized (this) {
+            commands.add(first);
+            commands.add(second);
+            List<String> send = first.argv();
+            List<String> recv = second.argv();
+            boolean resume = send.size() == 4 && send.subList(0, 3).equals(List.of("zfs", "send", "-t"));
+            expect(send, resume || send.size() == 3 && send.subList(0, 2).equals(List.of("zfs", "send")));
+            expect(recv, recv.size() > 4 && recv.subList(0, 4).equals(List.of("zfs", "recv", "-s", "-u")));
+            Map<String, String> properties = options(recv, 4, recv.size() - 1);
+            target = recv.getLast();
+            Dataset partial = datasets.get(target);
+            if (resume) {
+                expect(recv, properties.isEmpty());
+                String[] token = send.get(3).split("-", 4); // 1-fake-<bytes>-<snapshot>
+                from = token[3];
+                at = Long.parseLong(token[2]);
+                if (partial == null || !send.get(3).equals(partial.resumeToken)) {
+                    throw failure(second, "cannot resume receive: destination '" + target + "' has no saved partial receive state");
+                }
+            } else {
+                from = send.get(2);
+                at = 0;
+                Dataset snap = datasets.get(from);
+                if (snap == null || !snap.snapshot) {
+                    throw failure(first, "cannot open '" + from + "': dataset does not exist");
+                }
+                if (partial != null) {
+                    throw failure(second, "cannot receive new filesystem stream: destination '" + target + "' exists\n"
+                            + "must specify -F to overwrite it");
+                }
+                if (!datasets.containsKey(target.substring(0, target.lastIndexOf('/')))) {
+                    throw failure(second, "cannot receive new filesystem stream: destination '" + target + "' does not exist");
+                }
+                Dataset copy = snap.ofVolume ? new Dataset(true, snap.volsize, snap.volblocksize, true) : filesystem(second, target, properties);
+                copy.properties.putAll(properties);
+                copy.mounted = false;
+                copy.resumeToken = token(from, 0);
+                datasets.put(target, copy);
+            }
+            total = streamSize(datasets.get(from));
         }
-        String target = recv.getLast();
-        if (datasets.containsKey(target)) {
-            throw failure(second, "cannot receive new filesystem stream: destination '" + target + "' exists");
+        long start = at;
+        while (at < total) {
+            pace(flow);
+            synchronized (this) {
+                if (flow.stopped()) {
+                    datasets.get(target).resumeToken = token(from, at);
+                    return new Relayed(at - start, true);
+                }
+                if (failNextReceive && at > start) {
+                    failNextReceive = false;
+                    datasets.get(target).resumeToken = token(from, at);
+                    throw failure(second, "cannot receive new filesystem stream: checksum mismatch or incomplete stream.\n"
+                            + "Partially received snapshot is saved.\nA resuming stream can be generated on the sending system by running:\n"
+                            + "    zfs send -t " + token(from, at));
+                }
+                at = Math.min(total, at + (1 << 20));
+            }
+            flow.passed(at - start);
         }
-        if (!datasets.containsKey(target.substring(0, target.lastIndexOf('/')))) {
-            throw failure(second, "cannot receive new filesystem stream: destination '" + target + "' does not exist");
+        synchronized (this) {
+            Dataset copy = datasets.get(target);
+            Dataset snap = datasets.get(from);
+            copy.resumeToken = null;
+            if (copy.volume) {
+                attachDevice(target, copy);
+            }
+            Dataset received = new Dataset(false, snap.volsize, snap.volblocksize, true);
+            received.ofVolume = snap.ofVolume;
+            received.snapshot = true;
+            received.creation = ++clock;
+            datasets.put(target + from.substring(from.indexOf('@')), received);
+            return new Relayed(total - start, false);
         }
-        Dataset copy = snap.ofVolume ? new Dataset(true, snap.volsize, snap.volblocksize, true) : filesystem(second, target, properties);
-        copy.properties.putAll(properties);
-        copy.mounted = !noMount && !copy.volume && autoMounts(properties);
-        if (!noMount && !copy.volume) {
-            shareCommits.add(recv); // changelist_postfix of the received filesystem: mounted and shared
+    }
+
+    /** Takes a pace permit, if pacing, looking at the flow's stop now and then. */
+    private void pace(Flow flow) {
+        Semaphore chunks;
+        synchronized (this) {
+            chunks = receivePace;
         }
-        datasets.put(target, copy);
-        if (snap.ofVolume) {
-            attachDevice(target, copy);
+        try {
+            while (chunks != null && !chunks.tryAcquire(10, TimeUnit.MILLISECONDS) && !flow.stopped()) {
+                // waiting for the test to give a permit
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-        if (failNextReceive) {
-            failNextReceive = false;
-            throw failure(second, "cannot receive new filesystem stream: checksum mismatch or incomplete stream");
+    }
+
+    /** The bytes of a snapshot's full stream: its data and 64 KiB of headers (a filesystem's: 8 MiB). */
+    private static long streamSize(Dataset snapshot) {
+        return (snapshot.ofVolume ? snapshot.volsize : 8L << 20) + (64 << 10);
+    }
+
+    private static String token(String snapshot, long bytes) {
+        return "1-fake-" + bytes + "-" + snapshot;
+    }
+
+    /**
+     * {@code zfs send -nP SNAPSHOT} (the stream's size) and {@code zfs send -nv -t TOKEN} (the token's contents,
+     * printed as zfs 2.1.11 prints them).
+     */
+    private CommandResult sendDryRun(Command command, List<String> a) {
+        if (a.size() == 4 && a.get(2).equals("-nP")) {
+            Dataset snap = datasets.get(a.get(3));
+            if (snap == null || !snap.snapshot) {
+                throw failure(command, "cannot open '" + a.get(3) + "': dataset does not exist");
+            }
+            long size = streamSize(snap);
+            return ok("full\t" + a.get(3) + "\t" + size + "\nsize\t" + size + "\n");
         }
-        Dataset received = new Dataset(false, snap.volsize, snap.volblocksize, true);
-        received.ofVolume = snap.ofVolume;
-        received.snapshot = true;
-        received.creation = ++clock;
-        datasets.put(target + from.substring(from.indexOf('@')), received);
+        expect(a, a.size() == 5 && a.subList(2, 4).equals(List.of("-nv", "-t")));
+        String[] token = a.get(4).split("-", 4);
+        return ok("resume token contents:\nnvlist version: 0\n\tobject = 0x1\n\toffset = 0x0\n\tbytes = 0x"
+                + Long.toHexString(Long.parseLong(token[2])) + "\n\ttoguid = 0x5eed\n\ttoname = " + token[3] + "\n"
+                + "full send of " + token[3] + " estimated size is 32.8M\ntotal estimated size is 32.8M\n");
+    }
+
+    /** {@code zfs recv -A TARGET}: a partial receive's saved state deleted, with the dataset it made. */
+    private CommandResult abortReceive(Command command, List<String> a) {
+        expect(a, a.size() == 4 && a.get(2).equals("-A"));
+        Dataset partial = datasets.get(a.get(3));
+        if (partial == null || partial.resumeToken == null) {
+            throw failure(command, "cannot abort receive: '" + a.get(3) + "' does not have any resumable receive state");
+        }
+        datasets.remove(a.get(3));
         return ok("");
     }
 
@@ -925,6 +1045,7 @@ public final class FakeZfs implements ProcessRunner {
             case "mounted" -> isFilesystem(d) ? (d.mounted && mountpoint(name).startsWith("/") ? "yes" : "no") : "-";
             case "available" -> Long.toString(available());
             case "used" -> Long.toString(used(name));
+            case "receive_resume_token" -> d.resumeToken == null ? "-" : d.resumeToken;
             default -> {
                 expect(argv, property.contains(":"));
                 yield valueAndSource(argv, name, property)[0]; // inherited values print too

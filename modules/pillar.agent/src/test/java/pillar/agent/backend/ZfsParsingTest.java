@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.backend.BackendException.Kind;
 import pillar.runtime.exec.Command;
 import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.CommandResult;
 
 /**
  * The zfs output parser and the failure classification on real zfs 2.1.11 output captured in the VM
@@ -231,5 +232,20 @@ class ZfsParsingTest {
                 "accept the volume options [compression, sparse, volblocksize]; refused ['dedup', 'mountpoint']");
         assertFails(() -> ZfsOptions.parse(Map.of("compression", "lz4\u0000")), Kind.INVALID, "'lz4\\x00'");
         assertFails(() -> ZfsOptions.parse(Map.of("volblocksize", "2K")), Kind.INVALID, "power of two from 4K to 128K");
+    }
+
+    /** The stream's estimate and a resume token's bytes, as zfs 2.1.11 prints them; and the fake prints the same. */
+    @Test
+    void aStreamsSizeAndAResumeTokensBytesAreRead() {
+        assertThat(ZfsStreams.size(result(Captures.zfs("send-size")))).isEqualTo(34_485_640L);
+        assertThat(ZfsStreams.resumedAt(result(Captures.zfs("send-token")))).isEqualTo(0xa888L);
+        FakeZfs fake = new FakeZfs("tank", 1L << 30, Path.of("/nonexistent/dev"), Path.of("/nonexistent/sys"), "/lib/udev/zvol_id",
+                FakeZfs.Devices.NEVER);
+        CommandResult token = fake.run(Command.of(Duration.ofSeconds(1), "zfs", "send", "-nv", "-t", "1-fake-43144-tank/k8s/a@s"));
+        assertThat(ZfsStreams.resumedAt(token)).isEqualTo(43_144L);
+    }
+
+    private static CommandResult result(Captures.Capture capture) {
+        return new CommandResult(capture.stdout(), capture.stderr());
     }
 }

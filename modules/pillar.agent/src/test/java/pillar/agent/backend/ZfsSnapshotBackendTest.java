@@ -8,7 +8,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,6 +27,7 @@ import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.ByteSize;
 import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
+import pillar.runtime.exec.CallBudget;
 
 /**
  * Snapshots, restores and clones of both ZFS backends against the fake zfs, the same tests for
@@ -69,13 +72,23 @@ class ZfsSnapshotBackendTest {
     void setUp() {
         zfs = new FakeZfs("tank", ByteSize.ofGiB(10).bytes(), root.resolve("dev"), root.resolve("sys"), ZVOL_ID, FakeZfs.Devices.UDEV)
                 .withFilesystem("tank/k8s");
-        backend = switch (layout) {
+        backend = newBackend();
+        backend.create(SRC, SIZE, Map.of());
+    }
+
+    /** The layout's backend on the fake, as an agent (re)starting makes it. */
+    private VolumeBackend newBackend() {
+        return switch (layout) {
             case ZVOL -> new ZfsVolumeBackend(new BackendConfig("zfs", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s"), zfs,
                     root.resolve("dev"), root.resolve("sys"), Path.of(ZVOL_ID), Duration.ofSeconds(5), Duration.ofSeconds(5));
             case DATASET -> new ZfsDatasetBackend(new BackendConfig("nfs", BackendKind.BACKEND_KIND_ZFS_DATASET, "tank", "k8s"), zfs,
                     Duration.ofSeconds(5), Duration.ofSeconds(5), InstallationId.EMBEDDED);
         };
-        backend.create(SRC, SIZE, Map.of());
+    }
+
+    @AfterEach
+    void stopCopies() {
+        backend.close();
     }
 
     /** A zvol's device exists; a dataset is mounted at its volume's path. */
@@ -98,6 +111,20 @@ class ZfsSnapshotBackendTest {
 
     private BackendVolume cloneOf(VolumeId id, Mode mode, VolumeId source) {
         return backend.create(id, SIZE, Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromVolume(source, mode));
+    }
+
+    /** {@code call} within a call budget of 1 s: it waits for a copy at most half of it. */
+    private static BackendVolume within(java.util.function.Supplier<BackendVolume> call) {
+        return CallBudget.within(Duration.ofSeconds(1), call);
+    }
+
+    /** Waits until the copy took every permit (it then waits for the next): a generous bound, not a timing check. */
+    private static void awaitAllTaken(Semaphore chunks) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (chunks.availablePermits() > 0) {
+            assertThat(System.nanoTime() - deadline).as("the copy took its permits").isNegative();
+            Thread.sleep(5);
+        }
     }
 
     private void assertOnlyParentLeft() {
@@ -186,7 +213,7 @@ class ZfsSnapshotBackendTest {
 
         BackendVolume copy = restore(COPY, SIZE, Mode.INDEPENDENT);
 
-        List<String> receive = new ArrayList<>(List.of("zfs", "recv", "-u"));
+        List<String> receive = new ArrayList<>(List.of("zfs", "recv", "-s", "-u"));
         receive.addAll(layout.made(SIZE.bytes()));
         receive.addAll(List.of("-o", "io.pillar-csi:managed=embedded", "-o", "io.pillar-csi:content=snapshot/snapshot-1/independent/67108864",
                 "tank/k8s/pvc-copy_receiving"));
@@ -202,17 +229,81 @@ class ZfsSnapshotBackendTest {
     }
 
     @Test
-    void aCopyACrashCutShortIsStartedAgainNeverReturned() {
+    void aCopyCutShortIsResumedFromItsPartialReceiveNeverReturned() {
         backend.snapshot(SNAP, SRC);
         zfs.failNextReceive();
 
         assertFails(() -> restore(COPY, SIZE, Mode.INDEPENDENT).id(), Kind.FAILED, "zfs recv");
-        assertThat(zfs.exists("tank/k8s/pvc-copy_receiving")).isTrue();
+        assertThat(zfs.resumeToken("tank/k8s/pvc-copy_receiving")).isPresent();
         assertThat(backend.find(COPY)).isEmpty();
         assertThat(backend.list()).extracting(BackendVolume::id).containsExactly(SRC);
 
         assertThat(restore(COPY, SIZE, Mode.INDEPENDENT).id()).isEqualTo(COPY);
         assertThat(zfs.exists("tank/k8s/pvc-copy_receiving")).isFalse();
+        assertThat(zfs.argvs()).filteredOn(a -> a.subList(0, 3).equals(List.of("zfs", "send", "-t"))).hasSize(1);
+        assertThat(zfs.argvs()).filteredOn(a -> a.equals(List.of("zfs", "send", "tank/k8s/pvc-src@snapshot-1"))).hasSize(1);
+    }
+
+    /** A copy longer than its call: BUSY with its progress, one copy for every retry, the volume only once whole. */
+    @Test
+    void aCopyLongerThanItsCallAnswersBusyWithItsProgressUntilItIsWhole() {
+        backend.snapshot(SNAP, SRC);
+        Semaphore chunks = new Semaphore(3);
+        zfs.paceReceives(chunks);
+
+        assertFails(() -> within(() -> restore(COPY, SIZE, Mode.INDEPENDENT)), Kind.BUSY,
+                "copying tank/k8s/pvc-src@snapshot-1 to tank/k8s/pvc-copy in the background");
+        assertFails(() -> within(() -> restore(COPY, SIZE, Mode.INDEPENDENT)), Kind.BUSY, "in the background");
+        assertThat(backend.find(COPY)).isEmpty();
+        assertThat(backend.list()).extracting(BackendVolume::id).containsExactly(SRC);
+        chunks.release(1000);
+
+        assertUsable(restore(COPY, SIZE, Mode.INDEPENDENT));
+        assertThat(zfs.argvs()).filteredOn(a -> a.equals(List.of("zfs", "send", "tank/k8s/pvc-src@snapshot-1"))).hasSize(1);
+    }
+
+    /** The agent's shutdown stops a copy at its partial receive; the next agent's call resumes it there, never from 0. */
+    @Test
+    void aCopyStoppedByTheShutdownIsResumedByTheNextAgentAtItsCheckpoint() throws InterruptedException {
+        backend.snapshot(SNAP, SRC);
+        Semaphore chunks = new Semaphore(3);
+        zfs.paceReceives(chunks);
+        assertFails(() -> within(() -> restore(COPY, SIZE, Mode.INDEPENDENT)), Kind.BUSY, "in the background");
+        awaitAllTaken(chunks);
+
+        backend.close();
+        String token = "1-fake-" + 3 * (1 << 20) + "-tank/k8s/pvc-src@snapshot-1";
+        assertThat(zfs.resumeToken("tank/k8s/pvc-copy_receiving")).hasValue(token);
+        backend = newBackend();
+        assertFails(() -> within(() -> restore(COPY, SIZE, Mode.INDEPENDENT)), Kind.BUSY, "resumed at 3MiB");
+        chunks.release(1000);
+
+        assertUsable(restore(COPY, SIZE, Mode.INDEPENDENT));
+        assertThat(zfs.argvs()).contains(List.of("zfs", "send", "-t", token));
+        assertThat(zfs.argvs()).filteredOn(a -> a.equals(List.of("zfs", "send", "tank/k8s/pvc-src@snapshot-1"))).hasSize(1);
+    }
+
+    /**
+     * A delete of a volume being copied stops the copy and leaves nothing of it, no partial receive and no
+     * passage: while this agent copies, and after a restart, when only the partial receive is left.
+     */
+    @Test
+    void aDeleteOfAVolumeBeingCopiedLeavesNothingOfTheCopy() {
+        zfs.paceReceives(new Semaphore(2));
+        assertFails(() -> within(() -> cloneOf(COPY, Mode.INDEPENDENT)), Kind.BUSY, "in the background");
+        VolumeId other = VolumeId.of("pvc-other");
+        assertFails(() -> within(() -> cloneOf(other, Mode.INDEPENDENT)), Kind.BUSY, "in the background");
+
+        backend.delete(COPY);
+        assertThat(zfs.below("tank/k8s")).containsExactly("tank/k8s", "tank/k8s/pvc-other_receiving", "tank/k8s/pvc-src",
+                "tank/k8s/pvc-src@clone_pvc-other");
+        backend.close();
+        backend = newBackend();
+        backend.delete(other);
+        assertThat(zfs.below("tank/k8s")).containsExactly("tank/k8s", "tank/k8s/pvc-src");
+        backend.delete(other); // a retry
+        backend.delete(SRC);
+        assertOnlyParentLeft();
     }
 
     @Test

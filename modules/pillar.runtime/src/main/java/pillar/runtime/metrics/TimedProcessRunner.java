@@ -39,6 +39,11 @@ public final class TimedProcessRunner implements ProcessRunner {
         return timer.time(label(first) + "|" + label(second), () -> delegate.pipe(first, second));
     }
 
+    @Override
+    public Relayed relay(Command first, Command second, Flow flow) {
+        return timer.time(label(first) + "|" + label(second), () -> delegate.relay(first, second, flow));
+    }
+
     /** The command's label: its program's file name, and its subcommand for {@link #WITH_SUBCOMMANDS}. */
     static String label(Command command) {
         String program = command.program().substring(command.program().lastIndexOf('/') + 1);

@@ -1,0 +1,1 @@
+zfs send -nP zp/k8s/src@clone_dst
