@@ -120,7 +120,7 @@ class ZfsLongCopyKernelIT {
         agent.stub().deleteVolume(DeleteVolumeRequest.newBuilder().setToken(token()).setVolumeId(ABANDONED).setBackend("slow").build());
         String left = run("zfs", "list", "-H", "-t", "all", "-o", "name", "-r", POOL);
         assertThat(left).as("what the deleted clone's copy left").doesNotContain(ABANDONED);
-        assertThat(run("pgrep", "-a", "-x", "zfs").lines().filter(l -> l.contains(ABANDONED)).toList()).as("its zfs processes").isEmpty();
+        assertThat(zfsProcesses().stream().filter(l -> l.contains(ABANDONED)).toList()).as("its zfs processes").isEmpty();
 
         double job = (killedAt - start + end - restarted) / 1e9;
         System.out.printf("[figures] %d MiB zvol, reads and writes delayed %d ms, call budget %d s: the copy took %.1f s of agent"
@@ -181,7 +181,7 @@ class ZfsLongCopyKernelIT {
     private static String awaitResumeToken(String partial) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         while (true) {
-            boolean receiving = run("pgrep", "-a", "-x", "zfs").contains("recv");
+            boolean receiving = zfsProcesses().stream().anyMatch(l -> l.startsWith("zfs recv"));
             String token = run("zfs", "get", "-Hp", "-o", "value", "receive_resume_token", partial).strip();
             if (!receiving && !token.equals("-")) {
                 return token;
@@ -189,6 +189,11 @@ class ZfsLongCopyKernelIT {
             assertThat(System.nanoTime() - deadline).as("a saved partial receive of %s (token %s)", partial, token).isNegative();
             Thread.sleep(500);
         }
+    }
+
+    /** The command lines of the zfs processes running now. */
+    private static List<String> zfsProcesses() {
+        return run("ps", "-eo", "args").lines().filter(l -> l.startsWith("zfs ")).toList();
     }
 
     /** The {@code bytes} of a resume token's contents, as {@code zfs send -nv -t} prints them. */
