@@ -1,9 +1,11 @@
 package pillar.agent.metrics;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
@@ -11,13 +13,16 @@ import pillar.agent.backend.VolumeBackend;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.export.ExportRecord;
 import pillar.agent.export.ExportStore;
+import pillar.agent.export.NfsExportRecord;
 import pillar.api.agent.v1.BackendKind;
 import pillar.runtime.metrics.WorkloadMetrics;
 
 /**
  * The agent's gauges, each labelled {@code backend} (a configured store's name):
- * {@code pillar_agent_exports}, the durable export records (NVMe-oF and NFS), read from the state
- * directory at each scrape; and {@code pillar_agent_volumes}, {@code pillar_agent_store_capacity_bytes},
+ * {@code pillar_agent_exports}, the durable export records (NVMe-oF and NFS), and
+ * {@code pillar_agent_export_allowed_hosts}, the hosts those records admit (NVMe-oF host NQNs, NFS
+ * client addresses), summed over the backend's exports, both read from the state directory at each
+ * scrape; and {@code pillar_agent_volumes}, {@code pillar_agent_store_capacity_bytes},
  * {@code pillar_agent_store_free_bytes} and, for LVM thin stores, {@code pillar_agent_thin_pool_data_ratio}
  * and {@code pillar_agent_thin_pool_metadata_ratio} (0 to 1), which cost host commands ({@code vgs},
  * {@code lvs}, {@code zfs list}) and so are never read by a scrape: once {@linkplain #start started}, a
@@ -68,18 +73,20 @@ public final class StoreGauges implements AutoCloseable {
                 .map(BackendConfig::name).collect(Collectors.toSet());
         StoreReadings readings = new StoreReadings(backends, thin);
         metrics.gauge("pillar_agent_exports", "durable export records, by backend", callback -> {
-            Map<String, Long> counts;
-            try {
-                // NVMe-oF and NFS records alike: each is one volume's durable export
-                counts = java.util.stream.Stream.concat(exports.list().stream().map(ExportRecord::backend),
-                        exports.listNfs().stream().map(pillar.agent.export.NfsExportRecord::backend))
-                        .collect(Collectors.groupingBy(b -> b, Collectors.counting()));
-            } catch (RuntimeException e) {
-                LOG.fine(() -> "metrics leave the exports out: " + e);
-                return;
+            // NVMe-oF and NFS records alike: each is one volume's durable export
+            Map<String, Long> counts = perBackend(exports, r -> 1, n -> 1);
+            if (counts != null) {
+                backends.keySet().forEach(store -> callback.call(counts.getOrDefault(store, 0L), store));
             }
-            backends.keySet().forEach(store -> callback.call(counts.getOrDefault(store, 0L), store));
         }, "backend");
+        metrics.gauge("pillar_agent_export_allowed_hosts",
+                "hosts the durable exports admit (NVMe-oF host NQNs, NFS clients), summed over a backend's exports",
+                callback -> {
+                    Map<String, Long> hosts = perBackend(exports, r -> r.allowedHosts().size(), n -> n.clients().size());
+                    if (hosts != null) {
+                        backends.keySet().forEach(store -> callback.call(hosts.getOrDefault(store, 0L), store));
+                    }
+                }, "backend");
         // the last readings only: the refresher runs the commands
         metrics.gauge("pillar_agent_volumes", "volumes, by backend",
                 callback -> readings.volumes().forEach((store, count) -> callback.call(count, store)), "backend");
@@ -96,6 +103,23 @@ public final class StoreGauges implements AutoCloseable {
                 callback -> readings.thinPools().forEach((store, usage) -> callback.call(usage.metadataPercent() / 100, store)),
                 "backend");
         return new StoreGauges(readings, every, pause);
+    }
+
+    /**
+     * The sum over each backend's export records of {@code nvme} (an NVMe-oF record's) or {@code nfs} (an NFS
+     * record's) value; null, logged, when the records cannot be read now (the gauge is left out of this scrape).
+     */
+    private static Map<String, Long> perBackend(ExportStore exports, ToIntFunction<ExportRecord> nvme,
+                                                ToIntFunction<NfsExportRecord> nfs) {
+        try {
+            Map<String, Long> sums = new HashMap<>();
+            exports.list().forEach(r -> sums.merge(r.backend(), (long) nvme.applyAsInt(r), Long::sum));
+            exports.listNfs().forEach(r -> sums.merge(r.backend(), (long) nfs.applyAsInt(r), Long::sum));
+            return sums;
+        } catch (RuntimeException e) {
+            LOG.fine(() -> "metrics leave the exports out: " + e);
+            return null;
+        }
     }
 
     /** Starts the refresher, whose first refresh begins at once; once only, and never after {@link #close}. */

@@ -255,12 +255,14 @@ class StoreGaugesTest {
     }
 
     @Test
-    void nfsExportRecordsCountAsExportsOfTheirBackend() {
+    void nfsExportRecordsCountAsExportsOfTheirBackendAndTheirClientsAsItsAllowedHosts() {
         new ExportStore(dir.resolve("state")).write(new pillar.agent.export.NfsExportRecord(VolumeId.of("pvc-n"), "slow",
                 java.nio.file.Path.of("/tank/nfs/pvc-n"), pillar.agent.nfs.NfsClient.parse("server", "192.0.2.10"),
                 java.util.Set.of(pillar.agent.nfs.NfsClient.parse("client", "10.0.0.1"))));
         assertThat(metrics.scrape()).contains("pillar_agent_exports{backend=\"slow\"} 1.0\n")
-                .contains("pillar_agent_exports{backend=\"fast\"} 0.0\n");
+                .contains("pillar_agent_exports{backend=\"fast\"} 0.0\n")
+                .contains("pillar_agent_export_allowed_hosts{backend=\"slow\"} 1.0\n")
+                .contains("pillar_agent_export_allowed_hosts{backend=\"fast\"} 0.0\n");
     }
 
     @Test

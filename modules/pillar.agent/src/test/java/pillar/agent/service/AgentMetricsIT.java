@@ -33,12 +33,15 @@ import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.agent.configfs.NvmetTarget;
 import pillar.agent.metrics.StoreGauges;
 import pillar.api.agent.v1.AgentServiceGrpc;
+import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.agent.v1.CreateVolumeRequest;
+import pillar.api.agent.v1.DenyInitiatorRequest;
 import pillar.api.agent.v1.ExpandVolumeRequest;
 import pillar.api.agent.v1.ExportSpec;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.GetCapacityRequest;
+import pillar.api.agent.v1.UnexportVolumeRequest;
 import pillar.api.fencing.FencingToken;
 import pillar.api.value.LifecycleUid;
 import pillar.runtime.exec.CommandFailedException;
@@ -151,6 +154,33 @@ class AgentMetricsIT {
                 .contains("pillar_agent_thin_pool_data_ratio{backend=\"fast\"} 0.4\n")
                 .contains("pillar_agent_thin_pool_metadata_ratio{backend=\"fast\"} 0.1\n")
                 .doesNotContain("pvc-metrics").doesNotContain("nqn.");
+    }
+
+    @Test
+    void theAllowedHostsFollowTheGrantsOfEachExport() throws Exception {
+        String host1 = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001";
+        String host2 = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000002";
+        var volume = stub.createVolume(CreateVolumeRequest.newBuilder().setToken(token(1)).setVolumeId("pvc-hosts")
+                .setBackend("fast").setSizeBytes(64 * MIB).build()).getVolume();
+        configfs.addBlockDevice(Path.of(volume.getDevicePath()));
+        stub.exportVolume(ExportVolumeRequest.newBuilder().setToken(token(1)).setVolumeId("pvc-hosts").setBackend("fast")
+                .setExport(ExportSpec.newBuilder().setBindAddress("127.0.0.1").setPort(4420).setAclEnabled(true)).build());
+        assertThat(scrape()).contains("pillar_agent_exports{backend=\"fast\"} 1.0\n")
+                .contains("pillar_agent_export_allowed_hosts{backend=\"fast\"} 0.0\n");
+
+        for (String host : List.of(host1, host2)) {
+            stub.allowInitiator(AllowInitiatorRequest.newBuilder().setToken(token(1)).setVolumeId("pvc-hosts")
+                    .setHostNqn(host).build());
+        }
+        assertThat(scrape()).contains("pillar_agent_export_allowed_hosts{backend=\"fast\"} 2.0\n");
+
+        stub.denyInitiator(DenyInitiatorRequest.newBuilder().setToken(token(1)).setVolumeId("pvc-hosts").setHostNqn(host1)
+                .build());
+        assertThat(scrape()).contains("pillar_agent_export_allowed_hosts{backend=\"fast\"} 1.0\n").doesNotContain("nqn.");
+
+        stub.unexportVolume(UnexportVolumeRequest.newBuilder().setToken(token(1)).setVolumeId("pvc-hosts").build());
+        assertThat(scrape()).contains("pillar_agent_exports{backend=\"fast\"} 0.0\n")
+                .contains("pillar_agent_export_allowed_hosts{backend=\"fast\"} 0.0\n");
     }
 
     @Test

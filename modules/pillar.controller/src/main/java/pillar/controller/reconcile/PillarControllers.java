@@ -74,7 +74,7 @@ public final class PillarControllers implements AutoCloseable {
                 settings.backoff(), scheduler, meters);
         stores = new ReconcileLoop<>("PillarStore", client.resources(PillarStore.class).runnableInformer(resync),
                 new PillarStoreReconciler(agents::get, targets, agentClient, status, conditions, settings,
-                        () -> client.resources(PillarVolumeState.class).list().getItems(), audit), PillarStore::getSpec,
+                        () -> client.resources(PillarVolumeState.class).list().getItems(), audit, meters), PillarStore::getSpec,
                 settings.backoff(), scheduler, meters);
         protocols = new ReconcileLoop<>("PillarProtocol", client.resources(PillarProtocol.class).runnableInformer(resync),
                 new PillarProtocolReconciler(status, conditions), PillarProtocol::getSpec, settings.backoff(), scheduler,
@@ -164,6 +164,7 @@ public final class PillarControllers implements AutoCloseable {
         generated.close();
         scheduler.shutdownNow();
         meters.agentsUnknown();
+        meters.orphansUnknown();
     }
 
     private static <T extends HasMetadata> ResourceEventHandler<T> onAnyChange(Consumer<T> action) {

@@ -27,6 +27,7 @@ import pillar.controller.crd.Reasons;
 import pillar.controller.crd.SpecValidator;
 import pillar.controller.crd.StoreCapacity;
 import pillar.controller.reconcile.loop.ConditionRecorder;
+import pillar.controller.reconcile.loop.ReconcileMeters;
 import pillar.controller.reconcile.loop.Reconciler;
 import pillar.controller.reconcile.loop.Result;
 import pillar.controller.reconcile.loop.StatusWriter;
@@ -44,6 +45,8 @@ import pillar.controller.reconcile.loop.StatusWriter;
  *
  * <p>While the pool is discovered, condition {@code OrphanVolumes} reports the volumes and exports
  * of the backend that no PillarVolumeState claims ({@link OrphanVolumes}); they are never deleted.
+ * Their counts go to the meter {@code pillar_controller_orphans} ({@link ReconcileMeters#orphans}),
+ * kept, like the condition, when the check cannot be made now, and dropped with the store.
  * From the same lists, a host the agent still admits to a volume that its state does not publish to
  * is revoked (the {@link ExportAudit} it is given; in production the volume package's grant
  * revocation): a grant never outlives its publication by more than a poll interval.
@@ -58,11 +61,12 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
     private final ReconcileSettings settings;
     private final Supplier<List<PillarVolumeState>> volumeStates;
     private final ExportAudit audit;
+    private final ReconcileMeters meters;
 
     /** @param volumeStates every PillarVolumeState, read from the API server when called (not a cache) */
     public PillarStoreReconciler(Function<String, Optional<PillarAgent>> agentsByName, AgentTargets targets, AgentClient agents,
                                  StatusWriter status, ConditionRecorder conditions, ReconcileSettings settings,
-                                 Supplier<List<PillarVolumeState>> volumeStates, ExportAudit audit) {
+                                 Supplier<List<PillarVolumeState>> volumeStates, ExportAudit audit, ReconcileMeters meters) {
         this.agentsByName = agentsByName;
         this.targets = targets;
         this.agents = agents;
@@ -71,6 +75,7 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
         this.settings = settings;
         this.volumeStates = volumeStates;
         this.audit = audit;
+        this.meters = meters;
     }
 
     @Override
@@ -139,6 +144,12 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
         }
     }
 
+    @Override
+    public Result deleted(String name) {
+        meters.storeGone(name);
+        return Result.done();
+    }
+
     /**
      * Condition {@value PillarStore#ORPHAN_VOLUMES} from the agent's lists and the states; kept as it was
      * when the agent cannot list them now. Written with the discovery's status.
@@ -157,6 +168,7 @@ public final class PillarStoreReconciler implements Reconciler<PillarStore> {
             LOG.warning(() -> "PillarStore " + store.getMetadata().getName() + ": orphans not checked now: " + e.getMessage());
             return current;
         }
+        meters.orphans(store.getMetadata().getName(), orphans.volumes().size(), orphans.exports().size());
         return conditions.setProblem(store, current, PillarStore.ORPHAN_VOLUMES, orphans.any(),
                 orphans.any() ? Reasons.ORPHANS_FOUND : Reasons.NO_ORPHANS, orphans.message(agent, backendName));
     }
