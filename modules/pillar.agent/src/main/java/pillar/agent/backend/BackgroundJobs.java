@@ -21,9 +21,9 @@ import pillar.runtime.exec.CallBudget;
 
 /**
  * The long work of one backend, each job running in the background: a linear clone's block copy, the
- * zeroing of a linear LV before its removal. At most one job per volume and at most {@value #PARALLEL} at
- * a time (more wait in line: jobs in parallel share one volume group's disks, so each would only go
- * slower). The call that starts a job, and its retries, wait for it at most a while within their budget
+ * zeroing of a linear LV before its removal, an independent ZFS copy ({@link ZfsClones}). At most one
+ * job per volume and at most {@value #PARALLEL} at a time (more wait in line: jobs in parallel share
+ * one volume group's or pool's disks, so each would only go slower). The call that starts a job, and its retries, wait for it at most a while within their budget
  * ({@link #answer}) and then answer BUSY (ABORTED) with its {@link Job#describe progress}; the retry after it
  * finished finds the work done. A job has no deadline of its own: each of its steps is bounded (a chunk, a
  * command), and it checkpoints durably on the way, so that a restart resumes it there.

@@ -42,8 +42,8 @@ import pillar.runtime.exec.ProcessRunner;
  * <p>Snapshots, restores and clones are the zvols' code ({@link ZfsSnapshots}, {@link ZfsClones}; this
  * class's {@link ZfsLayout} is what differs): {@code zfs snapshot <volume>@<id>} recording the refquota
  * then ({@value ZfsSnapshots#SIZE_PROPERTY}: a filesystem's snapshot has none), a LINKED restore or clone
- * {@code zfs clone}, an INDEPENDENT one {@code zfs send | zfs recv} under a temporary name renamed when
- * whole. A clone or copy is made with its refquota (the size asked for: larger than the source grows it,
+ * {@code zfs clone}, an INDEPENDENT one {@code zfs send | zfs recv -s} in the background (resumed after a
+ * restart) under a temporary name renamed when whole. A clone or copy is made with its refquota (the size asked for: larger than the source grows it,
  * smaller is OUT_OF_RANGE), the mark, and the properties above, and gets its mountpoint from the parent as
  * every volume does (the path nfsd exports). A deleted dataset that still has snapshots is renamed to a
  * hidden name (never found, listed nor adopted) and destroyed once nothing depends on it, after every

@@ -47,9 +47,10 @@ import pillar.api.value.VolumeId;
  * <p>Snapshots ({@link ZfsSnapshots} names the datasets; {@link ZfsClones} makes restores and clones, the
  * same code as {@link ZfsDatasetBackend}'s, this class's {@link ZfsLayout} being what is zvol's):
  * {@code zfs snapshot <volume>@<id>}; a restore or clone is LINKED (the default, {@code zfs clone}) or
- * INDEPENDENT ({@code zfs send | zfs recv} into a temporary name, renamed when complete, its received
- * snapshot destroyed so nothing ties it to the source). A clone of a volume passes through a snapshot of it, destroyed with {@code -d} (deferred: it
- * goes with the linked clone) or at once after a copy. A deleted snapshot is {@code zfs destroy -d}: one
+ * INDEPENDENT ({@code zfs send | zfs recv -s} in the background, resumed after a restart, into a temporary
+ * name renamed when complete, its received snapshot destroyed so nothing ties it to the source). A clone
+ * of a volume passes through a snapshot of it, destroyed with {@code -d} (deferred: it goes with the
+ * linked clone) or once the copy is whole. A deleted snapshot is {@code zfs destroy -d}: one
  * that clones use lingers, deferred, never found nor listed, until ZFS destroys it with its last clone.
  * A deleted zvol that still has snapshots is never refused: it is renamed to a hidden name (never
  * found, listed nor adopted) and destroyed once nothing depends on it, tried after every delete and at
