@@ -32,6 +32,7 @@ import pillar.agent.export.SubsystemOwnership;
 import pillar.agent.export.ExportStore;
 import pillar.agent.export.NfsExportReapply;
 import pillar.agent.export.NfsExporter;
+import pillar.agent.nfs.NfsdWrites;
 import pillar.agent.nfs.KernelNfsServer;
 import pillar.agent.nfs.NfsServer;
 import pillar.agent.export.Exporter;
@@ -161,7 +162,7 @@ public final class AgentMain {
         WorkloadServer server;
         try {
             server = start(config, backends, target, state, metrics, new KernelNfsServer(commands, EXPORTFS_TIMEOUT, Path.of("/etc/exports"),
-                    Path.of("/proc")), limits, callBudget);
+                    Path.of("/proc"), new NfsdWrites(NfsdWrites.DEADLINE, NfsdWrites.IN_FLIGHT).register(metrics)), limits, callBudget);
         } catch (IllegalArgumentException e) {
             // unusable certificate files (unreadable, not PEM, a key of another certificate)
             err.println("pillar-agent: refusing to start: " + e.getMessage());

@@ -13,7 +13,9 @@ import java.util.stream.Collectors;
 
 import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.VolumeBackend;
+import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsExport;
+import pillar.agent.nfs.StateRelease;
 import pillar.api.value.VolumeId;
 
 /**
@@ -23,7 +25,9 @@ import pillar.api.value.VolumeId;
  * is rewritten in the record and the old path's entries removed; the drift (record vs the listing) is
  * logged; each record is applied on its own (one failing leaves the others). Last, entries on the mount
  * path of a volume of a filesystem backend that has no NFS record are removed (a crash between the
- * record's removal and the server's). Nothing runs when there is no record and no filesystem backend.
+ * record's removal and the server's). A record's clients noted as fencing have their NFSv4 state released
+ * once every record is applied (docs/nfs.md fact 14), each note dropped once that is done. Nothing runs
+ * when there is no record and no filesystem backend.
  */
 public final class NfsExportReapply {
     private static final Logger LOG = Logger.getLogger(NfsExportReapply.class.getName());
@@ -60,6 +64,7 @@ public final class NfsExportReapply {
                         }
                     }
                 });
+        List<NfsExportRecord> applied = new ArrayList<>();
         for (NfsExportRecord recorded : records) {
             try {
                 NfsExportRecord record = withCurrentPath(recorded, store, exporter, backends, current);
@@ -68,12 +73,22 @@ public final class NfsExportReapply {
                     LOG.warning("volume " + record.volume() + ": NFS drift found at start-up: " + String.join("; ", drift));
                 }
                 exporter.apply(record, listing);
+                applied.add(record);
             } catch (RuntimeException e) {
                 failures.add(recorded.volume() + ": " + e.getMessage());
                 LOG.severe("could not re-apply the NFS export of volume " + recorded.volume() + ": " + e.getMessage());
             }
         }
         removeOrphans(store.listNfs(), store.damagedVolumes(), exporter, backends, filesystemBackends, listing, failures);
+        // last, once every client has its recorded exports back: whether one has any left decides its expiry
+        for (NfsExportRecord record : applied) {
+            try {
+                releasePending(record, store, exporter);
+            } catch (RuntimeException e) {
+                failures.add(record.volume() + ": releasing a fenced client's NFSv4 state: " + e.getMessage());
+                LOG.severe("volume " + record.volume() + ": releasing a fenced client's NFSv4 state failed: " + e.getMessage());
+            }
+        }
         return failures;
     }
 
@@ -90,6 +105,26 @@ public final class NfsExportReapply {
         exporter.removeAll(record.path());
         LOG.warning("volume " + record.volume() + ": its dataset is mounted on " + path + " now, was " + record.path() + "; record updated");
         return moved;
+    }
+
+    /**
+     * Releases the NFSv4 state of each client the record notes as fencing (an agent that died between
+     * exportfs -u and the release) and drops the note of each released; one still pending stays noted.
+     */
+    private static void releasePending(NfsExportRecord record, ExportStore store, NfsExporter exporter) {
+        NfsExportRecord now = record;
+        for (NfsClient client : record.fencing().stream().sorted(java.util.Comparator.comparing(NfsClient::text)).toList()) {
+            if (exporter.remove(record.path(), client, true) == StateRelease.DONE) {
+                now = now.withoutFencing(client);
+                LOG.info("volume " + record.volume() + ": released the NFSv4 state of fenced client " + client + " at start-up");
+            } else {
+                LOG.warning("volume " + record.volume() + ": the NFSv4 state of fenced client " + client
+                        + " is still not released; tried again at its next deny or start-up");
+            }
+        }
+        if (!now.equals(record)) {
+            store.write(now);
+        }
     }
 
     /** Removes the exports of our datasets that have no record; a damaged record's dataset keeps its exports. */

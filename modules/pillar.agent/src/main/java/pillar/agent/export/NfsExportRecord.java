@@ -28,15 +28,21 @@ import pillar.api.value.VolumeId;
  * clients alone and reads as it did; an older agent refuses a record with it (a field it does not know:
  * the record is damaged, its export not applied), never exporting a read-only client read-write.
  *
+ * <p>The {@code fencing=} line, written only when there is one, holds the removed clients whose NFSv4 state
+ * is still to be released ({@link pillar.agent.nfs.NfsServer#releaseState}): noted before {@code exportfs -u},
+ * dropped once released, so an agent that died between the two releases it at its next deny of the client or
+ * at start-up. A record without it has none pending. A client is never both allowed and fencing.
+ *
  * @param volume  the exported volume
  * @param backend the zfs-dataset backend it lives on
  * @param path    the dataset's mount path, exported
  * @param server  the server's address the nodes mount from (an IP literal)
  * @param clients the client addresses allowed, one export entry each
  * @param readOnly those of the clients exported read-only; the others are read-write
+ * @param fencing  removed clients whose NFSv4 state is still to be released; none of the clients
  */
 public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsClient server, Set<NfsClient> clients,
-                              Set<NfsClient> readOnly) {
+                              Set<NfsClient> readOnly, Set<NfsClient> fencing) {
     static final String PROTOCOL_LINE = "protocol=nfs";
 
     public NfsExportRecord {
@@ -46,9 +52,19 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
             throw new IllegalArgumentException("read-only clients " + readOnly + " are not all among the clients " + clients);
         }
         readOnly = Set.copyOf(readOnly);
+        fencing = Set.copyOf(fencing);
+        if (fencing.stream().anyMatch(clients::contains)) {
+            throw new IllegalArgumentException("clients " + fencing + " are both allowed and fencing");
+        }
     }
 
-    /** Every client read-write. */
+    /** None fencing. */
+    public NfsExportRecord(VolumeId volume, String backend, Path path, NfsClient server, Set<NfsClient> clients,
+                           Set<NfsClient> readOnly) {
+        this(volume, backend, path, server, clients, readOnly, Set.of());
+    }
+
+    /** Every client read-write, none fencing. */
     public NfsExportRecord(VolumeId volume, String backend, Path path, NfsClient server, Set<NfsClient> clients) {
         this(volume, backend, path, server, clients, Set.of());
     }
@@ -63,13 +79,31 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
     }
 
     public NfsExportRecord withPath(Path newPath) {
-        return new NfsExportRecord(volume, backend, newPath, server, clients, readOnly);
+        return new NfsExportRecord(volume, backend, newPath, server, clients, readOnly, fencing);
     }
 
-    /** Exactly these clients, each kept one with its access, a new one read-write. */
+    /** Exactly these clients, each kept one with its access, a new one read-write (and no longer fencing). */
     public NfsExportRecord withClients(Set<NfsClient> newClients) {
         return new NfsExportRecord(volume, backend, path, server, newClients,
-                readOnly.stream().filter(newClients::contains).collect(Collectors.toSet()));
+                readOnly.stream().filter(newClients::contains).collect(Collectors.toSet()),
+                fencing.stream().filter(c -> !newClients.contains(c)).collect(Collectors.toSet()));
+    }
+
+    /** {@code client} no longer allowed, its NFSv4 state noted as still to be released. */
+    public NfsExportRecord withFencing(NfsClient client) {
+        Set<NfsClient> newClients = new HashSet<>(clients);
+        newClients.remove(client);
+        Set<NfsClient> newFencing = new HashSet<>(fencing);
+        newFencing.add(client);
+        return new NfsExportRecord(volume, backend, path, server, newClients,
+                readOnly.stream().filter(newClients::contains).collect(Collectors.toSet()), newFencing);
+    }
+
+    /** {@code client}'s NFSv4 state released: its note dropped. */
+    public NfsExportRecord withoutFencing(NfsClient client) {
+        Set<NfsClient> newFencing = new HashSet<>(fencing);
+        newFencing.remove(client);
+        return new NfsExportRecord(volume, backend, path, server, clients, readOnly, newFencing);
     }
 
     /** {@code client} allowed with {@code access} (added, or its access changed), the others as they are. */
@@ -82,7 +116,9 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
         } else {
             newReadOnly.remove(client);
         }
-        return new NfsExportRecord(volume, backend, path, server, newClients, newReadOnly);
+        Set<NfsClient> newFencing = new HashSet<>(fencing);
+        newFencing.remove(client);
+        return new NfsExportRecord(volume, backend, path, server, newClients, newReadOnly, newFencing);
     }
 
     String encode() {
@@ -92,7 +128,8 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
                 + "path=" + path + "\n"
                 + "server=" + server.text() + "\n"
                 + "clients=" + joined(clients) + "\n"
-                + (readOnly.isEmpty() ? "" : "readonly=" + joined(readOnly) + "\n");
+                + (readOnly.isEmpty() ? "" : "readonly=" + joined(readOnly) + "\n")
+                + (fencing.isEmpty() ? "" : "fencing=" + joined(fencing) + "\n");
     }
 
     private static String joined(Set<NfsClient> addresses) {
@@ -117,13 +154,13 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        int fields = p.containsKey("readonly") ? 8 : 7;
+        int fields = 7 + (p.containsKey("readonly") ? 1 : 0) + (p.containsKey("fencing") ? 1 : 0);
         if (!"1".equals(p.getProperty("version")) || !"nfs".equals(p.getProperty("protocol")) || p.size() != fields
                 || p.getProperty("clients") == null) {
             throw new IllegalArgumentException("nfs export record: unknown version or missing fields");
         }
         return new NfsExportRecord(VolumeId.of(p.getProperty("volume")), p.getProperty("backend"), Path.of(p.getProperty("path")),
                 NfsClient.parse("server", p.getProperty("server")), addresses("clients", p.getProperty("clients")),
-                addresses("readonly", p.getProperty("readonly")));
+                addresses("readonly", p.getProperty("readonly")), addresses("fencing", p.getProperty("fencing")));
     }
 }

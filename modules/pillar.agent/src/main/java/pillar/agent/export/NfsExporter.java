@@ -8,6 +8,7 @@ import java.util.logging.Logger;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsExport;
 import pillar.agent.nfs.NfsServer;
+import pillar.agent.nfs.StateRelease;
 
 /**
  * Applies {@link NfsExportRecord}s to the NFS server exactly and measures drift against its listing: one
@@ -77,9 +78,19 @@ public final class NfsExporter {
         }
     }
 
-    /** Removes one client's entry (its access is cut once this returns: docs/nfs.md fact 2). */
-    public void remove(Path path, NfsClient client) {
-        server.unexport(path, client);
+    /**
+     * Removes one client's entry (its access is cut once this returns: docs/nfs.md fact 2) and releases its NFSv4
+     * state; {@code retry}: releases it also when the entry was gone already (a release noted as pending).
+     * Returns how the release went.
+     */
+    public StateRelease remove(Path path, NfsClient client, boolean retry) {
+        StateRelease released = server.unexport(path, client);
+        return released == StateRelease.DONE && retry ? server.releaseState(path, client) : released;
+    }
+
+    /** Removes one client's entry and releases its state when it was listed ({@code remove(path, client, false)}). */
+    public StateRelease remove(Path path, NfsClient client) {
+        return remove(path, client, false);
     }
 
     /** The server's listing now. */

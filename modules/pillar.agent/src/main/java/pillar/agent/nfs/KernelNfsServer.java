@@ -31,10 +31,12 @@ import pillar.runtime.exec.ProcessRunner;
  * strlen(path) characters): removing {@code /t/pvc-1} also removes that client's {@code /t/pvc-10}. Such
  * entries, listed before and gone after, are exported again at once with the fsid and access they had.
  *
- * <p>A client's last export removed, its NFSv4 state in nfsd is expired ({@link NfsClientState}): a
- * fenced client cannot return its opens, locks and delegations, which would otherwise keep the dataset
- * busy and its locks held. A client with other exports keeps its state (expiring it would cost it
- * its locks on those too).
+ * <p>A client's entry removed, its NFSv4 state is released ({@link FencedState}): a fenced client cannot
+ * return its opens, locks and delegations, which would otherwise keep the dataset busy and its locks
+ * held. Its last export gone, its whole state is expired ({@link NfsClientState}); with other exports,
+ * the filesystem's state is revoked ({@link NfsdRevocation}) when no other client has the path. Those
+ * writes run outside this server's lock, each bounded by {@link NfsdWrites}: a stuck one returns
+ * {@link StateRelease#PENDING} and never holds up another volume's export or unexport.
  */
 public final class KernelNfsServer implements NfsServer {
     /** The options after the access ({@code rw} or {@code ro}). */
@@ -45,16 +47,24 @@ public final class KernelNfsServer implements NfsServer {
     private final Duration timeout;
     private final Path etcExports;
     private final Path procRoot;
+    private final NfsdWrites writes;
+
+    /** With its own {@link NfsdWrites} of the default deadline. */
+    public KernelNfsServer(ProcessRunner runner, Duration timeout, Path etcExports, Path procRoot) {
+        this(runner, timeout, etcExports, procRoot, new NfsdWrites(NfsdWrites.DEADLINE, NfsdWrites.IN_FLIGHT));
+    }
 
     /**
      * @param etcExports {@code /etc/exports}, made empty when missing
      * @param procRoot   {@code /proc}, where {@link NfsPresence} finds nfsd and mountd and nfsd lists its clients
+     * @param writes     the bounded writes to nfsd's procfs files (expiries and revocations)
      */
-    public KernelNfsServer(ProcessRunner runner, Duration timeout, Path etcExports, Path procRoot) {
+    public KernelNfsServer(ProcessRunner runner, Duration timeout, Path etcExports, Path procRoot, NfsdWrites writes) {
         this.runner = runner;
         this.timeout = timeout;
         this.etcExports = etcExports;
         this.procRoot = procRoot;
+        this.writes = writes;
     }
 
     @Override
@@ -73,11 +83,24 @@ public final class KernelNfsServer implements NfsServer {
     }
 
     @Override
-    public synchronized void unexport(Path path, NfsClient client) {
+    public StateRelease unexport(Path path, NfsClient client) {
         NfsServer.requireExportable(path);
+        List<NfsExport> left = removeEntry(path, client);
+        // outside the lock: an expiry may wait on a stuck device
+        return left == null ? StateRelease.DONE : FencedState.release(procRoot, writes, path, client, left);
+    }
+
+    @Override
+    public StateRelease releaseState(Path path, NfsClient client) {
+        NfsServer.requireExportable(path);
+        return FencedState.release(procRoot, writes, path, client, exports());
+    }
+
+    /** Runs exportfs -u; returns the table without the entry, or null when it was not listed. */
+    private synchronized List<NfsExport> removeEntry(Path path, NfsClient client) {
         List<NfsExport> before = exports();
         if (before.stream().noneMatch(e -> e.path().equals(path) && e.client().equals(client))) {
-            return;
+            return null;
         }
         exportfs(List.of("exportfs", "-u", target(client, path)));
         List<NfsExport> after = exports();
@@ -91,10 +114,7 @@ public final class KernelNfsServer implements NfsServer {
         if (after.stream().anyMatch(e -> e.path().equals(path) && e.client().equals(client))) {
             throw new NfsServerException("exportfs -u " + target(client, path) + " succeeded but the export is still listed");
         }
-        // its last export gone, the client's opens, locks and delegations would outlive the fence
-        if (before.stream().noneMatch(e -> e.client().equals(client) && !e.path().equals(path))) {
-            NfsClientState.expire(procRoot, client);
-        }
+        return before.stream().filter(e -> !(e.path().equals(path) && e.client().equals(client))).toList();
     }
 
     @Override

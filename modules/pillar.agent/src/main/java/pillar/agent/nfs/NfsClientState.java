@@ -24,22 +24,40 @@ final class NfsClientState {
 
     /**
      * Expires every nfsd client whose address (the {@code address:} line of its {@code info}) is
-     * {@code client}'s; returns the ids expired. A client that went meanwhile is skipped; no nfsd
-     * clients directory is no client. A failed write is logged and skipped: the export is gone
-     * either way, and only the state lingers.
+     * {@code client}'s, each write through {@code writes} (bounded by its deadline). True when every such
+     * write returned (a client that went meanwhile is skipped; no nfsd clients directory is no client; a
+     * failed write is logged: the export is gone either way, and only the state lingers); false when one
+     * did not return in time, so the expiry is to be tried again.
      */
-    static List<String> expire(Path procRoot, NfsClient client) {
-        Path clients = procRoot.resolve("fs/nfsd/clients");
+    static boolean expire(Path procRoot, NfsClient client, NfsdWrites writes) {
         List<String> expired = new ArrayList<>();
+        boolean returned = true;
+        for (Path id : ids(procRoot, client)) {
+            if (writes.write(id.resolve("ctl"), "expire\n")) {
+                expired.add(id.getFileName().toString());
+            } else {
+                returned = false;
+            }
+        }
+        if (!expired.isEmpty()) {
+            LOG.info(() -> "expired the NFSv4 state of " + client + " (nfsd clients " + expired + "): it has no export left");
+        }
+        return returned;
+    }
+
+    /** The directories of the nfsd clients of {@code client}'s address, in order; none without an nfsd clients directory. */
+    static List<Path> ids(Path procRoot, NfsClient client) {
+        Path clients = procRoot.resolve("fs/nfsd/clients");
+        List<Path> found = new ArrayList<>();
         if (!Files.isDirectory(clients)) {
-            return expired;
+            return found;
         }
         List<Path> ids;
         try (Stream<Path> listing = Files.list(clients)) {
             ids = listing.sorted().toList();
         } catch (IOException e) {
             LOG.warning(() -> "cannot list " + clients + " to expire the NFSv4 state of " + client + ": " + e.getMessage());
-            return expired;
+            return found;
         }
         for (Path id : ids) {
             String address;
@@ -48,20 +66,11 @@ final class NfsClientState {
             } catch (IOException gone) {
                 continue;
             }
-            if (address == null || !sameHost(address, client)) {
-                continue;
-            }
-            try {
-                Files.writeString(id.resolve("ctl"), "expire\n");
-                expired.add(id.getFileName().toString());
-            } catch (IOException e) {
-                LOG.warning(() -> "cannot expire nfsd client " + id.getFileName() + " of " + client + ": " + e.getMessage());
+            if (address != null && sameHost(address, client)) {
+                found.add(id);
             }
         }
-        if (!expired.isEmpty()) {
-            LOG.info(() -> "expired the NFSv4 state of " + client + " (nfsd clients " + expired + "): it has no export left");
-        }
-        return expired;
+        return found;
     }
 
     /** The {@code address:} value of an nfsd client's info, unquoted: {@code 10.77.1.2:876}, {@code [fd00::2]:876}. */

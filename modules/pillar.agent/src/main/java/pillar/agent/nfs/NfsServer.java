@@ -30,8 +30,21 @@ public interface NfsServer {
         export(path, client, fsid, NfsAccess.READ_WRITE);
     }
 
-    /** Removes {@code client}'s entry for {@code path}; none: success. Other clients and paths keep theirs. */
-    void unexport(Path path, NfsClient client);
+    /**
+     * Removes {@code client}'s entry for {@code path}; none: success, {@link StateRelease#DONE}. Other clients and
+     * paths keep theirs. An entry removed, the client's NFSv4 state is released as {@link #releaseState} does,
+     * and how that went is returned.
+     */
+    StateRelease unexport(Path path, NfsClient client);
+
+    /**
+     * Releases the NFSv4 state {@code client} may still hold after losing its entry for {@code path}, whether
+     * that entry went now or before (a retry): still listed, nothing; no entry of the client left on this server,
+     * its whole state expired; otherwise, when no other client has {@code path}, its state on that filesystem
+     * revoked (every client's there: none but it may use it), and when others still have it, nothing (theirs
+     * would go too). {@link StateRelease#PENDING} when the kernel did not finish within its deadline: retry.
+     */
+    StateRelease releaseState(Path path, NfsClient client);
 
     /** Every entry of the table now, as the server serves it. */
     List<NfsExport> exports();
@@ -50,7 +63,12 @@ public interface NfsServer {
             }
 
             @Override
-            public void unexport(Path path, NfsClient client) {
+            public StateRelease unexport(Path path, NfsClient client) {
+                throw new NfsServerException(reason);
+            }
+
+            @Override
+            public StateRelease releaseState(Path path, NfsClient client) {
                 throw new NfsServerException(reason);
             }
 

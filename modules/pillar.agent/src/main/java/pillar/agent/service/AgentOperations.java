@@ -26,6 +26,7 @@ import pillar.agent.export.NfsExportRecord;
 import pillar.agent.export.NfsExporter;
 import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
+import pillar.agent.nfs.StateRelease;
 import pillar.agent.export.RecordedAuth;
 import pillar.agent.fencing.Fence;
 import pillar.agent.fencing.MarkStore;
@@ -433,7 +434,8 @@ public final class AgentOperations {
             });
             Optional<NfsExportRecord> existing = exports.readNfs(id);
             NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server,
-                    existing.map(NfsExportRecord::clients).orElse(Set.of()), existing.map(NfsExportRecord::readOnly).orElse(Set.of()));
+                    existing.map(NfsExportRecord::clients).orElse(Set.of()), existing.map(NfsExportRecord::readOnly).orElse(Set.of()),
+                    existing.map(NfsExportRecord::fencing).orElse(Set.of()));
             if (existing.isPresent() && !existing.get().equals(wanted)) {
                 throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is already exported over NFS from " + existing.get().server()
                         + " at " + existing.get().path() + "; unexport it before exporting it from " + server + " at " + wanted.path());
@@ -464,7 +466,8 @@ public final class AgentOperations {
 
     /**
      * Removes one client address from the volume's NFS export, the record first: once this returns, the
-     * client's mounts fail (ESTALE, docs/nfs.md fact 2). Not exported, or not allowed: success.
+     * client's mounts fail (ESTALE, docs/nfs.md fact 2). Not exported, or not allowed: success. The record notes
+     * the client as fencing until its NFSv4 state is released; a deny of a client still noted retries that.
      */
     public void denyNfs(Optional<FencingToken> token, VolumeId id, NfsClient client) {
         fence.revoke(id, token, done -> {
@@ -473,11 +476,15 @@ public final class AgentOperations {
             if (record.isEmpty()) {
                 return null;
             }
-            Set<NfsClient> clients = new HashSet<>(record.get().clients());
-            if (clients.remove(client)) {
-                exports.write(record.get().withClients(clients));
+            // noted before exportfs -u, so a death before the release is followed by a retry (docs/nfs.md fact 14)
+            boolean retry = record.get().fencing().contains(client);
+            NfsExportRecord noted = record.get().clients().contains(client) ? record.get().withFencing(client) : record.get();
+            if (!noted.equals(record.get())) {
+                exports.write(noted);
             }
-            nfs.remove(record.get().path(), client);
+            if (nfs.remove(noted.path(), client, retry) == StateRelease.DONE && noted.fencing().contains(client)) {
+                exports.write(noted.withoutFencing(client));
+            }
             return null;
         });
     }
@@ -515,7 +522,10 @@ public final class AgentOperations {
             Optional<NfsExportRecord> existing = exports.readNfs(id);
             Set<NfsClient> readOnly = existing.map(NfsExportRecord::readOnly).orElse(Set.of()).stream()
                     .filter(clients::contains).collect(java.util.stream.Collectors.toSet());
-            NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server, clients, readOnly);
+            // a release still pending stays noted (retried at the next deny or start-up), unless allowed again
+            Set<NfsClient> fencing = existing.map(NfsExportRecord::fencing).orElse(Set.of()).stream()
+                    .filter(c -> !clients.contains(c)).collect(java.util.stream.Collectors.toSet());
+            NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server, clients, readOnly, fencing);
             if (existing.isPresent() && !(existing.get().path().equals(wanted.path()) && existing.get().server().equals(server)
                     && existing.get().backend().equals(backendName))) {
                 unexportLocked(id);

@@ -111,6 +111,46 @@ class NfsExportReapplyTest {
     }
 
     @Test
+    void aFencedClientWhoseReleaseTheAgentDiedBeforeIsReleasedAtStartUpAndItsNoteDropped() {
+        NfsExportRecord one = record(PVC1, Set.of(A, B));
+        exporter.apply(one);
+        nfs.mount(A, one.path()).write("f", "by-a");
+        nfs.mount(B, one.path()).write("g", "by-b");
+        // the deny as the agent makes it, dead after exportfs -u
+        NfsExportRecord noted = one.withFencing(B);
+        store.write(noted);
+        nfs.removeEntryOnly(one.path(), B);
+        nfs.wipe();
+
+        assertThat(reapply()).isEmpty();
+
+        assertThat(nfs.holdsState(B, one.path())).as("B's state, released at start-up").isFalse();
+        assertThat(nfs.holdsState(A, one.path())).isTrue();
+        assertThat(store.readNfs(PVC1)).contains(record(PVC1, Set.of(A)));
+        assertThat(nfs.exports()).containsExactly(new NfsExport(one.path(), A, one.fsid().text()));
+    }
+
+    @Test
+    void aReleaseStillStuckAtStartUpStaysNoted() {
+        NfsExportRecord one = record(PVC1, Set.of(A, B));
+        exporter.apply(one);
+        nfs.mount(B, one.path());
+        NfsExportRecord noted = one.withFencing(B);
+        store.write(noted);
+        nfs.removeEntryOnly(one.path(), B);
+        nfs.hangReleases(true);
+
+        assertThat(reapply()).isEmpty();
+
+        assertThat(store.readNfs(PVC1)).contains(noted);
+        assertThat(nfs.holdsState(B, one.path())).isTrue();
+        nfs.hangReleases(false);
+        assertThat(reapply()).isEmpty();
+        assertThat(store.readNfs(PVC1)).contains(record(PVC1, Set.of(A)));
+        assertThat(nfs.holdsState(B, one.path())).isFalse();
+    }
+
+    @Test
     void driftIsMeasuredAndRemovedAnUnrecordedClientLosesAccess() {
         NfsExportRecord one = record(PVC1, Set.of(A));
         store.write(one);
@@ -185,8 +225,13 @@ class NfsExportReapplyTest {
             }
 
             @Override
-            public void unexport(Path path, NfsClient client) {
+            public pillar.agent.nfs.StateRelease unexport(Path path, NfsClient client) {
                 throw new AssertionError("unexport");
+            }
+
+            @Override
+            public pillar.agent.nfs.StateRelease releaseState(Path path, NfsClient client) {
+                throw new AssertionError("releaseState");
             }
 
             @Override

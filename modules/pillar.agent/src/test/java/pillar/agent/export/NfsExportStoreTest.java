@@ -90,6 +90,24 @@ class NfsExportStoreTest {
     }
 
     @Test
+    void aFencingClientRoundTripsAsItsOwnLineAndAllowedAgainIsNoLongerFencing() throws Exception {
+        NfsExportRecord noted = nfs("pvc-a", Set.of(A, V6)).withFencing(V6);
+        new ExportStore(state).write(noted);
+
+        assertThat(Files.readString(state.resolve("exports").resolve("pvc-a"))).endsWith("clients=10.77.1.2\nfencing=fd00:0:0:0:0:0:0:2\n");
+        NfsExportRecord read = new ExportStore(state).readNfs(VolumeId.of("pvc-a")).orElseThrow();
+        assertThat(read).isEqualTo(noted);
+        assertThat(read.clients()).containsExactly(A);
+        assertThat(read.fencing()).containsExactly(V6);
+        assertThat(read.withoutFencing(V6)).isEqualTo(nfs("pvc-a", Set.of(A)));
+        assertThat(read.withClient(V6, NfsAccess.READ_ONLY).fencing()).isEmpty();
+        assertThat(read.withClients(Set.of(A, V6)).fencing()).isEmpty();
+        assertThat(read.withPath(Path.of("/tank/nfs/moved")).fencing()).containsExactly(V6);
+        assertThatThrownBy(() -> new NfsExportRecord(VolumeId.of("pvc-a"), "shared", Path.of("/tank/nfs/pvc-a"), SERVER, Set.of(A),
+                Set.of(), Set.of(A))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aReadOnlyClientMustBeAnAllowedOne() {
         assertThatThrownBy(() -> new NfsExportRecord(VolumeId.of("pvc-a"), "shared", Path.of("/tank/nfs/pvc-a"), SERVER, Set.of(A),
                 Set.of(V6))).isInstanceOf(IllegalArgumentException.class);

@@ -17,6 +17,12 @@ import java.util.Set;
  * read and write again, while another fsid leaves it stale. A read-only entry's mount reads and its writes
  * fail (EROFS), an entry's access changed applies to a mount at its next call. Only paths made with
  * {@link #directory} exist.
+ *
+ * <p>A mount gives its client NFSv4 state on the path ({@link #holdsState}); an entry removed, that state is
+ * released by {@link NfsServer#releaseState}'s rule, whole when the client has no entry left, the path's
+ * (every client's) when no other client has it, none while others do. {@link #hangReleases} makes every
+ * release that would change state answer {@link StateRelease#PENDING} and change nothing (a stuck expiry);
+ * {@link #removeEntryOnly} is {@code exportfs -u} by hand (an agent that died before the release).
  */
 public final class FakeNfsServer implements NfsServer {
     private record Key(Path path, NfsClient client) {
@@ -28,6 +34,8 @@ public final class FakeNfsServer implements NfsServer {
     private final Map<Key, Entry> table = new LinkedHashMap<>();
     private final Set<Path> directories = new HashSet<>();
     private final Map<Path, Map<String, String>> files = new HashMap<>();
+    private final Map<NfsClient, Set<Path>> state = new HashMap<>();
+    private boolean hang;
     private int changes;
     private java.util.Optional<String> problem = java.util.Optional.empty();
 
@@ -60,8 +68,50 @@ public final class FakeNfsServer implements NfsServer {
     }
 
     @Override
-    public synchronized void unexport(Path path, NfsClient client) {
+    public synchronized StateRelease unexport(Path path, NfsClient client) {
         NfsServer.requireExportable(path);
+        if (table.remove(new Key(path, client)) == null) {
+            return StateRelease.DONE;
+        }
+        changes++;
+        return releaseState(path, client);
+    }
+
+    @Override
+    public synchronized StateRelease releaseState(Path path, NfsClient client) {
+        NfsServer.requireExportable(path);
+        if (table.containsKey(new Key(path, client))) {
+            return StateRelease.DONE;
+        }
+        boolean anyLeft = table.keySet().stream().anyMatch(k -> k.client().equals(client));
+        boolean othersOnPath = table.keySet().stream().anyMatch(k -> k.path().equals(path));
+        if (anyLeft && othersOnPath) {
+            return StateRelease.DONE;
+        }
+        if (hang) {
+            return StateRelease.PENDING;
+        }
+        if (!anyLeft) {
+            state.remove(client);
+        } else {
+            state.values().forEach(paths -> paths.remove(path));
+        }
+        return StateRelease.DONE;
+    }
+
+    /** Whether {@code client} holds NFSv4 state (opens, locks, delegations) on {@code path}: it mounted it and it was not released. */
+    public synchronized boolean holdsState(NfsClient client, Path path) {
+        return state.getOrDefault(client, Set.of()).contains(path);
+    }
+
+    /** From now on every release that would change state hangs past its deadline: {@link StateRelease#PENDING}, nothing changed. */
+    public synchronized FakeNfsServer hangReleases(boolean hanging) {
+        hang = hanging;
+        return this;
+    }
+
+    /** {@code exportfs -u} alone: the entry goes, the client's state stays (an agent that died before releasing it). */
+    public synchronized void removeEntryOnly(Path path, NfsClient client) {
         if (table.remove(new Key(path, client)) != null) {
             changes++;
         }
@@ -92,6 +142,7 @@ public final class FakeNfsServer implements NfsServer {
             throw new NfsServerContract.AccessException("EACCES");
         }
         String fsid = mounted.fsid();
+        state.computeIfAbsent(client, c -> new HashSet<>()).add(path);
         return new NfsServerContract.Mount() {
             @Override
             public void write(String name, String text) {

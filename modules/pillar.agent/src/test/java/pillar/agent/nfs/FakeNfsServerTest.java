@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Test;
 
 import pillar.api.value.VolumeId;
 
-/** The NFS server contract against the fake, and what only the fake shows: a new fsid leaves old mounts stale. */
+/**
+ * The NFS server contract against the fake, and what only the fake shows: a new fsid leaves old mounts stale, a
+ * hung release answers PENDING and a retry releases.
+ */
 class FakeNfsServerTest extends NfsServerContract {
     private final FakeNfsServer fake = new FakeNfsServer();
 
@@ -31,6 +34,35 @@ class FakeNfsServerTest extends NfsServerContract {
     @Override
     protected void wipe() {
         fake.wipe();
+    }
+
+    @Override
+    protected boolean holdsState(NfsClient client, Path path) {
+        return fake.holdsState(client, path);
+    }
+
+    @Override
+    protected void removeEntryOnly(Path path, NfsClient client) {
+        fake.removeEntryOnly(path, client);
+    }
+
+    @Test
+    void aHungReleaseIsPendingKeepsTheStateAndLeavesOtherCallsAloneUntilARetryReleasesIt() {
+        Path v1 = exportable("v1");
+        Path v2 = exportable("v2");
+        fake.export(v1, A, FSID);
+        mount(A, v1).write("a", "1");
+        fake.hangReleases(true);
+
+        assertThat(fake.unexport(v1, A)).isEqualTo(StateRelease.PENDING);
+        assertThat(fake.exports()).isEmpty();
+        assertThat(holdsState(A, v1)).isTrue();
+        fake.export(v2, B, NfsFsid.of(VolumeId.of("pvc-2")));
+        mount(B, v2).write("b", "2");
+
+        fake.hangReleases(false);
+        assertThat(fake.releaseState(v1, A)).isEqualTo(StateRelease.DONE);
+        assertThat(holdsState(A, v1)).isFalse();
     }
 
     @Test

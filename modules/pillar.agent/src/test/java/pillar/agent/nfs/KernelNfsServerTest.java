@@ -174,20 +174,70 @@ class KernelNfsServerTest {
         assertThat(Files.readString(a)).isEqualTo("expire\n");
         assertThat(Files.readString(b)).isEmpty();
         assertThat(Files.readString(v6)).isEmpty();
-        assertThat(NfsClientState.expire(etc.resolve("proc"), NfsClient.parse("c", "fd00::2"))).containsExactly("5");
+        assertThat(NfsClientState.ids(etc.resolve("proc"), NfsClient.parse("c", "fd00::2"))).containsExactly(v6.getParent());
     }
 
     @Test
-    void aClientWithAnotherExportKeepsItsNfsdState() throws Exception {
+    void aClientWithAnotherExportKeepsItsNfsdStateAndLosesThePathsWhereNoOtherClientIs() throws Exception {
         Path a = nfsdClient("3", "10.77.1.2:876");
+        Path unlock = unlockFilesystem();
         String before = line("/tank/nfs/pvc-1", "10.77.1.2", FSID.text()) + line("/tank/nfs/pvc-2", "10.77.1.2", "x");
         String after = line("/tank/nfs/pvc-2", "10.77.1.2", "x");
         ScriptedRunner runner = new ScriptedRunner(ScriptedRunner.printing(before, ""), ScriptedRunner.printing("", ""),
                 ScriptedRunner.printing(after, ""));
 
-        server(runner).unexport(Path.of("/tank/nfs/pvc-1"), A);
+        assertThat(server(runner).unexport(Path.of("/tank/nfs/pvc-1"), A)).isEqualTo(StateRelease.DONE);
 
         assertThat(Files.readString(a)).isEmpty();
+        assertThat(Files.readString(unlock)).as("no other client has pvc-1: its state revoked there").isEqualTo("/tank/nfs/pvc-1\n");
+    }
+
+    /** nfsd's {@code unlock_filesystem}, an empty file here. */
+    private Path unlockFilesystem() throws Exception {
+        Path file = Files.createDirectories(etc.resolve("proc/fs/nfsd")).resolve("unlock_filesystem");
+        Files.writeString(file, "");
+        return file;
+    }
+
+    @Test
+    void aPathAnotherClientStillHasIsNotRevokedForAClientWithOtherExports() throws Exception {
+        Path a = nfsdClient("3", "10.77.1.2:876");
+        Path unlock = unlockFilesystem();
+        String b = line("/tank/nfs/pvc-1", "10.77.2.2", FSID.text());
+        String before = line("/tank/nfs/pvc-1", "10.77.1.2", FSID.text()) + b + line("/tank/nfs/pvc-2", "10.77.1.2", "x");
+        String after = b + line("/tank/nfs/pvc-2", "10.77.1.2", "x");
+        ScriptedRunner runner = new ScriptedRunner(ScriptedRunner.printing(before, ""), ScriptedRunner.printing("", ""),
+                ScriptedRunner.printing(after, ""));
+
+        assertThat(server(runner).unexport(Path.of("/tank/nfs/pvc-1"), A)).isEqualTo(StateRelease.DONE);
+
+        assertThat(Files.readString(a)).isEmpty();
+        assertThat(Files.readString(unlock)).as("a revocation would take 10.77.2.2's state too").isEmpty();
+    }
+
+    @Test
+    void aReleaseRetriedAfterExportfsUAloneExpiresTheClientWhoseEntryIsGone() throws Exception {
+        Path a = nfsdClient("3", "10.77.1.2:876");
+        Path b = nfsdClient("4", "10.77.2.2:901");
+        ScriptedRunner runner = new ScriptedRunner(ScriptedRunner.printing(line("/export/v1", "10.77.2.2", "101"), ""));
+
+        assertThat(server(runner).releaseState(Path.of("/export/v1"), A)).isEqualTo(StateRelease.DONE);
+
+        assertThat(runner.commands()).singleElement().satisfies(c -> assertThat(c.argv()).containsExactly("exportfs", "-v"));
+        assertThat(Files.readString(a)).isEqualTo("expire\n");
+        assertThat(Files.readString(b)).isEmpty();
+    }
+
+    @Test
+    void aReleaseOfAClientStillListedWritesNothing() throws Exception {
+        Path a = nfsdClient("3", "10.77.1.2:876");
+        Path unlock = unlockFilesystem();
+
+        assertThat(server(new ScriptedRunner(ScriptedRunner.printing(CAPTURED, ""))).releaseState(Path.of("/export/v1"), A))
+                .isEqualTo(StateRelease.DONE);
+
+        assertThat(Files.readString(a)).isEmpty();
+        assertThat(Files.readString(unlock)).isEmpty();
     }
 
     @Test

@@ -14,8 +14,10 @@ import pillar.api.value.VolumeId;
 /**
  * What any {@link NfsServer} must do, as docs/nfs.md measured nfsd: per-client exports, each read-write or read-only, the fence of an
  * unexport (fact 2), a wipe and re-apply that keeps data and mounts (fact 3), idempotent calls, and bad
- * input refused without a change. Run against {@link FakeNfsServer}; a kernel test subclasses it with
- * nfsd, exportfs and nodes' network namespaces.
+ * input refused without a change, and the release of a removed client's NFSv4 state (whole when it has no
+ * entry left, the path's when no other client has it, none while others do; retried after the entry went
+ * alone). Run against {@link FakeNfsServer}; a kernel test subclasses it with nfsd, exportfs and nodes'
+ * network namespaces (the path's revocation needs Linux 6.9: docs/nfs.md fact 14).
  */
 public abstract class NfsServerContract {
     protected static final NfsClient A = NfsClient.parse("a", "10.77.1.2");
@@ -52,6 +54,94 @@ public abstract class NfsServerContract {
 
     /** Every export removed ({@code exportfs -ua}). */
     protected abstract void wipe();
+
+    /** Whether nfsd holds NFSv4 state (opens, locks, delegations) of {@code client} on {@code path}. */
+    protected abstract boolean holdsState(NfsClient client, Path path);
+
+    /** {@code exportfs -u} of the entry alone, as an agent that died before releasing the client's state left it. */
+    protected abstract void removeEntryOnly(Path path, NfsClient client);
+
+    @Test
+    void aClientsLastEntryRemovedReleasesItsStateAndNoOtherClients() {
+        Path v1 = exportable("v1");
+        server().export(v1, A, FSID);
+        server().export(v1, B, FSID);
+        mount(A, v1).write("a", "1");
+        Mount b = mount(B, v1);
+
+        assertThat(server().unexport(v1, A)).isEqualTo(StateRelease.DONE);
+
+        assertThat(holdsState(A, v1)).isFalse();
+        assertThat(holdsState(B, v1)).isTrue();
+        b.write("b", "2");
+    }
+
+    @Test
+    void aReleaseRetriedAfterTheEntryWentAloneStillReleasesTheState() {
+        Path v1 = exportable("v1");
+        server().export(v1, A, FSID);
+        mount(A, v1).write("a", "1");
+        removeEntryOnly(v1, A);
+        assertThat(holdsState(A, v1)).isTrue();
+
+        assertThat(server().unexport(v1, A)).as("the entry gone: nothing to release by unexport").isEqualTo(StateRelease.DONE);
+        assertThat(server().releaseState(v1, A)).isEqualTo(StateRelease.DONE);
+
+        assertThat(holdsState(A, v1)).isFalse();
+        assertThat(server().releaseState(v1, A)).as("again").isEqualTo(StateRelease.DONE);
+        assertThat(server().exports()).isEmpty();
+    }
+
+    @Test
+    void aClientWithAnotherExportLosesItsStateOnTheRemovedPathOnly() {
+        Path v1 = exportable("v1");
+        Path v2 = exportable("v2");
+        NfsFsid other = NfsFsid.of(VolumeId.of("pvc-2"));
+        server().export(v1, A, FSID);
+        server().export(v2, A, other);
+        mount(A, v1).write("a", "1");
+        Mount a2 = mount(A, v2);
+
+        assertThat(server().unexport(v1, A)).isEqualTo(StateRelease.DONE);
+
+        assertThat(holdsState(A, v1)).isFalse();
+        assertThat(holdsState(A, v2)).isTrue();
+        a2.write("a", "still");
+        assertThat(a2.read("a")).isEqualTo("still");
+    }
+
+    @Test
+    void aPathOtherClientsStillHaveIsNotRevokedForAClientWithOtherExports() {
+        Path v1 = exportable("v1");
+        Path v2 = exportable("v2");
+        server().export(v1, A, FSID);
+        server().export(v1, B, FSID);
+        server().export(v2, A, NfsFsid.of(VolumeId.of("pvc-2")));
+        mount(A, v1).write("a", "1");
+        mount(A, v2).write("a", "1");
+        Mount b = mount(B, v1);
+
+        assertThat(server().unexport(v1, A)).isEqualTo(StateRelease.DONE);
+
+        assertThat(holdsState(B, v1)).as("B's state: a revocation of v1 would take it").isTrue();
+        assertThat(holdsState(A, v1)).as("A's state on v1 stays: the limit docs/nfs.md fact 14 states").isTrue();
+        assertThat(holdsState(A, v2)).isTrue();
+        b.write("b", "2");
+    }
+
+    @Test
+    void aReleaseOfAClientStillExportedChangesNothing() {
+        Path v1 = exportable("v1");
+        server().export(v1, A, FSID);
+        Mount a = mount(A, v1);
+        a.write("a", "1");
+
+        assertThat(server().releaseState(v1, A)).isEqualTo(StateRelease.DONE);
+
+        assertThat(holdsState(A, v1)).isTrue();
+        assertThat(a.read("a")).isEqualTo("1");
+        assertThat(server().exports()).containsExactly(new NfsExport(v1, A, FSID.text()));
+    }
 
     @Test
     void twoClientsOfOneExportReadEachOthersWritesAndTheListingShowsEach() {
@@ -163,6 +253,7 @@ public abstract class NfsServerContract {
         for (String bad : List.of("relative/dir", "/a b", "/a,rw", "/x/../etc", "/x/./y", "/q\"uote")) {
             assertThatThrownBy(() -> server().export(Path.of(bad), B, FSID)).as(bad).isInstanceOf(InvalidValueException.class);
             assertThatThrownBy(() -> server().unexport(Path.of(bad), A)).as(bad).isInstanceOf(InvalidValueException.class);
+            assertThatThrownBy(() -> server().releaseState(Path.of(bad), A)).as(bad).isInstanceOf(InvalidValueException.class);
         }
         assertThat(server().exports()).isEqualTo(before);
     }

@@ -169,6 +169,31 @@ class AgentNfsIT {
     }
 
     @Test
+    void aDeniedClientsStateIsReleasedAndAStuckReleaseStaysNotedUntilTheNextDenyReleasesIt() throws Exception {
+        exportNfs();
+        allow(A);
+        allow(B);
+        nfs.mount(A, PVC1).write("f", "by-a");
+        nfs.mount(B, PVC1).write("g", "by-b");
+        Path record = dir.resolve("state/exports/pvc-1");
+        nfs.hangReleases(true);
+
+        stub.denyInitiator(DenyInitiatorRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").setClientAddress(B.text()).build());
+
+        assertThat(java.nio.file.Files.readString(record)).contains("clients=" + A.text() + "\n").contains("fencing=" + B.text() + "\n");
+        assertThat(nfs.holdsState(B, PVC1)).isTrue();
+        nfs.hangReleases(false);
+        // the export is gone already: the deny retries the release all the same
+        stub.denyInitiator(DenyInitiatorRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").setClientAddress(B.text()).build());
+
+        assertThat(nfs.holdsState(B, PVC1)).isFalse();
+        assertThat(nfs.holdsState(A, PVC1)).isTrue();
+        assertThat(java.nio.file.Files.readString(record)).doesNotContain("fencing=");
+        allow(B);
+        nfs.mount(B, PVC1).write("h", "by-b again");
+    }
+
+    @Test
     void aReadOnlyAllowExportsThatClientRoDurablyAnotherAllowChangesItAndAReconcileKeepsIt() throws Exception {
         exportNfs();
         allow(A);
