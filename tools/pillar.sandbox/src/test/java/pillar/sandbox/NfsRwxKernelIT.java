@@ -62,8 +62,11 @@ import pillar.api.value.LifecycleUid;
  *       refused its lease (docs/nfs.md fact 13), and the write never reaches the server, while a reads and writes
  *       on; a file b read before, rewritten by a, never shows b the new content (a delegation may
  *       serve b its cached copy: docs/nfs.md fact 12);</li>
- *   <li>the agent SIGKILLed, every export wiped, the agent restarted: its records export to a again
- *       ({@code exportfs -v}), a reads what it wrote before and writes again;</li>
+ *   <li>the agent SIGKILLed in c's deny between {@code exportfs -u} and the expiry (the test writes c's record
+ *       note and runs the exportfs -u), every export wiped, the agent restarted: its records export to a again
+ *       ({@code exportfs -v}), the nfsd clients c had before are gone from /proc/fs/nfsd/clients (its start-up
+ *       expired them: docs/nfs.md fact 14) and the note is dropped, a reads what it wrote before and writes
+ *       again; c is unstaged and denied;</li>
  *   <li>unpublished, unstaged and deleted: no dataset, no export, no NFS mount is left.</li>
  * </ol>
  * Prints each step's time (the class's budget is 3 minutes under emulation).
@@ -334,13 +337,6 @@ class NfsRwxKernelIT {
             });
             assertThat(dataset.resolve("from-b-ro")).as("b's write while read-only, on the server").doesNotExist();
             assertThat(Files.readString(dataset.resolve("from-b-rw-again"))).isEqualTo("b writes again");
-            step("c unpublished, unstaged and denied", () -> {
-                c.csi().unpublish(VOLUME, c.target());
-                c.csi().unstage(VOLUME, c.staging());
-                calls(stub).denyInitiator(DenyInitiatorRequest.newBuilder().setToken(token()).setVolumeId(VOLUME)
-                        .setClientAddress(c.net().clientAddress()).build());
-                return null;
-            });
 
             // --- 3. b denied: cut at once, a goes on ---------------------------------------------------------
             BoundedIo.writeSynced(a.target().resolve("a-before-deny"), "b never opened this");
@@ -376,9 +372,17 @@ class NfsRwxKernelIT {
             });
             assertThat(Files.readString(dataset.resolve("a-after-deny"))).isEqualTo("a still writes");
 
-            // --- 4. the agent killed, the exports wiped, the agent restarted ---------------------------------
-            step("agent SIGKILLed, exportfs -ua, agent restarted (its records re-apply the export)", () -> {
+            // --- 4. the agent killed in c's deny, between exportfs -u and the expiry; the exports wiped; the agent restarted
+            List<String> cClients = nfsdClientIds(c.net().clientAddress());
+            assertThat(cClients).as("nfsd's clients of c, which mounts the volume read-only").isNotEmpty();
+            step("agent SIGKILLed in c's deny after exportfs -u, exportfs -ua, agent restarted (its records re-apply the export"
+                    + " and expire c's state)", () -> {
                 agentProcess.kill();
+                // what DenyInitiator c had done when the agent died: the record notes c as fencing, exportfs -u ran
+                Path record = layout.agentStateDir().resolve("exports").resolve(VOLUME);
+                Files.writeString(record, fencing(Files.readString(record), c.net().clientAddress()));
+                nfsd.run("exportfs", "-u", c.net().clientAddress() + ":" + exportPath);
+                assertThat(nfsdClientIds(c.net().clientAddress())).as("c's nfsd clients, not expired by exportfs -u").containsAll(cClients);
                 nfsd.unexportAll();
                 assertThat(nfsd.exports()).as("exportfs -v after exportfs -ua").doesNotContain(exportPath);
                 agentProcess.restart();
@@ -387,7 +391,20 @@ class NfsRwxKernelIT {
             });
             String reapplied = nfsd.exports();
             System.out.println("  exportfs -v after the restart:\n" + reapplied.indent(4).stripTrailing());
-            assertThat(reapplied).contains(exportPath).contains(a.net().clientAddress()).doesNotContain(b.net().clientAddress());
+            assertThat(reapplied).contains(exportPath).contains(a.net().clientAddress()).doesNotContain(b.net().clientAddress())
+                    .doesNotContain(c.net().clientAddress());
+            System.out.println("  nfsd's clients after the restart:\n" + nfsd.clients().indent(4).stripTrailing());
+            assertThat(nfsdClientIds(c.net().clientAddress())).as("c's nfsd clients of before, expired by the agent's start-up")
+                    .doesNotContainAnyElementsOf(cClients);
+            assertThat(Files.readString(layout.agentStateDir().resolve("exports").resolve(VOLUME))).as("the record, its note dropped")
+                    .doesNotContain("fencing=");
+            step("c unpublished, unstaged and denied", () -> {
+                c.csi().unpublish(VOLUME, c.target());
+                c.csi().unstage(VOLUME, c.staging());
+                calls(stub).denyInitiator(DenyInitiatorRequest.newBuilder().setToken(token()).setVolumeId(VOLUME)
+                        .setClientAddress(c.net().clientAddress()).build());
+                return null;
+            });
             step("a reads what was written before and writes again", () -> {
                 assertThat(BoundedIo.read(a.target().resolve("from-a"))).isEqualTo("rewritten by node a after b's deny");
                 assertThat(BoundedIo.read(a.target().resolve("from-b"))).isEqualTo("written by node b");
@@ -474,6 +491,42 @@ class NfsRwxKernelIT {
         System.out.printf("  %s: %.1f s; the exports unchanged and a and b exchanged files: %.1f s%n", call, (called - start) / 1e9,
                 (System.nanoTime() - called) / 1e9);
         return result;
+    }
+
+    /** The ids of nfsd's NFSv4 clients whose {@code address:} is {@code address} (any port), from /proc/fs/nfsd/clients. */
+    private static List<String> nfsdClientIds(String address) throws IOException {
+        List<String> ids = new ArrayList<>();
+        try (var listing = Files.list(Path.of("/proc/fs/nfsd/clients"))) {
+            for (Path id : listing.sorted().toList()) {
+                try {
+                    if (Files.readString(id.resolve("info")).lines().anyMatch(l -> l.startsWith("address:")
+                            && l.contains("\"" + address + ":"))) {
+                        ids.add(id.getFileName().toString());
+                    }
+                } catch (IOException gone) {
+                    // expired meanwhile
+                }
+            }
+        }
+        return ids;
+    }
+
+    /** An NFS export record as DenyInitiator writes it before exportfs -u: {@code client} out of the clients, noted fencing. */
+    private static String fencing(String record, String client) {
+        StringBuilder out = new StringBuilder();
+        for (String line : record.lines().toList()) {
+            if (line.startsWith("clients=") || line.startsWith("readonly=")) {
+                String key = line.substring(0, line.indexOf('=') + 1);
+                String rest = String.join(",", java.util.Arrays.stream(line.substring(key.length()).split(","))
+                        .filter(v -> !v.isEmpty() && !v.equals(client)).toList());
+                if (rest.isEmpty() && key.equals("readonly=")) {
+                    continue;
+                }
+                line = key + rest;
+            }
+            out.append(line).append('\n');
+        }
+        return out.append("fencing=").append(client).append('\n').toString();
     }
 
     /** Runs one step, printing and recording its time; its failure fails the test. */
