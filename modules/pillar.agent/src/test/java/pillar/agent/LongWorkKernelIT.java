@@ -46,7 +46,6 @@ class LongWorkKernelIT {
     private static final String DM = "pillarlongslow";
     private static final String VOLUME = "pvc-long-a";
     private static final String NEXT = "pvc-long-b";
-    private static final Pattern PERCENT = Pattern.compile("\\((\\d+)%\\)");
 
     @TempDir
     Path dir;
@@ -77,7 +76,7 @@ class LongWorkKernelIT {
         long start = System.nanoTime();
         int abortedBefore = 0;
         String last = "";
-        while (percent(last) < 50) {
+        while (VmBed.percent(last) < 50) {
             last = deleteAnsweringAborted();
             abortedBefore++;
             System.out.println("[delete " + abortedBefore + "] ABORTED: " + last);
@@ -127,18 +126,13 @@ class LongWorkKernelIT {
 
     /** A volume group on a fast PV holding the metadata (not allocatable) and a delayed PV holding the data. */
     private Path slowLinearVolumeGroup() throws Exception {
-        run("modprobe", "dm-delay");
         meta = VmBed.loopDevice(dir, "meta", 16 * MIB);
         data = VmBed.loopDevice(dir, "data", 128 * MIB);
         // 1 MiB into the loop device: the PV label written through the delay target is then not at the loop
         // device's own start, where LVM would find it a second time (a duplicate PV, which vgcreate refuses)
         long sectors = 127 * MIB / 512;
-        // no udev in the VM: dmsetup makes the node itself and waits for no udev event
-        run("dmsetup", "create", "--noudevsync", "--noudevrules", DM, "--table", "0 " + sectors + " delay " + data + " 2048 0 " + data
-                + " 2048 " + WRITE_DELAY_MS);
+        Path slow = VmBed.delayed(DM, data, 2048, sectors, 0, WRITE_DELAY_MS);
         mapped = true;
-        run("dmsetup", "mknodes", DM);
-        Path slow = Path.of("/dev/mapper", DM);
         run("pvcreate", "-q", meta.toString());
         run("pvcreate", "-q", "--metadatacopies", "0", slow.toString());
         run("vgcreate", "-q", VG, meta.toString(), slow.toString());
@@ -172,11 +166,6 @@ class LongWorkKernelIT {
             return e.getStatus().getDescription();
         }
         throw new AssertionError("the DeleteVolume answered OK before the agent was killed: the bed is not slow enough");
-    }
-
-    private static int percent(String message) {
-        Matcher m = PERCENT.matcher(message);
-        return m.find() ? Integer.parseInt(m.group(1)) : -1;
     }
 
     private pillar.api.agent.v1.FencingToken token() {
@@ -229,7 +218,7 @@ class LongWorkKernelIT {
                 () -> run("vgremove", "-q", "-f", VG),
                 () -> {
                     if (mapped) {
-                        run("dmsetup", "remove", "--noudevsync", "--noudevrules", DM);
+                        VmBed.removeDelayed(DM);
                     }
                 },
                 () -> {

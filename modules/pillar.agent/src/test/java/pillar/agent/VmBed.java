@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import pillar.runtime.exec.Command;
@@ -26,6 +28,7 @@ import pillar.runtime.exec.SystemProcessRunner;
 final class VmBed {
     static final Path CONFIGFS = Path.of("/sys/kernel/config");
     private static final SystemProcessRunner RUNNER = new SystemProcessRunner();
+    private static final Pattern PERCENT = Pattern.compile("\\((\\d+)%\\)");
 
     private VmBed() {
     }
@@ -57,6 +60,29 @@ final class VmBed {
             file.setLength(bytes);
         }
         return Path.of(run("losetup", "--find", "--show", image.toString()).strip());
+    }
+
+    /**
+     * A device-mapper {@code delay} target {@code /dev/mapper/<name>} over {@code sectors} of {@code device} from
+     * {@code offset} (in 512-byte sectors), every read held {@code readMs} and every write {@code writeMs}; made
+     * without udev (the VM has none): dmsetup makes the node itself. Remove it with {@link #removeDelayed}.
+     */
+    static Path delayed(String name, Path device, long offset, long sectors, int readMs, int writeMs) {
+        run("modprobe", "dm-delay");
+        run("dmsetup", "create", "--noudevsync", "--noudevrules", name, "--table", "0 " + sectors + " delay " + device + " " + offset
+                + " " + readMs + " " + device + " " + offset + " " + writeMs);
+        run("dmsetup", "mknodes", name);
+        return Path.of("/dev/mapper", name);
+    }
+
+    static void removeDelayed(String name) {
+        run("dmsetup", "remove", "--noudevsync", "--noudevrules", name);
+    }
+
+    /** The percentage in a background job's progress ("... (42%) ..."); -1 without one. */
+    static int percent(String message) {
+        Matcher m = PERCENT.matcher(message);
+        return m.find() ? Integer.parseInt(m.group(1)) : -1;
     }
 
     /** A volume group on {@code loop} with a thin pool {@code pool0} of {@code thinPool} (e.g. "512m"). */

@@ -47,7 +47,6 @@ class ZfsLongCopyKernelIT {
     private static final String SOURCE = "pvc-zsrc";
     private static final String CLONE = "pvc-zclone";
     private static final String ABANDONED = "pvc-zgone";
-    private static final Pattern PERCENT = Pattern.compile("\\((\\d+)%\\)");
 
     @TempDir
     Path dir;
@@ -81,7 +80,7 @@ class ZfsLongCopyKernelIT {
         long start = System.nanoTime();
         int abortedBefore = 0;
         String last = "";
-        while (percent(last) < 30) {
+        while (VmBed.percent(last) < 30) {
             last = cloneAnsweringAborted(CLONE);
             abortedBefore++;
             System.out.println("[clone " + abortedBefore + "] ABORTED: " + last);
@@ -133,15 +132,10 @@ class ZfsLongCopyKernelIT {
 
     /** A zpool on a device whose every read and write waits {@value #DELAY_MS} ms. */
     private Path slowPool() throws Exception {
-        run("modprobe", "dm-delay");
         loop = VmBed.loopDevice(dir, "zdata", 256 * MIB);
-        long sectors = 256 * MIB / 512;
-        // no udev in the VM: dmsetup makes the node itself and waits for no udev event
-        run("dmsetup", "create", "--noudevsync", "--noudevrules", DM, "--table", "0 " + sectors + " delay " + loop + " 0 " + DELAY_MS
-                + " " + loop + " 0 " + DELAY_MS);
+        Path slow = VmBed.delayed(DM, loop, 0, 256 * MIB / 512, DELAY_MS, DELAY_MS);
         mapped = true;
-        run("dmsetup", "mknodes", DM);
-        VmBed.zpool(POOL, Path.of("/dev/mapper", DM));
+        VmBed.zpool(POOL, slow);
         pooled = true;
         Path config = dir.resolve("agent.yaml");
         Files.writeString(config, """
@@ -204,11 +198,6 @@ class ZfsLongCopyKernelIT {
         return m.group(1).startsWith("0x") ? Long.toString(Long.parseLong(m.group(1).substring(2), 16)) : m.group(1);
     }
 
-    private static int percent(String message) {
-        Matcher m = PERCENT.matcher(message);
-        return m.find() ? Integer.parseInt(m.group(1)) : -1;
-    }
-
     private pillar.api.agent.v1.FencingToken token() {
         return FencingToken.of(life, 1).toProto();
     }
@@ -236,7 +225,7 @@ class ZfsLongCopyKernelIT {
                 },
                 () -> {
                     if (mapped) {
-                        run("dmsetup", "remove", "--noudevsync", "--noudevrules", DM);
+                        VmBed.removeDelayed(DM);
                     }
                 },
                 () -> {
