@@ -167,7 +167,7 @@ final class ZfsClones implements AutoCloseable {
                 LOG.info(() -> "resuming the copy of " + origin + " to " + dataset + " at its checkpoint " + ByteSize.of(from));
             }
             job = jobs.start(id, null, what, from, total, copy -> {
-                if (!receive(receiving, origin, properties, from, copy)) {
+                if (!receive(receiving, state, origin, properties, from, copy)) {
                     return false;
                 }
                 commands.destroy(receiving + origin.substring(origin.indexOf('@')), "");
@@ -187,12 +187,13 @@ final class ZfsClones implements AutoCloseable {
     }
 
     /**
-     * The receive of {@code origin} into {@code receiving} in a job, resuming a partial one: false when the
-     * job was stopped (the partial state stays, for a later resume). A receive that finds it complete (a
-     * job before a restart finished it but not the steps after) has nothing to do.
+     * The receive of {@code origin} into {@code receiving} in a job, from {@code state} (read when the job was
+     * started, under the volume's lock), resuming a partial one: false when the job was stopped (the partial
+     * state stays, for a later resume). A receive found complete (a job before a restart finished it but not
+     * the steps after) has nothing to do.
      */
-    private boolean receive(String receiving, String origin, List<String> properties, long from, BackgroundJobs.Job copy) {
-        ZfsSnapshotCommands.Received state = received(receiving);
+    private boolean receive(String receiving, ZfsSnapshotCommands.Received state, String origin, List<String> properties, long from,
+                            BackgroundJobs.Job copy) {
         if (state == ZfsSnapshotCommands.Received.COMPLETE) {
             return true;
         }

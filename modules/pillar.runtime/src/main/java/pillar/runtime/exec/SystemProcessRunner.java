@@ -8,7 +8,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +24,7 @@ public final class SystemProcessRunner implements ProcessRunner {
     private static final Logger LOG = Logger.getLogger(SystemProcessRunner.class.getName());
     /** More output than any tool we call prints; the rest is dropped so a runaway child cannot exhaust memory. */
     private static final int MAX_OUTPUT = 16 * 1024 * 1024;
+    private static final ProcessBuilder.Redirect NO_INPUT = ProcessBuilder.Redirect.from(new java.io.File("/dev/null"));
     /** The bytes a relay moves at once: small, so that a stop waits for at most one write to a slow second. */
     private static final int RELAY_CHUNK = 128 << 10;
     /** How often a relay's watchdog looks at its flow and its last byte. */
@@ -36,18 +36,8 @@ public final class SystemProcessRunner implements ProcessRunner {
         if (timeout.isZero()) {
             throw new CommandFailedException(command, -1, "not started: the call's time budget is spent", true);
         }
-        ProcessBuilder builder = new ProcessBuilder(command.argv());
-        Map<String, String> env = builder.environment();
-        env.put("LC_ALL", "C");
-        env.put("LANG", "C");
-        builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         long started = System.nanoTime();
-        Process process;
-        try {
-            process = builder.start();
-        } catch (IOException e) {
-            throw new CommandFailedException(command, 127, "cannot start: " + e.getMessage(), false);
-        }
+        Process process = start(command, NO_INPUT);
         CompletableFuture<String> out = drain(process.getInputStream());
         CompletableFuture<String> err = drain(process.getErrorStream());
         try {
@@ -80,13 +70,8 @@ public final class SystemProcessRunner implements ProcessRunner {
         if (timeout.isZero()) {
             throw new CommandFailedException(first, -1, "not started: the call's time budget is spent", true);
         }
-        ProcessBuilder from = new ProcessBuilder(first.argv());
-        ProcessBuilder to = new ProcessBuilder(second.argv());
-        for (ProcessBuilder builder : List.of(from, to)) {
-            builder.environment().put("LC_ALL", "C");
-            builder.environment().put("LANG", "C");
-        }
-        from.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        ProcessBuilder from = builder(first, NO_INPUT);
+        ProcessBuilder to = builder(second, ProcessBuilder.Redirect.PIPE);
         List<Process> processes;
         try {
             processes = ProcessBuilder.startPipeline(List.of(from, to));
@@ -130,7 +115,7 @@ public final class SystemProcessRunner implements ProcessRunner {
      */
     @Override
     public Relayed relay(Command first, Command second, Flow flow) {
-        Process sender = start(first, ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        Process sender = start(first, NO_INPUT);
         Process receiver;
         try {
             receiver = start(second, ProcessBuilder.Redirect.PIPE);
@@ -219,15 +204,19 @@ public final class SystemProcessRunner implements ProcessRunner {
     }
 
     private static Process start(Command command, ProcessBuilder.Redirect input) {
-        ProcessBuilder builder = new ProcessBuilder(command.argv());
-        builder.environment().put("LC_ALL", "C");
-        builder.environment().put("LANG", "C");
-        builder.redirectInput(input);
         try {
-            return builder.start();
+            return builder(command, input).start();
         } catch (IOException e) {
             throw new CommandFailedException(command, 127, "cannot start: " + e.getMessage(), false);
         }
+    }
+
+    /** The builder of every child: its argv, the C locale (parseable output), {@code input} as its stdin. */
+    private static ProcessBuilder builder(Command command, ProcessBuilder.Redirect input) {
+        ProcessBuilder builder = new ProcessBuilder(command.argv());
+        builder.environment().put("LC_ALL", "C");
+        builder.environment().put("LANG", "C");
+        return builder.redirectInput(input);
     }
 
     private static void kill(List<Process> processes) {
