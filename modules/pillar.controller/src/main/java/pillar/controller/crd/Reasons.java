@@ -20,6 +20,11 @@ public final class Reasons {
     public static final String TLS_NOT_CONFIGURED = "TlsNotConfigured";
     /** The controller has agent TLS files and the PillarAgent names no {@code tls}: never dialled in plaintext by default. */
     public static final String TLS_REQUIRED = "TlsRequired";
+    /**
+     * An older PillarAgent dialled with mutual TLS verifies the same name in its agent's certificate: a certificate
+     * for that name would answer for both storage nodes, so the newer one is not dialled.
+     */
+    public static final String SERVER_NAME_SHARED = "ServerNameShared";
     /** The PillarAgent says {@code tls.mode: none} although the controller could dial it with mutual TLS. */
     public static final String TLS_MODE_NONE = "TlsModeNone";
     /** The agent is dialled with mutual TLS. */

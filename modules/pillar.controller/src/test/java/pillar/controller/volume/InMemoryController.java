@@ -146,7 +146,7 @@ final class InMemoryController {
                 record("Warning", about, reason, message);
             }
         };
-        volumes = new Volumes(records, VolumeStates.Writes.NONE, inventory, new AgentTargets(inventory::node, false),
+        volumes = new Volumes(records, VolumeStates.Writes.NONE, inventory, new AgentTargets(inventory::node, List::of, false),
                 agents, locks, Leading.ALWAYS, recorder, null, null, Clock.systemUTC(), Duration.ofMinutes(10));
         csi = new ControllerService(volumes, null, new Snapshots(snapshotRecords, volumes));
     }
