@@ -4,7 +4,8 @@
  * <ul>
  *   <li>{@code pillar.api.csi.v1}: the CSI v1 messages and services, generated from {@code csi.proto};</li>
  *   <li>{@code pillar.api.agent.v1}: the agent API, generated from {@code agent.proto};</li>
- *   <li>{@code pillar.api.agent}: the reasons an agent's failures carry in their status details;</li>
+ *   <li>{@code pillar.api.agent}: the reasons an agent's failures carry in their status details, and the
+ *       agent API's level;</li>
  *   <li>{@code pillar.api.fencing}: the fencing token, the mark the rules keep, and the rules;</li>
  *   <li>{@code pillar.api.value}: the validated identifiers and sizes;</li>
  *   <li>{@code pillar.api.context}: the keys of CSI's publish and volume contexts.</li>

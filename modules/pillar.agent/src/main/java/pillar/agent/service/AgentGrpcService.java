@@ -17,6 +17,7 @@ import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.HostAuth;
 import pillar.agent.configfs.PortAddress;
 import pillar.agent.export.ExportRecord;
+import pillar.api.agent.AgentApiLevel;
 import pillar.api.agent.v1.AddressFamily;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
@@ -144,6 +145,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
         unary("GetCapabilities", response, () -> {
             GetCapabilitiesResponse.Builder out = GetCapabilitiesResponse.newBuilder()
                     .setAgentVersion(Driver.version())
+                    .setApiLevel(AgentApiLevel.CURRENT).setOldestControllerLevel(AgentApiLevel.OLDEST_CONTROLLER)
                     .addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).addProtocols(NVMEOF_TCP)
                     .setNvmeAuth(operations.authSupported());
             Optional<String> nfs = nfsProblem.get();

@@ -25,6 +25,12 @@ public final class Reasons {
      * for that name would answer for both storage nodes, so the newer one is not dialled.
      */
     public static final String SERVER_NAME_SHARED = "ServerNameShared";
+    /**
+     * The agent and this controller speak agent API levels that do not work together
+     * ({@code pillar.api.agent.AgentApiLevel}); the message says which side to upgrade. Its volumes' calls are
+     * refused FAILED_PRECONDITION until then.
+     */
+    public static final String AGENT_API_MISMATCH = "AgentApiMismatch";
     /** The PillarAgent says {@code tls.mode: none} although the controller could dial it with mutual TLS. */
     public static final String TLS_MODE_NONE = "TlsModeNone";
     /** The agent is dialled with mutual TLS. */

@@ -1,8 +1,10 @@
 package pillar.controller.reconcile;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
+import pillar.api.agent.AgentApiLevel;
 import pillar.api.agent.v1.Backend;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapabilitiesResponse;
@@ -70,6 +72,12 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
             next.setProtocols(protocols(capabilities));
             next.setNvmeAuth(capabilities.getNvmeAuth());
             next.setConditions(damagedRecords(agent, capabilities.getDamagedRecordsList()));
+            Optional<String> mismatch = AgentApiLevel.mismatch(capabilities, AgentApiLevel.CURRENT, AgentApiLevel.OLDEST_AGENT);
+            if (mismatch.isPresent()) {
+                write(agent, next, false, Reasons.AGENT_API_MISMATCH, "agent " + agent.getMetadata().getName() + " at " + target
+                        + ": " + mismatch.get());
+                return Result.requeueAfter(settings.pollInterval());
+            }
             if (capabilities.hasProblem()) {
                 write(agent, next, false, Reasons.fromAgent(capabilities.getProblem().getReason()), problem(agent.getMetadata()
                         .getName(), capabilities));

@@ -9,7 +9,9 @@ import pillar.controller.reconcile.AgentTargets;
 /**
  * Where to dial a volume's agent, read from the {@link Inventory} at each call (never cached: the
  * PillarAgent or its node's address may change). A missing or misconfigured agent is
- * FAILED_PRECONDITION; a node without an address, UNAVAILABLE (it may come back).
+ * FAILED_PRECONDITION, and so is one whose agent API level the PillarAgent's reconciler found not to work
+ * with this controller's ({@code AgentConnected} reason {@code AgentApiMismatch}); a node without an
+ * address, UNAVAILABLE (it may come back).
  */
 public final class AgentLocator {
     private final Inventory inventory;
@@ -24,6 +26,13 @@ public final class AgentLocator {
         PillarAgent agent = inventory.agent(agentName).orElse(null);
         if (agent == null) {
             throw CsiException.precondition("PillarAgent " + agentName + " does not exist");
+        }
+        if (agent.getStatus() != null && agent.getStatus().getConditions() != null) {
+            agent.getStatus().getConditions().stream().filter(c -> PillarAgent.AGENT_CONNECTED.equals(c.getType()))
+                    .filter(c -> Reasons.AGENT_API_MISMATCH.equals(c.getReason())).findFirst().ifPresent(c -> {
+                        throw CsiException.precondition("PillarAgent " + agentName + " cannot be used (" + c.getReason() + "): "
+                                + c.getMessage());
+                    });
         }
         try {
             return targets.resolve(agent);

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
+import pillar.api.agent.AgentApiLevel;
 import pillar.api.agent.v1.Backend;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.agent.v1.ExportSpec;
@@ -57,6 +58,8 @@ public final class FakeAgent {
     private Problem problem;
     private List<String> damagedRecords = List.of();
     private String version = "0.1.0-test";
+    private int apiLevel = AgentApiLevel.CURRENT;
+    private int oldestControllerLevel = AgentApiLevel.OLDEST_CONTROLLER;
     final Map<String, Backend> backends = new LinkedHashMap<>();
     final Map<String, long[]> capacity = new HashMap<>();
     final Map<String, Volume> volumes = new TreeMap<>();
@@ -101,6 +104,24 @@ public final class FakeAgent {
     /** The secrets a host was last given on a volume's export (AllowInitiator replaces them). */
     public synchronized Optional<HostAuth> hostAuth(String volumeId, String hostNqn) {
         return Optional.ofNullable(hostAuth.getOrDefault(volumeId, Map.of()).get(hostNqn));
+    }
+
+    /**
+     * The agent API levels GetCapabilities reports: {@code level} spoken and the oldest controller level
+     * served; {@code (0, 0)} answers as an agent from before levels. Default: this release's.
+     */
+    public synchronized FakeAgent apiLevels(int level, int oldestController) {
+        apiLevel = level;
+        oldestControllerLevel = oldestController;
+        return this;
+    }
+
+    synchronized int apiLevel() {
+        return apiLevel;
+    }
+
+    synchronized int oldestControllerLevel() {
+        return oldestControllerLevel;
     }
 
     public synchronized FakeAgent version(String version) {

@@ -87,7 +87,8 @@ public final class FakeAgentClient implements AgentClient {
         FakeAgent agent = reach(target, "GetCapabilities", "");
         synchronized (agent) {
             GetCapabilitiesResponse.Builder capabilities = GetCapabilitiesResponse.newBuilder().setAgentVersion(agent.version())
-                    .addAllBackends(agent.backends.values()).addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).setNvmeAuth(agent.nvmeAuth());
+                    .addAllBackends(agent.backends.values()).addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).setNvmeAuth(agent.nvmeAuth())
+                    .setApiLevel(agent.apiLevel()).setOldestControllerLevel(agent.oldestControllerLevel());
             agent.problem().ifPresent(capabilities::setProblem);
             capabilities.addAllDamagedRecords(agent.damagedRecords());
             return capabilities.build();
