@@ -39,19 +39,6 @@ public record NfsExport(String server, String path, String client) {
                 required(context, PublishContext.NFS_CLIENT_ADDRESS));
     }
 
-    /** Whether a publish context names an NFS volume ({@code protocol=nfs}); another protocol value is refused. */
-    public static boolean isNfs(Map<String, String> context) {
-        String protocol = context.get(PublishContext.PROTOCOL);
-        if (protocol == null || protocol.isEmpty()) {
-            return false;
-        }
-        if (!protocol.equals(PublishContext.PROTOCOL_NFS)) {
-            throw new InvalidValueException("publish_context." + PublishContext.PROTOCOL, "must be "
-                    + PublishContext.PROTOCOL_NFS + " or absent (NVMe-oF/TCP)");
-        }
-        return true;
-    }
-
     /** The mount source: {@code 10.0.0.5:/tank/v1}, {@code [fd00::5]:/tank/v1}. */
     public String source() {
         return (IpLiteral.isIpv6(server) ? "[" + server + "]" : server) + ":" + path;

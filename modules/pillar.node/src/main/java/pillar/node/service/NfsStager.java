@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.logging.Logger;
 
-import io.grpc.Status;
-import pillar.node.mount.MountEntry;
+import pillar.node.attach.Attacher;
+import pillar.node.attach.Attachment;
+import pillar.node.attach.NfsMount;
 import pillar.node.mount.MountOptions;
 import pillar.node.mount.MountState;
 import pillar.node.mount.NfsExport;
@@ -15,20 +16,21 @@ import pillar.runtime.server.CsiException;
 
 /**
  * NodeStageVolume of an NFS volume: one NFSv4.2 mount of the export at the staging path (no NVMe
- * connect, no mkfs). Converges like {@link Stager}: the record is written before the mount and marked
- * staged after it, a mount an earlier attempt left is kept if it is this export, and a repeat of a
- * stage that holds changes nothing. A mount is not proof of access (docs/nfs.md fact 4): after
- * mounting, the mount table must show this export (type nfs4, source, addr and clientaddr), or the
- * mount is undone and the call fails INTERNAL. Unstage is {@link Stager#unstage}'s (unmount, delete).
+ * connect, no mkfs), made and checked by its {@link Attacher}. Converges like {@link Stager}: the record
+ * is written before the mount and marked staged after it, a mount an earlier attempt left is kept if it
+ * is this export, and a repeat of a stage that holds changes nothing. Unstage is {@link Stager#unstage}'s
+ * (unmount, delete).
  */
 final class NfsStager {
     private static final Logger LOG = Logger.getLogger(NfsStager.class.getName());
 
     private final NodePorts ports;
+    private final Attacher<NfsMount, Attachment.Mount> nfs;
     private final NodeMeters meters;
 
-    NfsStager(NodePorts ports, NodeMeters meters) {
+    NfsStager(NodePorts ports, Attacher<NfsMount, Attachment.Mount> nfs, NodeMeters meters) {
         this.ports = ports;
+        this.nfs = nfs;
         this.meters = meters;
     }
 
@@ -59,13 +61,14 @@ final class NfsStager {
                         + " as nfs4 " + r.mountFlags() + " " + r.accessMode() + ", incompatible with "
                         + call.capability().describe());
             }
-            if (r.phase() == Phase.STAGED && mountedHere(call, export)) {
+            if (r.phase() == Phase.STAGED && nfs.attached(mountOf(call)).isPresent()) {
                 return; // a repeat of a stage that holds
             }
-            if (!sameExport && ports.mounter().find(call.stagingPath()).filter(r.nfs().get()::matches).isPresent()) {
+            NfsMount unfinished = new NfsMount(r.nfs().get(), call.stagingPath(), MountOptions.NONE);
+            if (!sameExport && nfs.attached(unfinished).isPresent()) {
                 LOG.info(() -> "an unfinished stage of " + call.volume() + " mounted " + r.nfs().get().describe()
                         + "; unmounting it before mounting " + export.describe());
-                ports.mounter().unmount(call.stagingPath());
+                nfs.detach(unfinished);
             }
             if (sameExport) {
                 publications = r.publications();
@@ -83,33 +86,13 @@ final class NfsStager {
             record = record.withPublication(p);
         }
         ports.records().write(record);
-        mount(call, export);
+        nfs.attach(mountOf(call));
         ports.records().write(record.stagedNfs());
     }
 
-    private void mount(Requests.StageNfs call, NfsExport export) {
-        Optional<MountEntry> present = ports.mounter().probe(call.stagingPath()) == MountState.MOUNTED
-                ? ports.mounter().find(call.stagingPath()) : Optional.empty();
-        if (present.isPresent()) {
-            if (!export.matches(present.get())) {
-                throw CsiException.precondition("staging path " + call.stagingPath() + " already has "
-                        + present.get().fsType() + " " + present.get().source() + " mounted, not " + export.describe());
-            }
-            return; // mounted by an earlier attempt
-        }
+    /** The export at the staging path, read-only when every use of the volume only reads. */
+    private static NfsMount mountOf(Requests.StageNfs call) {
         MountOptions options = call.capability().mountOptions();
-        ports.mounter().mountNfs(export, call.stagingPath(), call.capability().readerOnly() ? options.withReadOnly() : options);
-        Optional<MountEntry> mounted = ports.mounter().find(call.stagingPath());
-        if (mounted.filter(export::matches).isEmpty()) {
-            ports.mounter().unmount(call.stagingPath());
-            throw new CsiException(Status.Code.INTERNAL, "after mounting " + export.describe() + " at " + call.stagingPath()
-                    + " the mount table shows " + mounted.map(e -> e.fsType() + " " + e.source() + " (" + e.superOptions()
-                    + ")").orElse("nothing") + "; refusing a mount that is not the export");
-        }
-    }
-
-    private boolean mountedHere(Requests.StageNfs call, NfsExport export) {
-        return ports.mounter().probe(call.stagingPath()) == MountState.MOUNTED
-                && ports.mounter().find(call.stagingPath()).filter(export::matches).isPresent();
+        return new NfsMount(call.export(), call.stagingPath(), call.capability().readerOnly() ? options.withReadOnly() : options);
     }
 }

@@ -21,6 +21,9 @@ import pillar.api.csi.v1.NodeUnpublishVolumeRequest;
 import pillar.api.csi.v1.NodeUnpublishVolumeResponse;
 import pillar.api.csi.v1.NodeUnstageVolumeRequest;
 import pillar.api.csi.v1.NodeUnstageVolumeResponse;
+import pillar.node.attach.NfsAttacher;
+import pillar.node.attach.NvmeAttacher;
+import pillar.node.attach.SubsystemLocks;
 import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.Fabric;
 import pillar.runtime.server.UnaryCall;
@@ -29,8 +32,9 @@ import pillar.runtime.server.VolumeLocks;
 /**
  * CSI Node over gRPC. Each call is: validate the request into values ({@link Requests}; bad input
  * is answered before anything is locked or touched), take the volume ({@link VolumeLocks}; a call
- * that changes a volume with another call in flight is ABORTED), run the logic ({@link Stager}, {@link Publisher},
- * {@link Expander}, {@link VolumeStatsReader}), and map what went wrong to a gRPC code. The node's
+ * that changes a volume with another call in flight is ABORTED), run the logic ({@link Stager}, {@link NfsStager}
+ * by the volume's protocol, each on its protocol's attacher; {@link Publisher}, {@link Expander},
+ * {@link VolumeStatsReader}), and map what went wrong to a gRPC code. The node's
  * own meters ({@link NodeMeters}) are registered in the metrics it is given.
  */
 public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
@@ -57,8 +61,10 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
         this.ports = ports;
         this.requests = new Requests(ports.paths(), ports.nodeId().value());
         this.locks = locks;
-        this.stager = new Stager(ports, new SubsystemLocks(), meters);
-        this.nfsStager = new NfsStager(ports, meters);
+        SubsystemLocks subsystems = new SubsystemLocks();
+        this.stager = new Stager(ports, subsystems,
+                new NvmeAttacher(ports.initiator(), ports.sysfs(), ports.hostNqn(), ports.attachTimeout(), subsystems), meters);
+        this.nfsStager = new NfsStager(ports, new NfsAttacher(ports.mounter()), meters);
         this.publisher = new Publisher(ports, meters);
         this.expander = new Expander(ports);
         this.stats = new VolumeStatsReader(ports, meters);
@@ -67,13 +73,16 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
     @Override
     public void nodeStageVolume(NodeStageVolumeRequest request, StreamObserver<NodeStageVolumeResponse> response) {
         answer("NodeStageVolume", response, () -> {
-            if (Requests.isNfs(request.getPublishContextMap())) {
-                Requests.StageNfs call = requests.stageNfs(request);
-                locks.run(call.volume(), "NodeStageVolume", () -> run(() -> nfsStager.stage(call)));
-                return NodeStageVolumeResponse.getDefaultInstance();
+            switch (Requests.protocol(request.getPublishContextMap())) {
+                case NFS -> {
+                    Requests.StageNfs call = requests.stageNfs(request);
+                    locks.run(call.volume(), "NodeStageVolume", () -> run(() -> nfsStager.stage(call)));
+                }
+                case NVME_TCP -> {
+                    Requests.Stage call = requests.stage(request);
+                    locks.run(call.volume(), "NodeStageVolume", () -> run(() -> stager.stage(call)));
+                }
             }
-            Requests.Stage call = requests.stage(request);
-            locks.run(call.volume(), "NodeStageVolume", () -> run(() -> stager.stage(call)));
             return NodeStageVolumeResponse.getDefaultInstance();
         });
     }

@@ -13,6 +13,7 @@ import pillar.api.csi.v1.NodeUnpublishVolumeRequest;
 import pillar.api.csi.v1.NodeUnstageVolumeRequest;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
+import pillar.node.attach.Protocol;
 import pillar.node.fs.MkfsOptions;
 import pillar.node.mount.NfsExport;
 import pillar.node.nvme.FabricsAuth;
@@ -106,10 +107,10 @@ final class Requests {
         }
     }
 
-    /** Whether a publish context names an NFS volume; a protocol other than nfs is INVALID_ARGUMENT. */
-    static boolean isNfs(java.util.Map<String, String> publishContext) {
+    /** The protocol a publish context names; one this node does not serve is INVALID_ARGUMENT. */
+    static Protocol protocol(java.util.Map<String, String> publishContext) {
         try {
-            return NfsExport.isNfs(publishContext);
+            return Protocol.of(publishContext);
         } catch (InvalidValueException e) {
             throw CsiException.invalid(e.getMessage());
         }
@@ -134,7 +135,7 @@ final class Requests {
     Publish publish(NodePublishVolumeRequest r) {
         VolumeId volume = volumeId(r.getVolumeId());
         Path target = paths.check("target_path", r.getTargetPath());
-        Capability capability = isNfs(r.getPublishContextMap())
+        Capability capability = protocol(r.getPublishContextMap()) == Protocol.NFS
                 ? Capability.parseNfs(r.hasVolumeCapability(), r.getVolumeCapability())
                 : Capability.parse(r.hasVolumeCapability(), r.getVolumeCapability());
         if (r.getStagingTargetPath().isEmpty()) {

@@ -4,25 +4,27 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
 import java.util.logging.Logger;
 
-import io.grpc.Status;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
+import pillar.node.attach.Attacher;
+import pillar.node.attach.Attachment;
+import pillar.node.attach.NvmeTarget;
+import pillar.node.attach.SubsystemLocks;
 import pillar.node.fs.DeviceContent;
 import pillar.node.fs.FsType;
 import pillar.node.mount.MountEntry;
 import pillar.node.mount.MountOptions;
 import pillar.node.mount.MountState;
 import pillar.node.nvme.Controller;
-import pillar.node.nvme.SysfsNvme;
 import pillar.node.stage.Phase;
 import pillar.node.stage.StageRecord;
 import pillar.runtime.server.CsiException;
 
 /**
- * NodeStageVolume and NodeUnstageVolume. Stage converges rather than assumes: each step checks the
+ * NodeStageVolume and NodeUnstageVolume of an NVMe-oF volume, attached through its {@link Attacher}
+ * (unstage also of an NFS one: unmount, delete). Stage converges rather than assumes: each step checks the
  * host first (controller already there? device already formatted? already mounted?), so a retry
  * after a crash or a timeout at any point finishes the job without a second mkfs or a second mount.
  * The record is written before the first change to the host and again when staging is complete.
@@ -38,11 +40,14 @@ final class Stager {
 
     private final NodePorts ports;
     private final SubsystemLocks subsystems;
+    private final Attacher<NvmeTarget, Attachment.Device> nvme;
     private final NodeMeters meters;
 
-    Stager(NodePorts ports, SubsystemLocks subsystems, NodeMeters meters) {
+    /** @param subsystems the locks {@code nvme} connects under */
+    Stager(NodePorts ports, SubsystemLocks subsystems, Attacher<NvmeTarget, Attachment.Device> nvme, NodeMeters meters) {
         this.ports = ports;
         this.subsystems = subsystems;
+        this.nvme = nvme;
         this.meters = meters;
     }
 
@@ -95,27 +100,20 @@ final class Stager {
                     record.mountFlags(), record.accessMode(), record.target(), old.controller(), old.device(),
                     old.publications());
         }
+        // written before the connect, outside the subsystem's lock: an unstage that decides on the controller
+        // later sees this record, one that decided earlier disconnects before the connect takes the lock
         StageRecord intent = record;
-        Controller controller = subsystems.with(call.target().nqn(), () -> {
-            ports.records().write(intent);
-            return ports.initiator().connect(call.target(), call.auth());
-        });
-        record = record.withController(controller);
-        ports.records().write(record);
-
-        Path device = awaitDevice(call, controller);
-        List<String> lowered = ports.sysfs().capTransferSize(device);
-        if (!lowered.isEmpty()) {
-            LOG.info(() -> "limited write commands to " + SysfsNvme.MAX_TRANSFER_KIB + " KiB on " + lowered
-                    + " (the target accepts no larger ones)");
-        }
+        ports.records().write(intent);
+        Attachment.Device attached = nvme.attach(new NvmeTarget(call.target(), call.auth(), record.controller()),
+                link -> ports.records().write(intent.withController(Controller.parse(link))));
+        Path device = attached.node();
         if (call.capability().fsType().isPresent()) {
             mountFilesystem(call, device, call.capability().fsType().get());
         } else if (call.capability().readerOnly()) {
             // every use of this volume only reads; a read-only bind mount of a device node would not stop a write
             ports.filesystems().setReadOnly(device);
         }
-        ports.records().write(record.staged(controller, device.getFileName().toString()));
+        ports.records().write(record.staged(Controller.parse(attached.link()), device.getFileName().toString()));
     }
 
     void unstage(Requests.Unstage call) {
@@ -145,13 +143,12 @@ final class Stager {
 
     /** Whether what a staged record says is still true on the host: controller, device, mount. */
     private boolean stillInPlace(StageRecord r) {
-        Optional<Controller> controller = ports.sysfs().controllerFor(r.target(), r.target().hostOr(ports.hostNqn()), r.controller())
-                .map(c -> c.controller());
-        if (!controller.equals(r.controller())) {
+        Optional<Attachment.Device> attached = nvme.attached(recorded(r));
+        if (attached.isEmpty() || !r.controller().map(Controller::name).equals(Optional.of(attached.get().link()))) {
             return false;
         }
         Path device = ports.sysfs().devNode(r.device().orElseThrow());
-        if (!ports.sysfs().findHead(r.target().nqn()).equals(Optional.of(device))) {
+        if (!attached.get().node().equals(device)) {
             return false;
         }
         if (r.block()) {
@@ -188,26 +185,16 @@ final class Stager {
                 LOG.warning(() -> "keeping the controller of " + r.target().describe()
                         + ": unreadable stage records might use it: " + scan.unreadable());
             } else {
-                // the recorded name only if it still reaches the target: after a reboot it may be another volume's
-                ports.sysfs().controllerFor(r.target(), r.target().hostOr(ports.hostNqn()), r.controller())
-                        .ifPresent(c -> ports.initiator().disconnect(c.controller()));
+                nvme.detach(recorded(r));
             }
             ports.records().delete(r.volume());
             return null;
         });
     }
 
-    private Path awaitDevice(Requests.Stage call, Controller controller) {
-        try {
-            return ports.sysfs().awaitHead(call.target().nqn(), ports.attachTimeout()).orElseThrow(() ->
-                    new CsiException(Status.Code.DEADLINE_EXCEEDED, "no block device for " + call.target().nqn()
-                            + " appeared within " + ports.attachTimeout().toSeconds() + " s; controller " + controller
-                            + " is " + ports.sysfs().state(controller).orElse("gone")
-                            + " (is the namespace enabled on the target?)"));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CsiException(Status.Code.ABORTED, "interrupted while waiting for the block device");
-        }
+    /** The target of an NVMe-oF record, its controller remembered (no secrets: a live controller needs none). */
+    private static NvmeTarget recorded(StageRecord r) {
+        return new NvmeTarget(r.target(), Optional.empty(), r.controller());
     }
 
     private void mountFilesystem(Requests.Stage call, Path device, FsType fsType) {

@@ -65,16 +65,12 @@ class NfsExportTest {
     }
 
     @Test
-    void everyKeyIsRequiredAndOnlyNfsIsAProtocol() {
+    void everyKeyIsRequired() {
         for (String key : List.of(PublishContext.NFS_SERVER, PublishContext.NFS_EXPORT, PublishContext.NFS_CLIENT_ADDRESS)) {
             Map<String, String> c = context("10.0.0.1", "/tank/v1", "10.0.0.2");
             c.remove(key);
             assertThatThrownBy(() -> NfsExport.fromPublishContext(c)).hasMessageContaining(key).hasMessageContaining("required");
         }
-        assertThat(NfsExport.isNfs(context("10.0.0.1", "/tank/v1", "10.0.0.2"))).isTrue();
-        assertThat(NfsExport.isNfs(Map.of())).isFalse();
-        assertThatThrownBy(() -> NfsExport.isNfs(Map.of(PublishContext.PROTOCOL, "smb")))
-                .isInstanceOf(InvalidValueException.class).hasMessageContaining(PublishContext.PROTOCOL);
     }
 
     @Test

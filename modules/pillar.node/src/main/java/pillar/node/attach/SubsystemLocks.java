@@ -1,4 +1,4 @@
-package pillar.node.service;
+package pillar.node.attach;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -16,10 +16,10 @@ import pillar.api.value.Nqn;
  * connect, up to the kernel deadline), and that must hold up only the volumes of that subsystem. An
  * entry exists only while a call holds or waits for it, so the map never grows with the volumes seen.
  */
-final class SubsystemLocks {
+public final class SubsystemLocks {
     private final ConcurrentMap<Nqn, Entry> locks = new ConcurrentHashMap<>();
 
-    <T> T with(Nqn subsystem, Supplier<T> action) {
+    public <T> T with(Nqn subsystem, Supplier<T> action) {
         Entry entry = locks.compute(subsystem, (k, e) -> {
             Entry held = e == null ? new Entry() : e;
             held.users++;

@@ -1,4 +1,4 @@
-package pillar.node.service;
+package pillar.node.attach;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,0 +1,104 @@
+package pillar.node.attach;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.logging.Logger;
+
+import io.grpc.Status;
+import pillar.api.value.Nqn;
+import pillar.node.nvme.Controller;
+import pillar.node.nvme.FabricsTarget;
+import pillar.node.nvme.Initiator;
+import pillar.node.nvme.SysfsNvme;
+import pillar.runtime.server.CsiException;
+
+/**
+ * NVMe-oF/TCP through the kernel's initiator: attach connects (or reuses the live controller) under the
+ * subsystem's lock ({@link SubsystemLocks}), waits for the head namespace and caps its transfer size;
+ * the attachment is the head device. Attached means a live controller reaching the target for this host
+ * and the subsystem's head. Detach deletes the controller reaching the target, if any.
+ *
+ * <p>Errors: the initiator's ({@code InitiatorException}: the kernel's answer and what to check);
+ * DEADLINE_EXCEEDED when no device appears in time (the controller stays, for a retry to reuse).
+ */
+public final class NvmeAttacher implements Attacher<NvmeTarget, Attachment.Device> {
+    private static final Logger LOG = Logger.getLogger(NvmeAttacher.class.getName());
+
+    private final Initiator initiator;
+    private final SysfsNvme sysfs;
+    private final Nqn host;
+    private final Duration attachTimeout;
+    private final SubsystemLocks subsystems;
+
+    /**
+     * @param host          the node's host NQN, for a target without one of its own
+     * @param attachTimeout how long attach waits for the block device
+     * @param subsystems    shared with whoever else decides on this node's controllers
+     */
+    public NvmeAttacher(Initiator initiator, SysfsNvme sysfs, Nqn host, Duration attachTimeout,
+                        SubsystemLocks subsystems) {
+        this.initiator = initiator;
+        this.sysfs = sysfs;
+        this.host = host;
+        this.attachTimeout = attachTimeout;
+        this.subsystems = subsystems;
+    }
+
+    @Override
+    public Protocol protocol() {
+        return Protocol.NVME_TCP;
+    }
+
+    @Override
+    public Attachment.Device attach(NvmeTarget context, Consumer<String> linked) {
+        FabricsTarget target = context.target();
+        Controller controller = subsystems.with(target.nqn(), () -> initiator.connect(target, context.auth()));
+        linked.accept(controller.name());
+        Path device = awaitDevice(target, controller);
+        List<String> lowered = sysfs.capTransferSize(device);
+        if (!lowered.isEmpty()) {
+            LOG.info(() -> "limited write commands to " + SysfsNvme.MAX_TRANSFER_KIB + " KiB on " + lowered
+                    + " (the target accepts no larger ones)");
+        }
+        return new Attachment.Device(controller.name(), device);
+    }
+
+    @Override
+    public Optional<Attachment.Device> attached(NvmeTarget context) {
+        Optional<Controller> controller = controller(context);
+        if (controller.isEmpty()) {
+            return Optional.empty();
+        }
+        return sysfs.findHead(context.target().nqn()).map(device -> new Attachment.Device(controller.get().name(), device));
+    }
+
+    @Override
+    public void detach(NvmeTarget context) {
+        subsystems.with(context.target().nqn(), () -> {
+            controller(context).ifPresent(initiator::disconnect);
+            return null;
+        });
+    }
+
+    /** The live controller reaching the target; a remembered name only if it still does (after a reboot it may be another's). */
+    private Optional<Controller> controller(NvmeTarget context) {
+        FabricsTarget target = context.target();
+        return sysfs.controllerFor(target, target.hostOr(host), context.known()).map(SysfsNvme.ControllerInfo::controller);
+    }
+
+    private Path awaitDevice(FabricsTarget target, Controller controller) {
+        try {
+            return sysfs.awaitHead(target.nqn(), attachTimeout).orElseThrow(() ->
+                    new CsiException(Status.Code.DEADLINE_EXCEEDED, "no block device for " + target.nqn()
+                            + " appeared within " + attachTimeout.toSeconds() + " s; controller " + controller
+                            + " is " + sysfs.state(controller).orElse("gone")
+                            + " (is the namespace enabled on the target?)"));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CsiException(Status.Code.ABORTED, "interrupted while waiting for the block device");
+        }
+    }
+}
