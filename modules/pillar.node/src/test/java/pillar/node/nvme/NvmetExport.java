@@ -1,5 +1,7 @@
 package pillar.node.nvme;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +23,15 @@ public final class NvmetExport implements AutoCloseable {
     private final Path subsystemDir;
     private final Path portDir;
     private final Path hostDir;
+
+    /** Fails (never skips) unless this is the qemu VM with nvmet and the NVMe-oF initiator. */
+    public static void requireKernel() {
+        assertThat(System.getenv("PILLAR_KERNEL_VM"))
+                .as("PILLAR_KERNEL_VM: the *KernelIT tier runs only inside the qemu VM; use dev/kernel-it")
+                .isEqualTo("1");
+        assertThat(NVMET).as("nvmet configfs (modules nvmet, nvmet-tcp)").isDirectory();
+        assertThat(Path.of("/dev/nvme-fabrics")).as("the NVMe over Fabrics initiator (module nvme-tcp)").exists();
+    }
 
     /** Exports {@code device} as namespace 1 of {@code subsystem} on 127.0.0.1:{@code trsvcid}, for {@code host} only. */
     public NvmetExport(Nqn subsystem, Path device, Nqn host, int portId, int trsvcid, boolean enabled) throws IOException {

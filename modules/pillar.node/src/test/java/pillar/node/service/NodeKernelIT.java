@@ -56,11 +56,7 @@ class NodeKernelIT {
 
     @BeforeAll
     static void onlyInTheKernelVm() {
-        assertThat(System.getenv("PILLAR_KERNEL_VM"))
-                .as("PILLAR_KERNEL_VM: the *KernelIT tier runs only inside the qemu VM; use dev/kernel-it")
-                .isEqualTo("1");
-        assertThat(Path.of("/sys/kernel/config/nvmet")).as("nvmet configfs (modules nvmet, nvmet-tcp)").isDirectory();
-        assertThat(Path.of("/dev/nvme-fabrics")).as("the NVMe over Fabrics initiator (module nvme-tcp)").exists();
+        NvmetExport.requireKernel();
     }
 
     @BeforeEach
