@@ -8,7 +8,6 @@ import pillar.node.attach.Attacher;
 import pillar.node.attach.Attachment;
 import pillar.node.attach.NfsMount;
 import pillar.node.mount.MountOptions;
-import pillar.node.mount.MountState;
 import pillar.node.mount.NfsExport;
 import pillar.node.stage.Phase;
 import pillar.node.stage.StageRecord;
@@ -74,12 +73,7 @@ final class NfsStager {
                 publications = r.publications();
             }
         }
-        if (ports.mounter().probe(call.stagingPath()) == MountState.CORRUPTED) {
-            LOG.warning(() -> "the staging mount " + call.stagingPath() + " is corrupted; unmounting it to stage again");
-            meters.corruptedMount();
-            ports.mounter().unmount(call.stagingPath());
-        }
-        Stager.prepareStagingDirectory(ports, call.stagingPath());
+        Stager.prepareStagingDirectory(ports, meters, call.stagingPath());
         StageRecord record = StageRecord.mountingNfs(call.volume(), call.stagingPath(), call.capability().flags(),
                 call.capability().accessMode(), export);
         for (var p : publications) {

@@ -85,12 +85,7 @@ final class Stager {
                 release(r);
             }
         }
-        if (ports.mounter().probe(call.stagingPath()) == MountState.CORRUPTED) {
-            LOG.warning(() -> "the staging mount " + call.stagingPath() + " is corrupted; unmounting it to stage again");
-            meters.corruptedMount();
-            ports.mounter().unmount(call.stagingPath());
-        }
-        prepareStagingDirectory(ports, call.stagingPath());
+        prepareStagingDirectory(ports, meters, call.stagingPath());
         StageRecord record = StageRecord.attaching(call.volume(), call.stagingPath(), call.capability().fsType(),
                 call.capability().flags(), call.capability().accessMode(), call.target());
         if (existing.isPresent() && existing.get().target().sameConnection(call.target())) {
@@ -228,8 +223,16 @@ final class Stager {
         }
     }
 
-    /** Creates the staging directory if it is missing; never through a path that leaves the kubelet's tree. */
-    static void prepareStagingDirectory(NodePorts ports, Path staging) {
+    /**
+     * Unmounts a corrupted mount at the staging path (a stage mounts there again) and creates the
+     * directory if it is missing; never through a path that leaves the kubelet's tree.
+     */
+    static void prepareStagingDirectory(NodePorts ports, NodeMeters meters, Path staging) {
+        if (ports.mounter().probe(staging) == MountState.CORRUPTED) {
+            LOG.warning(() -> "the staging mount " + staging + " is corrupted; unmounting it to stage again");
+            meters.corruptedMount();
+            ports.mounter().unmount(staging);
+        }
         try {
             if (!Files.exists(staging)) {
                 ports.paths().checkNoEscape("staging_target_path", staging);
