@@ -27,9 +27,9 @@ import pillar.agent.configfs.ConfigfsNvmetTarget;
 import pillar.agent.configfs.NvmetTarget;
 import pillar.agent.configfs.TargetPresence;
 import pillar.agent.export.ExportRecord;
-import pillar.agent.export.ExportReapply;
 import pillar.agent.export.SubsystemOwnership;
 import pillar.agent.export.ExportStore;
+import pillar.agent.export.Exporters;
 import pillar.agent.export.NfsExportReapply;
 import pillar.agent.export.NfsExporter;
 import pillar.agent.nfs.NfsdWrites;
@@ -281,6 +281,8 @@ public final class AgentMain {
         damaged.register(metrics);
         ExportStore exports = new ExportStore(config.stateDir(), damaged);
         Exporter exporter = new Exporter(target);
+        NfsExporter nfsExporter = new NfsExporter(nfs, config.backends().stream()
+                .filter(b -> b.kind() == BackendKind.BACKEND_KIND_ZFS_DATASET).map(BackendConfig::name).collect(Collectors.toSet()));
         FencingRefusals refusals = new FencingRefusals(metrics);
         MarkStore marks = new MarkStore(config.stateDir(), damaged);
         MarkStore snapshotMarks = MarkStore.snapshots(config.stateDir(), damaged);
@@ -289,10 +291,9 @@ public final class AgentMain {
         snapshotMarks.check();
         AgentOperations operations = new AgentOperations(backends,
                 new Fence(marks, new WaitingVolumeLocks(), refusals),
-                new Fence(snapshotMarks, new WaitingVolumeLocks(), refusals), exports, exporter,
-                new NfsExporter(nfs));
+                new Fence(snapshotMarks, new WaitingVolumeLocks(), refusals), exports, exporter, nfsExporter);
         StoreGauges gauges = StoreGauges.register(metrics, config.backends(), backends, exports);
-        List<ExportRecord> records = state instanceof StateCheck.Verdict.Ready ? exports.list() : List.of();
+        List<ExportRecord> records = state instanceof StateCheck.Verdict.Ready ? exports.list(ExportRecord.class) : List.of();
         AdmissionGate gate = switch (state) {
             case StateCheck.Verdict.Missing missing -> AdmissionGate.refusing(StateCheck.REASON, missing.message());
             case StateCheck.Verdict.Ready ready -> AdmissionGate.reapplying(records.size());
@@ -311,7 +312,7 @@ public final class AgentMain {
                         + " can create, export and delete volumes. Configure agent.tls (cert, key, ca) for mTLS. ***"));
         WorkloadServer server = builder.start();
         try {
-            return afterListening(server, config, backends, state, metrics, nfs, exports, exporter, records, gauges, gate);
+            return afterListening(server, backends, state, metrics, exports, new Exporters(List.of(exporter, nfsExporter)), gauges, gate);
         } catch (RuntimeException e) {
             server.close();
             throw e;
@@ -319,18 +320,16 @@ public final class AgentMain {
     }
 
     /** Start-up's part once the server listens: re-apply, reap, start the gauges, open the gate. */
-    private static WorkloadServer afterListening(WorkloadServer server, AgentConfig config, Map<String, VolumeBackend> backends,
-                                                 StateCheck.Verdict state, WorkloadMetrics metrics, NfsServer nfs,
-                                                 ExportStore exports, Exporter exporter, List<ExportRecord> records,
-                                                 StoreGauges gauges, AdmissionGate gate) {
+    private static WorkloadServer afterListening(WorkloadServer server, Map<String, VolumeBackend> backends,
+                                                 StateCheck.Verdict state, WorkloadMetrics metrics, ExportStore exports,
+                                                 Exporters protocols, StoreGauges gauges, AdmissionGate gate) {
         if (state instanceof StateCheck.Verdict.Missing missing) {
             startGauges(gauges, metrics);
             Thread.ofVirtual().name("agent-state-missing").start(() -> repeatError(server, missing.message()));
             return server;
         }
-        ExportReapply.run(records, exports, exporter, backends);
-        NfsExportReapply.run(exports, new NfsExporter(nfs), backends, config.backends().stream()
-                .filter(b -> b.kind() == BackendKind.BACKEND_KIND_ZFS_DATASET).map(BackendConfig::name).collect(Collectors.toSet()));
+        // each protocol's records in turn: NVMe-oF's, then NFS's (ExportReapply, NfsExportReapply)
+        protocols.reapply(exports, backends);
         // zvols and datasets hidden by a delete whose dependents went while the agent was down
         backends.values().forEach(b -> {
             switch (b) {

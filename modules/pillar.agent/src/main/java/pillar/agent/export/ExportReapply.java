@@ -36,7 +36,7 @@ public final class ExportReapply {
 
     /** Returns the failures, one line each; empty when every export is in place. */
     public static List<String> run(ExportStore exports, Exporter exporter, Map<String, VolumeBackend> backends) {
-        return run(exports.list(), exports, exporter, backends);
+        return run(exports.list(ExportRecord.class), exports, exporter, backends);
     }
 
     /** {@link #run(ExportStore, Exporter, Map)} with the records as {@code exports} listed them just now. */

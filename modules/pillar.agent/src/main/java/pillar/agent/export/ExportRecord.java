@@ -37,7 +37,8 @@ import pillar.api.value.VolumeId;
  *                     secrets: the record is written readable by its owner only and never logged
  */
 public record ExportRecord(VolumeId volume, String backend, Path device, PortAddress address, boolean aclEnabled,
-                           Set<Nqn> allowedHosts, boolean authRequired, Map<Nqn, RecordedAuth> auth) {
+                           Set<Nqn> allowedHosts, boolean authRequired, Map<Nqn, RecordedAuth> auth)
+        implements VolumeExport {
     /** The NQN prefix of every subsystem pillar-csi creates; the rest of the NQN is the volume ID. */
     public static final String NQN_PREFIX = "nqn.2024-06.io.pillar-csi:";
 
@@ -107,6 +108,18 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
             keys.put(host, (other != null && other.since().isAfter(recorded.since()) ? other : recorded).auth());
         });
         return keys;
+    }
+
+    /** Whether {@code other} exports the same device the same way (its hosts and keys aside). */
+    public boolean sameExport(ExportRecord other) {
+        return backend.equals(other.backend) && device.equals(other.device) && address.equals(other.address)
+                && aclEnabled == other.aclEnabled && authRequired == other.authRequired;
+    }
+
+    @Override
+    public String describe() {
+        return address + (aclEnabled ? " with ACL" : " open to any host") + (authRequired ? " and DH-HMAC-CHAP" : "")
+                + " on " + device;
     }
 
     @Override

@@ -21,8 +21,8 @@ import pillar.runtime.durable.DamagedRecordException;
 /**
  * The durable export records, one file per volume under {@code <state-dir>/exports/}, written atomically
  * and readable by the agent's user only (mode 0600: a record may hold DH-HMAC-CHAP secrets). A volume's
- * file holds either its NVMe-oF {@link ExportRecord} or its {@link NfsExportRecord}; the NVMe-oF calls
- * ({@link #read}, {@link #list}) never return an NFS one, the NFS calls never an NVMe-oF one.
+ * file holds one {@link VolumeExport}: its NVMe-oF {@link ExportRecord} or its {@link NfsExportRecord}, each in
+ * the format it always had; a call for one protocol's records never returns (nor parses) another's.
  *
  * <p>A damaged record (unreadable, unparsable, or naming another volume) is never taken for an absent
  * one: reading it throws, and a listing leaves it out and reports it ({@link DamagedRecords}); it is
@@ -42,8 +42,18 @@ public final class ExportStore {
         this.damaged = damaged;
     }
 
-    public Optional<ExportRecord> read(VolumeId volume) {
-        return records.read(volume).filter(text -> !NfsExportRecord.isNfs(text)).map(text -> parse(records.fileOf(volume), text));
+    /** The volume's record, whatever its protocol; empty when it has none. */
+    public Optional<VolumeExport> read(VolumeId volume) {
+        return records.read(volume).map(text -> parse(records.fileOf(volume), text));
+    }
+
+    /**
+     * The volume's record when it is one of {@code protocol}'s records; empty when it has none or another
+     * protocol's (which is then not parsed: a damaged record of another protocol reads as empty here).
+     */
+    public <R extends VolumeExport> Optional<R> read(VolumeId volume, Class<R> protocol) {
+        return records.read(volume).filter(text -> kind(text) == protocol)
+                .map(text -> protocol.cast(parse(records.fileOf(volume), text)));
     }
 
     /**
@@ -54,12 +64,7 @@ public final class ExportStore {
         Set<VolumeId> volumes = new TreeSet<>(java.util.Comparator.comparing(VolumeId::value));
         for (Path file : records.files()) {
             try {
-                String text = text(file);
-                if (NfsExportRecord.isNfs(text)) {
-                    parseNfs(file, text);
-                } else {
-                    parse(file, text);
-                }
+                parse(file, text(file));
             } catch (RuntimeException e) {
                 validName(file).ifPresent(volumes::add);
             }
@@ -67,27 +72,12 @@ public final class ExportStore {
         return volumes;
     }
 
-    public void write(ExportRecord record) {
-        records.write(record.volume(), record.encode());
-    }
-
-    /** The volume's NFS export record, or empty (also when it has an NVMe-oF one). */
-    public Optional<NfsExportRecord> readNfs(VolumeId volume) {
-        return records.read(volume).filter(NfsExportRecord::isNfs).map(text -> parseNfs(records.fileOf(volume), text));
-    }
-
-    /** Writes the volume's NFS export record atomically, replacing whatever record the volume had. */
-    public void write(NfsExportRecord record) {
-        records.write(record.volume(), record.encode());
-    }
-
-    /** Every NFS export record, in volume order; a damaged one is reported and left out. */
-    public List<NfsExportRecord> listNfs() {
-        List<NfsExportRecord> listed = new ArrayList<>();
-        for (Path file : records.files()) {
-            whole(file).filter(NfsExportRecord::isNfs).ifPresent(text -> parsed(file, () -> parseNfs(file, text)).ifPresent(listed::add));
-        }
-        return listed;
+    /** Writes the volume's record atomically, replacing whatever record (of any protocol) the volume had. */
+    public void write(VolumeExport record) {
+        records.write(record.volume(), switch (record) {
+            case ExportRecord nvme -> nvme.encode();
+            case NfsExportRecord nfs -> nfs.encode();
+        });
     }
 
     /** Removes the volume's record, durably; a damaged one is no longer reported. */
@@ -97,14 +87,14 @@ public final class ExportStore {
     }
 
     /**
-     * Every NVMe-oF record, in volume order. A damaged record is left out and reported
+     * Every record of {@code protocol}, in volume order. A damaged record is left out and reported
      * ({@link DamagedRecords}: logged, counted, listed in GetCapabilities), never skipped silently.
      */
-    public List<ExportRecord> list() {
-        List<ExportRecord> listed = new ArrayList<>();
+    public <R extends VolumeExport> List<R> list(Class<R> protocol) {
+        List<R> listed = new ArrayList<>();
         for (Path file : records.files()) {
-            whole(file).filter(text -> !NfsExportRecord.isNfs(text)).ifPresent(text -> parsed(file, () -> parse(file, text))
-                    .ifPresent(listed::add));
+            whole(file).filter(text -> kind(text) == protocol)
+                    .ifPresent(text -> parsed(file, () -> protocol.cast(parse(file, text))).ifPresent(listed::add));
         }
         return listed;
     }
@@ -151,20 +141,22 @@ public final class ExportStore {
         }
     }
 
-    private static NfsExportRecord parseNfs(Path file, String text) {
-        return parse(file, text, NfsExportRecord::parse, NfsExportRecord::volume);
+    /** Which protocol's record the text is: an NFS one has its protocol line, an NVMe-oF one (the first kind) none. */
+    private static Class<? extends VolumeExport> kind(String text) {
+        return NfsExportRecord.isNfs(text) ? NfsExportRecord.class : ExportRecord.class;
     }
 
-    private static ExportRecord parse(Path file, String text) {
-        return parse(file, text, ExportRecord::parse, ExportRecord::volume);
+    private static VolumeExport parse(Path file, String text) {
+        return kind(text) == NfsExportRecord.class ? parse(file, text, NfsExportRecord::parse)
+                : parse(file, text, ExportRecord::parse);
     }
 
     /** {@code text} parsed as the record of the volume {@code file} is named after; anything else is damage. */
-    private static <R> R parse(Path file, String text, Function<String, R> parser, Function<R, VolumeId> volume) {
+    private static VolumeExport parse(Path file, String text, Function<String, VolumeExport> parser) {
         try {
-            R record = parser.apply(text);
-            if (!volume.apply(record).value().equals(file.getFileName().toString())) {
-                throw new IllegalArgumentException("it names volume " + volume.apply(record));
+            VolumeExport record = parser.apply(text);
+            if (!record.volume().value().equals(file.getFileName().toString())) {
+                throw new IllegalArgumentException("it names volume " + record.volume());
             }
             return record;
         } catch (IllegalArgumentException e) {

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 import java.util.zip.CRC32;
 
+import pillar.agent.backend.VolumeBackend;
 import pillar.agent.configfs.ExportDrift;
 import pillar.agent.configfs.HostAuth;
 import pillar.agent.configfs.NamespaceId;
@@ -15,14 +16,16 @@ import pillar.agent.configfs.NvmetTarget;
 import pillar.agent.configfs.PortAddress;
 import pillar.agent.configfs.PortId;
 import pillar.agent.configfs.WantedExport;
+import pillar.agent.nfs.StateRelease;
 import pillar.api.value.Nqn;
 
 /**
- * Makes the kernel target match an export record exactly ({@link NvmetTarget#ensureExport}), step by
- * idempotent step, in the kernel's order: subsystem, namespace 1 on the device, port, ACL entries, then
- * the port link that makes it reachable. Re-applying a record that is already in place changes nothing.
+ * NVMe-oF/TCP as a {@link ProtocolExporter}: makes the kernel target match an export record exactly
+ * ({@link NvmetTarget#ensureExport}), step by idempotent step, in the kernel's order: subsystem, namespace 1
+ * on the device, port, ACL entries, then the port link that makes it reachable. Re-applying a record that is
+ * already in place changes nothing. Its clients are host NQNs; a deny drains the host's controllers.
  */
-public final class Exporter {
+public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
     /** Every volume is namespace 1 of its own subsystem. */
     public static final NamespaceId NSID = NamespaceId.of(1);
     private static final Logger LOG = Logger.getLogger(Exporter.class.getName());
@@ -34,9 +37,20 @@ public final class Exporter {
         this.target = target;
     }
 
+    @Override
+    public Class<ExportRecord> records() {
+        return ExportRecord.class;
+    }
+
+    @Override
+    public String where() {
+        return "the kernel";
+    }
+
     /**
      * The differences between the record and what the kernel holds, in words; empty when in sync.
      */
+    @Override
     public List<String> drift(ExportRecord record) {
         WantedExport wanted = wanted(record);
         return target.inspect(record.subsystem()).map(actual -> ExportDrift.of(wanted, actual))
@@ -55,6 +69,7 @@ public final class Exporter {
      * a shared port from running between another export's port set-up and its link, and holds no lock
      * while one volume's namespace waits on the kernel (see {@link NvmetTarget#ensureExport}).
      */
+    @Override
     public void apply(ExportRecord record) {
         learn(List.of(record));
         target.ensureExport(portId(record.address()), wanted(record));
@@ -63,25 +78,39 @@ public final class Exporter {
                 + (record.aclEnabled() ? " to " + record.allowedHosts().size() + " allowed host(s)" : " to any host"));
     }
 
+    @Override
+    public void remove(ExportRecord record) {
+        remove(record.subsystem());
+    }
+
     /** Removes the volume's subsystem, and ports and hosts nothing else uses. */
     public void remove(Nqn subsystem) {
         target.removeSubsystem(subsystem);
         LOG.fine(() -> "removed " + subsystem + " if it was there");
     }
 
-    /** Allows the host, with the newest keys it has when the record has keys for it (never logged). */
-    public void allow(ExportRecord record, Nqn host) {
+    /**
+     * Allows the host, with the newest keys it has when the record has keys for it (never logged); with
+     * {@code exclusive} the host alone ({@link NvmetTarget#allowOnlyHost}): every other host is removed,
+     * its controllers dropped and drained, and the record must list this host only.
+     */
+    @Override
+    public void allow(ExportRecord record, Nqn host, boolean exclusive) {
+        if (exclusive) {
+            allowOnly(record, host);
+        } else {
+            allow(record, host);
+        }
+    }
+
+    private void allow(ExportRecord record, Nqn host) {
         learn(List.of(record));
         Optional<HostAuth> auth = Optional.ofNullable(record.keys(newestKeys).get(host));
         target.allowHost(record.subsystem(), host, auth);
         LOG.info(() -> "allowed " + host + " on " + record.subsystem() + auth.map(a -> " with DH-HMAC-CHAP " + a).orElse(""));
     }
 
-    /**
-     * Allows the host alone ({@link NvmetTarget#allowOnlyHost}): every other host is removed, its
-     * controllers dropped and drained. The record must list this host only.
-     */
-    public void allowOnly(ExportRecord record, Nqn host) {
+    private void allowOnly(ExportRecord record, Nqn host) {
         learn(List.of(record));
         Optional<HostAuth> auth = Optional.ofNullable(record.keys(newestKeys).get(host));
         target.allowOnlyHost(record.subsystem(), host, auth);
@@ -89,8 +118,43 @@ public final class Exporter {
     }
 
     /** Whether the kernel's nvmet authenticates hosts in-band; false when it cannot tell now (nvmet missing). */
+    @Override
     public boolean authSupported() {
         return target.authSupported();
+    }
+
+    /** {@link #disallow}: the host's controllers are drained before this returns, nothing is left to release. */
+    @Override
+    public StateRelease deny(ExportRecord before, Nqn host) {
+        disallow(before.subsystem(), host);
+        return StateRelease.DONE;
+    }
+
+    @Override
+    public boolean exported(ExportRecord record) {
+        return target.inspect(record.subsystem()).isPresent();
+    }
+
+    /** The hosts the subsystem's ACL lists now; none when it admits any host or is not there. */
+    @Override
+    public Set<Nqn> admitted(ExportRecord record) {
+        return target.inspect(record.subsystem()).filter(s -> !s.allowAnyHost())
+                .map(s -> s.allowedHosts().stream().flatMap(Exporter::nqn).collect(java.util.stream.Collectors.toSet())).orElse(Set.of());
+    }
+
+    /** A host entry's name as an NQN; none for a name that is not one (the kernel checks no grammar). */
+    private static java.util.stream.Stream<Nqn> nqn(String name) {
+        try {
+            return java.util.stream.Stream.of(Nqn.of(name));
+        } catch (RuntimeException e) {
+            return java.util.stream.Stream.empty();
+        }
+    }
+
+    /** {@link ExportReapply}: every NVMe-oF record applied, this installation's unrecorded subsystems removed. */
+    @Override
+    public List<String> reapply(ExportStore store, Map<String, VolumeBackend> backends) {
+        return ExportReapply.run(store, this, backends);
     }
 
     /** Revokes {@code host} on the subsystem and drains it ({@link NvmetTarget#disallowHost}). */

@@ -38,7 +38,7 @@ public final class NfsExportReapply {
     /** Returns the failures, one line each; empty when every NFS export is in place. */
     public static List<String> run(ExportStore store, NfsExporter exporter, Map<String, VolumeBackend> backends,
                                    Set<String> filesystemBackends) {
-        List<NfsExportRecord> records = store.listNfs();
+        List<NfsExportRecord> records = store.list(NfsExportRecord.class);
         List<String> failures = new ArrayList<>();
         if (records.isEmpty() && filesystemBackends.isEmpty()) {
             return failures;
@@ -79,7 +79,7 @@ public final class NfsExportReapply {
                 LOG.severe("could not re-apply the NFS export of volume " + recorded.volume() + ": " + e.getMessage());
             }
         }
-        removeOrphans(store.listNfs(), store.damagedVolumes(), exporter, backends, filesystemBackends, listing, failures);
+        removeOrphans(store.list(NfsExportRecord.class), store.damagedVolumes(), exporter, backends, filesystemBackends, listing, failures);
         // last, once every client has its recorded exports back: whether one has any left decides its expiry
         for (NfsExportRecord record : applied) {
             try {

@@ -42,7 +42,7 @@ import pillar.api.value.VolumeId;
  * @param fencing  removed clients whose NFSv4 state is still to be released; none of the clients
  */
 public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsClient server, Set<NfsClient> clients,
-                              Set<NfsClient> readOnly, Set<NfsClient> fencing) {
+                              Set<NfsClient> readOnly, Set<NfsClient> fencing) implements VolumeExport {
     static final String PROTOCOL_LINE = "protocol=nfs";
 
     public NfsExportRecord {
@@ -72,6 +72,11 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
     /** What {@code client} may do with the export (read-write unless recorded read-only). */
     public NfsAccess access(NfsClient client) {
         return NfsAccess.of(readOnly.contains(client));
+    }
+
+    @Override
+    public String describe() {
+        return "NFS " + path + " from " + server;
     }
 
     public NfsFsid fsid() {

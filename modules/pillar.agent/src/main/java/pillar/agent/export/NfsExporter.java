@@ -3,28 +3,52 @@ package pillar.agent.export;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 
+import pillar.agent.backend.VolumeBackend;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsExport;
 import pillar.agent.nfs.NfsServer;
 import pillar.agent.nfs.StateRelease;
 
 /**
- * Applies {@link NfsExportRecord}s to the NFS server exactly and measures drift against its listing: one
+ * NFS as a {@link ProtocolExporter}: applies {@link NfsExportRecord}s to the NFS server exactly and measures drift against its listing: one
  * entry per recorded client on the record's path with the volume's fsid and the client's recorded access
- * ({@code rw} or {@code ro}), no other client's entry on that path. Every call is idempotent; a client is added before any is removed, so a retry converges.
+ * ({@code rw} or {@code ro}), no other client's entry on that path. Every call is idempotent; a client is added before any is removed, so a retry converges. Its clients are addresses; a deny releases the client's NFSv4 state, which may stay
+ * pending ({@link StateRelease#PENDING}). NFS has no in-band authentication.
  */
-public final class NfsExporter {
+public final class NfsExporter implements ProtocolExporter<NfsExportRecord, NfsClient> {
     private static final Logger LOG = Logger.getLogger(NfsExporter.class.getName());
 
     private final NfsServer server;
+    private final Set<String> filesystemBackends;
 
+    /** On a host without filesystem backends: start-up prunes no unrecorded export. */
     public NfsExporter(NfsServer server) {
+        this(server, Set.of());
+    }
+
+    /** @param filesystemBackends the zfs-dataset backends whose datasets' unrecorded exports start-up removes */
+    public NfsExporter(NfsServer server, Set<String> filesystemBackends) {
         this.server = server;
+        this.filesystemBackends = Set.copyOf(filesystemBackends);
+    }
+
+    @Override
+    public Class<NfsExportRecord> records() {
+        return NfsExportRecord.class;
+    }
+
+    @Override
+    public String where() {
+        return "nfsd";
     }
 
     /** The differences between the record and what the server lists now; empty when in place. */
+    @Override
     public List<String> drift(NfsExportRecord record) {
         return drift(record, server.exports());
     }
@@ -53,6 +77,7 @@ public final class NfsExporter {
     }
 
     /** Makes the server serve exactly the record: each client exported with its access, any other client of the path removed. */
+    @Override
     public void apply(NfsExportRecord record) {
         apply(record, server.exports());
     }
@@ -67,6 +92,47 @@ public final class NfsExporter {
                 LOG.info(() -> "removed client " + entry.client() + " from " + entry.path() + ": not in the record of " + record.volume());
             }
         }
+    }
+
+    /** {@link #removeAll} of the record's path. */
+    @Override
+    public void remove(NfsExportRecord record) {
+        removeAll(record.path());
+    }
+
+    /** {@link #apply}: the record lists the client with its access (alone, when {@code exclusive}). */
+    @Override
+    public void allow(NfsExportRecord record, NfsClient client, boolean exclusive) {
+        apply(record);
+    }
+
+    /** Removes the client's entry; its state is released, also when {@code before} noted it pending already. */
+    @Override
+    public StateRelease deny(NfsExportRecord before, NfsClient client) {
+        return remove(before.path(), client, before.fencing().contains(client));
+    }
+
+    @Override
+    public boolean exported(NfsExportRecord record) {
+        return server.exports().stream().anyMatch(e -> e.path().equals(record.path()));
+    }
+
+    @Override
+    public Set<NfsClient> admitted(NfsExportRecord record) {
+        return server.exports().stream().filter(e -> e.path().equals(record.path())).map(NfsExport::client)
+                .collect(Collectors.toSet());
+    }
+
+    /** {@link NfsExportReapply}: every NFS record applied, unrecorded exports of the filesystem backends' datasets removed. */
+    @Override
+    public List<String> reapply(ExportStore store, Map<String, VolumeBackend> backends) {
+        return NfsExportReapply.run(store, this, backends, filesystemBackends);
+    }
+
+    /** NFS has no in-band authentication. */
+    @Override
+    public boolean authSupported() {
+        return false;
     }
 
     /** Removes every client's entry for {@code path} (the volume is unexported). */

@@ -113,8 +113,8 @@ public final class StoreGauges implements AutoCloseable {
                                                 ToIntFunction<NfsExportRecord> nfs) {
         try {
             Map<String, Long> sums = new HashMap<>();
-            exports.list().forEach(r -> sums.merge(r.backend(), (long) nvme.applyAsInt(r), Long::sum));
-            exports.listNfs().forEach(r -> sums.merge(r.backend(), (long) nfs.applyAsInt(r), Long::sum));
+            exports.list(ExportRecord.class).forEach(r -> sums.merge(r.backend(), (long) nvme.applyAsInt(r), Long::sum));
+            exports.list(NfsExportRecord.class).forEach(r -> sums.merge(r.backend(), (long) nfs.applyAsInt(r), Long::sum));
             return sums;
         } catch (RuntimeException e) {
             LOG.fine(() -> "metrics leave the exports out: " + e);

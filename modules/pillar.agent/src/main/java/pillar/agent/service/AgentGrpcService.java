@@ -39,6 +39,7 @@ import pillar.api.agent.v1.ExportSpec;
 import pillar.api.agent.v1.ExportProtocol;
 import pillar.api.agent.v1.BackendKind;
 import pillar.agent.export.NfsExportRecord;
+import pillar.agent.export.VolumeExport;
 import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsPresence;
@@ -352,8 +353,6 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     public void listExports(ListExportsRequest request, StreamObserver<ListExportsResponse> response) {
         unary("ListExports", response, () -> ListExportsResponse.newBuilder()
                 .addAllExports(operations.listExports().stream()
-                        .map(r -> toProto(r).toBuilder().addAllDrift(operations.drift(r)).build()).toList())
-                .addAllExports(operations.listNfsExports().stream()
                         .map(r -> toProto(r).toBuilder().addAllDrift(operations.drift(r)).build()).toList()).build());
     }
 
@@ -378,7 +377,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                 List<String> changes = operations.reconcileNfs(token(request.hasToken(), request.getToken()), id,
                         request.getDesired().getBackend(), server, clients);
                 ReconcileResponse.Builder out = ReconcileResponse.newBuilder().addAllChanges(changes);
-                operations.nfsRecord(id).ifPresent(r -> out.setActual(toProto(r)));
+                operations.exportRecord(id).ifPresent(r -> out.setActual(toProto(r)));
                 return out.build();
             }
             if (request.hasDesired()) {
@@ -392,9 +391,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                     : Optional.empty();
             List<String> changes = operations.reconcile(token(request.hasToken(), request.getToken()), id, desired);
             ReconcileResponse.Builder out = ReconcileResponse.newBuilder().addAllChanges(changes);
-            operations.listExports().stream().filter(r -> r.volume().equals(id)).findFirst()
-                    .ifPresent(r -> out.setActual(toProto(r)));
-            operations.nfsRecord(id).ifPresent(r -> out.setActual(toProto(r)));
+            operations.exportRecord(id).ifPresent(r -> out.setActual(toProto(r)));
             return out.build();
         });
     }
@@ -426,6 +423,13 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
             throw new InvalidValueException("export.protocol", "backend " + backend + " holds filesystem datasets: export them with"
                     + " protocol NFS, not NVMe-oF/TCP");
         }
+    }
+
+    private static Export toProto(VolumeExport record) {
+        return switch (record) {
+            case ExportRecord nvme -> toProto(nvme);
+            case NfsExportRecord nfs -> toProto(nfs);
+        };
     }
 
     private static Export toProto(NfsExportRecord record) {

@@ -22,8 +22,11 @@ import pillar.agent.configfs.PortAddress;
 import pillar.agent.export.ExportRecord;
 import pillar.agent.export.ExportStore;
 import pillar.agent.export.Exporter;
+import pillar.agent.export.Exporters;
 import pillar.agent.export.NfsExportRecord;
 import pillar.agent.export.NfsExporter;
+import pillar.agent.export.ProtocolExporter;
+import pillar.agent.export.VolumeExport;
 import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.StateRelease;
@@ -61,13 +64,7 @@ public final class AgentOperations {
     private final ExportStore exports;
     private final Exporter exporter;
     private final NfsExporter nfs;
-
-    /** {@link #AgentOperations(Map, Fence, Fence, ExportStore, Exporter, NfsExporter)} on a host without an NFS server. */
-    public AgentOperations(Map<String, VolumeBackend> backends, Fence fence, Fence snapshotFence, ExportStore exports,
-                           Exporter exporter) {
-        this(backends, fence, snapshotFence, exports, exporter,
-                new NfsExporter(pillar.agent.nfs.NfsServer.absent("this agent has no NFS server")));
-    }
+    private final Exporters protocols;
 
     /**
      * @param snapshotFence fences snapshot calls by the snapshot's own token, over marks kept apart
@@ -81,6 +78,7 @@ public final class AgentOperations {
         this.snapshotFence = snapshotFence;
         this.exports = exports;
         this.exporter = exporter;
+        this.protocols = new Exporters(List.of(exporter, nfs));
     }
 
     public VolumeBackend backend(String name) {
@@ -183,7 +181,7 @@ public final class AgentOperations {
         VolumeBackend backend = backend(backendName);
         return fence.run(id, token, Intent.CHANGE, done -> {
             ByteSize grown = backend.expand(id, required);
-            exports.read(id).ifPresent(exporter::revalidate);
+            exports.read(id, ExportRecord.class).ifPresent(exporter::revalidate);
             return grown;
         });
     }
@@ -208,13 +206,13 @@ public final class AgentOperations {
                 throw new InvalidValueException("export.protocol", "volume " + id + " on backend " + backendName
                         + " is a filesystem dataset: it is exported over NFS only");
             }
-            Optional<ExportRecord> existing = exports.read(id);
+            Optional<ExportRecord> existing = exports.read(id, ExportRecord.class);
             ExportRecord wanted = new ExportRecord(id, backendName, volume.device(), address, aclEnabled,
                     existing.map(ExportRecord::allowedHosts).orElse(Set.of()), authRequired,
                     existing.map(ExportRecord::auth).orElse(Map.of()));
-            if (existing.isPresent() && !sameExport(existing.get(), wanted)) {
-                throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is already exported as " + describe(existing.get())
-                        + "; unexport it before exporting it as " + describe(wanted));
+            if (existing.isPresent() && !existing.get().sameExport(wanted)) {
+                throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is already exported as "
+                        + existing.get().describe() + "; unexport it before exporting it as " + wanted.describe());
             }
             exports.write(wanted);
             exporter.apply(wanted);
@@ -241,13 +239,13 @@ public final class AgentOperations {
 
     /**
      * {@link #allow(Optional, VolumeId, Nqn, Optional)}; with {@code exclusive} the export admits this host
-     * alone afterwards (the record first, then {@link Exporter#allowOnly}: every other host is removed and
+     * alone afterwards (the record first, then {@link Exporter#allow} exclusive: every other host is removed and
      * its connections dropped and drained). An exclusive allow on an export that admits any host is
      * refused (FAILED_PRECONDITION): such an export cannot keep a host out.
      */
     public void allow(Optional<FencingToken> token, VolumeId id, Nqn host, Optional<HostAuth> auth, boolean exclusive) {
         fence.run(id, token, Intent.CHANGE, done -> {
-            refuseNfs(id, "host_nqn");
+            refuse(id, NfsExportRecord.class, "host_nqn", "NFS: give client_address, not a host NQN");
             ExportRecord record = exported(id);
             if (exclusive && !record.aclEnabled()) {
                 throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is exported to any host (acl_enabled false): it cannot"
@@ -271,11 +269,7 @@ public final class AgentOperations {
             if (!updated.equals(record)) {
                 exports.write(updated);
             }
-            if (exclusive) {
-                exporter.allowOnly(updated, host);
-            } else {
-                exporter.allow(updated, host);
-            }
+            exporter.allow(updated, host, exclusive);
             return null;
         });
     }
@@ -318,10 +312,10 @@ public final class AgentOperations {
 
     public void deny(Optional<FencingToken> token, VolumeId id, Nqn host) {
         fence.revoke(id, token, done -> {
-            refuseNfs(id, "host_nqn");
+            refuse(id, NfsExportRecord.class, "host_nqn", "NFS: give client_address, not a host NQN");
             Optional<ExportRecord> record;
             try {
-                record = exports.read(id);
+                record = exports.read(id, ExportRecord.class);
             } catch (DamagedRecordException damaged) {
                 // the record cannot say what is exported, but the subsystem is named after the volume: the
                 // fence holds in the kernel, and the record stays for the operator
@@ -337,7 +331,7 @@ public final class AgentOperations {
             if (hosts.remove(host)) {
                 exports.write(record.get().withAllowedHosts(hosts));
             }
-            exporter.disallow(record.get().subsystem(), host);
+            exporter.deny(record.get(), host);
             return null;
         });
     }
@@ -350,19 +344,15 @@ public final class AgentOperations {
     public List<String> reconcile(Optional<FencingToken> token, VolumeId id, Optional<Desired> desired) {
         return fence.run(id, token, Intent.CHANGE, done -> {
             List<String> changes = new java.util.ArrayList<>();
-            Optional<ExportRecord> existing = exports.read(id);
             if (desired.isEmpty()) {
-                Optional<NfsExportRecord> shared = exports.readNfs(id);
-                if (shared.isPresent()) {
+                Optional<VolumeExport> any = exports.read(id);
+                if (any.isPresent()) {
                     unexportLocked(id);
-                    changes.add("unexported NFS " + shared.get().path() + " from " + shared.get().server());
-                }
-                if (existing.isPresent()) {
-                    unexportLocked(id);
-                    changes.add("unexported " + describe(existing.get()));
+                    changes.add("unexported " + any.get().describe());
                 }
                 return changes;
             }
+            Optional<ExportRecord> existing = exports.read(id, ExportRecord.class);
             Desired want = desired.get();
             if (want.authRequired() && !want.aclEnabled()) {
                 throw new InvalidValueException("desired.export.auth_required", "needs acl_enabled");
@@ -374,9 +364,9 @@ public final class AgentOperations {
             BackendVolume volume = existingVolume(backend, want.backend(), id);
             ExportRecord wanted = new ExportRecord(id, want.backend(), volume.device(), want.address(),
                     want.aclEnabled(), want.aclEnabled() ? want.allowedHosts() : Set.of(), want.authRequired(), Map.of());
-            if (existing.isPresent() && !sameExport(existing.get(), wanted)) {
+            if (existing.isPresent() && !existing.get().sameExport(wanted)) {
                 unexportLocked(id);
-                changes.add("unexported " + describe(existing.get()));
+                changes.add("unexported " + existing.get().describe());
                 existing = Optional.empty();
             }
             // keys come only from AllowInitiator: kept for the hosts still wanted; with auth_required a
@@ -397,12 +387,12 @@ public final class AgentOperations {
             exports.write(wanted);
             exporter.apply(wanted);
             if (existing.isEmpty()) {
-                changes.add("exported " + describe(wanted));
+                changes.add("exported " + wanted.describe());
             }
             Set<Nqn> before = existing.map(ExportRecord::allowedHosts).orElse(Set.of());
             for (Nqn host : before) {
                 if (!wanted.allowedHosts().contains(host)) {
-                    exporter.disallow(wanted.subsystem(), host);
+                    exporter.deny(wanted, host);
                     changes.add("denied " + host);
                 }
             }
@@ -428,11 +418,11 @@ public final class AgentOperations {
                 throw new InvalidValueException("export.protocol", "volume " + id + " on backend " + backendName
                         + " is a block device: NFS exports only a zfs-dataset backend's volumes");
             }
-            exports.read(id).ifPresent(block -> {
-                throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is already exported as " + describe(block)
-                        + "; unexport it before exporting it over NFS");
+            exports.read(id, ExportRecord.class).ifPresent(block -> {
+                throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is already exported as "
+                        + block.describe() + "; unexport it before exporting it over NFS");
             });
-            Optional<NfsExportRecord> existing = exports.readNfs(id);
+            Optional<NfsExportRecord> existing = exports.read(id, NfsExportRecord.class);
             NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server,
                     existing.map(NfsExportRecord::clients).orElse(Set.of()), existing.map(NfsExportRecord::readOnly).orElse(Set.of()),
                     existing.map(NfsExportRecord::fencing).orElse(Set.of()));
@@ -452,14 +442,14 @@ public final class AgentOperations {
      */
     public void allowNfs(Optional<FencingToken> token, VolumeId id, NfsClient client, NfsAccess access) {
         fence.run(id, token, Intent.CHANGE, done -> {
-            refuseBlock(id);
-            NfsExportRecord record = exports.readNfs(id).orElseThrow(() -> new AgentRefusal(
+            refuse(id, ExportRecord.class, "client_address", "NVMe-oF: give host_nqn, not a client address");
+            NfsExportRecord record = exports.read(id, NfsExportRecord.class).orElseThrow(() -> new AgentRefusal(
                     AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is not exported over NFS; export it first"));
             NfsExportRecord updated = record.withClient(client, access);
             if (!updated.equals(record)) {
                 exports.write(updated);
             }
-            nfs.apply(updated);
+            nfs.allow(updated, client, false);
             return null;
         });
     }
@@ -471,36 +461,21 @@ public final class AgentOperations {
      */
     public void denyNfs(Optional<FencingToken> token, VolumeId id, NfsClient client) {
         fence.revoke(id, token, done -> {
-            refuseBlock(id);
-            Optional<NfsExportRecord> record = exports.readNfs(id);
+            refuse(id, ExportRecord.class, "client_address", "NVMe-oF: give host_nqn, not a client address");
+            Optional<NfsExportRecord> record = exports.read(id, NfsExportRecord.class);
             if (record.isEmpty()) {
                 return null;
             }
             // noted before exportfs -u, so a death before the release is followed by a retry (docs/nfs.md fact 14)
-            boolean retry = record.get().fencing().contains(client);
             NfsExportRecord noted = record.get().clients().contains(client) ? record.get().withFencing(client) : record.get();
             if (!noted.equals(record.get())) {
                 exports.write(noted);
             }
-            if (nfs.remove(noted.path(), client, retry) == StateRelease.DONE && noted.fencing().contains(client)) {
+            if (nfs.deny(record.get(), client) == StateRelease.DONE && noted.fencing().contains(client)) {
                 exports.write(noted.withoutFencing(client));
             }
             return null;
         });
-    }
-
-    public List<NfsExportRecord> listNfsExports() {
-        return exports.listNfs();
-    }
-
-    /** The volume's NFS export record; empty when it has none. Reads only. */
-    public Optional<NfsExportRecord> nfsRecord(VolumeId id) {
-        return exports.readNfs(id);
-    }
-
-    /** The differences between a durable NFS export and nfsd's table, in words. */
-    public List<String> drift(NfsExportRecord record) {
-        return nfs.drift(record);
     }
 
     /**
@@ -519,7 +494,7 @@ public final class AgentOperations {
                 throw new InvalidValueException("desired.export.protocol", "volume " + id + " on backend " + backendName
                         + " is a block device: NFS exports only a zfs-dataset backend's volumes");
             }
-            Optional<NfsExportRecord> existing = exports.readNfs(id);
+            Optional<NfsExportRecord> existing = exports.read(id, NfsExportRecord.class);
             Set<NfsClient> readOnly = existing.map(NfsExportRecord::readOnly).orElse(Set.of()).stream()
                     .filter(clients::contains).collect(java.util.stream.Collectors.toSet());
             // a release still pending stays noted (retried at the next deny or start-up), unless allowed again
@@ -546,16 +521,13 @@ public final class AgentOperations {
         });
     }
 
-    /** An NVMe-oF call on a volume exported over NFS: INVALID_ARGUMENT naming {@code field}, nothing changed. */
-    private void refuseNfs(VolumeId id, String field) {
-        if (exports.readNfs(id).isPresent()) {
-            throw new InvalidValueException(field, "volume " + id + " is exported over NFS: give client_address, not a host NQN");
-        }
-    }
-
-    private void refuseBlock(VolumeId id) {
-        if (exports.read(id).isPresent()) {
-            throw new InvalidValueException("client_address", "volume " + id + " is exported over NVMe-oF: give host_nqn, not a client address");
+    /**
+     * A call for one protocol's clients on a volume exported with {@code other} protocol's record: INVALID_ARGUMENT
+     * naming {@code field}, nothing changed; {@code what} names the protocol and the field to give instead.
+     */
+    private void refuse(VolumeId id, Class<? extends VolumeExport> other, String field, String what) {
+        if (exports.read(id, other).isPresent()) {
+            throw new InvalidValueException(field, "volume " + id + " is exported over " + what);
         }
     }
 
@@ -568,18 +540,24 @@ public final class AgentOperations {
         }
     }
 
-    public List<ExportRecord> listExports() {
-        return exports.list();
+    /** Every export record, protocol by protocol (NVMe-oF, then NFS), each in volume order; a damaged one left out. */
+    public List<VolumeExport> listExports() {
+        return protocols.list(exports);
     }
 
-    /** The volume's durable export record; empty when it is not exported. Reads only. */
-    public Optional<ExportRecord> exportRecord(VolumeId id) {
+    /** The volume's durable export record, whatever its protocol; empty when it is not exported. Reads only. */
+    public Optional<VolumeExport> exportRecord(VolumeId id) {
         return exports.read(id);
     }
 
-    /** The differences between a durable export and the kernel, in words. */
-    public List<String> drift(ExportRecord record) {
-        return exporter.drift(record);
+    /** The protocol that applies the record. */
+    public ProtocolExporter<?, ?> protocolOf(VolumeExport record) {
+        return protocols.of(record);
+    }
+
+    /** The differences between a durable export and the kernel (nvmet's configfs, nfsd's table), in words. */
+    public List<String> drift(VolumeExport record) {
+        return protocols.drift(record);
     }
 
     private static BackendVolume existingVolume(VolumeBackend backend, String backendName, VolumeId id) {
@@ -588,30 +566,16 @@ public final class AgentOperations {
     }
 
     private ExportRecord exported(VolumeId id) {
-        return exports.read(id).orElseThrow(() -> new AgentRefusal(
+        return exports.read(id, ExportRecord.class).orElseThrow(() -> new AgentRefusal(
                 AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is not exported; export it first"));
     }
 
     /** Must hold the volume's lock. Record first, kernel second (see the class comment). */
     private void unexportLocked(VolumeId id) {
-        Optional<NfsExportRecord> shared = exports.readNfs(id);
-        if (shared.isPresent()) {
-            exports.delete(id);
-            nfs.removeAll(shared.get().path());
-            return;
-        }
+        // an NVMe-oF subsystem is named after the volume: removed also when its record is damaged or gone
+        Optional<NfsExportRecord> shared = exports.read(id, NfsExportRecord.class);
         exports.delete(id);
-        exporter.remove(ExportRecord.subsystemNqn(id));
-    }
-
-    private static boolean sameExport(ExportRecord a, ExportRecord b) {
-        return a.backend().equals(b.backend()) && a.device().equals(b.device()) && a.address().equals(b.address())
-                && a.aclEnabled() == b.aclEnabled() && a.authRequired() == b.authRequired();
-    }
-
-    private static String describe(ExportRecord record) {
-        return record.address() + (record.aclEnabled() ? " with ACL" : " open to any host")
-                + (record.authRequired() ? " and DH-HMAC-CHAP" : "") + " on " + record.device();
+        shared.ifPresentOrElse(nfs::remove, () -> exporter.remove(ExportRecord.subsystemNqn(id)));
     }
 
     private static String printable(String value) {

@@ -8,8 +8,7 @@ import java.util.logging.Logger;
 
 import pillar.agent.backend.PoolHealth;
 import pillar.agent.backend.VolumeBackend;
-import pillar.agent.export.ExportRecord;
-import pillar.agent.export.NfsExportRecord;
+import pillar.agent.export.VolumeExport;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ThinPoolUsage;
 import pillar.api.value.VolumeId;
@@ -32,12 +31,9 @@ final class VolumeHealth {
         List<String> unreadable = new ArrayList<>();
         part("whether volume " + id + " exists on backend " + backend.name(), unreadable, () -> backend.exists(id))
                 .ifPresent(out::setVolumePresent);
-        Optional<ExportRecord> record = operations.exportRecord(id);
-        Optional<NfsExportRecord> shared = operations.nfsRecord(id);
-        out.setExportRecorded(record.isPresent() || shared.isPresent());
-        record.flatMap(r -> part("the kernel's export of " + id, unreadable, () -> operations.drift(r)))
-                .ifPresent(out::addAllExportDrift);
-        shared.flatMap(r -> part("nfsd's export of " + id, unreadable, () -> operations.drift(r)))
+        Optional<VolumeExport> record = operations.exportRecord(id);
+        out.setExportRecorded(record.isPresent());
+        record.flatMap(r -> part(operations.protocolOf(r).where() + "'s export of " + id, unreadable, () -> operations.drift(r)))
                 .ifPresent(out::addAllExportDrift);
         part("the health of backend " + backend.name() + "'s pool", unreadable, backend::health).ifPresent(health -> {
             out.setPoolHealth(health.state());

@@ -87,7 +87,7 @@ public final class StateRecovery {
             return false;
         }
         ExportStore store = new ExportStore(stateDir);
-        for (ExportRecord stale : store.list()) {
+        for (ExportRecord stale : store.list(ExportRecord.class)) {
             if (!records.containsKey(stale.volume())) {
                 store.delete(stale.volume());
                 out.println("removed the record of " + stale.volume() + ": it is not exported in the kernel");

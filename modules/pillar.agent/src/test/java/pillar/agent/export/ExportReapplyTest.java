@@ -89,7 +89,7 @@ class ExportReapplyTest {
         assertThat(exporter.drift(record)).isEmpty();
         assertThat(configfs.entries("hosts")).containsExactly(HOST.value());
         assertThat(configfs.entries("ports")).containsExactly(Exporter.portId(ADDRESS).dirName());
-        assertThat(store.list()).containsExactly(record);
+        assertThat(store.list(ExportRecord.class)).containsExactly(record);
     }
 
     @Test
@@ -139,8 +139,8 @@ class ExportReapplyTest {
         assertThat(ExportReapply.run(store, exporter, backends)).isEmpty();
         Nqn nqn = ExportRecord.subsystemNqn(b.id());
         assertThat(configfs.value("subsystems/" + nqn + "/namespaces/1/device_path")).contains(b.device().toString());
-        assertThat(store.read(b.id()).orElseThrow().device()).isEqualTo(b.device());
-        assertThat(exporter.drift(store.read(b.id()).orElseThrow())).isEmpty();
+        assertThat(store.read(b.id(), ExportRecord.class).orElseThrow().device()).isEqualTo(b.device());
+        assertThat(exporter.drift(store.read(b.id(), ExportRecord.class).orElseThrow())).isEmpty();
     }
 
     @Test
@@ -155,7 +155,7 @@ class ExportReapplyTest {
                 "pvc-gone: the volume does not exist on backend zfs; the export stays recorded and is not applied",
                 "pvc-lvm: its backend lvm is not configured on this agent any more; the export stays recorded and is not applied");
         assertThat(configfs.entries("subsystems")).containsExactly(ExportRecord.subsystemNqn(a.id()).value());
-        assertThat(store.list()).hasSize(3);
+        assertThat(store.list(ExportRecord.class)).hasSize(3);
     }
 
     @Test

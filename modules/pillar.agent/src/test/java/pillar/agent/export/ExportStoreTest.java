@@ -33,12 +33,12 @@ class ExportStoreTest {
         new ExportStore(state).write(record("pvc-b", Set.of(host)));
         new ExportStore(state).write(record("pvc-a", Set.of()));
         ExportStore restarted = new ExportStore(state);
-        assertThat(restarted.list()).containsExactly(record("pvc-a", Set.of()), record("pvc-b", Set.of(host)));
-        assertThat(restarted.read(VolumeId.of("pvc-b")).orElseThrow().subsystem().value())
+        assertThat(restarted.list(ExportRecord.class)).containsExactly(record("pvc-a", Set.of()), record("pvc-b", Set.of(host)));
+        assertThat(restarted.read(VolumeId.of("pvc-b"), ExportRecord.class).orElseThrow().subsystem().value())
                 .isEqualTo("nqn.2024-06.io.pillar-csi:pvc-b");
         restarted.delete(VolumeId.of("pvc-b"));
         restarted.delete(VolumeId.of("pvc-b"));
-        assertThat(restarted.read(VolumeId.of("pvc-b"))).isEmpty();
+        assertThat(restarted.read(VolumeId.of("pvc-b"), ExportRecord.class)).isEmpty();
     }
 
     @Test
@@ -51,7 +51,7 @@ class ExportStoreTest {
         String whole = Files.readString(file);
         Files.writeString(file, whole.replace("acl=true", "acl=maybe"));
 
-        assertThat(store.list()).as("every other record").containsExactly(record("pvc-b", Set.of()));
+        assertThat(store.list(ExportRecord.class)).as("every other record").containsExactly(record("pvc-b", Set.of()));
         assertThat(damaged.list()).singleElement().satisfies(d -> {
             assertThat(d.kind()).isEqualTo("export");
             assertThat(d.file()).isEqualTo(file.toAbsolutePath());
@@ -59,14 +59,14 @@ class ExportStoreTest {
         });
         assertThat(store.damagedVolumes()).containsExactly(VolumeId.of("pvc-a"));
         assertThat(file).as("left for the operator").exists();
-        assertThatThrownBy(() -> store.read(VolumeId.of("pvc-a"))).hasMessageContaining("damaged");
+        assertThatThrownBy(() -> store.read(VolumeId.of("pvc-a"), ExportRecord.class)).hasMessageContaining("damaged");
 
         Files.writeString(file, record("pvc-z", Set.of()).encode());
-        assertThatThrownBy(() -> store.read(VolumeId.of("pvc-a"))).hasMessageContaining("names volume pvc-z");
-        assertThat(store.list()).containsExactly(record("pvc-b", Set.of()));
+        assertThatThrownBy(() -> store.read(VolumeId.of("pvc-a"), ExportRecord.class)).hasMessageContaining("names volume pvc-z");
+        assertThat(store.list(ExportRecord.class)).containsExactly(record("pvc-b", Set.of()));
 
         Files.writeString(file, whole); // the operator restores it
-        assertThat(store.list()).hasSize(2);
+        assertThat(store.list(ExportRecord.class)).hasSize(2);
         assertThat(damaged.list()).isEmpty();
         assertThat(store.damagedVolumes()).isEmpty();
     }
@@ -92,13 +92,13 @@ class ExportStoreTest {
         ExportStore store = new ExportStore(state);
         store.write(a);
         store.write(b);
-        assertThat(new ExportStore(state).list()).containsExactly(a, b);
+        assertThat(new ExportStore(state).list(ExportRecord.class)).containsExactly(a, b);
         assertThat(a.toString()).doesNotContain(older.hostKey().value().substring(10, 30));
 
         Path file = state.resolve("exports/pvc-c");
         Files.writeString(file, "version=1\nvolume=pvc-c\nbackend=fast\ndevice=/dev/vg0/pvc-c\ntraddr=10.0.0.5\n"
                 + "trsvcid=4420\nacl=true\nhosts=" + host + "\n");
-        assertThat(store.read(VolumeId.of("pvc-c"))).contains(record("pvc-c", Set.of(host)));
+        assertThat(store.read(VolumeId.of("pvc-c"), ExportRecord.class)).contains(record("pvc-c", Set.of(host)));
 
         Map<Nqn, RecordedAuth> newest = Map.of(host, b.auth().get(host));
         assertThat(a.keys(newest)).containsExactly(Map.entry(host, newer));

@@ -126,7 +126,7 @@ class NfsExportReapplyTest {
 
         assertThat(nfs.holdsState(B, one.path())).as("B's state, released at start-up").isFalse();
         assertThat(nfs.holdsState(A, one.path())).isTrue();
-        assertThat(store.readNfs(PVC1)).contains(record(PVC1, Set.of(A)));
+        assertThat(store.read(PVC1, NfsExportRecord.class)).contains(record(PVC1, Set.of(A)));
         assertThat(nfs.exports()).containsExactly(new NfsExport(one.path(), A, one.fsid().text()));
     }
 
@@ -142,11 +142,11 @@ class NfsExportReapplyTest {
 
         assertThat(reapply()).isEmpty();
 
-        assertThat(store.readNfs(PVC1)).contains(noted);
+        assertThat(store.read(PVC1, NfsExportRecord.class)).contains(noted);
         assertThat(nfs.holdsState(B, one.path())).isTrue();
         nfs.hangReleases(false);
         assertThat(reapply()).isEmpty();
-        assertThat(store.readNfs(PVC1)).contains(record(PVC1, Set.of(A)));
+        assertThat(store.read(PVC1, NfsExportRecord.class)).contains(record(PVC1, Set.of(A)));
         assertThat(nfs.holdsState(B, one.path())).isFalse();
     }
 
@@ -188,7 +188,7 @@ class NfsExportReapplyTest {
 
         assertThat(reapply()).isEmpty();
 
-        assertThat(store.readNfs(PVC1).orElseThrow().path()).isEqualTo(moved);
+        assertThat(store.read(PVC1, NfsExportRecord.class).orElseThrow().path()).isEqualTo(moved);
         assertThat(nfs.exports()).containsExactly(new NfsExport(moved, A, one.fsid().text()));
     }
 
@@ -213,7 +213,7 @@ class NfsExportReapplyTest {
 
         assertThat(failures).singleElement().asString().startsWith("pvc-gone: the dataset does not exist");
         assertThat(nfs.exports()).containsExactly(new NfsExport(two.path(), B, two.fsid().text()));
-        assertThat(store.readNfs(VolumeId.of("pvc-gone"))).isPresent();
+        assertThat(store.read(VolumeId.of("pvc-gone"), NfsExportRecord.class)).isPresent();
     }
 
     @Test

@@ -39,12 +39,12 @@ class NfsExportStoreTest {
 
         ExportStore restarted = new ExportStore(state);
 
-        assertThat(restarted.listNfs()).containsExactly(nfs("pvc-a", Set.of(A, V6)), nfs("pvc-c", Set.of()));
-        assertThat(restarted.list()).containsExactly(block);
-        assertThat(restarted.readNfs(VolumeId.of("pvc-a"))).contains(nfs("pvc-a", Set.of(A, V6)));
-        assertThat(restarted.read(VolumeId.of("pvc-a"))).isEmpty();
-        assertThat(restarted.readNfs(VolumeId.of("pvc-b"))).isEmpty();
-        assertThat(restarted.read(VolumeId.of("pvc-b"))).contains(block);
+        assertThat(restarted.list(NfsExportRecord.class)).containsExactly(nfs("pvc-a", Set.of(A, V6)), nfs("pvc-c", Set.of()));
+        assertThat(restarted.list(ExportRecord.class)).containsExactly(block);
+        assertThat(restarted.read(VolumeId.of("pvc-a"), NfsExportRecord.class)).contains(nfs("pvc-a", Set.of(A, V6)));
+        assertThat(restarted.read(VolumeId.of("pvc-a"), ExportRecord.class)).isEmpty();
+        assertThat(restarted.read(VolumeId.of("pvc-b"), NfsExportRecord.class)).isEmpty();
+        assertThat(restarted.read(VolumeId.of("pvc-b"), ExportRecord.class)).contains(block);
     }
 
     @Test
@@ -66,7 +66,7 @@ class NfsExportStoreTest {
 
         assertThat(Files.readString(state.resolve("exports").resolve("pvc-a"))).endsWith(
                 "clients=10.77.1.2,fd00:0:0:0:0:0:0:2\nreadonly=fd00:0:0:0:0:0:0:2\n");
-        NfsExportRecord read = new ExportStore(state).readNfs(VolumeId.of("pvc-a")).orElseThrow();
+        NfsExportRecord read = new ExportStore(state).read(VolumeId.of("pvc-a"), NfsExportRecord.class).orElseThrow();
         assertThat(read).isEqualTo(mixed);
         assertThat(read.access(V6)).isEqualTo(NfsAccess.READ_ONLY);
         assertThat(read.access(A)).isEqualTo(NfsAccess.READ_WRITE);
@@ -81,7 +81,7 @@ class NfsExportStoreTest {
         Files.writeString(file, "version=1\nprotocol=nfs\nvolume=pvc-a\nbackend=shared\npath=/tank/nfs/pvc-a\nserver=10.0.0.5\n"
                 + "clients=10.77.1.2,fd00:0:0:0:0:0:0:2\n");
 
-        NfsExportRecord read = new ExportStore(state).readNfs(VolumeId.of("pvc-a")).orElseThrow();
+        NfsExportRecord read = new ExportStore(state).read(VolumeId.of("pvc-a"), NfsExportRecord.class).orElseThrow();
 
         assertThat(read).isEqualTo(nfs("pvc-a", Set.of(A, V6)));
         assertThat(read.readOnly()).isEmpty();
@@ -95,7 +95,7 @@ class NfsExportStoreTest {
         new ExportStore(state).write(noted);
 
         assertThat(Files.readString(state.resolve("exports").resolve("pvc-a"))).endsWith("clients=10.77.1.2\nfencing=fd00:0:0:0:0:0:0:2\n");
-        NfsExportRecord read = new ExportStore(state).readNfs(VolumeId.of("pvc-a")).orElseThrow();
+        NfsExportRecord read = new ExportStore(state).read(VolumeId.of("pvc-a"), NfsExportRecord.class).orElseThrow();
         assertThat(read).isEqualTo(noted);
         assertThat(read.clients()).containsExactly(A);
         assertThat(read.fencing()).containsExactly(V6);
@@ -122,11 +122,11 @@ class NfsExportStoreTest {
         Path file = state.resolve("exports").resolve("pvc-a");
         Files.writeString(file, Files.readString(file).replace("10.77.1.2", "10.0.0.0/8"));
 
-        assertThat(store.listNfs()).containsExactly(nfs("pvc-b", Set.of(A)));
+        assertThat(store.list(NfsExportRecord.class)).containsExactly(nfs("pvc-b", Set.of(A)));
         assertThat(damaged.list()).singleElement().satisfies(d -> assertThat(d.file()).isEqualTo(file.toAbsolutePath()));
-        assertThatThrownBy(() -> store.readNfs(VolumeId.of("pvc-a"))).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> store.read(VolumeId.of("pvc-a"), NfsExportRecord.class)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining(file.toString()).hasMessageContaining("damaged");
-        assertThat(store.list()).isEmpty();
+        assertThat(store.list(ExportRecord.class)).isEmpty();
         assertThat(file).exists();
     }
 

@@ -58,7 +58,7 @@ class AgentStateMissingIT {
         bed.start("storage-1");
         bed.createExportAndAllow("pvc-live");
         bed.stopAgent();
-        recorded = new ExportStore(stateDir()).list();
+        recorded = new ExportStore(stateDir()).list(ExportRecord.class);
         identity = StateIdentity.read(stateDir()).orElseThrow();
     }
 
@@ -99,7 +99,7 @@ class AgentStateMissingIT {
                 Clock.systemUTC(), new PrintStream(out, true, StandardCharsets.UTF_8));
 
         assertThat(recovered).as(out.toString(StandardCharsets.UTF_8)).isTrue();
-        assertThat(new ExportStore(stateDir()).list()).isEqualTo(recorded);
+        assertThat(new ExportStore(stateDir()).list(ExportRecord.class)).isEqualTo(recorded);
         // the generated installation was learnt back from the LV's tag, not made up afresh
         assertThat(StateIdentity.read(stateDir())).map(StateIdentity::installation).contains(identity.installation());
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("recorded pvc-live: " + recorded.getFirst().device())
@@ -134,7 +134,7 @@ class AgentStateMissingIT {
                 .contains("left " + NQN + ": its volume is installation [" + identity.installation() + "]'s, not other's")
                 .contains("nqn.2024-06.io.pillar-csi:pvc-stranger: has no namespace 1 with a device");
         assertThat(stateDir().resolve(StateIdentity.FILE)).doesNotExist();
-        assertThat(new ExportStore(stateDir()).list()).isEmpty();
+        assertThat(new ExportStore(stateDir()).list(ExportRecord.class)).isEmpty();
     }
 
     private void assertRefusedAndReported(String condition) {
