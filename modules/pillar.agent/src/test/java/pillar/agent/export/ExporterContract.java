@@ -3,8 +3,10 @@ package pillar.agent.export;
 import java.nio.file.Path;
 import java.util.Set;
 
+import pillar.agent.backend.BackendVolume;
 import pillar.agent.configfs.NvmetTarget;
 import pillar.agent.configfs.PortAddress;
+import pillar.api.value.ByteSize;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 
@@ -35,7 +37,12 @@ public abstract class ExporterContract extends ProtocolExporterContract<ExportRe
 
     @Override
     protected final ExportRecord record(int n, Set<Nqn> clients) {
-        return new ExportRecord(VolumeId.of("contract-export-" + n), "contract", device(n), ADDRESS, true, clients);
+        return new ExportRecord(VolumeId.of("contract-export-" + n), BACKEND, device(n), ADDRESS, true, clients);
+    }
+
+    @Override
+    protected final BackendVolume volume(int n) {
+        return new BackendVolume(VolumeId.of("contract-export-" + n), ByteSize.ofMiB(16), device(n));
     }
 
     @Override

@@ -3,15 +3,18 @@ package pillar.agent.export;
 import java.nio.file.Path;
 import java.util.Set;
 
+import pillar.agent.backend.BackendVolume;
 import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsServer;
+import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 
 /**
  * {@link ProtocolExporterContract} for NFS: {@link NfsExporter} on an {@link NfsServer}, each volume a directory
  * of its own, a client added read-write and a denied one noted as fencing, as the agent writes its records. A
- * change behind its back is a client's entry removed on the server directly ({@code exportfs -u}).
+ * change behind its back is a client's entry removed on the server directly ({@code exportfs -u}); start-up
+ * prunes the unrecorded exports of the backend's datasets.
  */
 public abstract class NfsExporterContract extends ProtocolExporterContract<NfsExportRecord, NfsClient> {
     private static final NfsClient SERVER = NfsClient.parse("server", "10.77.0.1");
@@ -27,14 +30,19 @@ public abstract class NfsExporterContract extends ProtocolExporterContract<NfsEx
     @Override
     protected final NfsExporter exporter() {
         if (exporter == null) {
-            exporter = new NfsExporter(server());
+            exporter = new NfsExporter(server(), Set.of(BACKEND));
         }
         return exporter;
     }
 
     @Override
     protected final NfsExportRecord record(int n, Set<NfsClient> clients) {
-        return new NfsExportRecord(VolumeId.of("contract-export-" + n), "contract", directory(n), SERVER, clients);
+        return new NfsExportRecord(VolumeId.of("contract-export-" + n), BACKEND, directory(n), SERVER, clients);
+    }
+
+    @Override
+    protected final BackendVolume volume(int n) {
+        return BackendVolume.filesystem(VolumeId.of("contract-export-" + n), ByteSize.ofMiB(16), directory(n));
     }
 
     @Override

@@ -2,26 +2,37 @@ package pillar.agent.export;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.VolumeBackend;
 import pillar.agent.nfs.StateRelease;
 
 /**
  * What every {@link ProtocolExporter} does, whatever its protocol: a record applied is exported to exactly its
  * clients with no drift; re-applying changes nothing; an allow admits the client (alone when exclusive); a
  * deny fences exactly that client off; a remove leaves nothing; drift shows a change made behind the
- * exporter's back and a re-apply repairs it. Subclasses give the protocol on a fake (unit tier) or on the
+ * exporter's back and a re-apply repairs it; start-up's re-apply restores every record the store holds and
+ * removes the exports of this installation's volumes that have none. Subclasses give the protocol on a fake (unit tier) or on the
  * kernel ({@code *KernelIT}, the VM tier); each test removes what it exported.
  *
  * @param <R> the protocol's record
  * @param <C> the protocol's client
  */
 public abstract class ProtocolExporterContract<R extends VolumeExport, C> {
+    /** The backend every record names, which holds both volumes. */
+    protected static final String BACKEND = "contract";
+
+    @TempDir
+    Path stateDir;
     private final List<R> made = new ArrayList<>();
 
     /** The exporter under test. */
@@ -29,6 +40,9 @@ public abstract class ProtocolExporterContract<R extends VolumeExport, C> {
 
     /** The record of volume {@code n} (0 or 1, each an exportable volume of its own) exported to exactly {@code clients}. */
     protected abstract R record(int n, Set<C> clients);
+
+    /** Volume {@code n} as the backend holds it (its device or mount path the record's). */
+    protected abstract BackendVolume volume(int n);
 
     /** Client {@code n} (0, 1, 2: three different ones). */
     protected abstract C client(int n);
@@ -150,6 +164,35 @@ public abstract class ProtocolExporterContract<R extends VolumeExport, C> {
         exporter().apply(record);
         assertThat(exporter().drift(record)).isEmpty();
         assertThat(exporter().admitted(record)).containsExactlyInAnyOrder(client(0), client(1));
+    }
+
+    @Test
+    void startUpRestoresWhatTheKernelForgotAndRemovesItsOwnUnrecordedExport() {
+        ExportStore store = new ExportStore(stateDir);
+        R recorded = applied(record(0, Set.of(client(0), client(1))));
+        store.write(recorded);
+        R unrecorded = applied(record(1, Set.of(client(0))));
+        removeBehindItsBack(recorded, client(1));
+        Map<String, VolumeBackend> backends = Map.of(BACKEND, new HeldVolumes(BACKEND, List.of(volume(0), volume(1))));
+
+        assertThat(exporter().reapply(store, backends)).isEmpty();
+
+        assertThat(exporter().drift(recorded)).isEmpty();
+        assertThat(exporter().admitted(recorded)).containsExactlyInAnyOrder(client(0), client(1));
+        assertThat(exporter().exported(unrecorded)).as("an export of ours with no record").isFalse();
+        assertThat(exporter().reapply(store, backends)).as("once more").isEmpty();
+        assertThat(exporter().drift(recorded)).isEmpty();
+    }
+
+    @Test
+    void startUpLeavesTheExportOfAVolumeNoBackendHolds() {
+        ExportStore store = new ExportStore(stateDir);
+        R foreign = applied(record(1, Set.of(client(0))));
+
+        assertThat(exporter().reapply(store, Map.of(BACKEND, new HeldVolumes(BACKEND, List.of(volume(0)))))).isEmpty();
+
+        assertThat(exporter().exported(foreign)).as("another installation's").isTrue();
+        assertThat(exporter().drift(foreign)).isEmpty();
     }
 
     @Test
