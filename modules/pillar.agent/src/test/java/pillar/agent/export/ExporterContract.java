@@ -8,7 +8,6 @@ import pillar.agent.configfs.NvmetTarget;
 import pillar.agent.configfs.PortAddress;
 import pillar.api.value.ByteSize;
 import pillar.api.value.Nqn;
-import pillar.api.value.VolumeId;
 
 /**
  * {@link ProtocolExporterContract} for NVMe-oF/TCP: {@link Exporter} on an {@link NvmetTarget}, each volume
@@ -19,8 +18,6 @@ public abstract class ExporterContract extends ProtocolExporterContract<ExportRe
     /** Where the kernel tier's other contracts do not listen (they use 4481 and 4482). */
     static final PortAddress ADDRESS = PortAddress.tcp("127.0.0.1", 4483);
 
-    private Exporter exporter;
-
     /** The target the exporter drives. */
     protected abstract NvmetTarget target();
 
@@ -28,21 +25,18 @@ public abstract class ExporterContract extends ProtocolExporterContract<ExportRe
     protected abstract Path device(int n);
 
     @Override
-    protected final Exporter exporter() {
-        if (exporter == null) {
-            exporter = new Exporter(target());
-        }
-        return exporter;
+    protected final Exporter newExporter() {
+        return new Exporter(target());
     }
 
     @Override
     protected final ExportRecord record(int n, Set<Nqn> clients) {
-        return new ExportRecord(VolumeId.of("contract-export-" + n), BACKEND, device(n), ADDRESS, true, clients);
+        return new ExportRecord(volumeId(n), BACKEND, device(n), ADDRESS, true, clients);
     }
 
     @Override
     protected final BackendVolume volume(int n) {
-        return new BackendVolume(VolumeId.of("contract-export-" + n), ByteSize.ofMiB(16), device(n));
+        return new BackendVolume(volumeId(n), ByteSize.ofMiB(16), device(n));
     }
 
     @Override

@@ -8,7 +8,6 @@ import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsServer;
 import pillar.api.value.ByteSize;
-import pillar.api.value.VolumeId;
 
 /**
  * {@link ProtocolExporterContract} for NFS: {@link NfsExporter} on an {@link NfsServer}, each volume a directory
@@ -19,8 +18,6 @@ import pillar.api.value.VolumeId;
 public abstract class NfsExporterContract extends ProtocolExporterContract<NfsExportRecord, NfsClient> {
     private static final NfsClient SERVER = NfsClient.parse("server", "10.77.0.1");
 
-    private NfsExporter exporter;
-
     /** The server the exporter drives. */
     protected abstract NfsServer server();
 
@@ -28,21 +25,18 @@ public abstract class NfsExporterContract extends ProtocolExporterContract<NfsEx
     protected abstract Path directory(int n);
 
     @Override
-    protected final NfsExporter exporter() {
-        if (exporter == null) {
-            exporter = new NfsExporter(server(), Set.of(BACKEND));
-        }
-        return exporter;
+    protected final NfsExporter newExporter() {
+        return new NfsExporter(server(), Set.of(BACKEND));
     }
 
     @Override
     protected final NfsExportRecord record(int n, Set<NfsClient> clients) {
-        return new NfsExportRecord(VolumeId.of("contract-export-" + n), BACKEND, directory(n), SERVER, clients);
+        return new NfsExportRecord(volumeId(n), BACKEND, directory(n), SERVER, clients);
     }
 
     @Override
     protected final BackendVolume volume(int n) {
-        return BackendVolume.filesystem(VolumeId.of("contract-export-" + n), ByteSize.ofMiB(16), directory(n));
+        return BackendVolume.filesystem(volumeId(n), ByteSize.ofMiB(16), directory(n));
     }
 
     @Override

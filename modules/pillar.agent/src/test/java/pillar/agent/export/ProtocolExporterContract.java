@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.nfs.StateRelease;
+import pillar.api.value.VolumeId;
 
 /**
  * What every {@link ProtocolExporter} does, whatever its protocol: a record applied is exported to exactly its
@@ -34,9 +35,23 @@ public abstract class ProtocolExporterContract<R extends VolumeExport, C> {
     @TempDir
     Path stateDir;
     private final List<R> made = new ArrayList<>();
+    private ProtocolExporter<R, C> exporter;
+
+    /** A new exporter under test, on the subclass's kernel or fake; made once per test. */
+    protected abstract ProtocolExporter<R, C> newExporter();
 
     /** The exporter under test. */
-    protected abstract ProtocolExporter<R, C> exporter();
+    protected final ProtocolExporter<R, C> exporter() {
+        if (exporter == null) {
+            exporter = newExporter();
+        }
+        return exporter;
+    }
+
+    /** The ID of volume {@code n}: named as the kernel tier's clean-up recognises ({@code contract-}). */
+    protected static VolumeId volumeId(int n) {
+        return VolumeId.of("contract-export-" + n);
+    }
 
     /** The record of volume {@code n} (0 or 1, each an exportable volume of its own) exported to exactly {@code clients}. */
     protected abstract R record(int n, Set<C> clients);
