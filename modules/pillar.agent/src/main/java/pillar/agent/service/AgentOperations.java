@@ -45,7 +45,9 @@ import pillar.runtime.durable.DamagedRecordException;
 
 /**
  * What the agent does, on validated values, under fencing. Each volume-changing operation is
- * fenced by the volume's token and serialized per volume; every one is idempotent.
+ * fenced by the volume's token and serialized per volume; every one is idempotent. The kernel side of
+ * an export goes through its protocol's {@link ProtocolExporter} (NVMe-oF: {@link Exporter}, NFS:
+ * {@link NfsExporter}); reads, drift and unexport take a volume's record whatever its protocol.
  *
  * <p>Ordering rules that keep a crash at any instant recoverable:
  * <ul>

@@ -7,8 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.nfs.KernelNfsServer;
 import pillar.agent.nfs.NfsServer;
@@ -18,16 +18,14 @@ import pillar.runtime.exec.SystemProcessRunner;
 /**
  * {@link NfsExporterContract} on the kernel's nfsd through {@link KernelNfsServer} ({@code exportfs}, the VM of
  * {@code dev/kernel-it}), as the agent runs it: nfsd's filesystem mounted (its module loaded), two directories
- * exported to client addresses no node has (no mount: seconds). Each test removes what it exported.
+ * of a tmpfs of the test's own (exportable with the fsid the agent gives) exported to client addresses no
+ * node has (no mount: seconds). Each test removes what it exported; the tmpfs goes at the end.
  */
 class NfsExporterKernelIT extends NfsExporterContract {
     private static final Path NFSD = Path.of("/proc/fs/nfsd");
+    private static final Path TOP = Path.of("/run/pillar-export-contract");
     private static final Duration DEADLINE = Duration.ofSeconds(30);
     private static final SystemProcessRunner RUNNER = new SystemProcessRunner();
-
-    @TempDir
-    static Path work;
-    private static Path[] directories = new Path[2];
 
     private final KernelNfsServer server = new KernelNfsServer(RUNNER, DEADLINE, Path.of("/etc/exports"), Path.of("/proc"));
 
@@ -36,12 +34,23 @@ class NfsExporterKernelIT extends NfsExporterContract {
     static void bed() throws IOException {
         assertThat(System.getenv("PILLAR_KERNEL_VM"))
                 .as("PILLAR_KERNEL_VM: the *KernelIT tier runs only inside the qemu VM; use dev/kernel-it").isEqualTo("1");
-        RUNNER.run(Command.of(DEADLINE, "modprobe", "nfsd"));
+        run("modprobe", "nfsd");
         if (!Files.exists(NFSD.resolve("exports"))) {
-            RUNNER.run(Command.of(DEADLINE, "mount", "-t", "nfsd", "nfsd", NFSD.toString()));
+            run("mount", "-t", "nfsd", "nfsd", NFSD.toString());
         }
-        directories[0] = Files.createDirectories(work.resolve("contract-export-0")).toRealPath();
-        directories[1] = Files.createDirectories(work.resolve("contract-export-1")).toRealPath();
+        Files.createDirectories(TOP);
+        run("mount", "-t", "tmpfs", "-o", "size=1m", "pillar-export-contract", TOP.toString());
+        Files.createDirectories(TOP.resolve("contract-export-0"));
+        Files.createDirectories(TOP.resolve("contract-export-1"));
+    }
+
+    @AfterAll
+    static void unmount() {
+        run("umount", TOP.toString());
+    }
+
+    private static void run(String... argv) {
+        RUNNER.run(Command.of(DEADLINE, argv));
     }
 
     @Override
@@ -51,6 +60,6 @@ class NfsExporterKernelIT extends NfsExporterContract {
 
     @Override
     protected Path directory(int n) {
-        return directories[n];
+        return TOP.resolve("contract-export-" + n);
     }
 }
