@@ -45,6 +45,9 @@ class NfsExportStoreTest {
         assertThat(restarted.read(VolumeId.of("pvc-a"), ExportRecord.class)).isEmpty();
         assertThat(restarted.read(VolumeId.of("pvc-b"), NfsExportRecord.class)).isEmpty();
         assertThat(restarted.read(VolumeId.of("pvc-b"), ExportRecord.class)).contains(block);
+        assertThat(restarted.read(VolumeId.of("pvc-a"))).as("whatever its protocol").contains(nfs("pvc-a", Set.of(A, V6)));
+        assertThat(restarted.read(VolumeId.of("pvc-b"))).as("whatever its protocol").contains(block);
+        assertThat(restarted.read(VolumeId.of("pvc-z"))).isEmpty();
     }
 
     @Test
