@@ -29,7 +29,6 @@ import pillar.agent.configfs.TargetPresence;
 import pillar.agent.export.ExportRecord;
 import pillar.agent.export.SubsystemOwnership;
 import pillar.agent.export.ExportStore;
-import pillar.agent.export.Exporters;
 import pillar.agent.export.NfsExportReapply;
 import pillar.agent.export.NfsExporter;
 import pillar.agent.nfs.NfsdWrites;
@@ -312,7 +311,7 @@ public final class AgentMain {
                         + " can create, export and delete volumes. Configure agent.tls (cert, key, ca) for mTLS. ***"));
         WorkloadServer server = builder.start();
         try {
-            return afterListening(server, backends, state, metrics, exports, new Exporters(List.of(exporter, nfsExporter)), gauges, gate);
+            return afterListening(server, backends, state, metrics, operations, gauges, gate);
         } catch (RuntimeException e) {
             server.close();
             throw e;
@@ -321,15 +320,14 @@ public final class AgentMain {
 
     /** Start-up's part once the server listens: re-apply, reap, start the gauges, open the gate. */
     private static WorkloadServer afterListening(WorkloadServer server, Map<String, VolumeBackend> backends,
-                                                 StateCheck.Verdict state, WorkloadMetrics metrics, ExportStore exports,
-                                                 Exporters protocols, StoreGauges gauges, AdmissionGate gate) {
+                                                 StateCheck.Verdict state, WorkloadMetrics metrics, AgentOperations operations,
+                                                 StoreGauges gauges, AdmissionGate gate) {
         if (state instanceof StateCheck.Verdict.Missing missing) {
             startGauges(gauges, metrics);
             Thread.ofVirtual().name("agent-state-missing").start(() -> repeatError(server, missing.message()));
             return server;
         }
-        // each protocol's records in turn: NVMe-oF's, then NFS's (ExportReapply, NfsExportReapply)
-        protocols.reapply(exports, backends);
+        operations.reapplyExports();
         // zvols and datasets hidden by a delete whose dependents went while the agent was down
         backends.values().forEach(b -> {
             switch (b) {

@@ -542,6 +542,14 @@ public final class AgentOperations {
         }
     }
 
+    /**
+     * At start-up, before any call is admitted: each protocol's records re-applied and its unrecorded exports of
+     * this installation removed, protocol by protocol (NVMe-oF, then NFS). Returns the failures, one line each.
+     */
+    public List<String> reapplyExports() {
+        return protocols.reapply(exports, backends);
+    }
+
     /** Every export record, protocol by protocol (NVMe-oF, then NFS), each in volume order; a damaged one left out. */
     public List<VolumeExport> listExports() {
         return protocols.list(exports);
