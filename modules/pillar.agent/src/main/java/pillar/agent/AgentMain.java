@@ -331,8 +331,8 @@ public final class AgentMain {
         // zvols and datasets hidden by a delete whose dependents went while the agent was down
         backends.values().forEach(b -> {
             switch (b) {
-                case pillar.agent.backend.ZfsVolumeBackend zvols -> zvols.reapHidden();
-                case pillar.agent.backend.ZfsDatasetBackend datasets -> datasets.reapHidden();
+                case pillar.agent.backend.zfs.ZfsVolumeBackend zvols -> zvols.reapHidden();
+                case pillar.agent.backend.zfs.ZfsDatasetBackend datasets -> datasets.reapHidden();
                 default -> { }
             }
         });

@@ -24,7 +24,7 @@ import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.LvmVolumeBackend;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
-import pillar.agent.backend.ZfsVolumeBackend;
+import pillar.agent.backend.zfs.ZfsVolumeBackend;
 import pillar.agent.config.BackendConfig;
 import pillar.api.agent.v1.BackendKind;
 import pillar.runtime.exec.SystemProcessRunner;

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.Backends;
 import pillar.agent.backend.FakeLvm;
-import pillar.agent.backend.FakeZfs;
+import pillar.agent.backend.zfs.FakeZfs;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.ConfigfsNvmetTarget;

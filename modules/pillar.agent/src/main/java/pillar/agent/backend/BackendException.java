@@ -3,6 +3,8 @@ package pillar.agent.backend;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import pillar.api.value.ByteSize;
+import pillar.api.value.InvalidValueException;
 import pillar.runtime.exec.CommandFailedException;
 
 /** A backend call that failed, with what the service needs to answer with the right code. */
@@ -56,8 +58,17 @@ public final class BackendException extends RuntimeException {
      * A {@link Kind#FAILED} for a command that failed in a way the caller does not tell apart: what was
      * being done, then the command's own message (argument list, exit status or deadline, stderr).
      */
-    static BackendException failed(String what, CommandFailedException e) {
+    public static BackendException failed(String what, CommandFailedException e) {
         LOG.log(Level.FINE, what, e);
         return new BackendException(Kind.FAILED, what + ": " + e.getMessage(), e);
+    }
+
+    /** {@code size} rounded up to a multiple of {@code granularity}; OUT_OF_RANGE naming {@code what} when it cannot be. */
+    public static ByteSize roundUp(ByteSize size, long granularity, String what) {
+        try {
+            return size.roundUpTo(granularity);
+        } catch (InvalidValueException e) {
+            throw new BackendException(Kind.OUT_OF_RANGE, size + " cannot be rounded up to " + what + " " + granularity, e);
+        }
     }
 }

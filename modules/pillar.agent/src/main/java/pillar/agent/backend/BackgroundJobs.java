@@ -21,7 +21,7 @@ import pillar.runtime.exec.CallBudget;
 
 /**
  * The long work of one backend, each job running in the background: a linear clone's block copy, the
- * zeroing of a linear LV before its removal, an independent ZFS copy ({@link ZfsClones}). At most one
+ * zeroing of a linear LV before its removal, an independent ZFS copy. At most one
  * job per volume and at most {@value #PARALLEL} at a time (more wait in line: jobs in parallel share
  * one volume group's or pool's disks, so each would only go slower). The call that starts a job, and its retries, wait for it at most a while within their budget
  * ({@link #answer}) and then answer BUSY (ABORTED) with its {@link Job#describe progress}; the retry after it
@@ -38,22 +38,22 @@ import pillar.runtime.exec.CallBudget;
  * process's memory holds this registry: after a restart the next call on an unfinished job's volume starts
  * it again, from its durable checkpoint.
  */
-final class BackgroundJobs implements AutoCloseable {
+public final class BackgroundJobs implements AutoCloseable {
     /**
      * How long a clone's CreateVolume, or a linear volume's DeleteVolume, waits for its background job
      * before it answers BUSY with the progress (capped to the call's budget): a small volume's job is
      * whole within the call that started it.
      */
-    static final Duration CALL_WAIT = Duration.ofSeconds(15);
+    public static final Duration CALL_WAIT = Duration.ofSeconds(15);
     /** Jobs running at once per backend. */
-    static final int PARALLEL = 2;
+    public static final int PARALLEL = 2;
     /** How long a cancel or the shutdown waits for a job to stop (a step and a last checkpoint). */
-    static final Duration STOP_WAIT = Duration.ofSeconds(30);
+    public static final Duration STOP_WAIT = Duration.ofSeconds(30);
     private static final Logger LOG = Logger.getLogger(BackgroundJobs.class.getName());
 
     /** The body of a job: runs in a job thread, reports progress to and asks {@code job}. */
     @FunctionalInterface
-    interface Body {
+    public interface Body {
         /** @return whether the work is whole (false: it was stopped, at a checkpoint) */
         boolean run(Job job);
     }
@@ -65,18 +65,18 @@ final class BackgroundJobs implements AutoCloseable {
     private final AtomicInteger running = new AtomicInteger();
 
     /** @param name the backend's name, in the job threads' names */
-    BackgroundJobs(String name, LongSupplier nanoTime) {
+    public BackgroundJobs(String name, LongSupplier nanoTime) {
         this.nanoTime = nanoTime;
         this.threads = Executors.newFixedThreadPool(PARALLEL, Thread.ofPlatform().daemon().name("job-" + name + "-", 0).factory());
     }
 
     /** The job on {@code volume}, running, waiting in line, or failed and not reported yet. */
-    Optional<Job> onto(VolumeId volume) {
+    public Optional<Job> onto(VolumeId volume) {
         return Optional.ofNullable(jobs.get(volume));
     }
 
     /** A job reading {@code source} that has not ended (a failed one reads nothing any more). */
-    Optional<Job> readingFrom(VolumeId source) {
+    public Optional<Job> readingFrom(VolumeId source) {
         return jobs.values().stream().filter(j -> source.equals(j.source) && j.failure == null).findFirst();
     }
 
@@ -85,7 +85,7 @@ final class BackgroundJobs implements AutoCloseable {
      * (null: none); {@code what} says what it does ("copying A to B"). The caller holds the volume's lock
      * and found no job registered ({@link #onto}).
      */
-    Job start(VolumeId volume, VolumeId source, String what, long from, long total, Body body) {
+    public Job start(VolumeId volume, VolumeId source, String what, long from, long total, Body body) {
         Job job = new Job(volume, source, what, from, total);
         if (jobs.putIfAbsent(volume, job) != null) {
             throw new IllegalStateException("a job on " + volume + " is registered already");
@@ -106,7 +106,7 @@ final class BackgroundJobs implements AutoCloseable {
      * lvremove); a failure is thrown FAILED once (the job is then forgotten, so the next call resumes it from
      * its checkpoint); otherwise BUSY with the progress.
      */
-    void answer(Job job, Duration wait) {
+    public void answer(Job job, Duration wait) {
         Duration capped = CallBudget.cap(wait);
         if (job.await(capped.compareTo(wait) < 0 ? capped.dividedBy(2) : wait) && job.whole()) {
             return;
@@ -124,7 +124,7 @@ final class BackgroundJobs implements AutoCloseable {
      * Stops the job on {@code volume}, if any, and waits for it to end; true when none is left
      * running (false: it did not stop within {@link #STOP_WAIT}).
      */
-    boolean cancel(VolumeId volume) {
+    public boolean cancel(VolumeId volume) {
         Job job = jobs.get(volume);
         if (job == null) {
             return true;
@@ -138,7 +138,7 @@ final class BackgroundJobs implements AutoCloseable {
     }
 
     /** How many jobs were started since this registry was made (a retry never starts a second one). */
-    int started() {
+    public int started() {
         return started.get();
     }
 
@@ -158,13 +158,13 @@ final class BackgroundJobs implements AutoCloseable {
     }
 
     /** One job: what it does and how far it is. Its fields are written by its thread and read by calls. */
-    final class Job {
-        final VolumeId volume;
+    public final class Job {
+        public final VolumeId volume;
         /** The volume it reads, null when none. */
-        final VolumeId source;
-        final String what;
-        final long from;
-        final long total;
+        public final VolumeId source;
+        public final String what;
+        public final long from;
+        public final long total;
         private final CountDownLatch ended = new CountDownLatch(1);
         private volatile boolean stop;
         private volatile boolean running;
@@ -203,7 +203,7 @@ final class BackgroundJobs implements AutoCloseable {
         }
 
         /** Waits at most {@code wait} for the job to end; true when it did. */
-        boolean await(Duration wait) {
+        public boolean await(Duration wait) {
             try {
                 return ended.await(wait.toNanos(), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
@@ -213,26 +213,26 @@ final class BackgroundJobs implements AutoCloseable {
         }
 
         /** Whether it ended with the work whole (and recorded so). */
-        boolean whole() {
+        public boolean whole() {
             return whole;
         }
 
-        boolean ended() {
+        public boolean ended() {
             return ended.getCount() == 0;
         }
 
         /** Why it failed; empty while it runs or when it ended otherwise. */
-        Optional<RuntimeException> failure() {
+        public Optional<RuntimeException> failure() {
             return Optional.ofNullable(failure);
         }
 
         /** The offset of its last durable checkpoint. */
-        long checkpointed() {
+        public long checkpointed() {
             return checkpoint;
         }
 
         /** Its state in words, for the answer to a call while it runs. */
-        String describe() {
+        public String describe() {
             long at = done;
             if (ended() && !whole && failure == null) {
                 return what + " was stopped at " + ByteSize.of(checkpoint) + " (the agent is stopping, or the volume is being deleted)";
@@ -247,17 +247,17 @@ final class BackgroundJobs implements AutoCloseable {
         }
 
         /** Whether it is asked to stop (a cancel or the shutdown). */
-        boolean stopping() {
+        public boolean stopping() {
             return stop;
         }
 
         /** Records how far the body got. */
-        void reached(long at) {
+        public void reached(long at) {
             done = at;
         }
 
         /** Records that the body made {@code [0, at)} durable and checkpointed it. */
-        void checkpointed(long at) {
+        public void checkpointed(long at) {
             checkpoint = at;
         }
     }

@@ -36,37 +36,37 @@ import pillar.api.value.ByteSize;
  * and stops at the next chunk when {@link Progress#stopped()} says so. Progress is logged at INFO at every
  * tenth of the size or every {@link #LOG_EVERY}, whichever comes first.
  */
-final class BlockCopy {
+public final class BlockCopy {
     /** The unit of reads, writes and zero detection. */
-    static final int CHUNK = 1 << 20;
+    public static final int CHUNK = 1 << 20;
     /** The longest quiet spell of the progress log. */
-    static final Duration LOG_EVERY = Duration.ofSeconds(5);
+    public static final Duration LOG_EVERY = Duration.ofSeconds(5);
     /**
      * The longest time between two checkpoints: what a crash can cost at most, traded against one LVM
      * metadata commit (and one archived copy of the metadata) per checkpoint.
      */
-    static final Duration CHECKPOINT_EVERY = Duration.ofSeconds(30);
+    public static final Duration CHECKPOINT_EVERY = Duration.ofSeconds(30);
     private static final int ALIGNMENT = 4096;
     private static final ByteBuffer ZEROES = ByteBuffer.allocateDirect(CHUNK);
     private static final Logger LOG = Logger.getLogger(BlockCopy.class.getName());
 
     /** The port to the devices: how a device is opened for reading, or for reading and writing. */
     @FunctionalInterface
-    interface Devices {
+    public interface Devices {
         FileChannel open(Path device, boolean write) throws IOException;
     }
 
     /** Block devices: {@code O_DIRECT}, never created. */
-    static final Devices DIRECT = (device, write) -> write
+    public static final Devices DIRECT = (device, write) -> write
             ? FileChannel.open(device, StandardOpenOption.READ, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT)
             : FileChannel.open(device, StandardOpenOption.READ, ExtendedOpenOption.DIRECT);
     /** Regular files standing for devices (the fakes' nodes; tmpfs refuses O_DIRECT): buffered. */
-    static final Devices BUFFERED = (device, write) -> write
+    public static final Devices BUFFERED = (device, write) -> write
             ? FileChannel.open(device, StandardOpenOption.READ, StandardOpenOption.WRITE)
             : FileChannel.open(device, StandardOpenOption.READ);
 
     /** What the copy reports to, and asks, while it runs. */
-    interface Progress {
+    public interface Progress {
         /** Whether to stop at the next chunk (a cancel or the agent's shutdown). */
         boolean stopped();
 
@@ -81,14 +81,14 @@ final class BlockCopy {
      * What a run did: it went from {@code from} to {@code to} ({@code bytes} unless stopped), wrote
      * {@code written} bytes and skipped {@code skipped} as zeroes (together {@code to - from}).
      */
-    record Result(long from, long to, long written, long skipped, boolean stopped) {
+    public record Result(long from, long to, long written, long skipped, boolean stopped) {
     }
 
     private final Devices devices;
     private final LongSupplier nanoTime;
 
     /** @param nanoTime the clock of the checkpoints and the progress log ({@code System::nanoTime}) */
-    BlockCopy(Devices devices, LongSupplier nanoTime) {
+    public BlockCopy(Devices devices, LongSupplier nanoTime) {
         this.devices = devices;
         this.nanoTime = nanoTime;
     }
@@ -99,7 +99,7 @@ final class BlockCopy {
      * {@code bytes} (only a file can be) reads zeroes past its end. Throws FAILED on an I/O error, the
      * target then written beyond the last checkpoint perhaps.
      */
-    Result copy(String what, Path source, Path target, long from, long bytes, boolean zeroed, Progress progress) {
+    public Result copy(String what, Path source, Path target, long from, long bytes, boolean zeroed, Progress progress) {
         long start = nanoTime.getAsLong();
         ByteBuffer buffer = ByteBuffer.allocateDirect(CHUNK + ALIGNMENT).alignedSlice(ALIGNMENT);
         ByteBuffer existing = zeroed ? null : ByteBuffer.allocateDirect(CHUNK + ALIGNMENT).alignedSlice(ALIGNMENT);
@@ -186,7 +186,7 @@ final class BlockCopy {
     }
 
     /** The rate of a run so far, in MiB/s, for a progress message. */
-    static double rate(long from, long done, long startNanos, long nowNanos) {
+    public static double rate(long from, long done, long startNanos, long nowNanos) {
         return (done - from) / Math.max(1e-9, (nowNanos - startNanos) / 1e9) / (1 << 20);
     }
 }

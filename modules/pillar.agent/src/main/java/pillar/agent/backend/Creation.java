@@ -8,16 +8,16 @@ import pillar.runtime.exec.CommandFailedException;
  * the existing one to adopt it or report a conflict) or for want of room (the backend tells a size
  * that never fits from a full pool). Every other failure the command class throws itself.
  */
-sealed interface Creation {
+public sealed interface Creation {
     /** @param rounded the tool says it rounded the size, so the size asked for is not the size made */
-    record Made(boolean rounded) implements Creation {
+    public record Made(boolean rounded) implements Creation {
     }
 
     /** A volume or dataset of that name exists already; {@code cause} is the tool's refusal. */
-    record NameTaken(CommandFailedException cause) implements Creation {
+    public record NameTaken(CommandFailedException cause) implements Creation {
     }
 
     /** Not enough free space for it; {@code cause} is the tool's refusal. */
-    record NoRoom(CommandFailedException cause) implements Creation {
+    public record NoRoom(CommandFailedException cause) implements Creation {
     }
 }

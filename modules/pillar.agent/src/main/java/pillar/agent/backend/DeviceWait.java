@@ -12,17 +12,17 @@ import java.util.function.Supplier;
  * writer closed, and the kernel may finish releasing an nvmet namespace's device after the namespace
  * is gone; a removal that finds the device busy is tried again for a short while.
  */
-final class DeviceWait {
+public final class DeviceWait {
     /** How long a removal may find a device busy before the failure is reported (at most the device timeout). */
-    static final Duration BUSY_GRACE = Duration.ofSeconds(5);
-    static final Duration BUSY_POLL = Duration.ofMillis(200);
+    public static final Duration BUSY_GRACE = Duration.ofSeconds(5);
+    public static final Duration BUSY_POLL = Duration.ofMillis(200);
 
     private DeviceWait() {
     }
 
     /** One attempt at a removal: empty when done, or the failure to report if the device stays busy. */
     @FunctionalInterface
-    interface Removal {
+    public interface Removal {
         Optional<BackendException> attempt();
     }
 
@@ -30,7 +30,7 @@ final class DeviceWait {
      * Attempts {@code removal} until it is done or {@code grace} (capped at {@link #BUSY_GRACE}) has
      * passed, every {@link #BUSY_POLL}; then throws its last busy failure.
      */
-    static void whileBusy(Duration grace, Removal removal) {
+    public static void whileBusy(Duration grace, Removal removal) {
         Duration limit = grace.compareTo(BUSY_GRACE) < 0 ? grace : BUSY_GRACE;
         long end = System.nanoTime() + limit.toNanos();
         while (true) {
@@ -56,7 +56,7 @@ final class DeviceWait {
      * @param what names the device in the error, e.g. "zvol tank/k8s/pvc-1"
      * @param hint says what to check when it never appears
      */
-    static Path await(String what, Duration deadline, Duration poll, String hint, Supplier<Optional<Path>> probe) {
+    public static Path await(String what, Duration deadline, Duration poll, String hint, Supplier<Optional<Path>> probe) {
         long end = System.nanoTime() + deadline.toNanos();
         while (true) {
             Optional<Path> found = probe.get();

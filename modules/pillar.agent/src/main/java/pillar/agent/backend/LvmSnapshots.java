@@ -87,7 +87,7 @@ final class LvmSnapshots {
 
     /** The request part of a content or copying tag: {@code <kind>/<id>/<linked|independent>/<bytes>}. */
     static String request(VolumeSource source, boolean linked, ByteSize rounded) {
-        return ZfsSnapshots.sized(ZfsSnapshots.content(source, linked), rounded);
+        return source.request(linked, rounded);
     }
 
     /** The LV as a snapshot of this installation in this pool; empty for any other LV. */

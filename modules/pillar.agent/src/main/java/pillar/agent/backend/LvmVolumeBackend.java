@@ -21,13 +21,13 @@ import pillar.agent.backend.LvmReport.Vg;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
-import pillar.runtime.exec.CallBudget;
-import pillar.runtime.exec.CommandFailedException;
-import pillar.runtime.exec.ProcessRunner;
 import pillar.api.value.ByteSize;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
+import pillar.runtime.exec.CallBudget;
+import pillar.runtime.exec.CommandFailedException;
+import pillar.runtime.exec.ProcessRunner;
 
 /**
  * Logical volumes in an LVM volume group: linear LVs ({@code lvm}), or thin LVs in one thin pool
@@ -565,12 +565,12 @@ public final class LvmVolumeBackend implements VolumeBackend {
         switch (source) {
             case VolumeSource.FromSnapshot s -> {
                 origin = LvmSnapshots.name(s.snapshot());
-                originSize = lvm.stamped(origin).flatMap(snapshots::ours).orElseThrow(() -> ZfsSnapshots.missing(source, lvm.where()))
+                originSize = lvm.stamped(origin).flatMap(snapshots::ours).orElseThrow(() -> source.missing(lvm.where()))
                         .size().bytes();
             }
             case VolumeSource.FromVolume v -> {
                 origin = v.volume().value();
-                originSize = lookup(v.volume()).filter(this::owns).orElseThrow(() -> ZfsSnapshots.missing(source, lvm.where())).size();
+                originSize = lookup(v.volume()).filter(this::owns).orElseThrow(() -> source.missing(lvm.where())).size();
             }
         }
         if (rounded.bytes() < originSize) {
@@ -699,7 +699,7 @@ public final class LvmVolumeBackend implements VolumeBackend {
 
     /** The source of a clone: this backend's and whole; NOT_FOUND when missing, BUSY while it is itself being copied. */
     private Lv source(VolumeSource.FromVolume from, VolumeSource source) {
-        Lv src = lookup(from.volume()).filter(this::owns).orElseThrow(() -> ZfsSnapshots.missing(source, lvm.where()));
+        Lv src = lookup(from.volume()).filter(this::owns).orElseThrow(() -> source.missing(lvm.where()));
         if (LvmSnapshots.unfinished(src)) {
             throw new BackendException(Kind.BUSY, "volume " + from.volume() + " is itself a clone whose copy is not finished ("
                     + LvmSnapshots.contents(src) + "): it can be cloned once its own CreateVolume answers OK; retry");

@@ -1,7 +1,7 @@
 package pillar.agent.backend;
 
 /** Text from outside (option keys, tool output) made safe and short for an error message. */
-final class Texts {
+public final class Texts {
     private static final int MAX_PRINTABLE = 64;
     private static final int MAX_LINE = 300;
 
@@ -9,7 +9,7 @@ final class Texts {
     }
 
     /** At most 64 code points, control characters escaped as {@code \xNN}. */
-    static String printable(String text) {
+    public static String printable(String text) {
         StringBuilder out = new StringBuilder();
         text.codePoints().limit(MAX_PRINTABLE).forEach(c -> {
             if (c < 0x20 || c == 0x7f) {
@@ -22,7 +22,7 @@ final class Texts {
     }
 
     /** A tool's output on one line: whitespace runs collapsed, cut after 300 characters. */
-    static String oneLine(String text) {
+    public static String oneLine(String text) {
         String line = text.strip().replaceAll("\\s+", " ");
         return line.length() <= MAX_LINE ? line : line.substring(0, MAX_LINE) + "...";
     }

@@ -1,5 +1,6 @@
 package pillar.agent.backend;
 
+import pillar.api.value.ByteSize;
 import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
 
@@ -7,6 +8,26 @@ import pillar.api.value.VolumeId;
 public sealed interface VolumeSource {
     /** How the new volume relates to its source. */
     Mode mode();
+
+    /**
+     * What was asked for, as both families record it on the new volume:
+     * {@code <snapshot|volume>/<id>/<linked|independent>/<bytes>}.
+     */
+    default String request(boolean linked, ByteSize size) {
+        String what = switch (this) {
+            case FromSnapshot s -> "snapshot/" + s.snapshot().value();
+            case FromVolume v -> "volume/" + v.volume().value();
+        };
+        return what + "/" + (linked ? "linked" : "independent") + "/" + size.bytes();
+    }
+
+    /** The NOT_FOUND of this source, missing below {@code where} (a parent dataset, a volume group). */
+    default BackendException missing(String where) {
+        return new BackendException(BackendException.Kind.NOT_FOUND, switch (this) {
+            case FromSnapshot s -> "snapshot " + s.snapshot() + " does not exist below " + where;
+            case FromVolume v -> "volume " + v.volume() + " does not exist below " + where;
+        });
+    }
 
     /** A restore of a snapshot of this backend. */
     record FromSnapshot(SnapshotId snapshot, Mode mode) implements VolumeSource {

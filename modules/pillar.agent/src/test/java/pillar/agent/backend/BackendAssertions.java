@@ -11,7 +11,7 @@ public final class BackendAssertions {
     }
 
     /** The call throws a BackendException of {@code kind} whose message contains {@code fragment}. */
-    static void assertFails(ThrowingCallable call, BackendException.Kind kind, String fragment) {
+    public static void assertFails(ThrowingCallable call, BackendException.Kind kind, String fragment) {
         assertThatThrownBy(call).isInstanceOfSatisfying(BackendException.class, e -> assertThat(e.kind()).as(e.getMessage()).isEqualTo(kind))
                 .hasMessageContaining(fragment);
     }

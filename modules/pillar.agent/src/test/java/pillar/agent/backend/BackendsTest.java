@@ -10,6 +10,8 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import pillar.agent.backend.zfs.ZfsDatasetBackend;
+import pillar.agent.backend.zfs.ZfsVolumeBackend;
 import pillar.agent.config.BackendConfig;
 import pillar.api.agent.v1.BackendKind;
 import pillar.runtime.exec.ProcessRunner;

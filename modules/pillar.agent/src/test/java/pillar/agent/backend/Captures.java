@@ -18,26 +18,26 @@ public final class Captures {
     /** What one command printed and how it exited. */
     public record Capture(String argv, String stdout, String stderr, int exitCode) {
         /** The failure the process runner reports for this capture. */
-        CommandFailedException failure() {
+        public CommandFailedException failure() {
             Command command = new Command(Arrays.asList(argv.split(" ")), Duration.ofSeconds(1));
             return new CommandFailedException(command, exitCode, stderr, false);
         }
     }
 
     /** The LVM capture NAME from {@code lvm/NAME.{cmd,out,err,rc}}. */
-    static Capture lvm(String name) {
+    public static Capture lvm(String name) {
         return new Capture(read("lvm/" + name + ".cmd").strip(), read("lvm/" + name + ".out"), read("lvm/" + name + ".err"),
                 Integer.parseInt(read("lvm/" + name + ".rc").strip()));
     }
 
     /** The ZFS capture NAME from {@code zfs/NAME.{cmd,out,err,rc}}. */
-    static Capture zfs(String name) {
+    public static Capture zfs(String name) {
         return new Capture(read("zfs/" + name + ".cmd").strip(), read("zfs/" + name + ".out"), read("zfs/" + name + ".err"),
                 Integer.parseInt(read("zfs/" + name + ".rc").strip()));
     }
 
     /** A resource of this package, as text. */
-    static String read(String resource) {
+    public static String read(String resource) {
         try (InputStream in = Captures.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("test resource pillar/agent/backend/" + resource + " is missing");

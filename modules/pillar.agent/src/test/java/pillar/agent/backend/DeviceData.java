@@ -10,12 +10,12 @@ import java.util.HexFormat;
 import java.util.Random;
 
 /** What the kernel tests write to a volume's device and read back: patterns and their SHA-256. */
-final class DeviceData {
+public final class DeviceData {
     private DeviceData() {
     }
 
     /** Fills the volume with a pattern from {@code seed} through its device, flushed; returns its SHA-256. */
-    static String write(BackendVolume volume, long seed) throws Exception {
+    public static String write(BackendVolume volume, long seed) throws Exception {
         byte[] data = new byte[(int) volume.size().bytes()];
         new Random(seed).nextBytes(data);
         try (FileChannel channel = FileChannel.open(volume.device(), StandardOpenOption.WRITE)) {
@@ -29,7 +29,7 @@ final class DeviceData {
     }
 
     /** The SHA-256 of the device's first {@code bytes}. */
-    static String hash(BackendVolume volume, long bytes) throws Exception {
+    public static String hash(BackendVolume volume, long bytes) throws Exception {
         MessageDigest digest = MessageDigest.getInstance("SHA-256");
         try (FileChannel channel = FileChannel.open(volume.device(), StandardOpenOption.READ)) {
             ByteBuffer buffer = ByteBuffer.allocate(1 << 20);

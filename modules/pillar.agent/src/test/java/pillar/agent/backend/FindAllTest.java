@@ -11,12 +11,14 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import pillar.agent.backend.zfs.FakeZfs;
+import pillar.agent.backend.zfs.ZfsVolumeBackend;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;
-import pillar.runtime.exec.ProcessRunner;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
+import pillar.runtime.exec.ProcessRunner;
 
 /**
  * {@link VolumeBackend#findAll} on the stateful LVM and ZFS fakes: the volumes as {@link VolumeBackend#find}

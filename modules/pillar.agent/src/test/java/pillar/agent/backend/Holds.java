@@ -7,21 +7,21 @@ import java.util.Map;
  * The fakes' volumes held open (an nvmet namespace, udev's probe): how many removals of each are
  * still refused. Not thread-safe: the fakes call it under their own lock.
  */
-final class Holds {
+public final class Holds {
     private final Map<String, Integer> refusals = new HashMap<>();
 
     /** Held for good: every removal is refused. */
-    void hold(String name) {
+    public void hold(String name) {
         refusals.put(name, Integer.MAX_VALUE);
     }
 
     /** Held for a moment: the next {@code removals} removals are refused. */
-    void hold(String name, int removals) {
+    public void hold(String name, int removals) {
         refusals.put(name, removals);
     }
 
     /** Whether a removal of {@code name} is refused now; counts it. */
-    boolean refuse(String name) {
+    public boolean refuse(String name) {
         int left = refusals.getOrDefault(name, 0);
         if (left <= 0) {
             return false;

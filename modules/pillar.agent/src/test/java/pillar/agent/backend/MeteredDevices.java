@@ -18,9 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * takes a permit, so a test lets a copy go chunk by chunk) and a failure (a read of a source at or past an
  * offset throws, as a device gone bad or a crash would cut the copy there).
  */
-final class MeteredDevices implements BlockCopy.Devices {
-    final AtomicLong sourceBytes = new AtomicLong();
-    final AtomicInteger sourcesOpened = new AtomicInteger();
+public final class MeteredDevices implements BlockCopy.Devices {
+    public final AtomicLong sourceBytes = new AtomicLong();
+    public final AtomicInteger sourcesOpened = new AtomicInteger();
     private final Semaphore gate;
     private volatile long failAt = Long.MAX_VALUE;
 
@@ -29,27 +29,27 @@ final class MeteredDevices implements BlockCopy.Devices {
     }
 
     /** Reads pass freely. */
-    static MeteredDevices open() {
+    public static MeteredDevices open() {
         return new MeteredDevices(null);
     }
 
     /** Each source read waits for a permit ({@link #let}); none is given yet. */
-    static MeteredDevices gated() {
+    public static MeteredDevices gated() {
         return new MeteredDevices(new Semaphore(0));
     }
 
     /** Lets {@code chunks} more source reads through. */
-    void let(int chunks) {
+    public void let(int chunks) {
         gate.release(chunks);
     }
 
     /** Lets every source read through from now on. */
-    void openGate() {
+    public void openGate() {
         gate.release(Integer.MAX_VALUE / 2);
     }
 
     /** Source reads at or past {@code offset} fail with an IOException. */
-    MeteredDevices failingAt(long offset) {
+    public MeteredDevices failingAt(long offset) {
         failAt = offset;
         return this;
     }
@@ -67,7 +67,7 @@ final class MeteredDevices implements BlockCopy.Devices {
     private final class Metered extends FileChannel {
         private final FileChannel inner;
 
-        Metered(FileChannel inner) {
+        public Metered(FileChannel inner) {
             this.inner = inner;
         }
 

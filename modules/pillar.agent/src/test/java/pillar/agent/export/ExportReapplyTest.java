@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendVolume;
-import pillar.agent.backend.FakeZfs;
+import pillar.agent.backend.zfs.FakeZfs;
 import pillar.agent.backend.VolumeBackend;
-import pillar.agent.backend.ZfsVolumeBackend;
+import pillar.agent.backend.zfs.ZfsVolumeBackend;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.agent.configfs.NvmetTarget;

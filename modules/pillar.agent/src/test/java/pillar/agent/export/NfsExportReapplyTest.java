@@ -13,9 +13,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import pillar.agent.backend.FakeZfs;
+import pillar.agent.backend.zfs.FakeZfs;
 import pillar.agent.backend.VolumeBackend;
-import pillar.agent.backend.ZfsDatasetBackend;
+import pillar.agent.backend.zfs.ZfsDatasetBackend;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.nfs.FakeNfsServer;
 import pillar.agent.nfs.NfsAccess;

@@ -22,7 +22,7 @@ import pillar.agent.AgentMain;
 import pillar.agent.StartupChecks;
 import pillar.agent.backend.Backends;
 import pillar.agent.backend.FakeLvm;
-import pillar.agent.backend.FakeZfs;
+import pillar.agent.backend.zfs.FakeZfs;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static pillar.agent.backend.BackendAssertions.assertFails;
@@ -12,10 +12,13 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 import pillar.agent.backend.BackendException.Kind;
-import pillar.agent.backend.ZfsOutput.Property;
-import pillar.runtime.exec.Command;
+import pillar.agent.backend.Captures;
+import pillar.agent.backend.Creation;
+import pillar.agent.backend.ScriptedRunner;
+import pillar.agent.backend.zfs.ZfsOutput.Property;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
+import pillar.runtime.exec.Command;
 
 /**
  * The ZFS command layer on its own, answered with zfs's captured output ({@code zfs/}): the argument

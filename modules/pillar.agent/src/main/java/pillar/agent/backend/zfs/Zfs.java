@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,12 +8,15 @@ import java.util.Map;
 import java.util.Optional;
 
 import pillar.agent.backend.BackendException.Kind;
-import pillar.agent.backend.ZfsOutput.Property;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.Creation;
+import pillar.agent.backend.Texts;
+import pillar.agent.backend.zfs.ZfsOutput.Property;
+import pillar.api.value.ByteSize;
+import pillar.api.value.VolumeId;
 import pillar.runtime.exec.Command;
 import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.ProcessRunner;
-import pillar.api.value.ByteSize;
-import pillar.api.value.VolumeId;
 
 /**
  * The {@code zfs} and {@code zpool} commands of one backend: zvols directly below its parent dataset.

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,6 +17,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import pillar.agent.backend.Holds;
 import pillar.runtime.exec.Command;
 import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.CommandResult;

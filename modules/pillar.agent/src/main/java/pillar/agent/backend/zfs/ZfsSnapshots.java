@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -10,7 +10,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.logging.Logger;
 
 import pillar.agent.backend.BackendException.Kind;
-import pillar.agent.backend.ZfsOutput.Property;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.BackendSnapshot;
+import pillar.agent.backend.VolumeBackend;
+import pillar.agent.backend.zfs.ZfsOutput.Property;
 import pillar.api.value.ByteSize;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.SnapshotId;
@@ -23,7 +26,7 @@ import pillar.api.value.VolumeId;
  * Names with a {@code '_'} can never be a volume's or a snapshot's (their IDs have no '_'), so they are
  * never found, listed nor adopted:
  * <ul>
- *   <li>a CSI snapshot is {@code <parent>/<volume>@<snapshot-id>} carrying {@value ZfsVolumeBackend#MANAGED_PROPERTY},
+ *   <li>a CSI snapshot is {@code <parent>/<volume>@<snapshot-id>} carrying {@value ZfsBackend#MANAGED_PROPERTY},
  *       {@value #SNAPSHOT_PROPERTY}, {@value #SOURCE_PROPERTY} and {@value #SIZE_PROPERTY}, so it is found by
  *       its ID alone, also once its volume was hidden; a deferred one ({@code defer_destroy=on}) is deleted
  *       and never found; only snapshots of datasets directly below the parent are considered;</li>
@@ -51,7 +54,7 @@ final class ZfsSnapshots {
     static final String SIZE_PROPERTY = "io.pillar-csi:size";
     static final String HIDDEN = "_hidden_";
     static final String RECEIVING = "_receiving";
-    private static final String PROPERTIES = ZfsVolumeBackend.MANAGED_PROPERTY + "," + SNAPSHOT_PROPERTY + ","
+    private static final String PROPERTIES = ZfsBackend.MANAGED_PROPERTY + "," + SNAPSHOT_PROPERTY + ","
             + SOURCE_PROPERTY + "," + SIZE_PROPERTY + ",defer_destroy,creation,volsize,volblocksize";
     private static final Logger LOG = Logger.getLogger(ZfsSnapshots.class.getName());
 
@@ -82,7 +85,7 @@ final class ZfsSnapshots {
         for (Map.Entry<String, Map<String, Property>> row : commands.snapshots(PROPERTIES).entrySet()) {
             Map<String, Property> p = row.getValue();
             String name = row.getKey();
-            if (!name.contains("@") || !local(p, ZfsVolumeBackend.MANAGED_PROPERTY).equals(owner)
+            if (!name.contains("@") || !local(p, ZfsBackend.MANAGED_PROPERTY).equals(owner)
                     || name.substring(0, name.indexOf('@')).lastIndexOf('/') != parent.length() || !name.startsWith(parent + "/")) {
                 continue; // another's, or of a dataset deeper below (another backend's parent may be there)
             }
@@ -121,7 +124,7 @@ final class ZfsSnapshots {
         ZfsLayout.Own own = layout.own(source).orElseThrow(() -> new BackendException(Kind.NOT_FOUND,
                 "volume " + source + " does not exist below " + parent));
         String name = zfs.dataset(source) + "@" + id.value();
-        commands.snapshot(name, List.of(ZfsVolumeBackend.MANAGED_PROPERTY + "=" + owner, SNAPSHOT_PROPERTY + "=" + id.value(),
+        commands.snapshot(name, List.of(ZfsBackend.MANAGED_PROPERTY + "=" + owner, SNAPSHOT_PROPERTY + "=" + id.value(),
                 SOURCE_PROPERTY + "=" + source.value(), SIZE_PROPERTY + "=" + own.size()));
         Found made = any(id).orElseThrow(() -> new BackendException(Kind.CONFLICT,
                 "a snapshot named " + name + " exists and is not snapshot " + id + " of this installation"));
@@ -163,20 +166,6 @@ final class ZfsSnapshots {
         reapHidden();
     }
 
-    /** What {@link #CONTENT_PROPERTY} records: the source and mode, and the size asked for (rounded). */
-    static String sized(String content, ByteSize rounded) {
-        return content + "/" + rounded.bytes();
-    }
-
-    /** The source and mode part of {@link #CONTENT_PROPERTY}. */
-    static String content(VolumeSource source, boolean linked) {
-        String how = linked ? "linked" : "independent";
-        return switch (source) {
-            case VolumeSource.FromSnapshot s -> "snapshot/" + s.snapshot().value() + "/" + how;
-            case VolumeSource.FromVolume v -> "volume/" + v.volume().value() + "/" + how;
-        };
-    }
-
     /** The snapshot a clone of {@code source} into {@code target} passes through. */
     String passage(VolumeId source, VolumeId target) {
         return zfs.dataset(source) + "@clone_" + target.value();
@@ -185,7 +174,7 @@ final class ZfsSnapshots {
     /** The passages of clones onto {@code target} that still exist, of any source below the parent. */
     List<String> passagesTo(VolumeId target) {
         String suffix = "@clone_" + target.value();
-        return commands.snapshots(ZfsVolumeBackend.MANAGED_PROPERTY).keySet().stream().filter(name -> name.endsWith(suffix)).sorted().toList();
+        return commands.snapshots(ZfsBackend.MANAGED_PROPERTY).keySet().stream().filter(name -> name.endsWith(suffix)).sorted().toList();
     }
 
     String receiving(VolumeId target) {
@@ -207,8 +196,8 @@ final class ZfsSnapshots {
         try {
             for (int pass = 0; pass < 8; pass++) {
                 boolean progress = false;
-                for (Map.Entry<String, Map<String, Property>> row : layout.ofParent(ZfsVolumeBackend.MANAGED_PROPERTY).entrySet()) {
-                    if (row.getKey().contains(HIDDEN) && local(row.getValue(), ZfsVolumeBackend.MANAGED_PROPERTY).equals(owner)
+                for (Map.Entry<String, Map<String, Property>> row : layout.ofParent(ZfsBackend.MANAGED_PROPERTY).entrySet()) {
+                    if (row.getKey().contains(HIDDEN) && local(row.getValue(), ZfsBackend.MANAGED_PROPERTY).equals(owner)
                             && layout.destroyHidden(row.getKey()) == ZfsSnapshotCommands.Destroyed.GONE) {
                         LOG.info("destroyed hidden " + layout.noun() + " " + row.getKey() + ": nothing depends on it any more");
                         progress = true;
@@ -229,12 +218,5 @@ final class ZfsSnapshots {
 
     private static String value(Map<String, Property> properties, String name) {
         return properties.getOrDefault(name, Property.NONE).value();
-    }
-
-    static BackendException missing(VolumeSource source, String parent) {
-        return new BackendException(Kind.NOT_FOUND, switch (source) {
-            case VolumeSource.FromSnapshot s -> "snapshot " + s.snapshot() + " does not exist below " + parent;
-            case VolumeSource.FromVolume v -> "volume " + v.volume() + " does not exist below " + parent;
-        });
     }
 }

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -6,11 +6,14 @@ import java.util.List;
 import java.util.Map;
 
 import pillar.agent.backend.BackendException.Kind;
-import pillar.agent.backend.ZfsOutput.Property;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.DeviceWait;
+import pillar.agent.backend.Texts;
+import pillar.agent.backend.zfs.ZfsOutput.Property;
+import pillar.api.value.ByteSize;
 import pillar.runtime.exec.Command;
 import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.ProcessRunner;
-import pillar.api.value.ByteSize;
 
 /**
  * The {@code zfs} commands of snapshots, clones and copies below one parent dataset, one method a

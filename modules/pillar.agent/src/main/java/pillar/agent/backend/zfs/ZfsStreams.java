@@ -1,8 +1,9 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import pillar.agent.backend.BackendException;
 import pillar.runtime.exec.CommandResult;
 
 /**

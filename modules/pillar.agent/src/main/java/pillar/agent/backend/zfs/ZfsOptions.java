@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +9,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.Texts;
 
 /**
  * The volume options a zvol accepts, checked against an allow-list before any command runs. Keys:

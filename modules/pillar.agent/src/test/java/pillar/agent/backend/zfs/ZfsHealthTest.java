@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static pillar.agent.backend.BackendAssertions.assertFails;
@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.PoolHealth;
 import pillar.agent.config.BackendConfig;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.ByteSize;

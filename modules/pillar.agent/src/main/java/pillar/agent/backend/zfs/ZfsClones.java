@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,8 +8,12 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.BackgroundJobs;
+import pillar.agent.backend.VolumeBackend;
+import pillar.agent.backend.VolumeSource;
 import pillar.api.value.ByteSize;
-import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
 import pillar.runtime.exec.ProcessRunner;
 
@@ -65,7 +69,6 @@ final class ZfsClones implements AutoCloseable {
     BackendVolume create(VolumeId id, ByteSize size, VolumeSource source) {
         String dataset = zfs.dataset(id);
         boolean linked = source.mode() != VolumeSource.Mode.INDEPENDENT;
-        String how = ZfsSnapshots.content(source, linked);
         // the origin: its snapshot's name, size and granularity (a clone of a volume passes through a new snapshot)
         String origin;
         long originSize;
@@ -73,7 +76,7 @@ final class ZfsClones implements AutoCloseable {
         switch (source) {
             case VolumeSource.FromSnapshot s -> {
                 ZfsSnapshots.Found found = snapshots.any(s.snapshot()).filter(f -> !f.deferred())
-                        .orElseThrow(() -> ZfsSnapshots.missing(source, parent));
+                        .orElseThrow(() -> source.missing(parent));
                 origin = found.name();
                 originSize = found.snapshot().size().bytes();
                 granularity = found.granularity();
@@ -82,23 +85,23 @@ final class ZfsClones implements AutoCloseable {
                 Optional<ZfsLayout.Own> from = layout.own(v.volume());
                 if (from.isEmpty()) {
                     Optional<ZfsLayout.Made> made = layout.made(id).filter(m -> m.owned()
-                            && m.content().equals(ZfsSnapshots.sized(how, roundUp(size, m.granularity()))));
+                            && m.content().equals(source.request(linked, BackendException.roundUp(size, m.granularity(), "a multiple of"))));
                     if (made.isPresent()) {
                         return layout.usable(id, made.get().size()); // the source went after the clone was made: the retry is done
                     }
-                    throw ZfsSnapshots.missing(source, parent);
+                    throw source.missing(parent);
                 }
                 origin = snapshots.passage(v.volume(), id);
                 originSize = from.get().size();
                 granularity = from.get().granularity();
             }
         }
-        ByteSize rounded = roundUp(size, granularity);
+        ByteSize rounded = BackendException.roundUp(size, granularity, "a multiple of");
         if (rounded.bytes() < originSize) {
             throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " of " + size + " is smaller than its source ("
                     + ByteSize.of(originSize) + ")");
         }
-        String content = ZfsSnapshots.sized(how, rounded);
+        String content = source.request(linked, rounded);
         Optional<ZfsLayout.Made> existing = layout.made(id);
         if (existing.isEmpty()) {
             make(dataset, id, rounded, content, source, origin, rounded.bytes() > originSize && !layout.sizedByProperties(), linked);
@@ -124,7 +127,7 @@ final class ZfsClones implements AutoCloseable {
     private void make(String dataset, VolumeId id, ByteSize rounded, String content, VolumeSource source, String origin,
                       boolean grow, boolean linked) {
         List<String> properties = new ArrayList<>(layout.properties(rounded));
-        properties.add(ZfsVolumeBackend.MANAGED_PROPERTY + "=" + owner);
+        properties.add(ZfsBackend.MANAGED_PROPERTY + "=" + owner);
         properties.add(ZfsSnapshots.CONTENT_PROPERTY + "=" + content);
         if (!linked) {
             copy(dataset, id, rounded, content, source, origin, grow, properties);
@@ -264,13 +267,5 @@ final class ZfsClones implements AutoCloseable {
     @Override
     public void close() {
         jobs.close();
-    }
-
-    private static ByteSize roundUp(ByteSize size, long granularity) {
-        try {
-            return size.roundUpTo(granularity);
-        } catch (InvalidValueException e) {
-            throw new BackendException(Kind.OUT_OF_RANGE, size + " cannot be rounded up to a multiple of " + granularity, e);
-        }
     }
 }

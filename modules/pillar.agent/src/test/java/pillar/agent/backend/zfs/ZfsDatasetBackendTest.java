@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static pillar.agent.backend.BackendAssertions.assertFails;
@@ -12,8 +12,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.BackendSnapshot;
+import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
+import pillar.agent.backend.VolumeBackend;
 import pillar.agent.backend.VolumeSource.Mode;
+import pillar.agent.backend.VolumeSource;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.Texts;
 
 /**
  * Parses the scripted output of {@code zfs get -Hp} and {@code zfs list -Hp}: one line per row, the

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;

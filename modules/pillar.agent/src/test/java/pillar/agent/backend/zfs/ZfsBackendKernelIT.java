@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static pillar.agent.backend.BackendAssertions.assertFails;
@@ -23,13 +23,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.PoolHealth;
+import pillar.agent.backend.VolumeBackend;
 import pillar.agent.config.BackendConfig;
 import pillar.api.agent.v1.BackendKind;
+import pillar.api.value.ByteSize;
+import pillar.api.value.VolumeId;
 import pillar.runtime.exec.Command;
 import pillar.runtime.exec.ProcessRunner;
 import pillar.runtime.exec.SystemProcessRunner;
-import pillar.api.value.ByteSize;
-import pillar.api.value.VolumeId;
 
 /**
  * ZfsVolumeBackend against real OpenZFS (the zfs-dkms module in the VM): a pool on a loop device,

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,8 +16,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.DeviceData;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.backend.VolumeSource.Mode;
+import pillar.agent.backend.VolumeSource;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -8,6 +8,7 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.Random;
+import pillar.agent.backend.BackendVolume;
 
 /** What the kernel tests write to a filesystem volume's mount and read back: a file of a pattern and its SHA-256. */
 final class FileData {

@@ -1,10 +1,11 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import pillar.agent.backend.ZfsOutput.Property;
+import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.zfs.ZfsOutput.Property;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.zfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -18,6 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.Captures;
 import pillar.runtime.exec.Command;
 import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.CommandResult;
