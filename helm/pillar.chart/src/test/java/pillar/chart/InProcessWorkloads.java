@@ -34,7 +34,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import pillar.agent.AgentMain;
 import pillar.agent.backend.Backends;
-import pillar.agent.backend.FakeLvm;
+import pillar.agent.backend.lvm.FakeLvm;
 import pillar.controller.KubernetesClients;
 import pillar.runtime.metrics.TimedProcessRunner;
 import pillar.runtime.metrics.WorkloadMetrics;

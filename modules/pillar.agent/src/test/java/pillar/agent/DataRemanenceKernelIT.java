@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException;
 import pillar.agent.backend.BackendVolume;
-import pillar.agent.backend.LvmVolumeBackend;
+import pillar.agent.backend.lvm.LvmVolumeBackend;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.backend.zfs.ZfsVolumeBackend;

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.Backends;
-import pillar.agent.backend.FakeLvm;
+import pillar.agent.backend.lvm.FakeLvm;
 import pillar.agent.backend.zfs.FakeZfs;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.config.BackendConfig;

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import pillar.agent.backend.lvm.LvmVolumeBackend;
 import pillar.agent.backend.zfs.ZfsDatasetBackend;
 import pillar.agent.backend.zfs.ZfsVolumeBackend;
 import pillar.agent.config.BackendConfig;

@@ -10,6 +10,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import pillar.agent.backend.lvm.LvmVolumeBackend;
 import pillar.agent.backend.zfs.ZfsDatasetBackend;
 import pillar.agent.backend.zfs.ZfsVolumeBackend;
 import pillar.agent.config.BackendConfig;

@@ -11,6 +11,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import pillar.agent.backend.lvm.FakeLvm;
+import pillar.agent.backend.lvm.LvmVolumeBackend;
 import pillar.agent.backend.zfs.FakeZfs;
 import pillar.agent.backend.zfs.ZfsVolumeBackend;
 import pillar.agent.config.BackendConfig;

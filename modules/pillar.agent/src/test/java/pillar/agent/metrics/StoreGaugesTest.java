@@ -21,7 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.backend.Backends;
-import pillar.agent.backend.FakeLvm;
+import pillar.agent.backend.lvm.FakeLvm;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.export.ExportStore;

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import pillar.agent.backend.FakeLvm;
+import pillar.agent.backend.lvm.FakeLvm;
 import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.api.agent.AgentErrors;
 import pillar.api.agent.v1.AgentErrorReason;

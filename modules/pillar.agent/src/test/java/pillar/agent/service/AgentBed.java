@@ -23,7 +23,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import pillar.agent.AgentMain;
 import pillar.agent.backend.Backends;
-import pillar.agent.backend.FakeLvm;
+import pillar.agent.backend.lvm.FakeLvm;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;

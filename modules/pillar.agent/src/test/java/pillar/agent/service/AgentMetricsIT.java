@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.AgentMain;
 import pillar.agent.backend.Backends;
-import pillar.agent.backend.FakeLvm;
+import pillar.agent.backend.lvm.FakeLvm;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;

@@ -10,7 +10,7 @@ import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import pillar.agent.AgentMain;
 import pillar.agent.backend.Backends;
-import pillar.agent.backend.FakeLvm;
+import pillar.agent.backend.lvm.FakeLvm;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;

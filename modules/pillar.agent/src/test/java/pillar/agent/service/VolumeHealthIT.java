@@ -12,7 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import pillar.agent.backend.FakeLvm;
+import pillar.agent.backend.lvm.FakeLvm;
 import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.ExportSpec;

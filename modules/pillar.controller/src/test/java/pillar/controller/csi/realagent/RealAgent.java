@@ -6,7 +6,7 @@ import java.util.Optional;
 
 import pillar.agent.AgentMain;
 import pillar.agent.backend.Backends;
-import pillar.agent.backend.FakeLvm;
+import pillar.agent.backend.lvm.FakeLvm;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;

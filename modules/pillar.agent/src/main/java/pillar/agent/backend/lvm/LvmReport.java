@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -15,6 +15,8 @@ import io.helidon.json.JsonArray;
 import io.helidon.json.JsonObject;
 import io.helidon.json.JsonParser;
 import io.helidon.json.JsonValue;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.Texts;
 
 /**
  * Parses the JSON reports of {@code lvs} and {@code vgs} run with {@code --reportformat json --units b

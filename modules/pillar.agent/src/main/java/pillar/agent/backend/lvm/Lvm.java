@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -7,10 +7,13 @@ import java.util.List;
 import java.util.Optional;
 
 import pillar.agent.backend.BackendException.Kind;
-import pillar.agent.backend.LvmReport.Lv;
-import pillar.agent.backend.LvmReport.ThinPool;
-import pillar.agent.backend.LvmReport.Usage;
-import pillar.agent.backend.LvmReport.Vg;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.Creation;
+import pillar.agent.backend.Texts;
+import pillar.agent.backend.lvm.LvmReport.Lv;
+import pillar.agent.backend.lvm.LvmReport.ThinPool;
+import pillar.agent.backend.lvm.LvmReport.Usage;
+import pillar.agent.backend.lvm.LvmReport.Vg;
 import pillar.runtime.exec.Command;
 import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.CommandResult;

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
+import pillar.agent.backend.BlockCopy;
 import pillar.agent.config.BackendConfig;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.ByteSize;

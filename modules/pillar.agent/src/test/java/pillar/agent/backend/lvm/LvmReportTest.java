@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,9 +8,11 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import pillar.agent.backend.LvmReport.Lv;
-import pillar.agent.backend.LvmReport.ThinPool;
-import pillar.agent.backend.LvmReport.Vg;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.Captures;
+import pillar.agent.backend.lvm.LvmReport.Lv;
+import pillar.agent.backend.lvm.LvmReport.ThinPool;
+import pillar.agent.backend.lvm.LvmReport.Vg;
 
 /** The lvs/vgs JSON parser on real LVM 2.03.16 output captured in the VM, and on what it must refuse. */
 class LvmReportTest {

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -18,6 +18,9 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.Captures;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.config.BackendConfig;
 import pillar.api.agent.v1.BackendKind;

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static pillar.agent.backend.BackendAssertions.assertFails;
@@ -20,8 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.BackendSnapshot;
+import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.DeviceData;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.backend.VolumeSource.Mode;
+import pillar.agent.backend.VolumeSource;
 import pillar.agent.config.BackendConfig;
 import pillar.api.agent.v1.BackendKind;
 import pillar.api.value.ByteSize;

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -12,7 +12,8 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import pillar.agent.backend.BackendException.Kind;
-import pillar.agent.backend.LvmReport.ThinPool;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.lvm.LvmReport.ThinPool;
 import pillar.api.value.ByteSize;
 import pillar.runtime.exec.CallBudget;
 

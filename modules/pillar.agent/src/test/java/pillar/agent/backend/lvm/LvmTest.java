@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static pillar.agent.backend.BackendAssertions.assertFails;
@@ -12,6 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.Captures;
+import pillar.agent.backend.Creation;
+import pillar.agent.backend.ScriptedRunner;
 import pillar.runtime.exec.Command;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;

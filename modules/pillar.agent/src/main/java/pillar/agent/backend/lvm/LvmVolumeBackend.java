@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,9 +15,21 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 import pillar.agent.backend.BackendException.Kind;
-import pillar.agent.backend.LvmReport.Lv;
-import pillar.agent.backend.LvmReport.ThinPool;
-import pillar.agent.backend.LvmReport.Vg;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.BackendProblem;
+import pillar.agent.backend.BackendSnapshot;
+import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.BackgroundJobs;
+import pillar.agent.backend.BlockCopy;
+import pillar.agent.backend.Creation;
+import pillar.agent.backend.DeviceWait;
+import pillar.agent.backend.PoolHealth;
+import pillar.agent.backend.Texts;
+import pillar.agent.backend.VolumeBackend;
+import pillar.agent.backend.VolumeSource;
+import pillar.agent.backend.lvm.LvmReport.Lv;
+import pillar.agent.backend.lvm.LvmReport.ThinPool;
+import pillar.agent.backend.lvm.LvmReport.Vg;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;

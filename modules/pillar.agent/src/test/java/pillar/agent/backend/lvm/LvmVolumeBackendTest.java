@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static pillar.agent.backend.BackendAssertions.assertFails;
@@ -13,7 +13,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.VolumeBackend.Capacity;
+import pillar.agent.backend.VolumeBackend;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.BackendKind;

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,9 +1,12 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import java.util.List;
 import java.util.Optional;
 
-import pillar.agent.backend.LvmReport.Lv;
+import pillar.agent.backend.BackendSnapshot;
+import pillar.agent.backend.BlockCopy;
+import pillar.agent.backend.VolumeSource;
+import pillar.agent.backend.lvm.LvmReport.Lv;
 import pillar.api.value.ByteSize;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.SnapshotId;

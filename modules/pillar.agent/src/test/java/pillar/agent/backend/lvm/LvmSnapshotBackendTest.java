@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static pillar.agent.backend.BackendAssertions.assertFails;
@@ -12,8 +12,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.BackendSnapshot;
+import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.backend.VolumeSource.Mode;
+import pillar.agent.backend.VolumeSource;
 import pillar.api.value.ByteSize;
 import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;

@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,9 +13,12 @@ import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 import pillar.agent.backend.BackendException.Kind;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.VolumeBackend.Capacity;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.backend.VolumeSource.Mode;
+import pillar.agent.backend.VolumeSource;
 import pillar.api.value.ByteSize;
 import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;

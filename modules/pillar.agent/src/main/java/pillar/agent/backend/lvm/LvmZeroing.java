@@ -1,4 +1,4 @@
-package pillar.agent.backend;
+package pillar.agent.backend.lvm;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -10,7 +10,10 @@ import java.util.function.LongSupplier;
 import java.util.logging.Logger;
 
 import pillar.agent.backend.BackendException.Kind;
-import pillar.agent.backend.LvmReport.Lv;
+import pillar.agent.backend.BackendException;
+import pillar.agent.backend.BackgroundJobs;
+import pillar.agent.backend.BlockCopy;
+import pillar.agent.backend.lvm.LvmReport.Lv;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 import pillar.runtime.exec.CommandFailedException;
