@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.BackendException;
 import pillar.agent.backend.BackendVolume;
-import pillar.agent.backend.lvm.LvmVolumeBackend;
+import pillar.agent.backend.lvm.LvmBackend;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.backend.VolumeBackend.NonZeroingPool;
 import pillar.agent.backend.zfs.ZfsVolumeBackend;
@@ -101,7 +101,7 @@ class DataRemanenceKernelIT {
     void aThinVolumeReadsOnlyZeroesAndAPoolWithoutZeroingIsRefusedUnlessAccepted() throws IOException {
         loop = VmBed.loopDevice(work, name, 128L << 20);
         VmBed.volumeGroup(name, loop, "32m");
-        LvmVolumeBackend thin = lvm(BackendKind.BACKEND_KIND_LVM_THIN, "pool0");
+        LvmBackend thin = lvm(BackendKind.BACKEND_KIND_LVM_THIN, "pool0");
         long size = 28L << 20; // most of the pool: a new volume's chunks must be the deleted one's
 
         fill(thin.create(VolumeId.of("pvc-old"), ByteSize.of(size), Map.of()).device());
@@ -141,8 +141,8 @@ class DataRemanenceKernelIT {
         assertThat(nonZeroMiB(fresh.device())).isZero();
     }
 
-    private LvmVolumeBackend lvm(BackendKind kind, String pool) {
-        return new LvmVolumeBackend(new BackendConfig("lvm", kind, name, pool), RUNNER, Path.of("/dev"), Path.of("/sys"), DEADLINE,
+    private LvmBackend lvm(BackendKind kind, String pool) {
+        return LvmBackend.of(new BackendConfig("lvm", kind, name, pool), RUNNER, Path.of("/dev"), Path.of("/sys"), DEADLINE,
                 Duration.ofSeconds(10));
     }
 

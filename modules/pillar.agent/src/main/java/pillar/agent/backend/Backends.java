@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import pillar.agent.backend.lvm.LvmVolumeBackend;
+import pillar.agent.backend.lvm.LvmBackend;
 import pillar.agent.backend.zfs.ZfsDatasetBackend;
 import pillar.agent.backend.zfs.ZfsVolumeBackend;
 import pillar.agent.config.BackendConfig;
@@ -62,7 +62,7 @@ public final class Backends {
     /** The adapter for one backend, owning {@code installation}'s volumes. */
     public static VolumeBackend of(BackendConfig config, ProcessRunner runner, Host host, InstallationId installation) {
         return switch (config.kind()) {
-            case BACKEND_KIND_LVM_LINEAR, BACKEND_KIND_LVM_THIN -> new LvmVolumeBackend(config, runner, host.devRoot(),
+            case BACKEND_KIND_LVM_LINEAR, BACKEND_KIND_LVM_THIN -> LvmBackend.of(config, runner, host.devRoot(),
                     host.sysRoot(), host.commandTimeout(), host.deviceTimeout(), installation);
             case BACKEND_KIND_ZFS_ZVOL -> new ZfsVolumeBackend(config, runner, host.devRoot(), host.sysRoot(), host.zvolId(),
                     host.commandTimeout(), host.deviceTimeout(), installation);

@@ -2,7 +2,7 @@
  * The storage backends of the agent: one port, {@link pillar.agent.backend.VolumeBackend}, what it speaks
  * in (volumes, snapshots, sources, failures) and what every backend shares (background jobs, device
  * waits, block copies). The adapters live by family, each with its tool's typed command layer:
- * {@code pillar.agent.backend.lvm} (linear and thin LVs, {@code Lvm}) and
+ * {@link pillar.agent.backend.lvm} (linear and thin LVs, {@code Lvm}) and
  * {@link pillar.agent.backend.zfs} (zvols and filesystem datasets, {@code Zfs}).
  * {@link pillar.agent.backend.Backends} builds the right one for a configured backend.
  *

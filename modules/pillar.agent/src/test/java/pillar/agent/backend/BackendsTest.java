@@ -10,7 +10,8 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import pillar.agent.backend.lvm.LvmVolumeBackend;
+import pillar.agent.backend.lvm.LinearLvmBackend;
+import pillar.agent.backend.lvm.ThinLvmBackend;
 import pillar.agent.backend.zfs.ZfsDatasetBackend;
 import pillar.agent.backend.zfs.ZfsVolumeBackend;
 import pillar.agent.config.BackendConfig;
@@ -36,8 +37,8 @@ class BackendsTest {
         assertThat(backends.keySet()).containsExactly("zfs", "lvm", "thin", "nfs");
         assertThat(backends.get("nfs")).isInstanceOf(ZfsDatasetBackend.class);
         assertThat(backends.get("zfs")).isInstanceOf(ZfsVolumeBackend.class);
-        assertThat(backends.get("lvm")).isInstanceOf(LvmVolumeBackend.class);
-        assertThat(backends.get("thin")).isInstanceOf(LvmVolumeBackend.class);
+        assertThat(backends.get("lvm")).isInstanceOf(LinearLvmBackend.class);
+        assertThat(backends.get("thin")).isInstanceOf(ThinLvmBackend.class);
         assertThat(backends.values()).extracting(VolumeBackend::name).containsExactly("zfs", "lvm", "thin", "nfs");
     }
 

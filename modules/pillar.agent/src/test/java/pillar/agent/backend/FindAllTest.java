@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.lvm.FakeLvm;
-import pillar.agent.backend.lvm.LvmVolumeBackend;
+import pillar.agent.backend.lvm.LvmBackend;
 import pillar.agent.backend.zfs.FakeZfs;
 import pillar.agent.backend.zfs.ZfsVolumeBackend;
 import pillar.agent.config.BackendConfig;
@@ -42,7 +42,7 @@ class FindAllTest {
     @Test
     void lvmReadsTheVolumeGroupOnceForAllOfThem() {
         FakeLvm lvm = new FakeLvm("vg0", ByteSize.GIB, root.resolve("dev")).withThinPool("pool0", 256 * ByteSize.MIB);
-        LvmVolumeBackend ours = lvm(lvm, InstallationId.of("embedded"));
+        LvmBackend ours = lvm(lvm, InstallationId.of("embedded"));
         ours.create(A, ByteSize.ofMiB(8), Map.of());
         ours.create(B, ByteSize.ofMiB(16), Map.of());
         lvm(lvm, InstallationId.of("staging.pillar")).create(FOREIGN, ByteSize.ofMiB(8), Map.of());
@@ -82,8 +82,8 @@ class FindAllTest {
         };
     }
 
-    private LvmVolumeBackend lvm(FakeLvm lvm, InstallationId owner) {
-        return new LvmVolumeBackend(new BackendConfig("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"), recording(lvm),
+    private LvmBackend lvm(FakeLvm lvm, InstallationId owner) {
+        return LvmBackend.of(new BackendConfig("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"), recording(lvm),
                 root.resolve("dev"), root.resolve("sys"), TIMEOUT, Duration.ofSeconds(2), owner);
     }
 

@@ -13,12 +13,12 @@ import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
 
 /**
- * The snapshot side of a thin {@link LvmVolumeBackend}: which LVs are this installation's snapshots, and
+ * The snapshot side of a thin {@link LvmBackend}: which LVs are this installation's snapshots, and
  * the tags of snapshots and of the volumes made from a source.
  * <ul>
  *   <li>A CSI snapshot is the thin LV {@code <vg>/snap.<snapshot-id>} in the backend's pool (LVM reserves
  *       names starting "snapshot"), tagged {@value #SNAPSHOT_TAG}, the installation tag and
- *       {@value #SOURCE_TAG}{@code <volume-id>}; never {@value LvmVolumeBackend#TAG}. Its name has a '.',
+ *       {@value #SOURCE_TAG}{@code <volume-id>}; never {@value LvmBackend#TAG}. Its name has a '.',
  *       which no volume ID has, so it is never found, listed nor adopted as a volume, whatever tags it
  *       carries; and a volume (its name a volume ID) is never taken for a snapshot.</li>
  *   <li>A restore or clone is a thin snapshot named after its volume, tagged as a new volume is plus
@@ -112,7 +112,7 @@ final class LvmSnapshots {
 
     /** The tags of ours on the LV that are not {@code wanted} (copied from an origin, or left by a crash). */
     static List<String> stray(Lv lv, List<String> wanted) {
-        return lv.tags().stream().filter(t -> t.startsWith(LvmVolumeBackend.TAG) && !wanted.contains(t)).toList();
+        return lv.tags().stream().filter(t -> t.startsWith(LvmBackend.TAG) && !wanted.contains(t)).toList();
     }
 
     /** What the LV says it was made from, for a conflict's message. */

@@ -19,20 +19,13 @@ import pillar.api.value.VolumeId;
 import pillar.runtime.exec.CommandFailedException;
 
 /**
- * The zeroing of a linear LV before its removal, as a job of the backend's {@link BackgroundJobs}: chunk
- * by chunk ({@link DeviceZeroing}), each a bounded command, so that it runs as long as the size needs and
- * no call's budget cuts it short. The delete that starts it, and its retries, answer BUSY (ABORTED) with
- * the progress until the LV reads zeroes from start to end; only then does the delete go on to lvremove,
- * so the extents never go back to the group unzeroed, and an interrupted delete keeps the LV.
- *
- * <p>Durable state, in one tag of the LV ({@value #ZEROED_TAG}{@code <bytes>}: bytes {@code [0, bytes)} read
- * zeroes on stable storage): added with 0 before the first chunk, which also marks the LV as being deleted
- * (a create refuses to adopt it, a clone to copy onto it, an expand to grow it); swapped in one lvchange,
- * after the device was flushed, at most every {@link #CHECKPOINT_EVERY} and when the job is stopped. A
- * whole job flushes the device and ends: the lvremove follows at once. A tag for the reason
- * {@link LvmVolumeBackend}'s copies give: it lives and dies with the LV. After a restart the next delete
- * resumes at the checkpoint; more than one tag (a crash between two lvchanges cannot leave that, a stale
- * retry could) counts as the lowest.
+ * The zeroing of a linear LV before its removal, as a job of the backend's {@link BackgroundJobs}, chunk by chunk
+ * ({@link DeviceZeroing}): the delete and its retries answer BUSY with the progress until the LV reads zeroes from
+ * start to end, and only then go on to lvremove, so extents never go back to the group unzeroed. The durable state
+ * is one tag of the LV, {@value #ZEROED_TAG}{@code <bytes>} (bytes {@code [0, bytes)} read zeroes on stable
+ * storage): added with 0 before the first chunk, which marks the LV as being deleted (never adopted, copied onto
+ * nor grown), and swapped after a flush at most every {@link #CHECKPOINT_EVERY}. A restart resumes at the
+ * checkpoint; several such tags count as the lowest.
  */
 final class LvmZeroing {
     /** The prefix of the checkpoint tag of a linear LV being zeroed for its removal. */

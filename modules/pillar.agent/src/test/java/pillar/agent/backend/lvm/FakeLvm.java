@@ -27,7 +27,7 @@ import pillar.runtime.exec.ProcessRunner;
  * A stateful fake of the LVM tools behind the {@link ProcessRunner} port: one volume group with
  * linear LVs and thin pools, kept in memory, with a regular file standing for each active LV's device
  * node under a temporary device root. It understands exactly the argument lists
- * {@link LvmVolumeBackend} emits and answers in LVM 2.03's formats, exit statuses and messages (as
+ * {@link LvmBackend} emits and answers in LVM 2.03's formats, exit statuses and messages (as
  * captured in {@code lvm/}); any other argument list fails the test. Every command is recorded.
  *
  * <p>Linear LVs and thin pools take physical space ({@link FakeExtents}): a linear LV made where a
@@ -134,7 +134,7 @@ public final class FakeLvm implements ProcessRunner {
 
     /** An LV with our tags but in the given pool ("" = linear), as the other kind of backend would make it. */
     synchronized void addTagged(String name, long size, String pool) {
-        addTagged(name, size, pool, List.of(LvmVolumeBackend.TAG, LvmVolumeBackend.INSTALLATION_TAG + "embedded"));
+        addTagged(name, size, pool, List.of(LvmBackend.TAG, LvmBackend.INSTALLATION_TAG + "embedded"));
     }
 
     /** An LV with these tags in the given pool ("" = linear): another installation's, or an older one's. */

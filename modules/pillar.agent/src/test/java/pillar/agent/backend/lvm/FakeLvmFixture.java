@@ -25,14 +25,14 @@ abstract class FakeLvmFixture {
     /** Long enough for the fixture's clones to be whole within the call that starts them. */
     static final Duration CALL_WAIT = Duration.ofSeconds(20);
 
-    private final java.util.List<LvmVolumeBackend> made = new java.util.ArrayList<>();
+    private final java.util.List<LvmBackend> made = new java.util.ArrayList<>();
 
     @TempDir
     Path dev;
 
     FakeLvm lvm;
-    LvmVolumeBackend linear;
-    LvmVolumeBackend thin;
+    LinearLvmBackend linear;
+    ThinLvmBackend thin;
 
     @BeforeEach
     void volumeGroupWithAThinPool() {
@@ -46,12 +46,13 @@ abstract class FakeLvmFixture {
         return new BackendConfig("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0", new java.math.BigDecimal(ratio));
     }
 
-    LvmVolumeBackend backend(BackendConfig config) {
+    /** The backend of {@code config}, as the subclass its kind makes ({@link LvmBackend#of}). */
+    <T extends LvmBackend> T backend(BackendConfig config) {
         return backend(config, System::nanoTime);
     }
 
     /** A backend whose linear clones copy the fake's node files (buffered) on this clock. */
-    LvmVolumeBackend backend(BackendConfig config, java.util.function.LongSupplier clock) {
+    <T extends LvmBackend> T backend(BackendConfig config, java.util.function.LongSupplier clock) {
         return backend(config, BlockCopy.BUFFERED, clock, CALL_WAIT);
     }
 
@@ -59,20 +60,21 @@ abstract class FakeLvmFixture {
      * A backend whose linear clones copy through {@code devices} on this clock, each CreateVolume waiting
      * {@code callWait} for the copy; closed after the test (its copies stopped).
      */
-    LvmVolumeBackend backend(BackendConfig config, BlockCopy.Devices devices, java.util.function.LongSupplier clock, Duration callWait) {
-        LvmVolumeBackend backend = new LvmVolumeBackend(config, lvm, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofSeconds(2),
+    @SuppressWarnings("unchecked")
+    <T extends LvmBackend> T backend(BackendConfig config, BlockCopy.Devices devices, java.util.function.LongSupplier clock, Duration callWait) {
+        T backend = (T) LvmBackend.of(config, lvm, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofSeconds(2),
                 pillar.agent.state.InstallationId.EMBEDDED, devices, clock, callWait);
         made.add(backend);
         return backend;
     }
 
     /** Closes {@code backend} after the test (its background jobs stopped). */
-    void made(LvmVolumeBackend backend) {
+    void made(LvmBackend backend) {
         made.add(backend);
     }
 
     @AfterEach
     void stopTheCopies() {
-        made.forEach(LvmVolumeBackend::close);
+        made.forEach(LvmBackend::close);
     }
 }

@@ -35,7 +35,7 @@ import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 
 /**
- * LvmVolumeBackend against real LVM and device-mapper: a volume group on a loop device with a thin
+ * LvmBackend against real LVM and device-mapper: a volume group on a loop device with a thin
  * pool, linear and thin volumes created, found, grown (the kernel sees the new size), refused when
  * they would shrink or clash with a foreign LV, activated after a deactivation, refused removal
  * while open, and removed. Prints each backend call's time next to the bare LVM command's.
@@ -55,8 +55,8 @@ class LvmBackendKernelIT {
     Path work;
 
     private String loopDevice;
-    private LvmVolumeBackend linear;
-    private LvmVolumeBackend thin;
+    private LvmBackend linear;
+    private LvmBackend thin;
 
     @BeforeAll
     static void onlyInTheKernelVm() {
@@ -76,10 +76,10 @@ class LvmBackendKernelIT {
         sh("pvcreate", "-y", loopDevice);
         sh("vgcreate", vg, loopDevice);
         sh("lvcreate", "-y", "--type", "thin-pool", "-L", "128m", "-n", "pool0", vg);
-        linear = new LvmVolumeBackend(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""), runner, DEV, Path.of("/sys"), DEADLINE,
+        linear = LvmBackend.of(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""), runner, DEV, Path.of("/sys"), DEADLINE,
                 Duration.ofSeconds(10));
         // over-provisioning ratio 16: 2 GiB of thin volumes on the 128 MiB pool, as the overcommit test grows one to
-        thin = new LvmVolumeBackend(new BackendConfig("lvm-thin", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0", BigDecimal.valueOf(16)),
+        thin = LvmBackend.of(new BackendConfig("lvm-thin", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0", BigDecimal.valueOf(16)),
                 runner, DEV, Path.of("/sys"), DEADLINE, Duration.ofSeconds(10));
     }
 
@@ -195,7 +195,7 @@ class LvmBackendKernelIT {
      */
     @Test
     void aThinPoolRefusesVolumesBeyondItsOverProvisioningRatio() {
-        LvmVolumeBackend strict = new LvmVolumeBackend(new BackendConfig("strict", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0"),
+        LvmBackend strict = LvmBackend.of(new BackendConfig("strict", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0"),
                 runner, DEV, Path.of("/sys"), DEADLINE, Duration.ofSeconds(10));
         VolumeId id = VolumeId.of("pvc-strict");
         strict.create(id, ByteSize.ofMiB(100), Map.of());
@@ -234,12 +234,12 @@ class LvmBackendKernelIT {
         assertFails(() -> thin.expand(VolumeId.of("pvc-none"), ByteSize.ofMiB(4)), Kind.NOT_FOUND, "does not exist");
         thin.delete(VolumeId.of("pvc-none"));
 
-        LvmVolumeBackend gone = new LvmVolumeBackend(new BackendConfig("gone", BackendKind.BACKEND_KIND_LVM_LINEAR, vg + "x", ""),
+        LvmBackend gone = LvmBackend.of(new BackendConfig("gone", BackendKind.BACKEND_KIND_LVM_LINEAR, vg + "x", ""),
                 runner, DEV, Path.of("/sys"), DEADLINE, Duration.ofSeconds(5));
         assertFails(() -> gone.find(id), Kind.UNAVAILABLE, "not found");
         assertFails(() -> gone.findAll(List.of(id)), Kind.UNAVAILABLE, "not found");
         assertFails(gone::capacity, Kind.UNAVAILABLE, "not found");
-        LvmVolumeBackend noPool = new LvmVolumeBackend(new BackendConfig("nopool", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool9"),
+        LvmBackend noPool = LvmBackend.of(new BackendConfig("nopool", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool9"),
                 runner, DEV, Path.of("/sys"), DEADLINE, Duration.ofSeconds(5));
         assertFails(() -> noPool.create(VolumeId.of("pvc-x"), ByteSize.ofMiB(4), Map.of()), Kind.UNAVAILABLE, "pool9");
         assertFails(noPool::capacity, Kind.UNAVAILABLE, "pool9");

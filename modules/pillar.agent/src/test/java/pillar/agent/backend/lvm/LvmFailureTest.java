@@ -11,7 +11,7 @@ import pillar.agent.backend.Captures;
 import pillar.runtime.exec.Command;
 import pillar.runtime.exec.CommandFailedException;
 
-/** Every failure LvmVolumeBackend tells apart, recognised on the real tools' stderr and exit status. */
+/** Every failure LvmBackend tells apart, recognised on the real tools' stderr and exit status. */
 class LvmFailureTest {
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource({

@@ -39,8 +39,8 @@ class LvmHealthTest extends FakeLvmFixture {
 
     @Test
     void aMissingThinPoolOrGroupIsUnavailable() {
-        LvmVolumeBackend noPool = backend(new BackendConfig("t", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "gone"));
-        LvmVolumeBackend noGroup = backend(new BackendConfig("g", BackendKind.BACKEND_KIND_LVM_THIN, "vg9", "pool0"));
+        LvmBackend noPool = backend(new BackendConfig("t", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "gone"));
+        LvmBackend noGroup = backend(new BackendConfig("g", BackendKind.BACKEND_KIND_LVM_THIN, "vg9", "pool0"));
 
         assertFails(noPool::health, Kind.UNAVAILABLE, "vg0");
         assertFails(noGroup::health, Kind.UNAVAILABLE, "vg9");

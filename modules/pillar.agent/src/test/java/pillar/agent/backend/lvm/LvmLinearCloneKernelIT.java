@@ -47,7 +47,7 @@ class LvmLinearCloneKernelIT {
     private static final ByteSize SIZE = ByteSize.ofMiB(32);
     private static final VolumeId SRC = VolumeId.of("pvc-src");
     private static final VolumeId CLONE = VolumeId.of("pvc-clone");
-    private static final String INSTALLATION = LvmVolumeBackend.INSTALLATION_TAG + "embedded";
+    private static final String INSTALLATION = LvmBackend.INSTALLATION_TAG + "embedded";
     private static final String COPYING = "pillar-csi.copying:volume/pvc-src/independent/33554432";
     private static final String CONTENT = "pillar-csi.content:volume/pvc-src/independent/33554432";
 
@@ -58,7 +58,7 @@ class LvmLinearCloneKernelIT {
     Path work;
 
     private String loopDevice;
-    private LvmVolumeBackend linear;
+    private LvmBackend linear;
 
     @BeforeAll
     static void onlyInTheKernelVm() {
@@ -75,7 +75,7 @@ class LvmLinearCloneKernelIT {
         loopDevice = sh("losetup", "-f", "--show", image.toString()).strip();
         sh("pvcreate", "-y", loopDevice);
         sh("vgcreate", vg, loopDevice);
-        linear = new LvmVolumeBackend(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""), runner, Path.of("/dev"),
+        linear = LvmBackend.of(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""), runner, Path.of("/dev"),
                 Path.of("/sys"), DEADLINE, Duration.ofSeconds(10));
     }
 
@@ -195,7 +195,7 @@ class LvmLinearCloneKernelIT {
 
     @Test
     void aCopyInTheBackgroundAnswersBusyWithItsProgressUntilItIsWhole() throws Exception {
-        LvmVolumeBackend impatient = new LvmVolumeBackend(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""), runner,
+        LvmBackend impatient = LvmBackend.of(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""), runner,
                 Path.of("/dev"), Path.of("/sys"), DEADLINE, Duration.ofSeconds(10), pillar.agent.state.InstallationId.EMBEDDED,
                 BlockCopy.DIRECT, System::nanoTime, Duration.ZERO);
         try {

@@ -47,7 +47,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
     private static final VolumeId SRC = VolumeId.of("pvc-src");
     private static final VolumeId COPY = VolumeId.of("pvc-copy");
     private static final ByteSize SIZE = ByteSize.ofMiB(64);
-    private static final String INSTALLATION = LvmVolumeBackend.INSTALLATION_TAG + "embedded";
+    private static final String INSTALLATION = LvmBackend.INSTALLATION_TAG + "embedded";
     private static final String REQUEST = "volume/pvc-src/independent/67108864";
     private static final BackendConfig FAST = new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg0", "");
 
@@ -60,7 +60,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
         writeChunk(src.device(), 10, 2);
     }
 
-    private BackendVolume cloneOf(LvmVolumeBackend backend, VolumeId id, ByteSize size, VolumeId source, Mode mode) {
+    private BackendVolume cloneOf(LvmBackend backend, VolumeId id, ByteSize size, VolumeId source, Mode mode) {
         return backend.create(id, size, Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromVolume(source, mode));
     }
 
@@ -121,7 +121,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
     void aCopyLongerThanOneCallAnswersBusyWithItsProgressAndCompletesOverSeveralRetries() throws Exception {
         String source = sha256(src.device(), SIZE.bytes());
         MeteredDevices devices = MeteredDevices.gated();
-        LvmVolumeBackend agent = backend(FAST, devices, System::nanoTime, Duration.ZERO);
+        LinearLvmBackend agent = backend(FAST, devices, System::nanoTime, Duration.ZERO);
 
         assertFails(() -> cloneOf(agent, COPY, SIZE, SRC, Mode.DEFAULT), Kind.BUSY,
                 "copying vg0/pvc-src to vg0/pvc-copy in the background: 0B of 64MiB (0%)");
@@ -147,7 +147,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
     void aRetryWhoseReadSawTheCopyUnfinishedWhileItEndedStartsNoSecondCopy() throws Exception {
         String source = sha256(src.device(), SIZE.bytes());
         MeteredDevices devices = MeteredDevices.gated();
-        LvmVolumeBackend agent = backend(FAST, devices, System::nanoTime, Duration.ZERO);
+        LinearLvmBackend agent = backend(FAST, devices, System::nanoTime, Duration.ZERO);
         assertFails(() -> cloneOf(agent, COPY, SIZE, SRC, Mode.DEFAULT), Kind.BUSY, "0B of 64MiB (0%)");
         // the retry reads the LV (tagged copying), then the copy ends (tagged finished, out of the registry),
         // then the retry looks for the copy in the registry
@@ -175,7 +175,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
         AtomicLong now = new AtomicLong();
         // 10 s a reading: a checkpoint (fsync, then the tag) every third chunk; the source fails at 40 MiB
         MeteredDevices failing = MeteredDevices.open().failingAt(40L * BlockCopy.CHUNK);
-        LvmVolumeBackend crashed = backend(FAST, failing, () -> now.getAndAdd(Duration.ofSeconds(10).toNanos()), CALL_WAIT);
+        LinearLvmBackend crashed = backend(FAST, failing, () -> now.getAndAdd(Duration.ofSeconds(10).toNanos()), CALL_WAIT);
 
         assertFails(() -> cloneOf(crashed, COPY, SIZE, SRC, Mode.DEFAULT), Kind.FAILED,
                 "copying vg0/pvc-src to vg0/pvc-copy failed at 40MiB: java.io.IOException: Input/output error");
@@ -187,7 +187,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
         writeChunk(lvm.node("pvc-copy"), 45, 7); // past the checkpoint, where the source is zeroes: as a cut-short run may leave it
 
         MeteredDevices metered = MeteredDevices.open();
-        LvmVolumeBackend restarted = backend(FAST, metered, System::nanoTime, CALL_WAIT);
+        LinearLvmBackend restarted = backend(FAST, metered, System::nanoTime, CALL_WAIT);
         BackendVolume clone = cloneOf(restarted, COPY, SIZE, SRC, Mode.DEFAULT);
 
         assertThat(metered.sourceBytes).as("resumed at the checkpoint").hasValue(SIZE.bytes() - checkpoint);
@@ -202,7 +202,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
     void theShutdownStopsACopyAtACheckpointThatTheNextAgentResumesFrom() throws Exception {
         String source = sha256(src.device(), SIZE.bytes());
         MeteredDevices devices = MeteredDevices.gated();
-        LvmVolumeBackend stopping = backend(FAST, devices, System::nanoTime, Duration.ZERO);
+        LinearLvmBackend stopping = backend(FAST, devices, System::nanoTime, Duration.ZERO);
         assertFails(() -> cloneOf(stopping, COPY, SIZE, SRC, Mode.DEFAULT), Kind.BUSY, "in the background");
         devices.let(12);
         await(() -> devices.sourceBytes.get() == 12L * BlockCopy.CHUNK);
@@ -228,7 +228,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
     void deletingTheCloneWhileItIsCopiedCancelsTheCopyAndRemovesIt() throws Exception {
         String source = sha256(src.device(), SIZE.bytes());
         MeteredDevices devices = MeteredDevices.gated();
-        LvmVolumeBackend agent = backend(FAST, devices, System::nanoTime, Duration.ZERO);
+        LinearLvmBackend agent = backend(FAST, devices, System::nanoTime, Duration.ZERO);
         assertFails(() -> cloneOf(agent, COPY, SIZE, SRC, Mode.DEFAULT), Kind.BUSY, "in the background");
         devices.let(3);
 
@@ -249,7 +249,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
     @Test
     void theSourceRefusesDeleteAndExpandWhileItIsCopiedNamingTheCopyAndAllowsThemAfter() throws Exception {
         MeteredDevices devices = MeteredDevices.gated();
-        LvmVolumeBackend agent = backend(FAST, devices, System::nanoTime, Duration.ZERO);
+        LinearLvmBackend agent = backend(FAST, devices, System::nanoTime, Duration.ZERO);
         assertFails(() -> cloneOf(agent, COPY, SIZE, SRC, Mode.DEFAULT), Kind.BUSY, "in the background");
 
         assertFails(() -> agent.delete(SRC), Kind.BUSY, "volume pvc-src is the source of a clone being copied (copying vg0/pvc-src"
@@ -272,10 +272,10 @@ class LvmLinearCloneTest extends FakeLvmFixture {
 
     @Test
     void afterARestartTheSourceOfAnInterruptedCloneRefusesDeleteAndExpandUntilTheCloneIsGone() throws Exception {
-        LvmVolumeBackend crashed = backend(FAST, MeteredDevices.open().failingAt(10L * BlockCopy.CHUNK), System::nanoTime, CALL_WAIT);
+        LinearLvmBackend crashed = backend(FAST, MeteredDevices.open().failingAt(10L * BlockCopy.CHUNK), System::nanoTime, CALL_WAIT);
         assertFails(() -> cloneOf(crashed, COPY, SIZE, SRC, Mode.DEFAULT), Kind.FAILED, "failed at 10MiB");
         assertThat(lvm.tags("pvc-src")).containsExactly("pillar-csi", INSTALLATION, "pillar-csi.cloning:pvc-copy");
-        LvmVolumeBackend restarted = backend(FAST, MeteredDevices.open(), System::nanoTime, CALL_WAIT);
+        LinearLvmBackend restarted = backend(FAST, MeteredDevices.open(), System::nanoTime, CALL_WAIT);
 
         assertFails(() -> restarted.delete(SRC), Kind.BUSY, "volume pvc-src cannot be deleted: it is the source of the clone pvc-copy,"
                 + " whose copy was interrupted (a failure or an agent restart) and resumes when its CreateVolume is retried");
@@ -342,7 +342,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
 
     /** The clone, retried as the provisioner does while the agent answers BUSY. */
     /** Retries the delete while it answers BUSY (its zeroing runs in the background), for at most 20 s. */
-    static void untilDeleted(LvmVolumeBackend agent, VolumeId id) {
+    static void untilDeleted(LvmBackend agent, VolumeId id) {
         long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (true) {
             try {
@@ -357,7 +357,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
         }
     }
 
-    private BackendVolume untilWhole(LvmVolumeBackend agent, VolumeId id) throws Exception {
+    private BackendVolume untilWhole(LvmBackend agent, VolumeId id) throws Exception {
         long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (true) {
             try {
@@ -372,7 +372,7 @@ class LvmLinearCloneTest extends FakeLvmFixture {
     }
 
     /** The BUSY answer of a retry now. */
-    private String busy(LvmVolumeBackend agent) {
+    private String busy(LvmBackend agent) {
         try {
             cloneOf(agent, COPY, SIZE, SRC, Mode.DEFAULT);
             return "whole";

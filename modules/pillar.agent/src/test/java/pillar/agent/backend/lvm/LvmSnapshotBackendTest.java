@@ -23,7 +23,7 @@ import pillar.api.value.VolumeId;
 import pillar.runtime.exec.Command;
 
 /**
- * LvmVolumeBackend's thin snapshots, restores and clones against the fake LVM: tags and names,
+ * LvmBackend's thin snapshots, restores and clones against the fake LVM: tags and names,
  * idempotent retries, ALREADY_EXISTS, NOT_FOUND and OUT_OF_RANGE, growth, the data a restore reads,
  * every delete order leaving only the pool, and the linear backend refusing.
  */
@@ -32,7 +32,7 @@ class LvmSnapshotBackendTest extends FakeLvmFixture {
     private static final VolumeId COPY = VolumeId.of("pvc-copy");
     private static final SnapshotId SNAP = SnapshotId.of("snapshot-1");
     private static final ByteSize SIZE = ByteSize.ofMiB(64);
-    private static final String INSTALLATION = LvmVolumeBackend.INSTALLATION_TAG + "embedded";
+    private static final String INSTALLATION = LvmBackend.INSTALLATION_TAG + "embedded";
 
     private BackendVolume src;
 
@@ -222,7 +222,7 @@ class LvmSnapshotBackendTest extends FakeLvmFixture {
     @Test
     void anLvOfASnapshotsNameThatIsNotOursIsNeverAdoptedListedNorRemoved() {
         lvm.addForeign("snap.snapshot-1", SIZE.bytes(), "pool0");
-        lvm.addTagged("snap.snapshot-2", SIZE.bytes(), "pool0", List.of("pillar-csi.snapshot", LvmVolumeBackend.INSTALLATION_TAG + "other",
+        lvm.addTagged("snap.snapshot-2", SIZE.bytes(), "pool0", List.of("pillar-csi.snapshot", LvmBackend.INSTALLATION_TAG + "other",
                 "pillar-csi.source:pvc-src"));
 
         assertFails(() -> thin.snapshot(SNAP, SRC), Kind.CONFLICT, "is not snapshot snapshot-1 of backend thin");

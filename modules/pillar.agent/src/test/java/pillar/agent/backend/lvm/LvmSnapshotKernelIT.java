@@ -58,7 +58,7 @@ class LvmSnapshotKernelIT {
     Path work;
 
     private String loopDevice;
-    private LvmVolumeBackend thin;
+    private LvmBackend thin;
 
     @BeforeAll
     static void onlyInTheKernelVm() {
@@ -76,7 +76,7 @@ class LvmSnapshotKernelIT {
         sh("pvcreate", "-y", loopDevice);
         sh("vgcreate", vg, loopDevice);
         sh("lvcreate", "-y", "--type", "thin-pool", "-L", "256m", "-n", "pool0", vg);
-        thin = new LvmVolumeBackend(new BackendConfig("lvm-thin", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0"), runner, Path.of("/dev"),
+        thin = LvmBackend.of(new BackendConfig("lvm-thin", BackendKind.BACKEND_KIND_LVM_THIN, vg, "pool0"), runner, Path.of("/dev"),
                 Path.of("/sys"), DEADLINE, Duration.ofSeconds(10));
     }
 
@@ -111,7 +111,7 @@ class LvmSnapshotKernelIT {
         assertThat(kernelSize(larger.device())).isEqualTo(32 * MIB);
         assertThat(DeviceData.hash(src, SIZE.bytes())).isEqualTo(later);
         assertThat(restore(VolumeId.of("pvc-restored"), SIZE)).isEqualTo(restored);
-        assertThat(tags("pvc-restored")).containsExactlyInAnyOrder("pillar-csi", LvmVolumeBackend.INSTALLATION_TAG + "embedded",
+        assertThat(tags("pvc-restored")).containsExactlyInAnyOrder("pillar-csi", LvmBackend.INSTALLATION_TAG + "embedded",
                 "pillar-csi.content:snapshot/snapshot-1/linked/16777216");
         assertThat(attr("pvc-restored").charAt(9)).as("a restore is activated by every activation").isEqualTo('-');
         assertFails(() -> thin.create(VolumeId.of("pvc-copy"), SIZE, Map.of(), NonZeroingPool.REFUSE,

@@ -22,7 +22,7 @@ import pillar.api.value.VolumeId;
 /**
  * The LVM command layer on its own, answered with the real tools' captured output ({@code lvm/}):
  * the argument lists and deadline it runs, what a refused lvcreate yields, and the failures each
- * command maps (kind and message). The backend's use of it is {@link LvmVolumeBackendTest}'s.
+ * command maps (kind and message). The backend's use of it is {@link LvmBackendTest}'s.
  */
 class LvmTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(7);

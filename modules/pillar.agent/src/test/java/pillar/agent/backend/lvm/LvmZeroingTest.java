@@ -64,12 +64,12 @@ class LvmZeroingTest extends FakeLvmFixture {
         }
     }
 
-    private LvmVolumeBackend backend(ProcessRunner runner, java.util.function.LongSupplier clock) {
+    private LvmBackend backend(ProcessRunner runner, java.util.function.LongSupplier clock) {
         return backend(runner, clock, Duration.ZERO);
     }
 
-    private LvmVolumeBackend backend(ProcessRunner runner, java.util.function.LongSupplier clock, Duration callWait) {
-        LvmVolumeBackend backend = new LvmVolumeBackend(LINEAR, runner, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofSeconds(2),
+    private LvmBackend backend(ProcessRunner runner, java.util.function.LongSupplier clock, Duration callWait) {
+        LvmBackend backend = LvmBackend.of(LINEAR, runner, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofSeconds(2),
                 pillar.agent.state.InstallationId.EMBEDDED, BlockCopy.BUFFERED, clock, callWait);
         made(backend);
         return backend;
@@ -78,7 +78,7 @@ class LvmZeroingTest extends FakeLvmFixture {
     @Test
     void aDeleteAnswersBusyWithTheProgressUntilTheLvIsZeroedThenRemovesIt() throws Exception {
         Gated gated = new Gated();
-        LvmVolumeBackend agent = backend(gated, System::nanoTime);
+        LvmBackend agent = backend(gated, System::nanoTime);
         BackendVolume old = agent.create(PVC1, SIZE, Map.of());
         LvmRemanenceTest.write(old.device(), pattern());
         List<String> extents = lvm.ranges("pvc-1");
@@ -112,7 +112,7 @@ class LvmZeroingTest extends FakeLvmFixture {
         crashing.permits.release(Integer.MAX_VALUE / 2);
         crashing.killAfter.set(5);
         // every read of the clock is 6 s later: a checkpoint after each chunk
-        LvmVolumeBackend crashed = backend(crashing, () -> now.addAndGet(Duration.ofSeconds(6).toNanos()), Duration.ofSeconds(20));
+        LvmBackend crashed = backend(crashing, () -> now.addAndGet(Duration.ofSeconds(6).toNanos()), Duration.ofSeconds(20));
         BackendVolume old = crashed.create(PVC1, SIZE, Map.of());
         LvmRemanenceTest.write(old.device(), pattern());
         long chunk = DeviceZeroing.chunk(SIZE.bytes());
@@ -125,7 +125,7 @@ class LvmZeroingTest extends FakeLvmFixture {
 
         Gated open = new Gated();
         open.permits.release(Integer.MAX_VALUE / 2);
-        LvmVolumeBackend restarted = backend(open, System::nanoTime, Duration.ofSeconds(20));
+        LvmBackend restarted = backend(open, System::nanoTime, Duration.ofSeconds(20));
         restarted.delete(PVC1);
 
         assertThat(open.offsets()).as("resumed at the checkpoint").isEqualTo(offsets(5 * chunk, SIZE.bytes(), chunk));
@@ -136,7 +136,7 @@ class LvmZeroingTest extends FakeLvmFixture {
     @Test
     void aCloneCannotBeCopiedOntoAnLvBeingDeleted() throws Exception {
         linear.create(PVC2, SIZE, Map.of());
-        lvm.addTagged("pvc-1", SIZE.bytes(), "", List.of(LvmVolumeBackend.TAG, LvmVolumeBackend.INSTALLATION_TAG + "embedded",
+        lvm.addTagged("pvc-1", SIZE.bytes(), "", List.of(LvmBackend.TAG, LvmBackend.INSTALLATION_TAG + "embedded",
                 "pillar-csi.copying:volume/pvc-2/independent/" + SIZE.bytes(), "pillar-csi.zeroed:4194304"));
 
         assertFails(() -> linear.create(PVC1, SIZE, Map.of(), VolumeBackend.NonZeroingPool.REFUSE,
@@ -171,7 +171,7 @@ class LvmZeroingTest extends FakeLvmFixture {
         Thread.sleep(50); // the last chunk's progress is recorded once its command returned
     }
 
-    private static String busyAnswer(LvmVolumeBackend agent) {
+    private static String busyAnswer(LvmBackend agent) {
         try {
             agent.delete(PVC1);
         } catch (BackendException e) {

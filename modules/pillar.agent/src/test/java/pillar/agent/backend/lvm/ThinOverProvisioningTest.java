@@ -55,7 +55,7 @@ class ThinOverProvisioningTest extends FakeLvmFixture {
 
     @Test
     void aRatioAboveOneAdmitsThatMuchMore() {
-        LvmVolumeBackend thin = backend(thinWithRatio("2.5")); // 640 MiB
+        LvmBackend thin = backend(thinWithRatio("2.5")); // 640 MiB
 
         thin.create(PVC1, ByteSize.ofMiB(512), Map.of());
         thin.create(PVC2, ByteSize.ofMiB(128), Map.of());
@@ -74,7 +74,7 @@ class ThinOverProvisioningTest extends FakeLvmFixture {
                 + " volume's size): its thin volumes already add up to 164MiB of the 256MiB");
         assertThat(lvm.names()).doesNotContain(LvmSnapshots.name(SNAP));
 
-        LvmVolumeBackend roomier = backend(thinWithRatio("2")); // 512 MiB: 164 + 100 of the snapshot, 248 left
+        LvmBackend roomier = backend(thinWithRatio("2")); // 512 MiB: 164 + 100 of the snapshot, 248 left
         roomier.snapshot(SNAP, PVC1);
         assertThat(roomier.capacity().available()).isEqualTo(ByteSize.ofMiB(248));
         assertFails(() -> roomier.create(PVC2, ByteSize.ofMiB(252), Map.of(), NonZeroingPool.REFUSE, new VolumeSource.FromSnapshot(SNAP,
@@ -116,7 +116,7 @@ class ThinOverProvisioningTest extends FakeLvmFixture {
      */
     @Test
     void concurrentCreatesCannotJointlyExceedTheLimit() throws Exception {
-        LvmVolumeBackend other = backend(thinWithRatio("1"));
+        LvmBackend other = backend(thinWithRatio("1"));
         other.capacity(); // learns the extent size, so that its create reads nothing before the admission
         CompletableFuture<BackendVolume> second = new CompletableFuture<>();
         lvm.afterNextLvsOfTheGroup(() -> {

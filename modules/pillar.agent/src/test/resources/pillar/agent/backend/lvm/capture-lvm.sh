@@ -1,5 +1,5 @@
 #!/bin/bash
-# Captures real LVM 2.03 output (stdout, stderr, exit status) for the argument lists LvmVolumeBackend emits.
+# Captures real LVM 2.03 output (stdout, stderr, exit status) for the argument lists LvmBackend emits.
 set -u
 OUT=${PILLAR_CAPTURE_DIR:-/work/backend-capture}/lvm
 mkdir -p "$OUT"

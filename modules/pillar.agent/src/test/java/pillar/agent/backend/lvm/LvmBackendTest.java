@@ -23,11 +23,11 @@ import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 
 /**
- * LvmVolumeBackend through the ProcessRunner port against the stateful fake LVM: the contract of
+ * LvmBackend through the ProcessRunner port against the stateful fake LVM: the contract of
  * {@link VolumeBackend} (idempotent create, never shrink, delete of a missing volume, only our
  * volumes), the exact argument lists, and hostile input that must not reach a single command.
  */
-class LvmVolumeBackendTest extends FakeLvmFixture {
+class LvmBackendTest extends FakeLvmFixture {
     @Test
     void linearCreateRoundsUpToWholeExtentsTagsWipesAndReturnsTheDevice() {
         BackendVolume volume = linear.create(PVC1, ByteSize.ofMiB(5), Map.of());
@@ -68,7 +68,7 @@ class LvmVolumeBackendTest extends FakeLvmFixture {
 
     @Test
     void thinCreateMayOvercommitThePoolUpToItsRatio() {
-        LvmVolumeBackend thin = backend(thinWithRatio("4")); // 4 x 256 MiB
+        LvmBackend thin = backend(thinWithRatio("4")); // 4 x 256 MiB
 
         BackendVolume volume = thin.create(PVC1, ByteSize.ofGiB(1), Map.of());
 
@@ -113,7 +113,7 @@ class LvmVolumeBackendTest extends FakeLvmFixture {
 
     @Test
     void twoInstallationsSharingAGroupNeverAdoptGrowOrDeleteEachOthersVolumes() {
-        LvmVolumeBackend other = new LvmVolumeBackend(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg0", ""),
+        LvmBackend other = LvmBackend.of(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg0", ""),
                 lvm, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofSeconds(2), InstallationId.of("staging.pillar"));
         other.create(PVC1, ByteSize.ofMiB(8), Map.of());
         assertThat(lvm.tags("pvc-1")).containsExactly("pillar-csi", "pillar-csi.installation:staging.pillar");
@@ -229,7 +229,7 @@ class LvmVolumeBackendTest extends FakeLvmFixture {
 
     @Test
     void deleteOfAVolumeThatStaysInUseSaysToUnexportFirstAfterTryingForTheDeviceTimeout() {
-        LvmVolumeBackend impatient = new LvmVolumeBackend(new BackendConfig("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0",
+        LvmBackend impatient = LvmBackend.of(new BackendConfig("thin", BackendKind.BACKEND_KIND_LVM_THIN, "vg0",
                 "pool0"), lvm, dev, dev.resolveSibling("sys"), TIMEOUT, Duration.ofMillis(500));
         impatient.create(PVC1, ByteSize.ofMiB(8), Map.of());
         lvm.markBusy("pvc-1");
@@ -271,7 +271,7 @@ class LvmVolumeBackendTest extends FakeLvmFixture {
 
     @Test
     void capacityOfAThinBackendIsThePoolsUnusedDataWhileTheRatioLeavesMore() {
-        LvmVolumeBackend thin = backend(thinWithRatio("8")); // 2 GiB of thin volumes, 1 GiB left after this one
+        LvmBackend thin = backend(thinWithRatio("8")); // 2 GiB of thin volumes, 1 GiB left after this one
         thin.create(PVC1, ByteSize.ofGiB(1), Map.of());
         lvm.writeToThinPool("pool0", 64 * ByteSize.MIB);
 
@@ -283,7 +283,7 @@ class LvmVolumeBackendTest extends FakeLvmFixture {
 
     @Test
     void aMissingVolumeGroupIsUnavailable() {
-        LvmVolumeBackend gone = backend(new BackendConfig("gone", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg9", ""));
+        LvmBackend gone = backend(new BackendConfig("gone", BackendKind.BACKEND_KIND_LVM_LINEAR, "vg9", ""));
 
         assertFails(() -> gone.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.UNAVAILABLE, "Volume group \"vg9\" not found");
         assertFails(() -> gone.find(PVC1), Kind.UNAVAILABLE, "volume group vg9");
@@ -294,7 +294,7 @@ class LvmVolumeBackendTest extends FakeLvmFixture {
 
     @Test
     void aMissingThinPoolIsUnavailable() {
-        LvmVolumeBackend noPool = backend(new BackendConfig("nopool", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool9"));
+        LvmBackend noPool = backend(new BackendConfig("nopool", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool9"));
 
         // one lvs of the group (the pool's zeroing and its over-provisioning) finds no such pool
         assertFails(() -> noPool.create(PVC1, ByteSize.ofMiB(8), Map.of()), Kind.UNAVAILABLE, "thin pool vg0/pool9 is not available");
