@@ -12,5 +12,5 @@ module pillar.agent {
     requires io.helidon.logging.common;
     requires java.logging;
     requires jdk.unsupported; // com.sun.nio.file.ExtendedOpenOption.DIRECT: the block copy of an LVM linear clone
-    requires io.helidon.json; // parses lvs/vgs --reportformat json (pillar.agent.backend)
+    requires io.helidon.json; // parses lvs/vgs --reportformat json (pillar.agent.backend.lvm)
 }

@@ -20,23 +20,13 @@ import pillar.api.value.VolumeId;
 import pillar.runtime.exec.CallBudget;
 
 /**
- * The long work of one backend, each job running in the background: a linear clone's block copy, the
- * zeroing of a linear LV before its removal, an independent ZFS copy. At most one
- * job per volume and at most {@value #PARALLEL} at a time (more wait in line: jobs in parallel share
- * one volume group's or pool's disks, so each would only go slower). The call that starts a job, and its retries, wait for it at most a while within their budget
- * ({@link #answer}) and then answer BUSY (ABORTED) with its {@link Job#describe progress}; the retry after it
- * finished finds the work done. A job has no deadline of its own: each of its steps is bounded (a chunk, a
- * command), and it checkpoints durably on the way, so that a restart resumes it there.
- *
- * <p>What a job holds, in the place of the lock that work within the call held: while a copy reading a
- * source is registered here ({@link #readingFrom}), the backend refuses to delete or resize the source. A
- * job leaves the registry when it finished, was cancelled or stopped; a failed one stays until the next
- * call on its volume reports the failure ({@link #answer}), which lets the retry after that resume it.
- *
- * <p>{@link #cancel} (a delete of a clone being copied) and {@link #close} (the agent's shutdown) stop jobs
- * at their next step, each after a last checkpoint, and wait for them at most {@link #STOP_WAIT}. Only the
- * process's memory holds this registry: after a restart the next call on an unfinished job's volume starts
- * it again, from its durable checkpoint.
+ * The long work of one backend, each job in the background: a linear clone's block copy, a linear LV's zeroing
+ * before its removal, an independent ZFS copy. At most one job per volume and {@value #PARALLEL} at a time (more
+ * wait in line). The call that starts a job, and its retries, wait for it a while within their budget
+ * ({@link #answer}), then answer BUSY with its {@link Job#describe progress}. Each step of a job is bounded and it
+ * checkpoints durably, so a restart resumes it. While a copy reading a source is registered ({@link #readingFrom})
+ * the backend refuses to delete or resize the source; a failed job stays until a call reports it. {@link #cancel}
+ * and {@link #close} stop jobs at their next step, waiting at most {@link #STOP_WAIT}. The registry is in memory only.
  */
 public final class BackgroundJobs implements AutoCloseable {
     /**

@@ -15,26 +15,13 @@ import pillar.agent.backend.BackendException.Kind;
 import pillar.api.value.ByteSize;
 
 /**
- * Copies bytes {@code [from, bytes)} of one block device onto another in {@value #CHUNK}-byte chunks,
- * sparse-aware. A chunk that reads all zeroes in the source is not written when the target is known to
- * read zeroes there (a fresh LV: every delete zeroed its extents); on a target that may hold bytes of an
- * earlier, cut-short run it is read in the target first and zeroes are written only where the target
- * holds anything else, so a resumed copy is exact without zeroing the rest of the device first. The
- * source is only read.
- *
- * <p>Checkpoints: at least every {@link #CHECKPOINT_EVERY} on the injected clock, and when the copy is
- * stopped, the target is flushed to stable storage ({@code fsync}) and only then is
- * {@link Progress#checkpoint} told the offset reached, so a checkpoint never names a byte that a crash
- * could still lose. A whole copy is flushed before {@link #copy} returns.
- *
- * <p>The real devices are opened with {@code O_DIRECT} ({@link #DIRECT}): a source exported through
- * nvmet is written with bios that bypass the page cache, so a buffered read could return pages cached
- * before those writes; and a large copy would evict the host's page cache. A source that is written
- * meanwhile gives a crash-consistent copy at best, as any block-level clone of a running volume.
- *
- * <p>No deadline: the copy runs in a thread of its own ({@link BackgroundJobs}), as long as the size needs,
- * and stops at the next chunk when {@link Progress#stopped()} says so. Progress is logged at INFO at every
- * tenth of the size or every {@link #LOG_EVERY}, whichever comes first.
+ * Copies bytes {@code [from, bytes)} of one block device onto another in {@value #CHUNK}-byte chunks, sparse-aware:
+ * a source chunk of zeroes is skipped on a target known to read zeroes (a fresh LV), and on a target that may hold
+ * an earlier cut-short run's bytes it is written only where the target differs, so a resumed copy is exact. The
+ * source is only read. A checkpoint ({@link Progress#checkpoint}, at least every {@link #CHECKPOINT_EVERY} and when
+ * stopped) follows an {@code fsync} of the target, so it never names a byte a crash could lose; a whole copy is
+ * flushed before {@link #copy} returns. Real devices are opened {@code O_DIRECT} ({@link #DIRECT}). No deadline: it
+ * runs in a job ({@link BackgroundJobs}) and stops at the next chunk once {@link Progress#stopped()}.
  */
 public final class BlockCopy {
     /** The unit of reads, writes and zero detection. */

@@ -9,20 +9,12 @@ import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.ProcessRunner;
 
 /**
- * Zeroes a whole block device with {@code blkdiscard --zeroout} (util-linux): the kernel's BLKZEROOUT,
- * which sends WRITE ZEROES where the device offers it ({@code queue/write_zeroes_max_bytes} above 0;
- * device-mapper passes it down to the PVs, a loop device turns it into a fallocate of its file) and
- * writes zero pages otherwise. Either way every byte reads zero afterwards; a plain discard
- * ({@code blkdiscard} without {@code -z}) promises nothing about what a later read returns.
- *
- * <p>blkdiscard opens the device exclusively (util-linux 2.36 and later): a device that is mounted or
- * otherwise held exclusively is refused with EBUSY, never zeroed under its holder.
- *
- * <p>A range at a time ({@code --offset O --length L}): a device is zeroed in {@link #chunk} pieces, each
- * one command whose deadline is the command timeout plus its length at {@value #FLOOR_MIB_PER_SECOND}
- * MiB/s, so that each step of a long zeroing is bounded whatever the device's size (one killed at its
- * deadline is at most one chunk of work that a kernel before 6.10 finishes in D state) and the caller can
- * checkpoint between them ({@link LvmZeroing}).
+ * Zeroes a block device range by range with {@code blkdiscard --zeroout --offset O --length L} (BLKZEROOUT: WRITE
+ * ZEROES where the device offers it, zero pages otherwise; every byte reads zero afterwards). blkdiscard opens the
+ * device exclusively, so a mounted or held device is refused (EBUSY), never zeroed under its holder. Each
+ * {@link #chunk} is one command whose deadline is the command timeout plus its length at
+ * {@value #FLOOR_MIB_PER_SECOND} MiB/s, so every step is bounded and the caller checkpoints between them
+ * ({@link LvmZeroing}).
  */
 final class DeviceZeroing {
     /** The slowest zeroing rate taken for alive, in MiB/s. */

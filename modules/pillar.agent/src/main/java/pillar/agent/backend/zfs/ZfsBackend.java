@@ -56,7 +56,7 @@ public abstract sealed class ZfsBackend<D extends ZfsBackend.Dataset> implements
     interface Dataset {
         String dataset();
 
-        /** The value of {@value #MANAGED_PROPERTY} when set locally, else "". */
+        /** The value of {@value ZfsBackend#MANAGED_PROPERTY} when set locally, else "". */
         String mark();
 
         /** Whether it is of the backend's type (a zvol, a filesystem). */

@@ -27,25 +27,13 @@ import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.ProcessRunner;
 
 /**
- * Finds the block device of a zvol. With udev, {@code <dev>/zvol/<dataset>} links to it. Without udev
- * (the test VM, a minimal host) there is no link and the {@code zdN} number is not stable (freed numbers
- * are reused), so a {@code <sys>/block/zd*} device is asked for its dataset with {@code zvol_id /dev/zdN},
- * the program the udev rule runs, which prints the dataset name.
- *
- * <p>Each answer is remembered for that device instance: {@code zdN} with its {@code diskseq} (the
- * kernel's per-boot sequence number of a disk, new for every disk it makes, so a reused {@code zdN} is
- * another instance). So each device is asked once in its life, not once per lookup: with many zvols of
- * one size made at once, asking every candidate on every poll made the lookups quadratic and timed
- * them out. A zvol keeps its device when renamed: the agent calls {@link #renamed} for its own renames,
- * and a hit is confirmed by one more {@code zvol_id} before it is handed out; the devices remembered
- * as other datasets are asked again at most every {@value #RECHECK_SECONDS} s when a lookup misses
- * (a rename by someone else). A device without a readable {@code diskseq} is never remembered.
- *
- * <p>{@code zvol_id} opens the device it asks, and ZFS refuses to destroy a zvol that is open ("dataset
- * is busy"): a probe of any zvol (a ListVolumes, a metrics scrape, another volume's create or export
- * looking through every {@code zdN}) could make the agent's own destroy of that zvol fail. So probes
- * and destroys exclude each other here: each probe holds {@link #probing} shared for its one call,
- * a destroy ({@link #unprobed}) holds it exclusively.
+ * Finds the block device of a zvol: the udev link {@code <dev>/zvol/<dataset>}, or without udev the
+ * {@code <sys>/block/zd*} device that {@code zvol_id /dev/zdN} (the program the udev rule runs) names it.
+ * Each answer is remembered per device instance ({@code zdN} with its {@code diskseq}), so each device is asked
+ * once in its life; a hit is confirmed by one more {@code zvol_id}, the agent's own renames are told
+ * ({@link #renamed}), and devices remembered as other datasets are asked again at most every
+ * {@value #RECHECK_SECONDS} s on a miss. A probe opens the device, which makes ZFS refuse a destroy as busy, so
+ * probes and destroys ({@link #unprobed}) exclude each other.
  */
 final class ZvolDevices {
     private static final Pattern ZD = Pattern.compile("zd[0-9]+");
