@@ -22,6 +22,7 @@ import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.controller.agent.FakeAgentClient;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.Conditions;
+import pillar.controller.crd.PillarAgent;
 import pillar.controller.reconcile.loop.Backoff;
 import pillar.controller.reconcile.loop.ReconcileMeters;
 
@@ -115,6 +116,11 @@ public final class ControllerHarness implements BeforeEachCallback, AfterEachCal
                         .flatMap(o -> Conditions.find(conditions.apply(o), conditionType)),
                 c -> c.isPresent() && status.equals(c.get().getStatus()) && reason.equals(c.get().getReason()))
                 .orElseThrow();
+    }
+
+    /** Waits until PillarAgent {@code name}'s AgentConnected condition has that status and reason; returns it. */
+    public Condition awaitAgentConnected(String name, String status, String reason) {
+        return awaitCondition(PillarAgent.class, name, PillarAgent.AGENT_CONNECTED, status, reason, a -> a.getStatus().getConditions());
     }
 
     /** The events recorded about an object, oldest first. */

@@ -30,18 +30,13 @@ class AgentApiLevelIT {
     @RegisterExtension
     final ControllerHarness harness = new ControllerHarness();
 
-    private Condition awaitCondition(String name, String status, String reason) {
-        return harness.awaitCondition(PillarAgent.class, name, PillarAgent.AGENT_CONNECTED, status, reason,
-                a -> a.getStatus().getConditions());
-    }
-
     @Test
     void anAgentOfThePreviousReleaseIsConnected() {
         harness.agents.agent("192.0.2.60", 9500).version("0.1.0").apiLevels(0, 0)
                 .backend("fast", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s");
         harness.create(Pillars.agentAt("storage-old", "192.0.2.60", 9500));
 
-        assertThat(awaitCondition("storage-old", Condition.TRUE, Reasons.CONNECTED).getMessage()).contains("0.1.0");
+        assertThat(harness.awaitAgentConnected("storage-old", Condition.TRUE, Reasons.CONNECTED).getMessage()).contains("0.1.0");
     }
 
     @Test
@@ -50,7 +45,7 @@ class AgentApiLevelIT {
                 .backend("fast", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s");
         harness.create(Pillars.agentAt("storage-new", "192.0.2.61", 9500));
 
-        Condition refused = awaitCondition("storage-new", Condition.FALSE, Reasons.AGENT_API_MISMATCH);
+        Condition refused = harness.awaitAgentConnected("storage-new", Condition.FALSE, Reasons.AGENT_API_MISMATCH);
         assertThat(refused.getMessage()).contains("storage-new").contains("9.0.0").endsWith("upgrade the controller");
         PillarAgent seen = harness.get(PillarAgent.class, "storage-new").orElseThrow();
         AgentLocator locator = new AgentLocator(new InMemoryInventory().put(seen), new AgentTargets(n -> java.util.Optional.empty(),
@@ -61,7 +56,7 @@ class AgentApiLevelIT {
         });
 
         harness.agents.agent("192.0.2.61", 9500).apiLevels(AgentApiLevel.CURRENT + 1, AgentApiLevel.CURRENT);
-        awaitCondition("storage-new", Condition.TRUE, Reasons.CONNECTED);
+        harness.awaitAgentConnected("storage-new", Condition.TRUE, Reasons.CONNECTED);
         PillarAgent connected = harness.get(PillarAgent.class, "storage-new").orElseThrow();
         assertThat(new AgentLocator(new InMemoryInventory().put(connected), new AgentTargets(n -> java.util.Optional.empty(),
                 List::of, false)).target("storage-new").endpoint()).isEqualTo("192.0.2.61:9500");

@@ -22,18 +22,13 @@ class AgentConnectedIT {
     @RegisterExtension
     final ControllerHarness harness = new ControllerHarness();
 
-    private Condition awaitCondition(String name, String status, String reason) {
-        return harness.awaitCondition(PillarAgent.class, name, PillarAgent.AGENT_CONNECTED, status, reason,
-                a -> a.getStatus().getConditions());
-    }
-
     @Test
     void followsTheAgentAsItComesAndGoes() {
         harness.agents.agent("192.0.2.10", 9500).version("1.2.3")
                 .backend("fast", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s");
         harness.create(Pillars.agentAt("storage-1", "192.0.2.10", 9500));
 
-        Condition up = awaitCondition("storage-1", Condition.TRUE, Reasons.CONNECTED);
+        Condition up = harness.awaitAgentConnected("storage-1", Condition.TRUE, Reasons.CONNECTED);
         assertThat(up.getMessage()).contains("1.2.3", "192.0.2.10:9500", "fast");
         PillarAgent agent = harness.get(PillarAgent.class, "storage-1").orElseThrow();
         assertThat(agent.getStatus().getAgentVersion()).isEqualTo("1.2.3");
@@ -47,7 +42,7 @@ class AgentConnectedIT {
         });
 
         harness.agents.agent("192.0.2.10", 9500).down();
-        Condition down = awaitCondition("storage-1", Condition.FALSE, Reasons.AGENT_UNREACHABLE);
+        Condition down = harness.awaitAgentConnected("storage-1", Condition.FALSE, Reasons.AGENT_UNREACHABLE);
         assertThat(down.getMessage()).contains("GetCapabilities", "192.0.2.10:9500", "UNREACHABLE");
         assertThat(harness.get(PillarAgent.class, "storage-1").orElseThrow().getStatus().getAgentVersion()).isNull();
         assertThat(harness.events("PillarAgent", "storage-1"))
@@ -57,14 +52,14 @@ class AgentConnectedIT {
                 });
 
         harness.agents.agent("192.0.2.10", 9500).up();
-        Condition back = awaitCondition("storage-1", Condition.TRUE, Reasons.CONNECTED);
+        Condition back = harness.awaitAgentConnected("storage-1", Condition.TRUE, Reasons.CONNECTED);
         assertThat(back.getLastTransitionTime()).isNotNull();
     }
 
     @Test
     void anAgentOnANodeIsDialledAtTheNodesInternalIp() {
         harness.create(Pillars.agentOnNode("storage-2", "worker-7"));
-        awaitCondition("storage-2", Condition.FALSE, Reasons.NODE_NOT_FOUND);
+        harness.awaitAgentConnected("storage-2", Condition.FALSE, Reasons.NODE_NOT_FOUND);
 
         harness.agents.agent("198.51.100.7", 9500);
         harness.create(new NodeBuilder().withNewMetadata().withName("worker-7").endMetadata()
@@ -73,7 +68,7 @@ class AgentConnectedIT {
                 .addNewAddress().withType("InternalIP").withAddress("198.51.100.7").endAddress()
                 .endStatus().build());
 
-        awaitCondition("storage-2", Condition.TRUE, Reasons.CONNECTED);
+        harness.awaitAgentConnected("storage-2", Condition.TRUE, Reasons.CONNECTED);
         assertThat(harness.get(PillarAgent.class, "storage-2").orElseThrow().getStatus().getEndpoint())
                 .isEqualTo("198.51.100.7:9500");
         assertThat(harness.agents.calls()).contains("GetCapabilities 198.51.100.7:9500");
@@ -89,7 +84,7 @@ class AgentConnectedIT {
         harness.agents.agent("192.0.2.30", 9500);
         harness.create(agent);
 
-        Condition condition = awaitCondition("storage-3", Condition.FALSE, Reasons.TLS_NOT_CONFIGURED);
+        Condition condition = harness.awaitAgentConnected("storage-3", Condition.FALSE, Reasons.TLS_NOT_CONFIGURED);
         assertThat(condition.getMessage()).contains("agents.tls");
         assertThat(harness.agents.calls()).noneMatch(c -> c.contains("192.0.2.30"));
     }

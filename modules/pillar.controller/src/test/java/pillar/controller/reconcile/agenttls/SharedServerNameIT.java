@@ -29,36 +29,30 @@ class SharedServerNameIT {
         harness.agents.agent("192.0.2.51", 9500).backend("fast", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s");
         harness.agents.agent("192.0.2.52", 9500).backend("fast", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s");
         harness.create(mutual(Pillars.agentAt("storage-a", "192.0.2.51", 9500), "storage-a.pillar-agent"));
-        harness.awaitCondition(PillarAgent.class, "storage-a", PillarAgent.AGENT_CONNECTED, Condition.TRUE, Reasons.CONNECTED,
-                a -> a.getStatus().getConditions());
+        harness.awaitAgentConnected("storage-a", Condition.TRUE, Reasons.CONNECTED);
         // created in the same second or later: by time, then by name, storage-a is the older
         harness.create(mutual(Pillars.agentAt("storage-b", "192.0.2.52", 9500), "Storage-A.pillar-agent"));
 
-        Condition refused = harness.awaitCondition(PillarAgent.class, "storage-b", PillarAgent.AGENT_CONNECTED, Condition.FALSE,
-                Reasons.SERVER_NAME_SHARED, a -> a.getStatus().getConditions());
+        Condition refused = harness.awaitAgentConnected("storage-b", Condition.FALSE, Reasons.SERVER_NAME_SHARED);
         assertThat(refused.getMessage()).contains("PillarAgent storage-a").contains("storage-a.pillar-agent")
                 .contains("its own tls.serverName");
         assertThat(harness.agents.calls()).noneMatch(c -> c.contains("192.0.2.52"));
-        harness.awaitCondition(PillarAgent.class, "storage-a", PillarAgent.AGENT_CONNECTED, Condition.TRUE, Reasons.CONNECTED,
-                a -> a.getStatus().getConditions());
+        harness.awaitAgentConnected("storage-a", Condition.TRUE, Reasons.CONNECTED);
 
         harness.edit(PillarAgent.class, "storage-b", b -> {
             b.getSpec().getTls().setServerName("storage-b.pillar-agent");
             return b;
         });
-        harness.awaitCondition(PillarAgent.class, "storage-b", PillarAgent.AGENT_CONNECTED, Condition.TRUE, Reasons.CONNECTED,
-                a -> a.getStatus().getConditions());
+        harness.awaitAgentConnected("storage-b", Condition.TRUE, Reasons.CONNECTED);
     }
 
     @Test
     void withoutAServerNameTheAddressIsTheNameAndTwoAgentsAtOneAddressAreOneTooMany() {
         harness.agents.agent("192.0.2.53", 9500).backend("fast", BackendKind.BACKEND_KIND_ZFS_ZVOL, "tank", "k8s");
         harness.create(mutual(Pillars.agentAt("storage-c", "192.0.2.53", 9500), null));
-        harness.awaitCondition(PillarAgent.class, "storage-c", PillarAgent.AGENT_CONNECTED, Condition.TRUE, Reasons.CONNECTED,
-                a -> a.getStatus().getConditions());
+        harness.awaitAgentConnected("storage-c", Condition.TRUE, Reasons.CONNECTED);
         harness.create(mutual(Pillars.agentAt("storage-d", "192.0.2.53", 9501), null));
-        harness.awaitCondition(PillarAgent.class, "storage-d", PillarAgent.AGENT_CONNECTED, Condition.FALSE,
-                Reasons.SERVER_NAME_SHARED, a -> a.getStatus().getConditions());
+        harness.awaitAgentConnected("storage-d", Condition.FALSE, Reasons.SERVER_NAME_SHARED);
     }
 
     private static PillarAgent mutual(PillarAgent agent, String serverName) {
