@@ -72,6 +72,7 @@ class LongWorkKernelIT {
         new Random(35).nextBytes(pattern);
         write(device, pattern);
         String extents = run("lvs", "--noheadings", "-o", "seg_pe_ranges", VG + "/" + VOLUME).strip();
+        VmBed.redelay(DM, 0, WRITE_DELAY_MS); // the bed made and the data written fast: only the zeroing is slow
 
         long start = System.nanoTime();
         int abortedBefore = 0;
@@ -106,6 +107,7 @@ class LongWorkKernelIT {
             }
         }
         long end = System.nanoTime();
+        VmBed.redelay(DM, 0, 0);
         assertThat(firstAfter).as("the restarted agent resumes at the checkpoint")
                 .contains("resumed at " + pillar.api.value.ByteSize.of(resumeAt));
         assertThat(run("lvs", "--noheadings", "-o", "lv_name", VG)).doesNotContain(VOLUME);
@@ -124,14 +126,17 @@ class LongWorkKernelIT {
                 .isGreaterThan(3.0 * BUDGET_SECONDS);
     }
 
-    /** A volume group on a fast PV holding the metadata (not allocatable) and a delayed PV holding the data. */
+    /**
+     * A volume group on a fast PV holding the metadata (not allocatable) and a delay target's PV holding the data,
+     * made with no delay ({@link VmBed#redelay} slows it down).
+     */
     private Path slowLinearVolumeGroup() throws Exception {
         meta = VmBed.loopDevice(dir, "meta", 16 * MIB);
         data = VmBed.loopDevice(dir, "data", 128 * MIB);
         // 1 MiB into the loop device: the PV label written through the delay target is then not at the loop
         // device's own start, where LVM would find it a second time (a duplicate PV, which vgcreate refuses)
         long sectors = 127 * MIB / 512;
-        Path slow = VmBed.delayed(DM, data, 2048, sectors, 0, WRITE_DELAY_MS);
+        Path slow = VmBed.delayed(DM, data, 2048, sectors, 0, 0);
         mapped = true;
         run("pvcreate", "-q", meta.toString());
         run("pvcreate", "-q", "--metadatacopies", "0", slow.toString());

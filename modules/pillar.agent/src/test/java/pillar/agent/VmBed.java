@@ -75,6 +75,22 @@ final class VmBed {
         return Path.of("/dev/mapper", name);
     }
 
+    /**
+     * Sets new delays on the {@link #delayed} device {@code name} in place (suspended, its table reloaded, resumed:
+     * what it holds stays), so that a bed is made and filled fast and only the step under test is slow.
+     */
+    static void redelay(String name, int readMs, int writeMs) {
+        String[] table = run("dmsetup", "table", name).strip().split("\\s+");
+        if (table.length != 9 || !table[2].equals("delay")) {
+            throw new IllegalStateException("not a read and write delay target: " + String.join(" ", table));
+        }
+        table[5] = Integer.toString(readMs);
+        table[8] = Integer.toString(writeMs);
+        run("dmsetup", "suspend", "--noudevsync", name);
+        run("dmsetup", "reload", "--noudevsync", name, "--table", String.join(" ", table));
+        run("dmsetup", "resume", "--noudevsync", "--noudevrules", name);
+    }
+
     static void removeDelayed(String name) {
         run("dmsetup", "remove", "--noudevsync", "--noudevrules", name);
     }

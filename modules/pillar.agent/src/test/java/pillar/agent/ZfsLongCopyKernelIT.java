@@ -76,6 +76,7 @@ class ZfsLongCopyKernelIT {
             device.getFD().sync();
         }
         String checksum = VmBed.sha256(pattern);
+        VmBed.redelay(DM, DELAY_MS, DELAY_MS); // the pool made and the source written fast: only the copies are slow
 
         long start = System.nanoTime();
         int abortedBefore = 0;
@@ -110,16 +111,19 @@ class ZfsLongCopyKernelIT {
             }
         }
         long end = System.nanoTime();
+        VmBed.redelay(DM, 0, 0);
         assertThat(firstAfter).as("the restarted agent resumes the partial receive").contains("resumed at ");
         assertThat(VmBed.sha256(read(clone.getDevicePath()))).as("the clone's data").isEqualTo(checksum);
         assertThat(run("zfs", "list", "-H", "-t", "all", "-o", "name", "-r", POOL)).doesNotContain("_receiving").doesNotContain("@clone_");
 
+        VmBed.redelay(DM, DELAY_MS, DELAY_MS);
         String gone = cloneAnsweringAborted(ABANDONED);
         System.out.println("[second clone] ABORTED: " + gone);
         agent.stub().deleteVolume(DeleteVolumeRequest.newBuilder().setToken(token()).setVolumeId(ABANDONED).setBackend("slow").build());
         String left = run("zfs", "list", "-H", "-t", "all", "-o", "name", "-r", POOL);
         assertThat(left).as("what the deleted clone's copy left").doesNotContain(ABANDONED);
         assertThat(zfsProcesses().stream().filter(l -> l.contains(ABANDONED)).toList()).as("its zfs processes").isEmpty();
+        VmBed.redelay(DM, 0, 0);
 
         double job = (killedAt - start + end - restarted) / 1e9;
         System.out.printf("[figures] %d MiB zvol, reads and writes delayed %d ms, call budget %d s: the copy took %.1f s of agent"
@@ -130,10 +134,10 @@ class ZfsLongCopyKernelIT {
                 .isGreaterThan(3.0 * BUDGET_SECONDS);
     }
 
-    /** A zpool on a device whose every read and write waits {@value #DELAY_MS} ms. */
+    /** A zpool on a delay target, made with no delay ({@link VmBed#redelay} makes every read and write wait). */
     private Path slowPool() throws Exception {
         loop = VmBed.loopDevice(dir, "zdata", 256 * MIB);
-        Path slow = VmBed.delayed(DM, loop, 0, 256 * MIB / 512, DELAY_MS, DELAY_MS);
+        Path slow = VmBed.delayed(DM, loop, 0, 256 * MIB / 512, 0, 0);
         mapped = true;
         VmBed.zpool(POOL, slow);
         pooled = true;
