@@ -38,6 +38,10 @@ class NfsExporterKernelIT extends NfsExporterContract {
         if (!Files.exists(NFSD.resolve("exports"))) {
             run("mount", "-t", "nfsd", "nfsd", NFSD.toString());
         }
+        // exportfs reads and locks nfs-utils' state files, which the guest's fresh /var lacks
+        Files.createDirectories(Path.of("/var/lib/nfs"));
+        Files.writeString(Path.of("/var/lib/nfs/etab"), "");
+        Files.writeString(Path.of("/var/lib/nfs/rmtab"), "");
         Files.createDirectories(TOP);
         run("mount", "-t", "tmpfs", "-o", "size=1m", "pillar-export-contract", TOP.toString());
         Files.createDirectories(TOP.resolve("contract-export-0"));

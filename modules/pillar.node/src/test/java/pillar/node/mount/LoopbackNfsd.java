@@ -60,6 +60,9 @@ public final class LoopbackNfsd implements AutoCloseable {
             HostLoops.run("mount", "-t", "tmpfs", "-o", "size=16m", "pillar-node-nfs", TOP.toString());
             topMounted = true;
             Files.createDirectories(Path.of("/var/lib/nfs/v4recovery"));
+            // exportfs reads and locks nfs-utils' state files, which the guest's fresh /var lacks
+            Files.writeString(Path.of("/var/lib/nfs/etab"), "");
+            Files.writeString(Path.of("/var/lib/nfs/rmtab"), "");
             // the default 90 s grace refuses every OPEN after a start; set before nfsd starts
             Files.writeString(NFSD.resolve("nfsv4gracetime"), "10\n");
             Files.writeString(NFSD.resolve("nfsv4leasetime"), "10\n");
