@@ -180,6 +180,41 @@ final class NfsdBed implements AutoCloseable {
         return out.isEmpty() ? "no client\n" : out.toString();
     }
 
+    /** The ids of nfsd's NFSv4 clients whose {@code address:} is {@code address} (any port), from /proc/fs/nfsd/clients. */
+    static List<String> clientIds(String address) throws IOException {
+        List<String> ids = new ArrayList<>();
+        try (var listing = Files.list(NFSD.resolve("clients"))) {
+            for (Path id : listing.sorted().toList()) {
+                try {
+                    if (Files.readString(id.resolve("info")).lines().anyMatch(l -> l.startsWith("address:")
+                            && l.contains("\"" + address + ":"))) {
+                        ids.add(id.getFileName().toString());
+                    }
+                } catch (IOException gone) {
+                    // expired meanwhile
+                }
+            }
+        }
+        return ids;
+    }
+
+    /**
+     * The NFSv4 state (opens, locks, delegations: one {@code - <stateid>: { type: ..., filename: ... }} line each) that
+     * the clients at {@code address} hold in nfsd, from each one's {@code /proc/fs/nfsd/clients/<id>/states}.
+     */
+    static List<String> states(String address) throws IOException {
+        List<String> states = new ArrayList<>();
+        for (String id : clientIds(address)) {
+            try {
+                Files.readString(NFSD.resolve("clients").resolve(id).resolve("states")).lines().filter(l -> l.startsWith("- "))
+                        .forEach(states::add);
+            } catch (IOException gone) {
+                // expired meanwhile
+            }
+        }
+        return states;
+    }
+
     /** {@code exportfs -ua}: every export removed, as a reboot or an nfs-server restart leaves nfsd. */
     void unexportAll() {
         run("exportfs", "-ua");

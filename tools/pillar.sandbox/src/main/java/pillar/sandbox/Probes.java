@@ -1,14 +1,9 @@
 package pillar.sandbox;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
-import io.grpc.ChannelCredentials;
-import io.grpc.Grpc;
-import io.grpc.TlsChannelCredentials;
 import io.grpc.ManagedChannel;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
@@ -43,15 +38,7 @@ final class Probes {
      * client certificate, the agent's certificate verified against its CA and server name.
      */
     static void agent(String host, int port, SandboxPki pki, PrintStream out) throws InterruptedException {
-        ChannelCredentials credentials;
-        try {
-            credentials = TlsChannelCredentials.newBuilder().keyManager(pki.controllerCert().toFile(), pki.controllerKey().toFile())
-                    .trustManager(pki.controllerCa().toFile()).build();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the sandbox's certificates in " + pki.controller(), e);
-        }
-        ManagedChannel channel = Grpc.newChannelBuilderForAddress(host, port, credentials)
-                .overrideAuthority(SandboxPki.AGENT_SERVER_NAME).build();
+        ManagedChannel channel = pki.agentChannel(host, port);
         try {
             GetCapabilitiesResponse caps = AgentServiceGrpc.newBlockingStub(channel)
                     .withDeadlineAfter(CsiController.CALL_DEADLINE_SECONDS, TimeUnit.SECONDS)

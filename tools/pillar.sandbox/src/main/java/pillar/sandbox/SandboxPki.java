@@ -1,5 +1,7 @@
 package pillar.sandbox;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -12,6 +14,10 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.Date;
 
+import io.grpc.ChannelCredentials;
+import io.grpc.Grpc;
+import io.grpc.ManagedChannel;
+import io.grpc.TlsChannelCredentials;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -88,6 +94,21 @@ record SandboxPki(Path agent, Path controller) {
 
     Path controllerCa() {
         return controller.resolve("ca.crt");
+    }
+
+    /**
+     * A channel to the agent at {@code host:port} as the controller dials it: mutual TLS with the controller's
+     * certificate, the agent's verified against its CA and {@value #AGENT_SERVER_NAME}.
+     */
+    ManagedChannel agentChannel(String host, int port) {
+        ChannelCredentials credentials;
+        try {
+            credentials = TlsChannelCredentials.newBuilder().keyManager(controllerCert().toFile(), controllerKey().toFile())
+                    .trustManager(controllerCa().toFile()).build();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the sandbox's certificates in " + controller, e);
+        }
+        return Grpc.newChannelBuilderForAddress(host, port, credentials).overrideAuthority(AGENT_SERVER_NAME).build();
     }
 
     private static void issue(Path dir, String dnsName, KeyPurposeId usage, boolean loopbackIp, X500Name ca, KeyPair caKeys,

@@ -15,11 +15,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 
-import io.grpc.ChannelCredentials;
-import io.grpc.Grpc;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import io.grpc.TlsChannelCredentials;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import pillar.api.agent.v1.AgentServiceGrpc;
@@ -148,7 +145,7 @@ class NfsRwxKernelIT {
             closing.addAll(processes); // closed in reverse: the nodes before the agent
             WorkloadProcess agentProcess = agent;
             // made while the JVMs start: loading TLS takes the test's JVM seconds under emulation
-            channel = step("the agent's gRPC channel (mTLS, the controller's certificate)", () -> agentChannel(layout, pki));
+            channel = step("the agent's gRPC channel (mTLS, the controller's certificate)", () -> pki.agentChannel("127.0.0.1", layout.ports().agent()));
             step("pillar-agent and the three pillar-nodes ready (real JVMs)", () -> {
                 Startup.await(processes, START_DEADLINE, System.out);
                 return null;
@@ -373,7 +370,7 @@ class NfsRwxKernelIT {
             assertThat(Files.readString(dataset.resolve("a-after-deny"))).isEqualTo("a still writes");
 
             // --- 4. the agent killed in c's deny, between exportfs -u and the expiry; the exports wiped; the agent restarted
-            List<String> cClients = nfsdClientIds(c.net().clientAddress());
+            List<String> cClients = NfsdBed.clientIds(c.net().clientAddress());
             assertThat(cClients).as("nfsd's clients of c, which mounts the volume read-only").isNotEmpty();
             step("agent SIGKILLed in c's deny after exportfs -u, exportfs -ua, agent restarted (its records re-apply the export"
                     + " and expire c's state)", () -> {
@@ -382,7 +379,7 @@ class NfsRwxKernelIT {
                 Path record = layout.agentStateDir().resolve("exports").resolve(VOLUME);
                 Files.writeString(record, fencing(Files.readString(record), c.net().clientAddress()));
                 nfsd.run("exportfs", "-u", c.net().clientAddress() + ":" + exportPath);
-                assertThat(nfsdClientIds(c.net().clientAddress())).as("c's nfsd clients, not expired by exportfs -u").containsAll(cClients);
+                assertThat(NfsdBed.clientIds(c.net().clientAddress())).as("c's nfsd clients, not expired by exportfs -u").containsAll(cClients);
                 nfsd.unexportAll();
                 assertThat(nfsd.exports()).as("exportfs -v after exportfs -ua").doesNotContain(exportPath);
                 agentProcess.restart();
@@ -394,7 +391,7 @@ class NfsRwxKernelIT {
             assertThat(reapplied).contains(exportPath).contains(a.net().clientAddress()).doesNotContain(b.net().clientAddress())
                     .doesNotContain(c.net().clientAddress());
             System.out.println("  nfsd's clients after the restart:\n" + nfsd.clients().indent(4).stripTrailing());
-            assertThat(nfsdClientIds(c.net().clientAddress())).as("c's nfsd clients of before, expired by the agent's start-up")
+            assertThat(NfsdBed.clientIds(c.net().clientAddress())).as("c's nfsd clients of before, expired by the agent's start-up")
                     .doesNotContainAnyElementsOf(cClients);
             assertThat(Files.readString(layout.agentStateDir().resolve("exports").resolve(VOLUME))).as("the record, its note dropped")
                     .doesNotContain("fencing=");
@@ -493,24 +490,6 @@ class NfsRwxKernelIT {
         return result;
     }
 
-    /** The ids of nfsd's NFSv4 clients whose {@code address:} is {@code address} (any port), from /proc/fs/nfsd/clients. */
-    private static List<String> nfsdClientIds(String address) throws IOException {
-        List<String> ids = new ArrayList<>();
-        try (var listing = Files.list(Path.of("/proc/fs/nfsd/clients"))) {
-            for (Path id : listing.sorted().toList()) {
-                try {
-                    if (Files.readString(id.resolve("info")).lines().anyMatch(l -> l.startsWith("address:")
-                            && l.contains("\"" + address + ":"))) {
-                        ids.add(id.getFileName().toString());
-                    }
-                } catch (IOException gone) {
-                    // expired meanwhile
-                }
-            }
-        }
-        return ids;
-    }
-
     /** An NFS export record as DenyInitiator writes it before exportfs -u: {@code client} out of the clients, noted fencing. */
     private static String fencing(String record, String client) {
         StringBuilder out = new StringBuilder();
@@ -547,14 +526,6 @@ class NfsRwxKernelIT {
 
     private pillar.api.agent.v1.FencingToken token() {
         return FencingToken.of(life, generation++).toProto();
-    }
-
-    /** The agent's API as the controller reaches it: mutual TLS with the controller's certificate. */
-    private static ManagedChannel agentChannel(BedLayout layout, SandboxPki pki) throws IOException {
-        ChannelCredentials credentials = TlsChannelCredentials.newBuilder().keyManager(pki.controllerCert().toFile(),
-                pki.controllerKey().toFile()).trustManager(pki.controllerCa().toFile()).build();
-        return Grpc.newChannelBuilderForAddress("127.0.0.1", layout.ports().agent(), credentials)
-                .overrideAuthority(SandboxPki.AGENT_SERVER_NAME).build();
     }
 
     private static Volume volume() {
