@@ -10,6 +10,7 @@ import pillar.api.agent.AgentErrors;
 import pillar.api.agent.v1.AgentErrorReason;
 import pillar.api.fencing.FencingViolation;
 import pillar.runtime.durable.DamagedRecordException;
+import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.server.ErrorMapping;
 
 /**
@@ -21,7 +22,7 @@ final class GrpcErrors {
     /**
      * For {@link pillar.runtime.server.UnaryCall}: a fencing violation, a refusal of the volume's state and
      * a damaged record are FAILED_PRECONDITION, a backend's refusal keeps its kind, nvmet that does not
-     * answer in time is DEADLINE_EXCEEDED.
+     * answer in time and a backend's command past its deadline are DEADLINE_EXCEEDED.
      */
     static final ErrorMapping MAPPING = e -> Optional.ofNullable(switch (e) {
         case FencingViolation f -> refused(Status.FAILED_PRECONDITION, "fencing: " + f.getMessage(),
@@ -56,7 +57,9 @@ final class GrpcErrors {
                     AgentErrorReason.AGENT_ERROR_REASON_SNAPSHOTS_UNSUPPORTED);
             // CSI's "operation pending for volume": the CO retries with backoff, the state stays as it is
             case BUSY -> refused(Status.ABORTED, b.getMessage(), AgentErrorReason.AGENT_ERROR_REASON_IN_PROGRESS);
-            case FAILED -> plain(Status.INTERNAL, b);
+            // a command past its deadline (or refused for want of budget): its outcome is unknown, and a retry converges
+            case FAILED -> b.getCause() instanceof CommandFailedException c && c.timedOut() ? plain(Status.DEADLINE_EXCEEDED, b)
+                    : plain(Status.INTERNAL, b);
         };
     }
 

@@ -2,6 +2,8 @@ package pillar.agent.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import org.junit.jupiter.api.Test;
@@ -11,6 +13,8 @@ import pillar.api.agent.AgentErrors;
 import pillar.api.agent.v1.AgentErrorReason;
 import pillar.api.fencing.FencingViolation;
 import pillar.runtime.durable.DamagedRecordException;
+import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.server.ErrorMapping;
 import pillar.runtime.server.UnaryCall;
 
@@ -48,8 +52,14 @@ class GrpcErrorsTest {
     }
 
     @Test
-    void theOtherKindsKeepTheirCodesWithoutAReason() {
+    void theOtherKindsKeepTheirCodesWithoutAReasonAndATimedOutCommandIsDeadlineExceeded() {
         assertReason(new BackendException(Kind.FAILED, "x"), Status.Code.INTERNAL, AgentErrorReason.AGENT_ERROR_REASON_UNSPECIFIED);
+        assertReason(BackendException.failed("zfs get of tank/k8s/pvc-a failed", new CommandFailedException(
+                        Command.of(Duration.ofSeconds(1), "zfs", "get"), -1, "not started: the call's time budget is spent", true)),
+                Status.Code.DEADLINE_EXCEEDED, AgentErrorReason.AGENT_ERROR_REASON_UNSPECIFIED);
+        assertReason(BackendException.failed("zfs get of tank/k8s/pvc-a failed", new CommandFailedException(
+                        Command.of(Duration.ofSeconds(1), "zfs", "get"), 2, "usage", false)),
+                Status.Code.INTERNAL, AgentErrorReason.AGENT_ERROR_REASON_UNSPECIFIED);
         assertReason(new BackendException(Kind.NOT_FOUND, "x"), Status.Code.NOT_FOUND, AgentErrorReason.AGENT_ERROR_REASON_UNSPECIFIED);
         assertReason(new BackendException(Kind.CONFLICT, "x"), Status.Code.ALREADY_EXISTS,
                 AgentErrorReason.AGENT_ERROR_REASON_UNSPECIFIED);

@@ -244,10 +244,12 @@ final class ZfsClones implements AutoCloseable {
         if (state.exists()) {
             commands.destroy(receiving, "-r");
         }
-        if (registered || state.exists()) {
-            for (String passage : snapshots.passagesTo(id)) {
-                commands.destroy(passage, "-d");
-            }
+        // every time: a retry of a delete whose budget ran out after the partial receive went finds only the passage
+        List<String> passages = snapshots.passagesTo(id);
+        for (String passage : passages) {
+            commands.destroy(passage, "-d");
+        }
+        if (registered || state.exists() || !passages.isEmpty()) {
             LOG.info(() -> "abandoned the copy onto " + zfs.dataset(id) + " (its partial receive and passage are destroyed)");
         }
     }
