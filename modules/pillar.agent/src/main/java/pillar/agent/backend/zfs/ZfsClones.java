@@ -234,6 +234,14 @@ final class ZfsClones implements AutoCloseable {
         }
         String receiving = snapshots.receiving(id);
         ZfsSnapshotCommands.Received state = received(receiving);
+        if (!registered && !state.exists()) {
+            return;
+        }
+        // the passages first, the partial receive last: a delete cut short (its budget spent on a slow pool) leaves the
+        // partial receive, by which its retry knows to come back here
+        for (String passage : snapshots.passagesTo(id)) {
+            commands.destroy(passage, "-d");
+        }
         if (state.partial()) {
             try {
                 commands.abortReceive(receiving);
@@ -244,14 +252,7 @@ final class ZfsClones implements AutoCloseable {
         if (state.exists()) {
             commands.destroy(receiving, "-r");
         }
-        // every time: a retry of a delete whose budget ran out after the partial receive went finds only the passage
-        List<String> passages = snapshots.passagesTo(id);
-        for (String passage : passages) {
-            commands.destroy(passage, "-d");
-        }
-        if (registered || state.exists() || !passages.isEmpty()) {
-            LOG.info(() -> "abandoned the copy onto " + zfs.dataset(id) + " (its partial receive and passage are destroyed)");
-        }
+        LOG.info(() -> "abandoned the copy onto " + zfs.dataset(id) + " (its partial receive and passage are destroyed)");
     }
 
     /**
