@@ -59,7 +59,8 @@ class ExamplesTest {
         return JSON.convertValue(object, type);
     }
 
-    private static List<GenericKubernetesResource> load(Path file) throws IOException {
+    /** The objects of a YAML file of one or more documents. */
+    static List<GenericKubernetesResource> load(Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {
             Object parsed = JSON.unmarshal(in);
             return parsed instanceof List<?> list ? list.stream().map(o -> JSON.convertValue(o, GenericKubernetesResource.class)).toList()

@@ -28,17 +28,24 @@ public final class MockApi implements AutoCloseable {
     public final KubernetesClient client;
     private final KubernetesMockServer server;
 
-    private MockApi() {
+    private MockApi(boolean withCrds) {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new StrictCrudDispatcher(),
                 false);
         server.init();
         client = newClient();
-        installCrds(client);
+        if (withCrds) {
+            installCrds(client);
+        }
     }
 
     /** A running server, the CRDs installed. */
     public static MockApi start() {
-        return new MockApi();
+        return new MockApi(true);
+    }
+
+    /** A running server without the CRDs, as a cluster is before the chart's install: the caller installs them. */
+    public static MockApi bare() {
+        return new MockApi(false);
     }
 
     /** The CRDs exactly as the build generated them for the chart. */

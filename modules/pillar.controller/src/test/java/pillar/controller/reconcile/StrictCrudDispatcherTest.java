@@ -3,6 +3,10 @@ package pillar.controller.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Map;
+
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.junit.jupiter.api.AfterEach;
@@ -12,7 +16,10 @@ import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.PillarVolumeStateSpec;
 import pillar.controller.crd.PillarVolumeStateStatus;
 
-/** The test API server refuses stale writes to the object and to its status alike, as a real one does. */
+/**
+ * The test API server refuses stale writes to the object and to its status alike, as a real one does,
+ * and serves a forced server-side apply: created when absent, merged (lists replaced) when present.
+ */
 class StrictCrudDispatcherTest {
     private MockApi api;
     private KubernetesClient client;
@@ -52,5 +59,21 @@ class StrictCrudDispatcherTest {
         PillarVolumeState fresh = states.withName("pvc-1").get();
         fresh.getStatus().setPublicationGeneration(2L);
         assertThat(states.resource(fresh).updateStatus().getStatus().getPublicationGeneration()).isEqualTo(2L);
+    }
+
+    @Test
+    void aServerSideApplyCreatesAndThenMergesReplacingLists() {
+        var classes = client.storage().v1().storageClasses();
+        StorageClass first = new StorageClassBuilder().withNewMetadata().withName("applied").endMetadata()
+                .withProvisioner("pillar.csi.io").withMountOptions("a", "b").withParameters(Map.of("x", "1")).build();
+        String uid = classes.resource(first).fieldManager("kubectl").forceConflicts().serverSideApply().getMetadata().getUid();
+        StorageClass second = new StorageClassBuilder(first).withMountOptions("c").withParameters(Map.of("y", "2")).build();
+
+        classes.resource(second).fieldManager("kubectl").forceConflicts().serverSideApply();
+
+        StorageClass stored = classes.withName("applied").get();
+        assertThat(stored.getMetadata().getUid()).isEqualTo(uid);
+        assertThat(stored.getMountOptions()).containsExactly("c");
+        assertThat(stored.getParameters()).containsExactlyInAnyOrderEntriesOf(Map.of("x", "1", "y", "2"));
     }
 }
