@@ -215,9 +215,14 @@ public final class CsiHarness implements BeforeEachCallback, AfterEachCallback, 
         controller.close();
     }
 
+    /** Stops every controller, as {@code helm uninstall} does; the API server and the agents stay. */
+    public void stopControllers() {
+        List.copyOf(controllers).forEach(this::stop);
+    }
+
     /** Stops every controller and starts a fresh one (a restart after a crash). */
     public Controller restart() {
-        List.copyOf(controllers).forEach(this::stop);
+        stopControllers();
         return startController("controller-" + System.nanoTime());
     }
 
