@@ -137,8 +137,9 @@ public final class AgentMain {
         }
         long checks = System.nanoTime();
         // the checks read capacities only, which no installation changes
-        StartupChecks.Report report = StartupChecks.run(target, config.configfsRoot(), sysRoot,
-                backendsFor.apply(config.installationId().orElse(InstallationId.EMBEDDED)));
+        StartupChecks.Report report = StartupChecks.zfsTools(config.backends(), commands, Backends.Host.system().commandTimeout(),
+                sysRoot).plus(StartupChecks.run(target, config.configfsRoot(), sysRoot,
+                backendsFor.apply(config.installationId().orElse(InstallationId.EMBEDDED))));
         LOG.info(() -> "start-up checks took " + (System.nanoTime() - checks) / 1_000_000 + " ms");
         report.notes().forEach(LOG::info);
         report.warnings().forEach(LOG::warning);
