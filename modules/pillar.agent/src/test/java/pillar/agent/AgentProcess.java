@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.grpc.Grpc;
@@ -28,14 +29,21 @@ final class AgentProcess implements AutoCloseable {
     private final Path dir;
     private final int grpcPort;
     private final int healthPort;
+    private final Map<String, String> environment;
     private ChildProcess process;
     private ManagedChannel channel;
     private AgentServiceGrpc.AgentServiceBlockingStub stub;
 
     AgentProcess(Path dir, int grpcPort, int healthPort) {
+        this(dir, grpcPort, healthPort, Map.of());
+    }
+
+    /** An agent whose process gets these variables added to its environment (another PATH, say). */
+    AgentProcess(Path dir, int grpcPort, int healthPort, Map<String, String> environment) {
         this.dir = dir;
         this.grpcPort = grpcPort;
         this.healthPort = healthPort;
+        this.environment = Map.copyOf(environment);
     }
 
     /** Starts the agent and waits until it reports ready; returns how long that took. */
@@ -100,6 +108,6 @@ final class AgentProcess implements AutoCloseable {
     private void launch(Path config) {
         List<String> command = new WorkloadCommand("pillar.agent", "AgentMain", List.of("--config", config.toString()))
                 .toList(Path.of("").toAbsolutePath());
-        process = ChildProcess.start("the agent", command, dir.resolve("agent.log"));
+        process = ChildProcess.start("the agent", command, dir.resolve("agent.log"), environment, false);
     }
 }
