@@ -30,14 +30,15 @@ import pillar.api.value.Nqn;
 /**
  * Restarting the agent is hitless (real kernel, qemu VM): nvmet lives in the kernel, so a host's I/O
  * does not depend on the agent process. A writer on the initiator side makes O_DIRECT 4 KiB writes,
- * each synced to the device, to an exported thin LV while the agent is SIGKILLed and restarted twice,
- * then SIGKILLed once more in the middle of re-applying its 51 exports and started again. Every write
+ * each synced to the device, to an exported thin LV while the agent is SIGKILLed and restarted (twice
+ * with {@code PILLAR_SUITE_MATRIX=full}: the second proves nothing the first did not), then SIGKILLed
+ * once more in the middle of re-applying its 25 exports and started again. Every write
  * succeeds, writes complete while the agent is down, every block reads back with the content last
  * written to it, and the longest time between two completed writes is printed.
  */
 class AgentRestartKernelIT {
     private static final long MIB = 1L << 20;
-    private static final int IDLE_EXPORTS = 50;
+    private static final int IDLE_EXPORTS = 24;
     private static final String VG = "pillarrestartvg";
     private static final Nqn HOST = Nqn.of("nqn.2014-08.org.nvmexpress:uuid:2d6f1c0a-5b3e-4a7d-9c8f-1e2d3c4b5a69");
     private static final PortAddress TARGET = PortAddress.tcp("127.0.0.1", 4420);
@@ -87,7 +88,8 @@ class AgentRestartKernelIT {
         writer.awaitWrites(20);
 
         List<String> report = new ArrayList<>();
-        for (int restart = 1; restart <= 2; restart++) {
+        int plainRestarts = "full".equals(System.getenv("PILLAR_SUITE_MATRIX")) ? 2 : 1;
+        for (int restart = 1; restart <= plainRestarts; restart++) {
             long before = writer.completed();
             agent.kill();
             Duration ready = agent.start(config);
