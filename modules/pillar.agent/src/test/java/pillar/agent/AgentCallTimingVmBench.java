@@ -80,18 +80,10 @@ class AgentCallTimingVmBench {
         VmBed.volumeGroup(VG, lvmLoop, "256m");
         zfsLoop = VmBed.loopDevice(dir, "zpool", 512 * MIB);
         VmBed.zpool(POOL, zfsLoop);
-        Path config = dir.resolve("agent.yaml");
-        Files.writeString(config, """
-                agent:
-                  listen: {host: 127.0.0.1, port: 19501}
-                  state-dir: %s
-                  configfs-root: /sys/kernel/config
-                  backends:
-                    - {name: linear, type: lvm, volume-group: %s}
-                    - {name: thin, type: lvm-thin, volume-group: %s, thin-pool: pool0}
-                    - {name: zfs, type: zfs, pool: %s, parent-dataset: k8s}
-                health: {host: 127.0.0.1, port: 19811}
-                """.formatted(dir.resolve("state"), VG, VG, POOL));
+        Path config = AgentProcess.writeConfig(dir.resolve("agent.yaml"), 19501, 19811, dir.resolve("state"), List.of(),
+                "{name: linear, type: lvm, volume-group: " + VG + "}",
+                "{name: thin, type: lvm-thin, volume-group: " + VG + ", thin-pool: pool0}",
+                "{name: zfs, type: zfs, pool: " + POOL + ", parent-dataset: k8s}");
         agent = new AgentProcess(dir, 19501, 19811);
         Duration startup = agent.start(config);
 

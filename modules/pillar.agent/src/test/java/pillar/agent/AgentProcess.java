@@ -46,6 +46,26 @@ final class AgentProcess implements AutoCloseable {
         this.environment = Map.copyOf(environment);
     }
 
+    /**
+     * Writes the configuration of an agent on the real kernel to {@code file}: its API and health on
+     * 127.0.0.1 at these ports, {@code stateDir}, the kernel's configfs, {@code settings} (more lines of the
+     * {@code agent:} section, e.g. {@code call-budget-seconds: 10}) and one backend per YAML flow mapping.
+     */
+    static Path writeConfig(Path file, int grpcPort, int healthPort, Path stateDir, List<String> settings, String... backends)
+            throws IOException {
+        StringBuilder yaml = new StringBuilder("agent:\n")
+                .append("  listen: {host: 127.0.0.1, port: ").append(grpcPort).append("}\n")
+                .append("  state-dir: ").append(stateDir).append('\n')
+                .append("  configfs-root: /sys/kernel/config\n");
+        settings.forEach(setting -> yaml.append("  ").append(setting).append('\n'));
+        yaml.append("  backends:\n");
+        for (String backend : backends) {
+            yaml.append("    - ").append(backend).append('\n');
+        }
+        yaml.append("health: {host: 127.0.0.1, port: ").append(healthPort).append("}\n");
+        return Files.writeString(file, yaml);
+    }
+
     /** Starts the agent and waits until it reports ready; returns how long that took. */
     Duration start(Path config) throws Exception {
         launch(config);

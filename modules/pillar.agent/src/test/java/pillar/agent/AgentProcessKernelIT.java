@@ -94,18 +94,10 @@ class AgentProcessKernelIT {
         VmBed.volumeGroup(VG, lvmLoop, "512m");
         zfsLoop = VmBed.loopDevice(dir, "zpool", 1024 * MIB);
         VmBed.zpool(POOL, zfsLoop);
-        Path config = dir.resolve("agent.yaml");
-        Files.writeString(config, """
-                agent:
-                  listen: {host: 127.0.0.1, port: 19500}
-                  state-dir: %s
-                  configfs-root: /sys/kernel/config
-                  backends:
-                    - {name: linear, type: lvm, volume-group: %s}
-                    - {name: thin, type: lvm-thin, volume-group: %s, thin-pool: pool0}
-                    - {name: zfs, type: zfs, pool: %s, parent-dataset: k8s}
-                health: {host: 127.0.0.1, port: 19810}
-                """.formatted(dir.resolve("state"), VG, VG, POOL));
+        Path config = AgentProcess.writeConfig(dir.resolve("agent.yaml"), 19500, 19810, dir.resolve("state"), List.of(),
+                "{name: linear, type: lvm, volume-group: " + VG + "}",
+                "{name: thin, type: lvm-thin, volume-group: " + VG + ", thin-pool: pool0}",
+                "{name: zfs, type: zfs, pool: " + POOL + ", parent-dataset: k8s}");
         agent = new AgentProcess(dir, 19500, 19810);
         timings.add("agent start to ready: " + agent.start(config).toMillis() + " ms");
 

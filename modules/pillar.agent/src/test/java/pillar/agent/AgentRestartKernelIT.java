@@ -63,16 +63,8 @@ class AgentRestartKernelIT {
     void aHostWritesWithoutAnErrorOrALostWriteWhileTheAgentIsKilledAndRestarted() throws Exception {
         loop = VmBed.loopDevice(dir, "pv", 1024 * MIB);
         VmBed.volumeGroup(VG, loop, "512m");
-        Path config = dir.resolve("agent.yaml");
-        Files.writeString(config, """
-                agent:
-                  listen: {host: 127.0.0.1, port: 19501}
-                  state-dir: %s
-                  configfs-root: /sys/kernel/config
-                  backends:
-                    - {name: thin, type: lvm-thin, volume-group: %s, thin-pool: pool0}
-                health: {host: 127.0.0.1, port: 19811}
-                """.formatted(dir.resolve("state"), VG));
+        Path config = AgentProcess.writeConfig(dir.resolve("agent.yaml"), 19501, 19811, dir.resolve("state"), List.of(),
+                "{name: thin, type: lvm-thin, volume-group: " + VG + ", thin-pool: pool0}");
         agent = new AgentProcess(dir, 19501, 19811);
         agent.start(config);
         createAndExport(WRITER_VOLUME, 64 * MIB);

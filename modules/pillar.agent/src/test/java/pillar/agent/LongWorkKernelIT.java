@@ -5,7 +5,6 @@ import static pillar.agent.VmBed.run;
 
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -142,17 +141,9 @@ class LongWorkKernelIT {
         run("pvcreate", "-q", "--metadatacopies", "0", slow.toString());
         run("vgcreate", "-q", VG, meta.toString(), slow.toString());
         run("pvchange", "-q", "-x", "n", meta.toString());
-        Path config = dir.resolve("agent.yaml");
-        Files.writeString(config, """
-                agent:
-                  listen: {host: 127.0.0.1, port: 19521}
-                  state-dir: %s
-                  configfs-root: /sys/kernel/config
-                  call-budget-seconds: %d
-                  backends:
-                    - {name: slow, type: lvm, volume-group: %s}
-                health: {host: 127.0.0.1, port: 19821}
-                """.formatted(dir.resolve("state"), BUDGET_SECONDS, VG));
+        Path config = AgentProcess.writeConfig(dir.resolve("agent.yaml"), 19521, 19821,
+                dir.resolve("state"), List.of("call-budget-seconds: " + BUDGET_SECONDS),
+                "{name: slow, type: lvm, volume-group: " + VG + "}");
         return config;
     }
 

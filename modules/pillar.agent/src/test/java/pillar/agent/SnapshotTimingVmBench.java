@@ -73,17 +73,9 @@ class SnapshotTimingVmBench {
         VmBed.volumeGroup(VG, lvmLoop, "512m");
         zfsLoop = VmBed.loopDevice(dir, "zpool", 1024 * MIB);
         VmBed.zpool(POOL, zfsLoop);
-        Path config = dir.resolve("agent.yaml");
-        Files.writeString(config, """
-                agent:
-                  listen: {host: 127.0.0.1, port: 19502}
-                  state-dir: %s
-                  configfs-root: /sys/kernel/config
-                  backends:
-                    - {name: thin, type: lvm-thin, volume-group: %s, thin-pool: pool0}
-                    - {name: zfs, type: zfs, pool: %s, parent-dataset: k8s}
-                health: {host: 127.0.0.1, port: 19812}
-                """.formatted(dir.resolve("state"), VG, POOL));
+        Path config = AgentProcess.writeConfig(dir.resolve("agent.yaml"), 19502, 19812, dir.resolve("state"), List.of(),
+                "{name: thin, type: lvm-thin, volume-group: " + VG + ", thin-pool: pool0}",
+                "{name: zfs, type: zfs, pool: " + POOL + ", parent-dataset: k8s}");
         agent = new AgentProcess(dir, 19502, 19812);
         agent.start(config);
 

@@ -101,16 +101,9 @@ class TwoInstallationsKernelIT {
         loops.add(loop);
         VmBed.volumeGroup(vg(name), loop, "128m");
         Path config = dir.resolve(name + ".yaml");
-        Files.writeString(config, """
-                agent:
-                  listen: {host: 127.0.0.1, port: %d}
-                  installation-id: %s
-                  state-dir: %s
-                  configfs-root: /sys/kernel/config
-                  backends:
-                    - {name: thin, type: lvm-thin, volume-group: %s, thin-pool: pool0}
-                health: {host: 127.0.0.1, port: %d}
-                """.formatted(grpcPort, name, dir.resolve(name + "-state"), vg(name), healthPort));
+        AgentProcess.writeConfig(config, grpcPort, healthPort,
+                dir.resolve(name + "-state"), List.of("installation-id: " + name),
+                "{name: thin, type: lvm-thin, volume-group: " + vg(name) + ", thin-pool: pool0}");
         return config;
     }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static pillar.agent.VmBed.run;
 
 import java.io.RandomAccessFile;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -155,17 +154,9 @@ class ZfsLongCopyKernelIT {
         mapped = true;
         VmBed.zpool(POOL, slow);
         pooled = true;
-        Path config = dir.resolve("agent.yaml");
-        Files.writeString(config, """
-                agent:
-                  listen: {host: 127.0.0.1, port: 19523}
-                  state-dir: %s
-                  configfs-root: /sys/kernel/config
-                  call-budget-seconds: %d
-                  backends:
-                    - {name: slow, type: zfs, pool: %s, parent-dataset: k8s}
-                health: {host: 127.0.0.1, port: 19823}
-                """.formatted(dir.resolve("state"), BUDGET_SECONDS, POOL));
+        Path config = AgentProcess.writeConfig(dir.resolve("agent.yaml"), 19523, 19823,
+                dir.resolve("state"), List.of("call-budget-seconds: " + BUDGET_SECONDS),
+                "{name: slow, type: zfs, pool: " + POOL + ", parent-dataset: k8s}");
         return config;
     }
 

@@ -47,16 +47,8 @@ class ZfsVersionKernelIT {
         Path userland = userland23();
         loop = VmBed.loopDevice(dir, "zpool", 256 * MIB);
         VmBed.zpool(POOL, loop);
-        Path config = dir.resolve("agent.yaml");
-        Files.writeString(config, """
-                agent:
-                  listen: {host: 127.0.0.1, port: 19541}
-                  state-dir: %s
-                  configfs-root: /sys/kernel/config
-                  backends:
-                    - {name: zfs, type: zfs, pool: %s, parent-dataset: k8s}
-                health: {host: 127.0.0.1, port: 19841}
-                """.formatted(dir.resolve("state"), POOL));
+        Path config = AgentProcess.writeConfig(dir.resolve("agent.yaml"), 19541, 19841, dir.resolve("state"), List.of(),
+                "{name: zfs, type: zfs, pool: " + POOL + ", parent-dataset: k8s}");
 
         // (a) the host's tools, of the module's release: the agent starts and serves its ZFS backend
         agent = new AgentProcess(Files.createDirectories(dir.resolve("match")), 19541, 19841);
