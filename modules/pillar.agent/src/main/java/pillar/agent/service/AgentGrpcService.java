@@ -51,6 +51,8 @@ import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
 import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
+import pillar.api.agent.v1.GetVolumesHealthRequest;
+import pillar.api.agent.v1.GetVolumesHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListSnapshotsRequest;
@@ -359,10 +361,13 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     /** A read: served whatever the gate says, so a restarting agent still tells what it has. */
     @Override
     public void getVolumeHealth(GetVolumeHealthRequest request, StreamObserver<GetVolumeHealthResponse> response) {
-        unary("GetVolumeHealth", response, () -> {
-            VolumeId id = VolumeId.of(request.getVolumeId());
-            return VolumeHealth.read(operations, id, operations.backend(request.getBackend()));
-        });
+        unary("GetVolumeHealth", response, () -> VolumeHealth.of(operations, request));
+    }
+
+    /** A read, served whatever the gate says: each entry as GetVolumeHealth would answer it ({@link VolumesHealth}). */
+    @Override
+    public void getVolumesHealth(GetVolumesHealthRequest request, StreamObserver<GetVolumesHealthResponse> response) {
+        unary("GetVolumesHealth", response, () -> VolumesHealth.read(operations, request));
     }
 
     @Override

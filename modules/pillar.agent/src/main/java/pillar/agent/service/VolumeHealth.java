@@ -9,6 +9,7 @@ import java.util.logging.Logger;
 import pillar.agent.backend.PoolHealth;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.export.VolumeExport;
+import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ThinPoolUsage;
 import pillar.api.value.VolumeId;
@@ -24,6 +25,12 @@ final class VolumeHealth {
     private static final Logger LOG = Logger.getLogger(VolumeHealth.class.getName());
 
     private VolumeHealth() {
+    }
+
+    /** GetVolumeHealth's answer: the ID and backend validated (INVALID_ARGUMENT) before anything is read. */
+    static GetVolumeHealthResponse of(AgentOperations operations, GetVolumeHealthRequest request) {
+        VolumeId id = VolumeId.of(request.getVolumeId());
+        return read(operations, id, operations.backend(request.getBackend()));
     }
 
     static GetVolumeHealthResponse read(AgentOperations operations, VolumeId id, VolumeBackend backend) {

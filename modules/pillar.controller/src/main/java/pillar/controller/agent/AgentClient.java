@@ -22,6 +22,8 @@ import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
 import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
+import pillar.api.agent.v1.GetVolumesHealthRequest;
+import pillar.api.agent.v1.GetVolumesHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListSnapshotsRequest;
@@ -100,6 +102,14 @@ public interface AgentClient {
      * as the answer rather than waiting through retries.
      */
     GetVolumeHealthResponse getVolumeHealth(AgentTarget agent, GetVolumeHealthRequest request);
+
+    /**
+     * Many volumes' health in one call (at most {@link pillar.api.agent.HealthBatch#MAX_ENTRIES}), each
+     * entry answered as {@link #getVolumeHealth} would answer it, a failed one as its own result. A read,
+     * tried once, for ListVolumes; an agent of before this call fails with
+     * {@link AgentException.Kind#UNSUPPORTED}.
+     */
+    GetVolumesHealthResponse getVolumesHealth(AgentTarget agent, GetVolumesHealthRequest request);
 
     /**
      * Takes a snapshot of a volume, fenced by the snapshot's own token; the same snapshot again is

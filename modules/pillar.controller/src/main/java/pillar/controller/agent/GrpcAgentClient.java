@@ -19,6 +19,7 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import pillar.api.agent.AgentErrors;
+import pillar.api.agent.HealthBatch;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
@@ -42,6 +43,8 @@ import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
 import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
+import pillar.api.agent.v1.GetVolumesHealthRequest;
+import pillar.api.agent.v1.GetVolumesHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListSnapshotsRequest;
@@ -190,6 +193,17 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
     @Override
     public GetVolumeHealthResponse getVolumeHealth(AgentTarget agent, GetVolumeHealthRequest request) {
         return once(agent, "GetVolumeHealth", settings.deadline(), stub -> stub.getVolumeHealth(request));
+    }
+
+    /**
+     * Once, with the read deadline for each {@link HealthBatch#AT_ONCE} entries (the agent reads that many at
+     * a time, as the per-volume calls it replaces ran), at most the mutation deadline.
+     */
+    @Override
+    public GetVolumesHealthResponse getVolumesHealth(AgentTarget agent, GetVolumesHealthRequest request) {
+        Duration deadline = settings.deadline().multipliedBy(HealthBatch.rounds(request.getVolumesCount()));
+        return once(agent, "GetVolumesHealth", deadline.compareTo(settings.mutationDeadline()) > 0 ? settings.mutationDeadline()
+                : deadline, stub -> stub.getVolumesHealth(request));
     }
 
     @Override

@@ -306,7 +306,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
             if (r.getMaxEntries() < 0) {
                 throw CsiException.invalid("max_entries must not be negative, is " + r.getMaxEntries());
             }
-            return catalog.page(ListTokens.position(r.getStartingToken()), r.getMaxEntries(), health.forListing());
+            return catalog.page(ListTokens.position(r.getStartingToken()), r.getMaxEntries(), health::forListing);
         });
     }
 

@@ -11,11 +11,6 @@ import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -48,8 +43,6 @@ import pillar.controller.volume.state.VolumeStates;
 public final class VolumeCatalog implements VolumeStates.Writes, AutoCloseable {
     /** How long a page waits for this replica's own writes to come back through the watch. */
     static final Duration OWN_WRITES = Duration.ofSeconds(2);
-    /** How many volumes' conditions a page asks their agents for at once. */
-    static final int CONDITIONS_AT_ONCE = 16;
     /** How long a page waits for the first list after a start. */
     static final Duration FIRST_LIST = Duration.ofSeconds(10);
     private static final Logger LOG = Logger.getLogger(VolumeCatalog.class.getName());
@@ -103,12 +96,12 @@ public final class VolumeCatalog implements VolumeStates.Writes, AutoCloseable {
 
     /**
      * Up to {@code max} volumes (0: all) whose IDs sort after {@code after}, in ID order, each with its
-     * {@code condition} (asked for the page's volumes at once, {@link #CONDITIONS_AT_ONCE} at a time), and
+     * condition ({@code condition} answers the page's, in its order), and
      * the token of the next page (empty when none follows), as {@link ListTokens} describes.
      *
      * @throws CsiException UNAVAILABLE while the first list has not been read
      */
-    ListVolumesResponse page(Optional<String> after, int max, Function<PillarVolumeState, VolumeCondition> condition) {
+    ListVolumesResponse page(Optional<String> after, int max, Function<List<PillarVolumeState>, List<VolumeCondition>> condition) {
         awaitFirstList();
         awaitOwnWrites();
         Iterator<Map.Entry<String, PillarVolumeState>> volumes =
@@ -118,43 +111,15 @@ public final class VolumeCatalog implements VolumeStates.Writes, AutoCloseable {
             states.add(volumes.next().getValue());
         }
         ListVolumesResponse.Builder page = ListVolumesResponse.newBuilder();
-        for (ListVolumesResponse.Entry entry : withConditions(states, condition)) {
-            page.addEntries(entry);
+        List<VolumeCondition> conditions = condition.apply(states);
+        for (int i = 0; i < states.size(); i++) {
+            ListVolumesResponse.Entry entry = entry(states.get(i));
+            page.addEntries(entry.toBuilder().setStatus(entry.getStatus().toBuilder().setVolumeCondition(conditions.get(i))));
         }
         if (!states.isEmpty() && volumes.hasNext()) {
             page.setNextToken(ListTokens.after(states.getLast().getMetadata().getName()));
         }
         return page.build();
-    }
-
-    private static List<ListVolumesResponse.Entry> withConditions(List<PillarVolumeState> states,
-                                                                  Function<PillarVolumeState, VolumeCondition> condition) {
-        Semaphore slots = new Semaphore(CONDITIONS_AT_ONCE);
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<ListVolumesResponse.Entry>> entries = new ArrayList<>();
-            for (PillarVolumeState state : states) {
-                entries.add(threads.submit(() -> {
-                    slots.acquire();
-                    try {
-                        ListVolumesResponse.Entry entry = entry(state);
-                        return entry.toBuilder().setStatus(entry.getStatus().toBuilder()
-                                .setVolumeCondition(condition.apply(state))).build();
-                    } finally {
-                        slots.release();
-                    }
-                }));
-            }
-            List<ListVolumesResponse.Entry> out = new ArrayList<>();
-            for (Future<ListVolumesResponse.Entry> entry : entries) {
-                out.add(entry.get());
-            }
-            return out;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw CsiException.unavailable("interrupted while reading the volumes' conditions");
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("reading a volume's condition failed", e.getCause());
-        }
     }
 
     @Override

@@ -59,6 +59,7 @@ public final class FakeAgent {
     private List<String> damagedRecords = List.of();
     private String version = "0.1.0-test";
     private int apiLevel = AgentApiLevel.CURRENT;
+    private boolean volumesHealth = true;
     private int oldestControllerLevel = AgentApiLevel.OLDEST_CONTROLLER;
     final Map<String, Backend> backends = new LinkedHashMap<>();
     final Map<String, long[]> capacity = new HashMap<>();
@@ -114,6 +115,16 @@ public final class FakeAgent {
         apiLevel = level;
         oldestControllerLevel = oldestController;
         return this;
+    }
+
+    /** An agent of before GetVolumesHealth: it answers that call UNIMPLEMENTED (the default serves it). */
+    public synchronized FakeAgent withoutVolumesHealth() {
+        volumesHealth = false;
+        return this;
+    }
+
+    synchronized boolean volumesHealth() {
+        return volumesHealth;
     }
 
     synchronized int apiLevel() {

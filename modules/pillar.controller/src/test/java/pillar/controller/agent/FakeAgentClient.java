@@ -38,6 +38,11 @@ import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
 import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
+import pillar.api.agent.v1.GetVolumesHealthRequest;
+import pillar.api.agent.v1.GetVolumesHealthResponse;
+import pillar.api.agent.v1.VolumeHealthError;
+import pillar.api.agent.v1.VolumeHealthResult;
+import pillar.api.agent.HealthBatch;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListSnapshotsRequest;
@@ -372,21 +377,59 @@ public final class FakeAgentClient implements AgentClient {
     public GetVolumeHealthResponse getVolumeHealth(AgentTarget target, GetVolumeHealthRequest request) {
         FakeAgent agent = reach(target, "GetVolumeHealth", request.getVolumeId());
         synchronized (agent) {
-            invalidAsAgent(target, "GetVolumeHealth", () -> VolumeId.of(request.getVolumeId()));
-            backend(target, "GetVolumeHealth", agent, request.getBackend());
-            GetVolumeHealthResponse.Builder out = GetVolumeHealthResponse.newBuilder()
-                    .setVolumePresent(agent.volumes.containsKey(request.getVolumeId()))
-                    .setExportRecorded(agent.exports.containsKey(request.getVolumeId()));
-            if (agent.exports.containsKey(request.getVolumeId())) {
-                out.addAllExportDrift(agent.drift.getOrDefault(request.getVolumeId(), List.of()));
+            return health(target, agent, request);
+        }
+    }
+
+    /**
+     * As the agent: each entry as {@link #getVolumeHealth} answers it, a failed one as its error (the status
+     * code and description the single call fails with); UNIMPLEMENTED from an agent {@link FakeAgent#withoutVolumesHealth},
+     * INVALID_ARGUMENT above {@link HealthBatch#MAX_ENTRIES}. Recorded once, as {@code "GetVolumesHealth <endpoint> <entries>"}.
+     */
+    @Override
+    public GetVolumesHealthResponse getVolumesHealth(AgentTarget target, GetVolumesHealthRequest request) {
+        FakeAgent agent = reach(target, "GetVolumesHealth", String.valueOf(request.getVolumesCount()));
+        synchronized (agent) {
+            if (!agent.volumesHealth()) {
+                throw new AgentException(AgentException.Kind.UNSUPPORTED, "GetVolumesHealth", target,
+                        "UNIMPLEMENTED: Method not found: pillar.agent.v1.AgentService/GetVolumesHealth");
             }
-            FakeAgent.PoolState pool = agent.pools.get(request.getBackend());
-            if (pool != null) {
-                out.setPoolHealth(pool.health());
-                pool.thin().ifPresent(out::setThinPool);
+            invalidAsAgent(target, "GetVolumesHealth", () -> {
+                check(request.getVolumesCount() <= HealthBatch.MAX_ENTRIES, "volumes: at most " + HealthBatch.MAX_ENTRIES + " a call");
+                return null;
+            });
+            GetVolumesHealthResponse.Builder out = GetVolumesHealthResponse.newBuilder();
+            for (GetVolumeHealthRequest entry : request.getVolumesList()) {
+                VolumeHealthResult.Builder result = VolumeHealthResult.newBuilder().setVolumeId(entry.getVolumeId())
+                        .setBackend(entry.getBackend());
+                try {
+                    result.setHealth(health(target, agent, entry));
+                } catch (AgentException e) {
+                    String code = e.detail().substring(0, e.detail().indexOf(':'));
+                    result.setError(VolumeHealthError.newBuilder().setCode(io.grpc.Status.Code.valueOf(code).value())
+                            .setMessage(e.detail().substring(code.length() + 2)).setReason(e.reason()));
+                }
+                out.addResults(result);
             }
             return out.build();
         }
+    }
+
+    private GetVolumeHealthResponse health(AgentTarget target, FakeAgent agent, GetVolumeHealthRequest request) {
+        invalidAsAgent(target, "GetVolumeHealth", () -> VolumeId.of(request.getVolumeId()));
+        backend(target, "GetVolumeHealth", agent, request.getBackend());
+        GetVolumeHealthResponse.Builder out = GetVolumeHealthResponse.newBuilder()
+                .setVolumePresent(agent.volumes.containsKey(request.getVolumeId()))
+                .setExportRecorded(agent.exports.containsKey(request.getVolumeId()));
+        if (agent.exports.containsKey(request.getVolumeId())) {
+            out.addAllExportDrift(agent.drift.getOrDefault(request.getVolumeId(), List.of()));
+        }
+        FakeAgent.PoolState pool = agent.pools.get(request.getBackend());
+        if (pool != null) {
+            out.setPoolHealth(pool.health());
+            pool.thin().ifPresent(out::setThinPool);
+        }
+        return out.build();
     }
 
     /**

@@ -30,6 +30,8 @@ import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
 import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
+import pillar.api.agent.v1.GetVolumesHealthRequest;
+import pillar.api.agent.v1.GetVolumesHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
 import pillar.api.agent.v1.ListExportsResponse;
 import pillar.api.agent.v1.ListSnapshotsRequest;
@@ -203,6 +205,11 @@ public final class FaultInjectingAgentClient implements AgentClient {
     @Override
     public GetVolumeHealthResponse getVolumeHealth(AgentTarget target, GetVolumeHealthRequest request) {
         return call(target, "GetVolumeHealth", () -> agent.getVolumeHealth(target, request));
+    }
+
+    @Override
+    public GetVolumesHealthResponse getVolumesHealth(AgentTarget target, GetVolumesHealthRequest request) {
+        return call(target, "GetVolumesHealth", () -> agent.getVolumesHealth(target, request));
     }
 
     @Override

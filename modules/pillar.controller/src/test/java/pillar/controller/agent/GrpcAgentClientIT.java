@@ -214,6 +214,19 @@ class GrpcAgentClientIT {
                         e -> assertThat(e.reason()).isEqualTo(AgentErrorReason.AGENT_ERROR_REASON_UNSPECIFIED));
     }
 
+    /** An agent of before GetVolumesHealth (this test server does not implement it): what ListVolumes falls back on. */
+    @Test
+    void getVolumesHealthOfAnAgentWithoutItIsUnsupported() {
+        AgentTarget agent = plaintextAgent();
+        client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));
+        assertThatThrownBy(() -> client.getVolumesHealth(agent, pillar.api.agent.v1.GetVolumesHealthRequest.newBuilder()
+                .addVolumes(pillar.api.agent.v1.GetVolumeHealthRequest.newBuilder().setVolumeId("pvc-1").setBackend("fast")).build()))
+                .isInstanceOfSatisfying(AgentException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(AgentException.Kind.UNSUPPORTED);
+                    assertThat(e.rpc()).isEqualTo("GetVolumesHealth");
+                });
+    }
+
     @Test
     void anUnknownBackendIsTheAgentsInvalidArgument() {
         AgentTarget agent = plaintextAgent();

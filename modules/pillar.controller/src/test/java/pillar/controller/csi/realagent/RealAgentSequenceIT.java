@@ -97,6 +97,26 @@ class RealAgentSequenceIT {
         assertThat(harness.states()).isEmpty();
     }
 
+    /** ListVolumes reads the real agent's GetVolumesHealth: each entry's condition is ControllerGetVolume's (GetVolumeHealth). */
+    @Test
+    void listVolumesReportsTheConditionsControllerGetVolumeReports() {
+        for (String id : List.of("pvc-h1", "pvc-h2", "pvc-h3")) {
+            agent.expectVolume(id);
+            harness.csi().createVolume(Requests.create(id, 64 * MIB));
+        }
+        agent.lvm.removeBehindTheAgent("pvc-h2");
+
+        var entries = harness.csi().listVolumes(pillar.api.csi.v1.ListVolumesRequest.getDefaultInstance()).getEntriesList();
+
+        assertThat(entries).extracting(e -> e.getVolume().getVolumeId()).containsExactly("pvc-h1", "pvc-h2", "pvc-h3");
+        assertThat(entries).extracting(e -> e.getStatus().getVolumeCondition().getAbnormal()).containsExactly(false, true, false);
+        for (var entry : entries) {
+            assertThat(entry.getStatus().getVolumeCondition()).isEqualTo(harness.csi().controllerGetVolume(
+                    pillar.api.csi.v1.ControllerGetVolumeRequest.newBuilder().setVolumeId(entry.getVolume().getVolumeId()).build())
+                    .getStatus().getVolumeCondition());
+        }
+    }
+
     /**
      * The agent's 2 GiB thin pool at its default over-provisioning ratio 1, through the controller as the
      * sidecars see it: a create and a growth beyond it are RESOURCE_EXHAUSTED naming the figures, nothing is
