@@ -144,6 +144,12 @@ public final class FakeAgent {
         return version;
     }
 
+    /** The agent's configuration no longer has that backend: calls naming it are INVALID_ARGUMENT, as the agent's. */
+    public synchronized FakeAgent forgetBackend(String name) {
+        backends.remove(name);
+        return this;
+    }
+
     /**
      * Configures a backend (replacing one of that name); its capacity starts at 0. As the agent's,
      * it takes snapshots unless it is an LVM linear volume group.

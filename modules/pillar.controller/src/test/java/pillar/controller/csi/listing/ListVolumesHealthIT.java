@@ -28,8 +28,9 @@ import pillar.controller.reconcile.Pillars;
 /**
  * ListVolumes asks each agent for its volumes' health in one GetVolumesHealth call per page, never
  * GetVolumeHealth per volume, and lists the conditions ControllerGetVolume (one GetVolumeHealth) reports;
- * an agent of before GetVolumesHealth (UNIMPLEMENTED) is asked per volume, and an agent that cannot be
- * reached makes each of its volumes abnormal, as before the batch. Two fake agents, volumes interleaved.
+ * an agent of before GetVolumesHealth (UNIMPLEMENTED) is asked per volume, an agent that cannot be
+ * reached makes each of its volumes abnormal, and an entry the agent refuses is abnormal as the single
+ * call's refusal made it, as before the batch. Two fake agents, volumes interleaved.
  */
 class ListVolumesHealthIT {
     private static final String SECOND_HOST = "192.0.2.11";
@@ -108,6 +109,17 @@ class ListVolumesHealthIT {
                 assertThat(condition.getMessage()).contains("agent storage-2 cannot be reached (", "UNAVAILABLE", "AgentConnected");
             }
         }
+    }
+
+    @Test
+    void anEntryTheAgentRefusesIsAbnormalAsControllerGetVolumeReportsIt() {
+        second.forgetBackend("slow");
+
+        ListVolumesResponse whole = list(0, "");
+
+        assertSameAsGetVolume(whole, 1, 3, 5, 7, 9);
+        assertThat(whole.getEntries(1).getStatus().getVolumeCondition().getMessage())
+                .contains("agent storage-2 cannot be reached (GetVolumeHealth on agent ", "INVALID_ARGUMENT: backend: 'slow' is not configured");
     }
 
     /** Each entry's condition is ControllerGetVolume's; exactly the {@code abnormal} ones are abnormal. */
