@@ -15,6 +15,7 @@ import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsFsid;
 import pillar.agent.nfs.NfsServer;
+import pillar.agent.nfs.NfsSquash;
 import pillar.api.value.VolumeId;
 
 /**
@@ -33,6 +34,10 @@ import pillar.api.value.VolumeId;
  * dropped once released, so an agent that died between the two releases it at its next deny of the client or
  * at start-up. A record without it has none pending. A client is never both allowed and fencing.
  *
+ * <p>The {@code squash=root_squash} line, written only for a squashed export, holds the export's {@link NfsSquash}:
+ * a record without it (every record written before the option) is {@code no_root_squash} as it was; an older
+ * agent refuses a record with it (damaged, not applied) rather than export it without squashing.
+ *
  * @param volume  the exported volume
  * @param backend the zfs-dataset backend it lives on
  * @param path    the dataset's mount path, exported
@@ -40,9 +45,10 @@ import pillar.api.value.VolumeId;
  * @param clients the client addresses allowed, one export entry each
  * @param readOnly those of the clients exported read-only; the others are read-write
  * @param fencing  removed clients whose NFSv4 state is still to be released; none of the clients
+ * @param squash   what nfsd makes of root on every client of the export
  */
 public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsClient server, Set<NfsClient> clients,
-                              Set<NfsClient> readOnly, Set<NfsClient> fencing) implements VolumeExport {
+                              Set<NfsClient> readOnly, Set<NfsClient> fencing, NfsSquash squash) implements VolumeExport {
     static final String PROTOCOL_LINE = "protocol=nfs";
 
     public NfsExportRecord {
@@ -56,6 +62,13 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
         if (fencing.stream().anyMatch(clients::contains)) {
             throw new IllegalArgumentException("clients " + fencing + " are both allowed and fencing");
         }
+        java.util.Objects.requireNonNull(squash, "squash");
+    }
+
+    /** Without root squashing. */
+    public NfsExportRecord(VolumeId volume, String backend, Path path, NfsClient server, Set<NfsClient> clients,
+                           Set<NfsClient> readOnly, Set<NfsClient> fencing) {
+        this(volume, backend, path, server, clients, readOnly, fencing, NfsSquash.NO_ROOT_SQUASH);
     }
 
     /** None fencing. */
@@ -76,7 +89,7 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
 
     @Override
     public String describe() {
-        return "NFS " + path + " from " + server;
+        return "NFS " + path + " from " + server + (squash == NfsSquash.ROOT_SQUASH ? " with root_squash" : "");
     }
 
     public NfsFsid fsid() {
@@ -84,14 +97,14 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
     }
 
     public NfsExportRecord withPath(Path newPath) {
-        return new NfsExportRecord(volume, backend, newPath, server, clients, readOnly, fencing);
+        return new NfsExportRecord(volume, backend, newPath, server, clients, readOnly, fencing, squash);
     }
 
     /** Exactly these clients, each kept one with its access, a new one read-write (and no longer fencing). */
     public NfsExportRecord withClients(Set<NfsClient> newClients) {
         return new NfsExportRecord(volume, backend, path, server, newClients,
                 readOnly.stream().filter(newClients::contains).collect(Collectors.toSet()),
-                fencing.stream().filter(c -> !newClients.contains(c)).collect(Collectors.toSet()));
+                fencing.stream().filter(c -> !newClients.contains(c)).collect(Collectors.toSet()), squash);
     }
 
     /** {@code client} no longer allowed, its NFSv4 state noted as still to be released. */
@@ -101,14 +114,14 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
         Set<NfsClient> newFencing = new HashSet<>(fencing);
         newFencing.add(client);
         return new NfsExportRecord(volume, backend, path, server, newClients,
-                readOnly.stream().filter(newClients::contains).collect(Collectors.toSet()), newFencing);
+                readOnly.stream().filter(newClients::contains).collect(Collectors.toSet()), newFencing, squash);
     }
 
     /** {@code client}'s NFSv4 state released: its note dropped. */
     public NfsExportRecord withoutFencing(NfsClient client) {
         Set<NfsClient> newFencing = new HashSet<>(fencing);
         newFencing.remove(client);
-        return new NfsExportRecord(volume, backend, path, server, clients, readOnly, newFencing);
+        return new NfsExportRecord(volume, backend, path, server, clients, readOnly, newFencing, squash);
     }
 
     /** {@code client} allowed with {@code access} (added, or its access changed), the others as they are. */
@@ -123,7 +136,7 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
         }
         Set<NfsClient> newFencing = new HashSet<>(fencing);
         newFencing.remove(client);
-        return new NfsExportRecord(volume, backend, path, server, newClients, newReadOnly, newFencing);
+        return new NfsExportRecord(volume, backend, path, server, newClients, newReadOnly, newFencing, squash);
     }
 
     String encode() {
@@ -134,7 +147,8 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
                 + "server=" + server.text() + "\n"
                 + "clients=" + joined(clients) + "\n"
                 + (readOnly.isEmpty() ? "" : "readonly=" + joined(readOnly) + "\n")
-                + (fencing.isEmpty() ? "" : "fencing=" + joined(fencing) + "\n");
+                + (fencing.isEmpty() ? "" : "fencing=" + joined(fencing) + "\n")
+                + (squash == NfsSquash.NO_ROOT_SQUASH ? "" : "squash=" + squash.option() + "\n");
     }
 
     private static String joined(Set<NfsClient> addresses) {
@@ -159,13 +173,14 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        int fields = 7 + (p.containsKey("readonly") ? 1 : 0) + (p.containsKey("fencing") ? 1 : 0);
+        int fields = 7 + (p.containsKey("readonly") ? 1 : 0) + (p.containsKey("fencing") ? 1 : 0) + (p.containsKey("squash") ? 1 : 0);
         if (!"1".equals(p.getProperty("version")) || !"nfs".equals(p.getProperty("protocol")) || p.size() != fields
                 || p.getProperty("clients") == null) {
             throw new IllegalArgumentException("nfs export record: unknown version or missing fields");
         }
         return new NfsExportRecord(VolumeId.of(p.getProperty("volume")), p.getProperty("backend"), Path.of(p.getProperty("path")),
                 NfsClient.parse("server", p.getProperty("server")), addresses("clients", p.getProperty("clients")),
-                addresses("readonly", p.getProperty("readonly")), addresses("fencing", p.getProperty("fencing")));
+                addresses("readonly", p.getProperty("readonly")), addresses("fencing", p.getProperty("fencing")),
+                NfsSquash.ofOption(p.getProperty("squash", NfsSquash.NO_ROOT_SQUASH.option())));
     }
 }

@@ -17,7 +17,7 @@ import pillar.agent.nfs.StateRelease;
 /**
  * NFS as a {@link ProtocolExporter}: applies {@link NfsExportRecord}s to the NFS server exactly and measures drift against its listing: one
  * entry per recorded client on the record's path with the volume's fsid and the client's recorded access
- * ({@code rw} or {@code ro}), no other client's entry on that path. Every call is idempotent; a client is added before any is removed, so a retry converges. Its clients are addresses; a deny releases the client's NFSv4 state, which may stay
+ * ({@code rw} or {@code ro}) and the record's squash, no other client's entry on that path. Every call is idempotent; a client is added before any is removed, so a retry converges. Its clients are addresses; a deny releases the client's NFSv4 state, which may stay
  * pending ({@link StateRelease#PENDING}). NFS has no in-band authentication.
  */
 public final class NfsExporter implements ProtocolExporter<NfsExportRecord, NfsClient> {
@@ -66,6 +66,8 @@ public final class NfsExporter implements ProtocolExporter<NfsExportRecord, NfsC
             } else if (entries.stream().noneMatch(e -> e.access() == record.access(client))) {
                 drift.add("client " + client + " has " + record.path() + " " + entries.getFirst().access() + ", not "
                         + record.access(client));
+            } else if (entries.stream().noneMatch(e -> e.squash() == record.squash())) {
+                drift.add("client " + client + " has " + record.path() + " " + entries.getFirst().squash() + ", not " + record.squash());
             }
         }
         for (NfsExport entry : listing) {
@@ -84,7 +86,7 @@ public final class NfsExporter implements ProtocolExporter<NfsExportRecord, NfsC
 
     void apply(NfsExportRecord record, List<NfsExport> listing) {
         for (NfsClient client : record.clients()) {
-            server.export(record.path(), client, record.fsid(), record.access(client));
+            server.export(record.path(), client, record.fsid(), record.access(client), record.squash());
         }
         for (NfsExport entry : listing) {
             if (entry.path().equals(record.path()) && !record.clients().contains(entry.client())) {

@@ -10,8 +10,8 @@ import pillar.api.value.InvalidValueException;
 /**
  * Parses what {@code exportfs -v} prints: per entry {@code <path padded to 14>\t<client>(<options>)},
  * or, for a path longer than 14 characters, the path alone and {@code \t\t<client>(<options>)} on the
- * next line (nfs-utils' dump(); captured in the VM, docs/nfs.md); the options give the fsid and the
- * access ({@code rw} or {@code ro}). Entries whose client is no single IP
+ * next line (nfs-utils' dump(); captured in the VM, docs/nfs.md); the options give the fsid, the
+ * access ({@code rw} or {@code ro}) and the squash ({@code root_squash} or {@code no_root_squash}). Entries whose client is no single IP
  * literal (a subnet, a wildcard, a name: not this agent's) are left out; any other shape is an
  * {@link NfsServerException}, never guessed around.
  */
@@ -43,7 +43,8 @@ final class ExportfsListing {
             }
             Path at = path;
             String options = token.substring(open + 1, token.length() - 1);
-            client(token.substring(0, open)).ifPresent(client -> exports.add(new NfsExport(at, client, fsid(options), access(options))));
+            client(token.substring(0, open)).ifPresent(client -> exports.add(new NfsExport(at, client, fsid(options), access(options),
+                    squash(options))));
             path = null;
         }
         if (path != null) {
@@ -73,6 +74,11 @@ final class ExportfsListing {
     /** {@code ro} among the options: read-only; else read-write (exportfs -v lists {@code rw} or {@code ro}). */
     private static NfsAccess access(String options) {
         return List.of(options.split(",")).contains("ro") ? NfsAccess.READ_ONLY : NfsAccess.READ_WRITE;
+    }
+
+    /** {@code root_squash} among the options: squashed; else not (exportfs -v lists one of the two). */
+    private static NfsSquash squash(String options) {
+        return List.of(options.split(",")).contains("root_squash") ? NfsSquash.ROOT_SQUASH : NfsSquash.NO_ROOT_SQUASH;
     }
 
     private static NfsServerException unreadable(String what, String stdout) {

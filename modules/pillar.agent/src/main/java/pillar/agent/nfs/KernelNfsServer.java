@@ -16,7 +16,8 @@ import pillar.runtime.exec.ProcessRunner;
  * The kernel's nfsd through {@code exportfs}, each call an argument list with its deadline:
  * <ul>
  *   <li>{@code exportfs -i -o rw,sync,no_subtree_check,no_root_squash,fsid=<uuid> <client>:<path>}, {@code ro}
- *       for a read-only client ({@code -i}: /etc/exports is not merged in; an IPv6 client as {@code [address]:path});
+ *       for a read-only client, {@code root_squash} for a squashed export ({@code -i}: /etc/exports is not merged in;
+ *       an IPv6 client as {@code [address]:path});
  *       an entry of the client and path is rewritten with the new options, and exportfs flushes nfsd's export cache,
  *       so a mount the client has takes the new access at its next request (docs/nfs.md);</li>
  *   <li>{@code exportfs -u <client>:<path>};</li>
@@ -39,8 +40,8 @@ import pillar.runtime.exec.ProcessRunner;
  * {@link StateRelease#PENDING} and never holds up another volume's export or unexport.
  */
 public final class KernelNfsServer implements NfsServer {
-    /** The options after the access ({@code rw} or {@code ro}). */
-    static final String OPTIONS = "sync,no_subtree_check,no_root_squash";
+    /** The options between the access ({@code rw} or {@code ro}) and the squash. */
+    static final String OPTIONS = "sync,no_subtree_check";
     private static final Logger LOG = Logger.getLogger(KernelNfsServer.class.getName());
 
     private final ProcessRunner runner;
@@ -73,13 +74,13 @@ public final class KernelNfsServer implements NfsServer {
     }
 
     @Override
-    public synchronized void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access) {
+    public synchronized void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access, NfsSquash squash) {
         NfsServer.requireExportable(path);
-        exportfs(List.of("exportfs", "-i", "-o", options(access, fsid.text()), target(client, path)));
+        exportfs(List.of("exportfs", "-i", "-o", options(access, squash, fsid.text()), target(client, path)));
     }
 
-    private static String options(NfsAccess access, String fsid) {
-        return access.option() + "," + OPTIONS + ",fsid=" + fsid;
+    private static String options(NfsAccess access, NfsSquash squash, String fsid) {
+        return access.option() + "," + OPTIONS + "," + squash.option() + ",fsid=" + fsid;
     }
 
     @Override
@@ -108,7 +109,7 @@ public final class KernelNfsServer implements NfsServer {
             if (lost.client().equals(client) && !lost.path().equals(path) && lost.path().toString().startsWith(path.toString())
                     && !after.contains(lost) && !lost.fsid().isEmpty()) {
                 LOG.warning(() -> "exportfs -u " + client + ":" + path + " also removed " + lost.path() + "; exporting it again");
-                exportfs(List.of("exportfs", "-i", "-o", options(lost.access(), lost.fsid()), target(client, lost.path())));
+                exportfs(List.of("exportfs", "-i", "-o", options(lost.access(), lost.squash(), lost.fsid()), target(client, lost.path())));
             }
         }
         if (after.stream().anyMatch(e -> e.path().equals(path) && e.client().equals(client))) {

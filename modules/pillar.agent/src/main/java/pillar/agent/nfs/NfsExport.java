@@ -5,14 +5,20 @@ import java.util.Objects;
 
 /**
  * One line of the export table: {@code path} exported to one {@code client} with file-system id
- * {@code fsid} ("" when the listing shows none: not an export this agent made) and {@code access}.
+ * {@code fsid} ("" when the listing shows none: not an export this agent made), {@code access} and {@code squash}.
  */
-public record NfsExport(Path path, NfsClient client, String fsid, NfsAccess access) {
+public record NfsExport(Path path, NfsClient client, String fsid, NfsAccess access, NfsSquash squash) {
     public NfsExport {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(fsid, "fsid");
         Objects.requireNonNull(access, "access");
+        Objects.requireNonNull(squash, "squash");
+    }
+
+    /** An entry without root squashing. */
+    public NfsExport(Path path, NfsClient client, String fsid, NfsAccess access) {
+        this(path, client, fsid, access, NfsSquash.NO_ROOT_SQUASH);
     }
 
     /** A read-write entry. */

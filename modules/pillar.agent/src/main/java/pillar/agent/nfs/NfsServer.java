@@ -11,8 +11,8 @@ import pillar.api.value.InvalidValueException;
  * and retryable; bad input is {@link InvalidValueException} and changes nothing; a failure is
  * {@link NfsServerException}.
  *
- * <p>Options are fixed but for the client's access: {@code rw} or {@code ro}, then
- * {@code sync,no_subtree_check,no_root_squash,fsid=<fsid>}, never {@code crossmnt} (fact 4). Unexporting a client cuts its existing access at once (fact 2); exports
+ * <p>Options are fixed but for the client's access ({@code rw} or {@code ro}) and the squash ({@link NfsSquash}):
+ * {@code <access>,sync,no_subtree_check,<squash>,fsid=<fsid>}, never {@code crossmnt} (fact 4). Unexporting a client cuts its existing access at once (fact 2); exports
  * wiped and made again keep the data and the clients' mounts (fact 3).
  */
 public interface NfsServer {
@@ -20,10 +20,15 @@ public interface NfsServer {
     Pattern PATH = Pattern.compile("(/[A-Za-z0-9_.:+-]{1,255}){1,32}");
 
     /**
-     * Exports {@code path} to {@code client} with {@code fsid} and {@code access}; already so: no change, with other
-     * options (another access): updated, and a mount the client has takes the new access at its next request.
+     * Exports {@code path} to {@code client} with {@code fsid}, {@code access} and {@code squash}; already so: no change,
+     * with other options (another access or squash): updated, and a mount the client has takes them at its next request.
      */
-    void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access);
+    void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access, NfsSquash squash);
+
+    /** {@link #export(Path, NfsClient, NfsFsid, NfsAccess, NfsSquash)} without root squashing. */
+    default void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access) {
+        export(path, client, fsid, access, NfsSquash.NO_ROOT_SQUASH);
+    }
 
     /** {@link #export(Path, NfsClient, NfsFsid, NfsAccess)} read-write. */
     default void export(Path path, NfsClient client, NfsFsid fsid) {
@@ -58,7 +63,7 @@ public interface NfsServer {
     static NfsServer absent(String reason) {
         return new NfsServer() {
             @Override
-            public void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access) {
+            public void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access, NfsSquash squash) {
                 throw new NfsServerException(reason);
             }
 

@@ -36,6 +36,7 @@ import pillar.api.agent.v1.ExpandVolumeRequest;
 import pillar.api.agent.v1.ExpandVolumeResponse;
 import pillar.api.agent.v1.Export;
 import pillar.api.agent.v1.ExportSpec;
+import pillar.api.agent.v1.NfsRootSquash;
 import pillar.api.agent.v1.ExportProtocol;
 import pillar.api.agent.v1.BackendKind;
 import pillar.agent.export.NfsExportRecord;
@@ -43,6 +44,7 @@ import pillar.agent.export.VolumeExport;
 import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsPresence;
+import pillar.agent.nfs.NfsSquash;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
@@ -284,10 +286,12 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                 if (request.getExport().getAuthRequired()) {
                     throw new InvalidValueException("export.auth_required", "NFS exports have no in-band authentication");
                 }
-                NfsExportRecord record = operations.exportNfs(token(request.hasToken(), request.getToken()), id, request.getBackend(), server);
+                NfsExportRecord record = operations.exportNfs(token(request.hasToken(), request.getToken()), id, request.getBackend(), server,
+                        squash("export.nfs_root_squash", request.getExport()));
                 return ExportVolumeResponse.newBuilder().setAddress(server.text()).setPort(NFS_PORT)
                         .setExportPath(record.path().toString()).build();
             }
+            noSquash("export.nfs_root_squash", request.getExport());
             PortAddress address = address(request.getExport());
             ExportRecord record = operations.export(token(request.hasToken(), request.getToken()), id,
                     request.getBackend(), address, request.getExport().getAclEnabled(),
@@ -380,13 +384,14 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                 Set<NfsClient> clients = request.getDesired().getAllowedHostsList().stream()
                         .map(c -> NfsClient.parse("desired.allowed_hosts", c)).collect(Collectors.toSet());
                 List<String> changes = operations.reconcileNfs(token(request.hasToken(), request.getToken()), id,
-                        request.getDesired().getBackend(), server, clients);
+                        request.getDesired().getBackend(), server, clients, squash("desired.export.nfs_root_squash", request.getDesired().getExport()));
                 ReconcileResponse.Builder out = ReconcileResponse.newBuilder().addAllChanges(changes);
                 operations.exportRecord(id).ifPresent(r -> out.setActual(toProto(r)));
                 return out.build();
             }
             if (request.hasDesired()) {
                 requireProtocolFits(request.getDesired().getBackend(), false);
+                noSquash("desired.export.nfs_root_squash", request.getDesired().getExport());
             }
             Optional<AgentOperations.Desired> desired = request.hasDesired()
                     ? Optional.of(new AgentOperations.Desired(request.getDesired().getBackend(),
@@ -410,6 +415,23 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
             throw new InvalidValueException("host_nqn", "exactly one of host_nqn (NVMe-oF) and client_address (NFS) must be set");
         }
         return !clientAddress.isEmpty();
+    }
+
+    /** The NFS export's squash: unset or OFF is no_root_squash, ON root_squash; a value this agent does not know is INVALID_ARGUMENT. */
+    private static NfsSquash squash(String field, ExportSpec spec) {
+        return switch (spec.getNfsRootSquash()) {
+            case NFS_ROOT_SQUASH_UNSPECIFIED, NFS_ROOT_SQUASH_OFF -> NfsSquash.NO_ROOT_SQUASH;
+            case NFS_ROOT_SQUASH_ON -> NfsSquash.ROOT_SQUASH;
+            case UNRECOGNIZED -> throw new InvalidValueException(field, "must be NFS_ROOT_SQUASH_OFF or NFS_ROOT_SQUASH_ON, is "
+                    + spec.getNfsRootSquashValue());
+        };
+    }
+
+    /** Root squashing is NFS's: any value on an NVMe-oF/TCP export is INVALID_ARGUMENT. */
+    private static void noSquash(String field, ExportSpec spec) {
+        if (spec.getNfsRootSquashValue() != 0) {
+            throw new InvalidValueException(field, "is for NFS exports only; NVMe-oF/TCP has no root squashing");
+        }
     }
 
     /** NFS only on a zfs-dataset backend, NVMe-oF only on a block one: INVALID_ARGUMENT before anything is read. */
@@ -443,7 +465,9 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                 .setBackend(record.backend())
                 .setExport(ExportSpec.newBuilder().setBindAddress(record.server().text()).setPort(NFS_PORT)
                         .setAddressFamily(record.server().ipv6() ? AddressFamily.ADDRESS_FAMILY_IPV6 : AddressFamily.ADDRESS_FAMILY_IPV4)
-                        .setAclEnabled(true).setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS))
+                        .setAclEnabled(true).setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS)
+                        .setNfsRootSquash(record.squash() == NfsSquash.ROOT_SQUASH ? NfsRootSquash.NFS_ROOT_SQUASH_ON
+                                : NfsRootSquash.NFS_ROOT_SQUASH_UNSPECIFIED))
                 .addAllAllowedHosts(record.clients().stream().map(NfsClient::text).sorted().toList())
                 .setExportPath(record.path().toString())
                 .build();

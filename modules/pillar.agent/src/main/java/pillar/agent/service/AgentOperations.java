@@ -29,6 +29,7 @@ import pillar.agent.export.ProtocolExporter;
 import pillar.agent.export.VolumeExport;
 import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
+import pillar.agent.nfs.NfsSquash;
 import pillar.agent.nfs.StateRelease;
 import pillar.agent.export.RecordedAuth;
 import pillar.agent.fencing.Fence;
@@ -408,11 +409,12 @@ public final class AgentOperations {
     }
 
     /**
-     * Exports the volume's dataset over NFS from {@code server}: the record (clients kept from an existing
-     * one) first, then nfsd. An export of the same path and server is returned as it is (re-applied); one of
-     * another, or an NVMe-oF export of the volume, is FAILED_PRECONDITION: unexport it first.
+     * Exports the volume's dataset over NFS from {@code server} with {@code squash}: the record (clients kept from an
+     * existing one) first, then nfsd. An export of the same path, server and squash is returned as it is (re-applied);
+     * one of another, or an NVMe-oF export of the volume, is FAILED_PRECONDITION: unexport it first.
      */
-    public NfsExportRecord exportNfs(Optional<FencingToken> token, VolumeId id, String backendName, NfsClient server) {
+    public NfsExportRecord exportNfs(Optional<FencingToken> token, VolumeId id, String backendName, NfsClient server,
+                                     NfsSquash squash) {
         VolumeBackend backend = backend(backendName);
         return fence.run(id, token, Intent.CHANGE, done -> {
             BackendVolume volume = existingVolume(backend, backendName, id);
@@ -427,10 +429,10 @@ public final class AgentOperations {
             Optional<NfsExportRecord> existing = exports.read(id, NfsExportRecord.class);
             NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server,
                     existing.map(NfsExportRecord::clients).orElse(Set.of()), existing.map(NfsExportRecord::readOnly).orElse(Set.of()),
-                    existing.map(NfsExportRecord::fencing).orElse(Set.of()));
+                    existing.map(NfsExportRecord::fencing).orElse(Set.of()), squash);
             if (existing.isPresent() && !existing.get().equals(wanted)) {
-                throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is already exported over NFS from " + existing.get().server()
-                        + " at " + existing.get().path() + "; unexport it before exporting it from " + server + " at " + wanted.path());
+                throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is already exported as "
+                        + existing.get().describe() + "; unexport it before exporting it as " + wanted.describe());
             }
             exports.write(wanted);
             nfs.apply(wanted);
@@ -484,10 +486,11 @@ public final class AgentOperations {
      * Brings one volume's NFS export to exactly {@code server} and {@code clients} on its dataset's mount
      * path (an export from another server or path is removed and made again; clients not wanted lose
      * access at once). A client the record holds keeps its recorded access (read-only stays read-only: a
-     * revocation never widens a grant); a client it adds is read-write. Returns what was changed, in words.
+     * revocation never widens a grant); a client it adds is read-write. Every entry gets {@code squash}, a changed one
+     * rewritten in place. Returns what was changed, in words.
      */
     public List<String> reconcileNfs(Optional<FencingToken> token, VolumeId id, String backendName, NfsClient server,
-                                     Set<NfsClient> clients) {
+                                     Set<NfsClient> clients, NfsSquash squash) {
         VolumeBackend backend = backend(backendName);
         return fence.run(id, token, Intent.CHANGE, done -> {
             List<String> changes = new java.util.ArrayList<>();
@@ -502,7 +505,7 @@ public final class AgentOperations {
             // a release still pending stays noted (retried at the next deny or start-up), unless allowed again
             Set<NfsClient> fencing = existing.map(NfsExportRecord::fencing).orElse(Set.of()).stream()
                     .filter(c -> !clients.contains(c)).collect(java.util.stream.Collectors.toSet());
-            NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server, clients, readOnly, fencing);
+            NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server, clients, readOnly, fencing, squash);
             if (existing.isPresent() && !(existing.get().path().equals(wanted.path()) && existing.get().server().equals(server)
                     && existing.get().backend().equals(backendName))) {
                 unexportLocked(id);
@@ -513,6 +516,8 @@ public final class AgentOperations {
             nfs.apply(wanted);
             if (existing.isEmpty()) {
                 changes.add("exported NFS " + wanted.path() + " from " + server);
+            } else if (existing.get().squash() != squash) {
+                changes.add("NFS " + wanted.path() + " now " + squash.option() + ", was " + existing.get().squash().option());
             }
             Set<NfsClient> before = existing.map(NfsExportRecord::clients).orElse(Set.of());
             before.stream().filter(c -> !clients.contains(c)).sorted(java.util.Comparator.comparing(NfsClient::text))

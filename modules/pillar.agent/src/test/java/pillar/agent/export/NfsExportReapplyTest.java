@@ -220,7 +220,8 @@ class NfsExportReapplyTest {
     void withoutRecordsOrFilesystemBackendsTheServerIsNeverAsked() {
         NfsExporter refusing = new NfsExporter(new pillar.agent.nfs.NfsServer() {
             @Override
-            public void export(Path path, NfsClient client, NfsFsid fsid, pillar.agent.nfs.NfsAccess access) {
+            public void export(Path path, NfsClient client, NfsFsid fsid, pillar.agent.nfs.NfsAccess access,
+                               pillar.agent.nfs.NfsSquash squash) {
                 throw new AssertionError("export");
             }
 

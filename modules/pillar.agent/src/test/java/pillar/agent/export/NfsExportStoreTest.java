@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.configfs.PortAddress;
 import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
+import pillar.agent.nfs.NfsSquash;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
 
@@ -90,6 +92,27 @@ class NfsExportStoreTest {
         assertThat(read.readOnly()).isEmpty();
         assertThat(read.access(A)).isEqualTo(NfsAccess.READ_WRITE);
         assertThat(read.access(V6)).isEqualTo(NfsAccess.READ_WRITE);
+        assertThat(read.squash()).as("written before root squashing existed").isEqualTo(NfsSquash.NO_ROOT_SQUASH);
+    }
+
+    @Test
+    void rootSquashingRoundTripsAsItsOwnLineThroughEveryChangeAndAnUnknownValueIsDamage() throws Exception {
+        NfsExportRecord squashed = new NfsExportRecord(VolumeId.of("pvc-a"), "shared", Path.of("/tank/nfs/pvc-a"), SERVER, Set.of(A),
+                Set.of(), Set.of(), NfsSquash.ROOT_SQUASH);
+        ExportStore store = new ExportStore(state, new pillar.agent.state.DamagedRecords());
+        store.write(squashed);
+        Path file = state.resolve("exports").resolve("pvc-a");
+
+        assertThat(Files.readString(file)).endsWith("clients=10.77.1.2\nsquash=root_squash\n");
+        assertThat(new ExportStore(state).read(VolumeId.of("pvc-a"), NfsExportRecord.class)).contains(squashed);
+        assertThat(List.of(squashed.withClient(V6, NfsAccess.READ_ONLY), squashed.withClients(Set.of()), squashed.withFencing(A),
+                squashed.withFencing(A).withoutFencing(A), squashed.withPath(Path.of("/tank/nfs/moved"))))
+                .allSatisfy(r -> assertThat(r.squash()).isEqualTo(NfsSquash.ROOT_SQUASH));
+        assertThat(squashed).isNotEqualTo(nfs("pvc-a", Set.of(A)));
+
+        Files.writeString(file, Files.readString(file).replace("squash=root_squash", "squash=all_squash"));
+        assertThatThrownBy(() -> store.read(VolumeId.of("pvc-a"), NfsExportRecord.class)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("damaged");
     }
 
     @Test

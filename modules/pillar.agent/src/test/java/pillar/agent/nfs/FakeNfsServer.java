@@ -15,7 +15,8 @@ import java.util.Set;
  * while the path is still exported to others (fact 2) and EACCES while the path is exported to no one
  * (fact 3); the data stays with the path, so an entry made again with the same fsid lets an old mount
  * read and write again, while another fsid leaves it stale. A read-only entry's mount reads and its writes
- * fail (EROFS), an entry's access changed applies to a mount at its next call. Only paths made with
+ * fail (EROFS), an entry's access changed applies to a mount at its next call. The squash is kept and listed as
+ * exportfs lists it (the fake has no uids: the kernel test shows what it does). Only paths made with
  * {@link #directory} exist.
  *
  * <p>A mount gives its client NFSv4 state on the path ({@link #holdsState}); an entry removed, that state is
@@ -28,7 +29,7 @@ public final class FakeNfsServer implements NfsServer {
     private record Key(Path path, NfsClient client) {
     }
 
-    private record Entry(String fsid, NfsAccess access) {
+    private record Entry(String fsid, NfsAccess access, NfsSquash squash) {
     }
 
     private final Map<Key, Entry> table = new LinkedHashMap<>();
@@ -58,12 +59,12 @@ public final class FakeNfsServer implements NfsServer {
     }
 
     @Override
-    public synchronized void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access) {
+    public synchronized void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access, NfsSquash squash) {
         NfsServer.requireExportable(path);
         if (!directories.contains(path)) {
             throw new NfsServerException("exportfs: Failed to stat " + path + ": No such file or directory");
         }
-        table.put(new Key(path, client), new Entry(fsid.text(), access));
+        table.put(new Key(path, client), new Entry(fsid.text(), access, squash));
         changes++;
     }
 
@@ -120,7 +121,7 @@ public final class FakeNfsServer implements NfsServer {
     @Override
     public synchronized List<NfsExport> exports() {
         List<NfsExport> exports = new ArrayList<>();
-        table.forEach((key, entry) -> exports.add(new NfsExport(key.path(), key.client(), entry.fsid(), entry.access())));
+        table.forEach((key, entry) -> exports.add(new NfsExport(key.path(), key.client(), entry.fsid(), entry.access(), entry.squash())));
         return exports;
     }
 

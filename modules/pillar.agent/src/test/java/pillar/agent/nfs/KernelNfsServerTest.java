@@ -75,6 +75,28 @@ class KernelNfsServerTest {
     }
 
     @Test
+    void aSquashedExportGetsRootSquashTheListingReadsItAndAPrefixVictimIsExportedAgainSquashed() {
+        ScriptedRunner runner = new ScriptedRunner(ScriptedRunner.printing("", ""));
+
+        server(runner).export(Path.of("/tank/nfs/pvc-1"), A, FSID, NfsAccess.READ_WRITE, NfsSquash.ROOT_SQUASH);
+
+        assertThat(runner.lastArgv()).containsExactly("exportfs", "-i", "-o", "rw,sync,no_subtree_check,root_squash,fsid=" + FSID.text(),
+                "10.77.1.2:/tank/nfs/pvc-1");
+        NfsFsid other = NfsFsid.of(VolumeId.of("pvc-10"));
+        String before = line("/tank/nfs/pvc-1", "10.77.1.2", FSID.text())
+                + line("/tank/nfs/pvc-10", "10.77.1.2", other.text(), "rw").replace(",no_root_squash,", ",root_squash,");
+        assertThat(ExportfsListing.parse(before)).extracting(NfsExport::squash)
+                .containsExactly(NfsSquash.NO_ROOT_SQUASH, NfsSquash.ROOT_SQUASH);
+        ScriptedRunner unexporting = new ScriptedRunner(ScriptedRunner.printing(before, ""), ScriptedRunner.printing("", ""),
+                ScriptedRunner.printing("", ""), ScriptedRunner.printing("", ""));
+
+        server(unexporting).unexport(Path.of("/tank/nfs/pvc-1"), A);
+
+        assertThat(unexporting.lastArgv()).containsExactly("exportfs", "-i", "-o", "rw,sync,no_subtree_check,root_squash,fsid="
+                + other.text(), "10.77.1.2:/tank/nfs/pvc-10");
+    }
+
+    @Test
     void theCapturedListingYieldsEachSingleClientEntryAndSkipsTheSubnet() {
         assertThat(ExportfsListing.parse(CAPTURED)).containsExactly(
                 new NfsExport(Path.of("/export/v1"), NfsClient.parse("b", "10.77.2.2"), "101"),

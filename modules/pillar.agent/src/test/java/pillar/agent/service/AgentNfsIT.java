@@ -32,6 +32,7 @@ import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsExport;
 import pillar.agent.nfs.NfsFsid;
 import pillar.agent.nfs.NfsServerContract;
+import pillar.agent.nfs.NfsSquash;
 import pillar.agent.state.InstallationId;
 import pillar.agent.state.StateCheck;
 import pillar.api.agent.v1.AgentServiceGrpc;
@@ -54,6 +55,7 @@ import pillar.api.agent.v1.GetCapabilitiesResponse;
 import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.agent.v1.GetVolumeHealthResponse;
 import pillar.api.agent.v1.ListExportsRequest;
+import pillar.api.agent.v1.NfsRootSquash;
 import pillar.api.agent.v1.ReconcileRequest;
 import pillar.api.agent.v1.ReconcileResponse;
 import pillar.api.agent.v1.ListSnapshotsRequest;
@@ -299,6 +301,37 @@ class AgentNfsIT {
 
         assertThat(nfs.changes()).isEqualTo(changes);
         assertThat(nfs.exports()).extracting(NfsExport::client).containsExactly(A);
+    }
+
+    @Test
+    void rootSquashingReachesEveryEntryIsListedAndReconciledAndAnUnknownValueChangesNothing() {
+        ExportSpec squashed = ExportSpec.newBuilder().setBindAddress("10.0.0.5").setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS)
+                .setNfsRootSquash(NfsRootSquash.NFS_ROOT_SQUASH_ON).build();
+        stub.exportVolume(ExportVolumeRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").setBackend("shared").setExport(squashed).build());
+        allow(A);
+
+        assertThat(nfs.exports()).extracting(NfsExport::squash).containsExactly(NfsSquash.ROOT_SQUASH);
+        Export listed = stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0);
+        assertThat(listed.getExport().getNfsRootSquash()).isEqualTo(NfsRootSquash.NFS_ROOT_SQUASH_ON);
+        assertThat(listed.getDriftList()).isEmpty();
+        int changes = nfs.changes();
+        assertCode(Status.Code.FAILED_PRECONDITION, "root_squash", () -> exportNfs());
+        assertCode(Status.Code.INVALID_ARGUMENT, "export.nfs_root_squash", () -> stub.exportVolume(ExportVolumeRequest.newBuilder()
+                .setToken(token()).setVolumeId("pvc-1").setBackend("shared").setExport(squashed.toBuilder().setNfsRootSquashValue(9)).build()));
+        assertCode(Status.Code.INVALID_ARGUMENT, "desired.export.nfs_root_squash", () -> stub.reconcile(ReconcileRequest.newBuilder()
+                .setToken(token()).setVolumeId("pvc-1").setDesired(DesiredExport.newBuilder().setBackend("shared")
+                        .setExport(squashed.toBuilder().setNfsRootSquashValue(9)).addAllowedHosts(A.text())).build()));
+        assertCode(Status.Code.INVALID_ARGUMENT, "NFS exports only", () -> stub.exportVolume(ExportVolumeRequest.newBuilder()
+                .setToken(token()).setVolumeId("pvc-1").setBackend("zfs").setExport(ExportSpec.newBuilder().setBindAddress("10.0.0.5")
+                        .setPort(4420).setNfsRootSquash(NfsRootSquash.NFS_ROOT_SQUASH_ON)).build()));
+        assertThat(nfs.changes()).as("nothing changed").isEqualTo(changes);
+
+        ReconcileResponse unsquashed = stub.reconcile(ReconcileRequest.newBuilder().setToken(token()).setVolumeId("pvc-1")
+                .setDesired(DesiredExport.newBuilder().setBackend("shared").setExport(squashed.toBuilder()
+                        .setNfsRootSquash(NfsRootSquash.NFS_ROOT_SQUASH_OFF)).addAllowedHosts(A.text())).build());
+
+        assertThat(unsquashed.getChangesList()).containsExactly("NFS /tank/nfs/pvc-1 now no_root_squash, was root_squash");
+        assertThat(nfs.exports()).extracting(NfsExport::squash).containsExactly(NfsSquash.NO_ROOT_SQUASH);
     }
 
     @Test
