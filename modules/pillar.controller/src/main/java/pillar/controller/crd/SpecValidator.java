@@ -114,6 +114,9 @@ public final class SpecValidator {
             if (nfs.getVersion() == null) {
                 p.add("spec.nfs.version", "must be 4.2");
             }
+            if (nfs.getSquash() == null) {
+                p.add("spec.nfs.squash", "must be no_root_squash or root_squash");
+            }
             return p.list;
         }
         NvmeofTcp tcp = spec.getNvmeofTcp();

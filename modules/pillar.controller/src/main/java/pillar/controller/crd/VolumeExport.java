@@ -13,7 +13,8 @@ import io.fabric8.generator.annotation.Required;
  * operator): the protocol (unset on states recorded before NFS existed: NVMe-oF/TCP), where the
  * target listens, whether only published hosts may connect, whether they must authenticate in-band
  * (DH-HMAC-CHAP; unset: false), and the address initiators dial. An NFS export listens on the
- * server address, port 2049, always with its client list (aclEnabled true), never authenticated.
+ * server address, port 2049, always with its client list (aclEnabled true), never authenticated, and
+ * with root on the nodes squashed when rootSquash is true (unset: false, no_root_squash).
  */
 public class VolumeExport {
     @JsonPropertyDescription("nvmeofTcp or nfs; unset: nvmeofTcp.")
@@ -41,6 +42,9 @@ public class VolumeExport {
 
     @JsonPropertyDescription("Every host must authenticate in-band with its DH-HMAC-CHAP secrets (true); unset: false.")
     private Boolean authRequired;
+
+    @JsonPropertyDescription("NFS: root on the nodes acts as the anonymous uid 65534 (root_squash, true); unset: false.")
+    private Boolean rootSquash;
 
     public VolumeExport() {
     }
@@ -84,6 +88,19 @@ public class VolumeExport {
         this.authRequired = authRequired;
     }
 
+    public Boolean getRootSquash() {
+        return rootSquash;
+    }
+
+    public void setRootSquash(Boolean rootSquash) {
+        this.rootSquash = rootSquash;
+    }
+
+    /** Whether root on the nodes is squashed (an unset value is false). */
+    public boolean squashesRoot() {
+        return Boolean.TRUE.equals(rootSquash);
+    }
+
     public ProtocolKind getProtocol() {
         return protocol;
     }
@@ -119,16 +136,17 @@ public class VolumeExport {
     public boolean equals(Object o) {
         return o instanceof VolumeExport e && protocolKind() == e.protocolKind() && Objects.equals(bindAddress, e.bindAddress) && Objects.equals(port, e.port)
                 && Objects.equals(aclEnabled, e.aclEnabled) && Objects.equals(traddr, e.traddr)
-                && requiresAuth() == e.requiresAuth();
+                && requiresAuth() == e.requiresAuth() && squashesRoot() == e.squashesRoot();
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(protocolKind(), bindAddress, port, aclEnabled, traddr, requiresAuth());
+        return Objects.hash(protocolKind(), bindAddress, port, aclEnabled, traddr, requiresAuth(), squashesRoot());
     }
 
     @Override
     public String toString() {
-        return (nfs() ? "protocol=nfs," : "") + "bindAddress=" + bindAddress + ",port=" + port + ",aclEnabled=" + aclEnabled + ",traddr=" + traddr + (requiresAuth() ? ",authRequired=true" : "");
+        return (nfs() ? "protocol=nfs," : "") + "bindAddress=" + bindAddress + ",port=" + port + ",aclEnabled=" + aclEnabled + ",traddr=" + traddr + (requiresAuth() ? ",authRequired=true" : "")
+                + (squashesRoot() ? ",rootSquash=true" : "");
     }
 }

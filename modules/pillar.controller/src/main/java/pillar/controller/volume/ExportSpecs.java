@@ -6,6 +6,7 @@ import java.util.Set;
 
 import pillar.api.agent.v1.ExportProtocol;
 import pillar.api.agent.v1.ExportSpec;
+import pillar.api.agent.v1.NfsRootSquash;
 import pillar.api.value.InvalidValueException;
 import pillar.controller.crd.Grammars;
 import pillar.controller.crd.PillarVolumeState;
@@ -19,8 +20,9 @@ import pillar.controller.crd.VolumeExport;
  */
 public final class ExportSpecs {
     /** The annotation's form, for messages. */
-    public static final String FORM = "[protocol=nfs,]bindAddress=<ip>,port=<1-65535>,aclEnabled=<true|false>[,traddr=<ip>][,authRequired=true]";
-    private static final Set<String> KEYS = Set.of("protocol", "bindAddress", "port", "aclEnabled", "traddr", "authRequired");
+    public static final String FORM = "[protocol=nfs,]bindAddress=<ip>,port=<1-65535>,aclEnabled=<true|false>[,traddr=<ip>]"
+            + "[,authRequired=true][,rootSquash=true]";
+    private static final Set<String> KEYS = Set.of("protocol", "bindAddress", "port", "aclEnabled", "traddr", "authRequired", "rootSquash");
 
     private ExportSpecs() {
     }
@@ -29,7 +31,7 @@ public final class ExportSpecs {
      * Reads {@code [protocol=nfs,]bindAddress=10.0.0.5,port=4420,aclEnabled=true[,traddr=10.0.0.5][,authRequired=true]}
      * (protocol nvmeofTcp unless given):
      * every key once, no other key, IP literals, a port of 1 to 65535. traddr defaults to the bind
-     * address and must be given when that binds every address; authRequired defaults to false.
+     * address and must be given when that binds every address; authRequired and rootSquash (nfs only) default to false.
      *
      * @throws InvalidValueException naming what is wrong
      */
@@ -61,6 +63,10 @@ public final class ExportSpecs {
         if (!auth.equals("true") && !auth.equals("false")) {
             throw invalid("authRequired must be true or false, is " + Grammars.printable(auth));
         }
+        String squash = fields.getOrDefault("rootSquash", "false");
+        if (!squash.equals("true") && !squash.equals("false")) {
+            throw invalid("rootSquash must be true or false, is " + Grammars.printable(squash));
+        }
         String port = fields.get("port");
         if (!port.matches("[0-9]{1,5}") || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
             throw invalid("port must be 1 to 65535, is " + Grammars.printable(port));
@@ -68,6 +74,7 @@ public final class ExportSpecs {
         VolumeExport export = new VolumeExport(fields.get("bindAddress"), Integer.parseInt(port), Boolean.parseBoolean(acl),
                 fields.getOrDefault("traddr", fields.get("bindAddress")));
         export.setAuthRequired(Boolean.parseBoolean(auth));
+        export.setRootSquash(Boolean.parseBoolean(squash) ? Boolean.TRUE : null);
         String protocol = fields.getOrDefault("protocol", "nvmeofTcp");
         switch (protocol) {
             case "nvmeofTcp" -> { }
@@ -98,6 +105,9 @@ public final class ExportSpecs {
         if (export.nfs() && (!export.getAclEnabled() || export.requiresAuth())) {
             return "an nfs export always has aclEnabled=true (its client list) and no authRequired";
         }
+        if (export.squashesRoot() && !export.nfs()) {
+            return "rootSquash is for nfs exports only";
+        }
         if (export.getTraddr() == null || !Grammars.isIpLiteral(export.getTraddr()) || Grammars.isWildcard(export.getTraddr())) {
             return "traddr must be the IP address nodes dial (not a wildcard), is " + Grammars.printable(export.getTraddr());
         }
@@ -114,7 +124,8 @@ public final class ExportSpecs {
     public static ExportSpec toProto(VolumeExport export) {
         return ExportSpec.newBuilder().setBindAddress(export.getBindAddress()).setPort(export.getPort())
                 .setAclEnabled(export.getAclEnabled()).setAuthRequired(export.requiresAuth())
-                .setProtocol(export.nfs() ? ExportProtocol.EXPORT_PROTOCOL_NFS : ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).build();
+                .setProtocol(export.nfs() ? ExportProtocol.EXPORT_PROTOCOL_NFS : ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP)
+                .setNfsRootSquash(export.squashesRoot() ? NfsRootSquash.NFS_ROOT_SQUASH_ON : NfsRootSquash.NFS_ROOT_SQUASH_UNSPECIFIED).build();
     }
 
     private static InvalidValueException invalid(String rule) {

@@ -93,6 +93,8 @@ class CrdChartTest {
                 .anySatisfy(r -> assertThat(r).contains("self.auth != 'required'").contains("self.aclEnabled"));
         assertThat(spec("pillarprotocols").getProperties().get("nvmeofTcp").getProperties().get("auth").getEnum())
                 .extracting(n -> n.asString()).containsExactlyInAnyOrder("required", "off");
+        assertThat(spec("pillarprotocols").getProperties().get("nfs").getProperties().get("squash").getEnum())
+                .extracting(n -> n.asString()).containsExactlyInAnyOrder("no_root_squash", "root_squash");
         assertThat(rules(spec("pillarstorageclasses").getProperties().get("parameters"))).singleElement()
                 .asString().startsWith("self.all(k, k in [");
         assertThat(rules(spec("pillarstorageclasses").getProperties().get("overridable"))).singleElement()

@@ -161,6 +161,16 @@ class SpecValidatorTest {
     }
 
     @Test
+    void nfsSquashIsNoRootSquashUnlessSetAndNeverUnset() {
+        PillarProtocolSpec spec = pillar.controller.reconcile.Pillars.nfsProtocol("n", "192.0.2.1").getSpec();
+        assertThat(spec.getNfs().getSquash()).isEqualTo(Nfs.Squash.NO_ROOT_SQUASH);
+        spec.getNfs().setSquash(Nfs.Squash.ROOT_SQUASH);
+        assertThat(SpecValidator.problems(spec)).isEmpty();
+        spec.getNfs().setSquash(null);
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec.nfs.squash: must be no_root_squash or root_squash");
+    }
+
+    @Test
     void overridableListsKnownSettingsOnce() {
         PillarStorageClassSpec spec = Pillars.storageClass("c", "tank", "tcp").getSpec();
         assertThat(spec.getOverridable()).isEmpty();

@@ -12,6 +12,7 @@ import java.util.Map;
 import io.grpc.Status;
 import org.junit.jupiter.api.Test;
 import pillar.api.agent.v1.ExportProtocol;
+import pillar.api.agent.v1.NfsRootSquash;
 import pillar.api.context.PublishContext;
 import pillar.api.csi.v1.CapacityRange;
 import pillar.api.csi.v1.ControllerExpandVolumeRequest;
@@ -172,6 +173,29 @@ class NfsVolumeLifecycleTest {
         assertThat(record("pvc-1").getSpec().getExport().getTraddr()).isEqualTo(InMemoryController.HOST);
         assertThat(controller.publish(Requests.publish("pvc-1", NODE_A, rwx(), false)).getPublishContextMap())
                 .containsEntry(PublishContext.NFS_SERVER, InMemoryController.HOST);
+    }
+
+    @Test
+    void aRootSquashingProtocolFreezesRootSquashOnEachNewVolumeAndTheDefaultIsNoRootSquash() {
+        controller.create(Requests.create("pvc-plain", GIB, rwx(), nfs()));
+        pillar.controller.crd.PillarProtocol squashing = pillar.controller.reconcile.Pillars.nfsProtocol("nfs-squash", InMemoryController.HOST);
+        squashing.getSpec().getNfs().setSquash(pillar.controller.crd.Nfs.Squash.ROOT_SQUASH);
+        controller.inventory.put(squashing);
+
+        controller.create(Requests.create("pvc-1", GIB, rwx(), parameters("shared", "nfs-squash")));
+        controller.publish(Requests.publish("pvc-1", NODE_A, rwx(), false));
+
+        assertThat(record("pvc-1").getSpec().getExport().getRootSquash()).isTrue();
+        assertThat(controller.agent().exports().get("pvc-1").spec().getNfsRootSquash()).isEqualTo(NfsRootSquash.NFS_ROOT_SQUASH_ON);
+        assertThat(record("pvc-plain").getSpec().getExport().getRootSquash()).as("unset: no_root_squash").isNull();
+        assertThat(controller.agent().exports().get("pvc-plain").spec().getNfsRootSquash())
+                .isEqualTo(NfsRootSquash.NFS_ROOT_SQUASH_UNSPECIFIED);
+
+        squashing.getSpec().getNfs().setSquash(pillar.controller.crd.Nfs.Squash.NO_ROOT_SQUASH);
+        controller.inventory.put(squashing);
+        controller.publish(Requests.publish("pvc-1", NODE_B, rwx(), false));
+        assertThat(controller.agent().exports().get("pvc-1").spec().getNfsRootSquash()).as("frozen at creation")
+                .isEqualTo(NfsRootSquash.NFS_ROOT_SQUASH_ON);
     }
 
     private PillarVolumeState record(String name) {

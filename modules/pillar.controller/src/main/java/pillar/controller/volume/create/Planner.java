@@ -186,13 +186,14 @@ public final class Planner {
 
     /**
      * An NFS export spec: the server address the nodes mount from (the protocol's, else the agent's
-     * own IP address), port 2049, always with its client list.
+     * own IP address), port 2049, always with its client list, root squashed when the protocol says so.
      */
     private VolumeExport export(Nfs nfs, String agentName) {
         String server = nfs.getServerAddress() != null ? nfs.getServerAddress()
                 : agentAddress(agentName, "the nfs protocol names no serverAddress", "nfs.serverAddress");
         VolumeExport export = new VolumeExport(server, PillarProtocol.NFS_PORT, true, server);
         export.setProtocol(ProtocolKind.NFS);
+        export.setRootSquash(nfs.rootSquash() ? Boolean.TRUE : null);
         return export;
     }
 

@@ -120,7 +120,12 @@ class ParsingTest {
                 "bindAddress=0.0.0.0,port=4421,aclEnabled=false,traddr=10.0.0.5");
         assertThat(ExportSpecs.parse("protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true")).hasToString(
                 "protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true,traddr=10.0.0.5");
-        for (String bad : List.of("", "bindAddress=10.0.0.5", "protocol=iscsi,bindAddress=10.0.0.5,port=3260,aclEnabled=true",
+        assertThat(ExportSpecs.parse("protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true,rootSquash=true")).hasToString(
+                "protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true,traddr=10.0.0.5,rootSquash=true");
+        assertThat(ExportSpecs.toProto(ExportSpecs.parse("protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true,rootSquash=true"))
+                .getNfsRootSquash()).isEqualTo(pillar.api.agent.v1.NfsRootSquash.NFS_ROOT_SQUASH_ON);
+        for (String bad : List.of("", "protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true,rootSquash=yes",
+                "bindAddress=10.0.0.5,port=4420,aclEnabled=true,rootSquash=true", "bindAddress=10.0.0.5", "protocol=iscsi,bindAddress=10.0.0.5,port=3260,aclEnabled=true",
                 "protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=false", "bindAddress=10.0.0.5,port=0,aclEnabled=true",
                 "bindAddress=10.0.0.5,port=4420,aclEnabled=yes", "bindAddress=host.example,port=4420,aclEnabled=true",
                 "bindAddress=10.0.0.5,port=4420,aclEnabled=true,extra=1", "bindAddress=0.0.0.0,port=4420,aclEnabled=true",
