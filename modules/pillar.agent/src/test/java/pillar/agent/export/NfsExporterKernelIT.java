@@ -5,21 +5,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 import pillar.agent.nfs.KernelNfsServer;
+import pillar.agent.nfs.NfsAccess;
+import pillar.agent.nfs.NfsClient;
+import pillar.agent.nfs.NfsFsid;
 import pillar.agent.nfs.NfsServer;
+import pillar.agent.nfs.NfsSquash;
+import pillar.api.value.VolumeId;
+import pillar.launch.ChildProcess;
 import pillar.runtime.exec.Command;
+import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.SystemProcessRunner;
 
 /**
  * {@link NfsExporterContract} on the kernel's nfsd through {@link KernelNfsServer} ({@code exportfs}, the VM of
  * {@code dev/kernel-it}), as the agent runs it: nfsd's filesystem mounted (its module loaded), two directories
  * of a tmpfs of the test's own (exportable with the fsid the agent gives) exported to client addresses no
- * node has (no mount: seconds). Each test removes what it exported; the tmpfs goes at the end.
+ * node has (no mount: seconds). Each test removes what it exported; the tmpfs goes at the end. One test mounts:
+ * {@link #rootOnARootSquashedClientIsTheAnonymousUidWhileNoRootSquashLetsItWrite}.
  */
 class NfsExporterKernelIT extends NfsExporterContract {
     private static final Path NFSD = Path.of("/proc/fs/nfsd");
@@ -65,5 +76,94 @@ class NfsExporterKernelIT extends NfsExporterContract {
     @Override
     protected Path directory(int n) {
         return TOP.resolve("contract-export-" + n);
+    }
+
+    /**
+     * Root squashing from outside: nfsd (10 s grace, unless it runs already) and rpc.mountd
+     * ({@code dev/vm/nfs-mountd}) over a tmpfs of its own, two 0777 directories each holding a root-owned
+     * 0644 file, one exported to 127.0.0.1 with root_squash and one with no_root_squash, both mounted over
+     * loopback. Root (this test) creates a file through each mount and rewrites the root-owned one: on the
+     * server, the squashed mount's new file is 65534's and its rewrite is refused (EACCES) with the file
+     * unchanged; the other mount's new file is root's and its rewrite lands.
+     */
+    @Test
+    void rootOnARootSquashedClientIsTheAnonymousUidWhileNoRootSquashLetsItWrite() throws Exception {
+        Path top = Path.of("/pillar-export-squash");
+        NfsClient loopback = NfsClient.parse("client", "127.0.0.1");
+        ChildProcess mountd = null;
+        boolean started = false;
+        try {
+            Files.createDirectories(top);
+            run("mount", "-t", "tmpfs", "-o", "size=1m", "pillar-export-squash", top.toString());
+            Files.createDirectories(Path.of("/var/lib/nfs/v4recovery"));
+            started = Files.readString(NFSD.resolve("threads")).strip().equals("0");
+            if (started) {
+                Files.writeString(NFSD.resolve("nfsv4gracetime"), "10\n"); // before nfsd starts: 90 s refuses every OPEN
+                run("rpc.nfsd", "-N", "3", "-V", "4.2", "--no-udp", "2");
+            }
+            mountd = ChildProcess.start("rpc.mountd", List.of(nfsMountd().toString(), top.toString(), "-N", "2", "-N", "3",
+                    "--no-udp"), stateDir.resolve("rpc.mountd.log"));
+            mountd.awaitReady(() -> succeeds("pgrep", "-x", "rpc.mountd"), Duration.ofSeconds(30), Duration.ofMillis(100));
+            for (NfsSquash squash : NfsSquash.values()) {
+                Path dir = Files.createDirectories(top.resolve(squash.option()));
+                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+                Files.writeString(dir.resolve("root-file"), "by root on the server\n");
+                Files.setPosixFilePermissions(dir.resolve("root-file"), PosixFilePermissions.fromString("rw-r--r--"));
+                server.export(dir, loopback, NfsFsid.of(VolumeId.of("contract-squash-" + squash.ordinal())), NfsAccess.READ_WRITE, squash);
+                Path mount = Files.createDirectories(stateDir.resolve("mnt-" + squash.option()));
+                run("mount", "-t", "nfs4", "-o", "vers=4.2,hard,addr=127.0.0.1,clientaddr=127.0.0.1", "127.0.0.1:" + dir, mount.toString());
+                try {
+                    Files.writeString(mount.resolve("new-file"), "by root on the client\n");
+                    boolean rewritten = writes(mount.resolve("root-file"), "rewritten by root on the client\n");
+
+                    boolean squashed = squash == NfsSquash.ROOT_SQUASH;
+                    assertThat(Files.getAttribute(dir.resolve("new-file"), "unix:uid")).as(squash + ": the new file's owner on the server")
+                            .isEqualTo(squashed ? 65534 : 0);
+                    assertThat(rewritten).as(squash + ": root rewrites a root-owned 0644 file").isEqualTo(!squashed);
+                    assertThat(Files.readString(dir.resolve("root-file"))).as(squash + ": the file on the server")
+                            .isEqualTo(squashed ? "by root on the server\n" : "rewritten by root on the client\n");
+                } finally {
+                    run("umount", mount.toString());
+                    server.unexport(dir, loopback);
+                }
+            }
+        } finally {
+            if (mountd != null) {
+                mountd.stop(Duration.ofSeconds(10));
+            }
+            if (started) {
+                succeeds("rpc.nfsd", "0");
+            }
+            succeeds("umount", top.toString());
+        }
+    }
+
+    /** Whether writing {@code text} over {@code file} succeeded; an access refusal is false, any other failure thrown. */
+    private static boolean writes(Path file, String text) throws IOException {
+        try {
+            Files.writeString(file, text);
+            return true;
+        } catch (java.nio.file.AccessDeniedException refused) {
+            return false;
+        }
+    }
+
+    private static boolean succeeds(String... argv) {
+        try {
+            run(argv);
+            return true;
+        } catch (CommandFailedException failed) {
+            return false;
+        }
+    }
+
+    /** {@code dev/vm/nfs-mountd} of the checkout, the nearest directory up from here that has it. */
+    private static Path nfsMountd() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isExecutable(dir.resolve("dev/vm/nfs-mountd"))) {
+                return dir.resolve("dev/vm/nfs-mountd");
+            }
+        }
+        throw new IllegalStateException("no dev/vm/nfs-mountd above " + Path.of("").toAbsolutePath());
     }
 }
