@@ -152,7 +152,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                     .setAgentVersion(Driver.version())
                     .setApiLevel(AgentApiLevel.CURRENT).setOldestControllerLevel(AgentApiLevel.OLDEST_CONTROLLER)
                     .addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).addProtocols(NVMEOF_TCP)
-                    .setNvmeAuth(operations.authSupported());
+                    .setNvmeAuth(operations.authSupported()).setNfsRootSquash(true);
             Optional<String> nfs = nfsProblem.get();
             if (nfs.isEmpty()) {
                 out.addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NFS).addProtocols(NFS);

@@ -379,6 +379,7 @@ class AgentNfsIT {
                 ExportProtocol.EXPORT_PROTOCOL_NFS);
         assertThat(serving.getProtocolsList()).as("the deprecated field, for the previous controller").contains("nvmeof-tcp", "nfs");
         assertThat(serving.getBackendsList()).allMatch(b -> !b.hasProblem());
+        assertThat(serving.getNfsRootSquash()).as("it honours ExportSpec.nfs_root_squash").isTrue();
         assertThat(serving.getApiLevel()).as("the agent API level it speaks").isEqualTo(pillar.api.agent.AgentApiLevel.CURRENT);
         assertThat(serving.getOldestControllerLevel()).isEqualTo(pillar.api.agent.AgentApiLevel.OLDEST_CONTROLLER);
 

@@ -41,7 +41,7 @@ public class Nfs {
     @JsonPropertyDescription("no_root_squash: root on a node is root on the volume (what pods running as root and"
             + " kubelet's fsGroup ownership change need). root_squash: root on a node acts as the anonymous uid 65534, so"
             + " it cannot write a root-owned file; other uids pass as they are (NFS trusts the node's uids). Fixed on"
-            + " each volume when it is created; every agent must be of this release or newer.")
+            + " each volume when it is created; root_squash needs an agent of this release or newer (else CreateVolume is refused).")
     @Default("no_root_squash")
     private Squash squash = Squash.NO_ROOT_SQUASH;
 

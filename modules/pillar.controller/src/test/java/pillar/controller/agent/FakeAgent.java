@@ -51,6 +51,7 @@ public final class FakeAgent {
     final Map<String, PoolState> pools = new HashMap<>();
     private boolean up = true;
     private boolean nvmeAuth;
+    private boolean nfsRootSquash = true;
     /** The DH-HMAC-CHAP secrets each allowed host was given, by volume ID and host NQN. */
     final Map<String, Map<String, HostAuth>> hostAuth = new TreeMap<>();
     /** NFS: per volume, the client addresses allowed read-only (AllowInitiator's read_only). */
@@ -100,6 +101,16 @@ public final class FakeAgent {
 
     synchronized boolean nvmeAuth() {
         return nvmeAuth;
+    }
+
+    /** Whether it honours ExportSpec.nfs_root_squash (true; false: an agent of an earlier release). */
+    public synchronized FakeAgent nfsRootSquash(boolean supported) {
+        nfsRootSquash = supported;
+        return this;
+    }
+
+    synchronized boolean nfsRootSquash() {
+        return nfsRootSquash;
     }
 
     /** The secrets a host was last given on a volume's export (AllowInitiator replaces them). */

@@ -93,6 +93,7 @@ public final class FakeAgentClient implements AgentClient {
         synchronized (agent) {
             GetCapabilitiesResponse.Builder capabilities = GetCapabilitiesResponse.newBuilder().setAgentVersion(agent.version())
                     .addAllBackends(agent.backends.values()).addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).setNvmeAuth(agent.nvmeAuth())
+                    .setNfsRootSquash(agent.nfsRootSquash())
                     .setApiLevel(agent.apiLevel()).setOldestControllerLevel(agent.oldestControllerLevel());
             agent.problem().ifPresent(capabilities::setProblem);
             capabilities.addAllDamagedRecords(agent.damagedRecords());

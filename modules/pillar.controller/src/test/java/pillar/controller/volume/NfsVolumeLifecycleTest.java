@@ -181,6 +181,11 @@ class NfsVolumeLifecycleTest {
         pillar.controller.crd.PillarProtocol squashing = pillar.controller.reconcile.Pillars.nfsProtocol("nfs-squash", InMemoryController.HOST);
         squashing.getSpec().getNfs().setSquash(pillar.controller.crd.Nfs.Squash.ROOT_SQUASH);
         controller.inventory.put(squashing);
+        controller.agent().nfsRootSquash(false);
+        assertCode(Status.Code.FAILED_PRECONDITION, () -> controller.create(Requests.create("pvc-1", GIB, rwx(),
+                parameters("shared", "nfs-squash"))));
+        assertThat(controller.records.get("pvc-1")).as("an agent that would ignore root_squash gets no volume").isEmpty();
+        controller.agent().nfsRootSquash(true);
 
         controller.create(Requests.create("pvc-1", GIB, rwx(), parameters("shared", "nfs-squash")));
         controller.publish(Requests.publish("pvc-1", NODE_A, rwx(), false));

@@ -38,7 +38,8 @@ import pillar.controller.volume.request.Capabilities;
  * The state of a new volume, with every setting resolved and checked before anything is written:
  * the store (valid, its pool discovered on its agent), the protocol (valid), the claim's
  * annotations, and the export spec the nodes will connect with (NVMe-oF/TCP, or NFS from a dataset
- * store: {@link ProtocolFit}); a protocol that requires authentication needs an agent whose kernel has it. Reads the {@link Inventory}, and the agent's
+ * store: {@link ProtocolFit}); a protocol that requires authentication needs an agent whose kernel has it, one
+ * that squashes root an agent that can. Reads the {@link Inventory}, and the agent's
  * capabilities then.
  */
 public final class Planner {
@@ -74,6 +75,11 @@ public final class Planner {
                         + Grammars.printable(name.value()));
             }
             auth.requireSupported(store.getSpec().getAgent());
+        }
+        if (protocol.getNfs() != null && protocol.getNfs().rootSquash() && !auth.capabilities(store.getSpec().getAgent()).getNfsRootSquash()) {
+            // an older agent would ignore the field and export no_root_squash
+            throw CsiException.precondition("PillarProtocol " + parameters.protocol() + " asks for root_squash and agent "
+                    + store.getSpec().getAgent() + " cannot export with it (an agent of an earlier release): upgrade the agent");
         }
         Map<String, String> annotations = parameters.claim().map(this::claimAnnotations).orElse(Map.of());
         VolumeSettings settings = VolumeSettings.resolve(store.getSpec(), parameters.settings(), parameters.overridable(),

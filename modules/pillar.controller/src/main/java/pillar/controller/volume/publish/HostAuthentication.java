@@ -9,7 +9,6 @@ import pillar.runtime.server.CsiException;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
-import pillar.controller.agent.AgentTarget;
 import pillar.controller.auth.HostSecrets;
 import pillar.controller.auth.PublicationKeys;
 import pillar.controller.auth.VolumeStageSecrets;
@@ -44,10 +43,14 @@ public final class HostAuthentication {
 
     /** FAILED_PRECONDITION NvmeAuthUnsupported unless the agent's kernel can authenticate hosts. */
     public void requireSupported(String agentName) {
-        AgentTarget target = locator.target(agentName);
-        if (!agents.getCapabilities(target, GetCapabilitiesRequest.getDefaultInstance()).getNvmeAuth()) {
+        if (!capabilities(agentName).getNvmeAuth()) {
             throw CsiException.precondition(unsupported(agentName));
         }
+    }
+
+    /** What the agent says it can do now (a call to it). */
+    public pillar.api.agent.v1.GetCapabilitiesResponse capabilities(String agentName) {
+        return agents.getCapabilities(locator.target(agentName), GetCapabilitiesRequest.getDefaultInstance());
     }
 
     /** The message of an agent without nvmet authentication. */
