@@ -1,14 +1,7 @@
 package pillar.agent.service;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -20,6 +13,7 @@ import pillar.api.agent.v1.GetVolumesHealthResponse;
 import pillar.api.agent.v1.VolumeHealthError;
 import pillar.api.agent.v1.VolumeHealthResult;
 import pillar.api.value.InvalidValueException;
+import pillar.runtime.exec.BoundedFanOut;
 import pillar.runtime.exec.CallBudget;
 import pillar.runtime.server.UnaryCall;
 
@@ -39,31 +33,14 @@ final class VolumesHealth {
                     + HealthBatch.MAX_ENTRIES + " a call");
         }
         long deadline = System.nanoTime() + CallBudget.cap(Duration.ofDays(1)).toNanos();
-        Semaphore slots = new Semaphore(HealthBatch.AT_ONCE);
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<VolumeHealthResult>> results = new ArrayList<>();
-            for (GetVolumeHealthRequest entry : request.getVolumesList()) {
-                results.add(threads.submit(() -> {
-                    slots.acquire();
-                    try {
-                        // the budget is the calling thread's: each entry gets what is left of it
-                        return CallBudget.within(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())),
-                                () -> one(operations, entry));
-                    } finally {
-                        slots.release();
-                    }
-                }));
-            }
-            GetVolumesHealthResponse.Builder out = GetVolumesHealthResponse.newBuilder();
-            for (Future<VolumeHealthResult> result : results) {
-                out.addResults(result.get());
-            }
-            return out.build();
+        try {
+            // the budget is the calling thread's: each entry gets what is left of it
+            return GetVolumesHealthResponse.newBuilder().addAllResults(BoundedFanOut.map(request.getVolumesList(), HealthBatch.AT_ONCE,
+                    "reading a volume's health", entry -> CallBudget.within(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())),
+                            () -> one(operations, entry)))).build();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw Status.CANCELLED.withDescription("interrupted while reading the volumes' health").asRuntimeException();
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("reading a volume's health failed", e.getCause());
         }
     }
 

@@ -5,13 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.logging.Logger;
+import java.util.stream.IntStream;
 
 import io.grpc.Status;
 import pillar.api.agent.HealthBatch;
@@ -19,6 +15,7 @@ import pillar.api.agent.v1.GetVolumeHealthRequest;
 import pillar.api.agent.v1.GetVolumesHealthRequest;
 import pillar.api.agent.v1.VolumeHealthResult;
 import pillar.api.csi.v1.VolumeCondition;
+import pillar.runtime.exec.BoundedFanOut;
 import pillar.runtime.server.CsiException;
 import pillar.controller.agent.AgentClient;
 import pillar.controller.agent.AgentException;
@@ -93,11 +90,10 @@ public final class VolumeHealthReader {
         chunk.forEach(i -> request.addVolumes(request(page.get(i))));
         try {
             List<VolumeHealthResult> results = agents.getVolumesHealth(agent.target(), request.build()).getResultsList();
-            for (int k = 0; k < chunk.size(); k++) {
-                if (results.size() != chunk.size() || !results.get(k).getVolumeId().equals(request.getVolumes(k).getVolumeId())) {
-                    throw new AgentException(AgentException.Kind.FAILED, "GetVolumesHealth", agent.target(), "answered "
-                            + results.size() + " results, not one per volume asked in its order (" + chunk.size() + ")");
-                }
+            if (results.size() != chunk.size() || IntStream.range(0, chunk.size())
+                    .anyMatch(k -> !results.get(k).getVolumeId().equals(request.getVolumes(k).getVolumeId()))) {
+                throw new AgentException(AgentException.Kind.FAILED, "GetVolumesHealth", agent.target(), "answered "
+                        + results.size() + " results, not one per volume asked in its order (" + chunk.size() + ")");
             }
             for (int k = 0; k < chunk.size(); k++) {
                 out.set(chunk.get(k), condition(page.get(chunk.get(k)), results.get(k), agent.target()));
@@ -152,28 +148,11 @@ public final class VolumeHealthReader {
 
     /** Runs the tasks, {@link HealthBatch#AT_ONCE} at a time, and returns once all have. */
     private static void atOnce(List<Runnable> tasks) {
-        Semaphore slots = new Semaphore(HealthBatch.AT_ONCE);
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<?>> running = new ArrayList<>();
-            for (Runnable task : tasks) {
-                running.add(threads.submit(() -> {
-                    slots.acquire();
-                    try {
-                        task.run();
-                    } finally {
-                        slots.release();
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> task : running) {
-                task.get();
-            }
+        try {
+            BoundedFanOut.run(tasks, HealthBatch.AT_ONCE, "reading the volumes' conditions");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw CsiException.unavailable("interrupted while reading the volumes' conditions");
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("reading the volumes' conditions failed", e.getCause());
         }
     }
 
