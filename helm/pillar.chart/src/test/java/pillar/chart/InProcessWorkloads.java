@@ -37,7 +37,6 @@ import pillar.agent.backend.Backends;
 import pillar.agent.backend.lvm.FakeLvm;
 import pillar.controller.KubernetesClients;
 import pillar.runtime.metrics.TimedProcessRunner;
-import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.agent.config.AgentConfig;
 import pillar.agent.config.BackendConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
@@ -76,6 +75,7 @@ import pillar.controller.crd.PillarProtocolSpec;
 import pillar.controller.crd.PillarStore;
 import pillar.controller.crd.PillarStoreSpec;
 import pillar.controller.crd.StorageClassParameters;
+import pillar.controller.reconcile.MockServers;
 import pillar.node.NodeMain;
 import pillar.node.fs.FakeProcessRunner;
 import pillar.node.fs.FilesystemTools;
@@ -323,6 +323,6 @@ final class InProcessWorkloads implements AutoCloseable {
         servers.remove("controller");
         servers.values().forEach(WorkloadServer::close);
         client.close();
-        api.destroy();
+        MockServers.destroy(api);
     }
 }
