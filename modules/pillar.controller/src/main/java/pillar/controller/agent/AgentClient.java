@@ -1,5 +1,7 @@
 package pillar.controller.agent;
 
+import pillar.api.agent.v1.AdoptVolumeRequest;
+import pillar.api.agent.v1.AdoptVolumeResponse;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
 import pillar.api.agent.v1.CreateSnapshotRequest;
@@ -65,6 +67,14 @@ public interface AgentClient {
 
     /** Creates the zvol or LV; an existing one of the same size is returned (ALREADY_EXISTS for another size). */
     CreateVolumeResponse createVolume(AgentTarget agent, CreateVolumeRequest request);
+
+    /**
+     * Brings an existing zvol, dataset or LV under this installation (sets its ownership marks) and
+     * answers it with its size; one this installation owns already is returned as it is. Missing:
+     * NOT_FOUND; another installation's or open: FAILED_PRECONDITION with reason VOLUME_FOREIGN or
+     * VOLUME_IN_USE; smaller than asked: OUT_OF_RANGE; an agent of before it: UNSUPPORTED.
+     */
+    AdoptVolumeResponse adoptVolume(AgentTarget agent, AdoptVolumeRequest request);
 
     /** Unexports and destroys the volume and ends its lifecycle; repeating it succeeds. */
     DeleteVolumeResponse deleteVolume(AgentTarget agent, DeleteVolumeRequest request);

@@ -23,6 +23,8 @@ import pillar.api.agent.HealthBatch;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
+import pillar.api.agent.v1.AdoptVolumeRequest;
+import pillar.api.agent.v1.AdoptVolumeResponse;
 import pillar.api.agent.v1.CreateSnapshotRequest;
 import pillar.api.agent.v1.CreateSnapshotResponse;
 import pillar.api.agent.v1.CreateVolumeRequest;
@@ -143,6 +145,11 @@ public final class GrpcAgentClient implements AgentClient, AutoCloseable {
     @Override
     public CreateVolumeResponse createVolume(AgentTarget agent, CreateVolumeRequest request) {
         return mutate(agent, "CreateVolume", stub -> stub.createVolume(request));
+    }
+
+    @Override
+    public AdoptVolumeResponse adoptVolume(AgentTarget agent, AdoptVolumeRequest request) {
+        return mutate(agent, "AdoptVolume", stub -> stub.adoptVolume(request));
     }
 
     @Override

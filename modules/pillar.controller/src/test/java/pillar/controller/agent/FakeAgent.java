@@ -73,6 +73,16 @@ public final class FakeAgent {
     final Map<String, String> contents = new HashMap<>();
     /** The copy mode each volume made from a source was asked to be made with, by volume ID. */
     final Map<String, pillar.api.agent.v1.CopyMode> copyModes = new HashMap<>();
+    /**
+     * Volumes on a backend that no installation marked (made by hand, or by an earlier system): what
+     * AdoptVolume takes; CreateVolume's and adopted ones are this installation's and not in it.
+     */
+    final Set<String> unmarked = new java.util.HashSet<>();
+    /** Volumes marked by another installation, by volume ID: AdoptVolume refuses them (VOLUME_FOREIGN). */
+    final Map<String, String> foreign = new HashMap<>();
+    /** Volumes open on the storage node (mounted, held, exported by something else): AdoptVolume refuses them. */
+    final Set<String> open = new java.util.HashSet<>();
+    private boolean adopts = true;
     /** The snapshots' own fencing marks (the agent keeps them apart from the volumes'). */
     final Map<String, FencingMark> snapshotMarks = new HashMap<>();
 
@@ -227,6 +237,51 @@ public final class FakeAgent {
         drift(volumeId, lines);
         stuckDrift.add(volumeId);
         return this;
+    }
+
+    /**
+     * An existing zvol, dataset or LV of that name and size on a configured backend that carries no
+     * installation's mark (an operator made it): AdoptVolume can take it. Its device is where the
+     * agent's would be.
+     */
+    public synchronized FakeAgent existingVolume(String volumeId, String backend, long size) {
+        volumes.put(volumeId, new Volume(backend, size, Map.of(), FakeAgentClient.device(backends.get(backend), volumeId)));
+        unmarked.add(volumeId);
+        foreign.remove(volumeId);
+        return this;
+    }
+
+    /** {@link #existingVolume}, marked by another installation of that ID: AdoptVolume refuses it as foreign. */
+    public synchronized FakeAgent foreignVolume(String volumeId, String backend, long size, String installation) {
+        existingVolume(volumeId, backend, size);
+        unmarked.remove(volumeId);
+        foreign.put(volumeId, installation);
+        return this;
+    }
+
+    /** Whether something on the storage node holds the volume open (AdoptVolume refuses an unmarked one then). */
+    public synchronized FakeAgent open(String volumeId, boolean isOpen) {
+        if (isOpen) {
+            open.add(volumeId);
+        } else {
+            open.remove(volumeId);
+        }
+        return this;
+    }
+
+    /** An agent of before AdoptVolume: it answers that call UNIMPLEMENTED (the default serves it). */
+    public synchronized FakeAgent withoutAdoptVolume() {
+        adopts = false;
+        return this;
+    }
+
+    synchronized boolean adopts() {
+        return adopts;
+    }
+
+    /** Whether the volume exists and carries this installation's marks (created or adopted here). */
+    public synchronized boolean owns(String volumeId) {
+        return volumes.containsKey(volumeId) && !unmarked.contains(volumeId) && !foreign.containsKey(volumeId);
     }
 
     /** The zvol or LV is gone behind the agent (an operator's lvremove or zfs destroy); its export record stays. */

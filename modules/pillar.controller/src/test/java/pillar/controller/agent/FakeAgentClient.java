@@ -10,6 +10,8 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import pillar.api.agent.v1.AdoptVolumeRequest;
+import pillar.api.agent.v1.AdoptVolumeResponse;
 import pillar.api.agent.v1.AgentErrorReason;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
@@ -140,11 +142,8 @@ public final class FakeAgentClient implements AgentClient {
                 throw new AgentException(AgentException.Kind.NO_SPACE, "CreateVolume", target,
                         "RESOURCE_EXHAUSTED: backend " + r.getBackend() + " has " + agent.available(r.getBackend()) + " bytes free");
             }
-            pillar.api.agent.v1.Backend on = agent.backends.get(r.getBackend());
             FakeAgent.Volume volume = new FakeAgent.Volume(r.getBackend(), r.getSizeBytes(), Map.copyOf(r.getOptionsMap()),
-                    kind == BackendKind.BACKEND_KIND_ZFS_DATASET // a dataset's mountpoint, as zfs gives it
-                            ? "/" + on.getPool() + (on.getParent().isEmpty() ? "" : "/" + on.getParent()) + "/" + r.getVolumeId()
-                            : "/dev/" + on.getPool() + "/" + r.getVolumeId());
+                    device(agent.backends.get(r.getBackend()), r.getVolumeId()));
             agent.volumes.put(r.getVolumeId(), volume);
             content.ifPresent(c -> {
                 agent.contents.put(r.getVolumeId(), c);
@@ -152,6 +151,53 @@ public final class FakeAgentClient implements AgentClient {
             });
             return CreateVolumeResponse.newBuilder().setVolume(proto(r.getVolumeId(), volume)).build();
         });
+    }
+
+    /**
+     * As the agent: an unmarked volume of that name on the backend is marked as this installation's and
+     * answered with its size, and one this installation owns already is answered as it is (a retry, fenced
+     * like any change). Refused before the fencing mark is touched, changing nothing: missing (NOT_FOUND),
+     * another installation's (VOLUME_FOREIGN), an unmarked one held open (VOLUME_IN_USE), smaller than
+     * min_size_bytes (OUT_OF_RANGE). An agent of before the call answers UNIMPLEMENTED.
+     */
+    @Override
+    public AdoptVolumeResponse adoptVolume(AgentTarget target, AdoptVolumeRequest r) {
+        FakeAgent reached = reach(target, "AdoptVolume", r.getVolumeId());
+        if (!reached.adopts()) {
+            throw new AgentException(AgentException.Kind.UNSUPPORTED, "AdoptVolume", target,
+                    "UNIMPLEMENTED: Method not found: pillar.agent.v1.AgentService/AdoptVolume");
+        }
+        return fenced(target, "AdoptVolume", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, agent -> {
+            backend(target, "AdoptVolume", agent, r.getBackend());
+            FakeAgent.Volume volume = agent.volumes.get(r.getVolumeId());
+            if (volume == null || !volume.backend().equals(r.getBackend())) {
+                throw new AgentException(AgentException.Kind.NOT_FOUND, "AdoptVolume", target, "NOT_FOUND: no volume "
+                        + r.getVolumeId() + " on backend " + r.getBackend());
+            }
+            if (agent.foreign.containsKey(r.getVolumeId())) {
+                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, AgentErrorReason.AGENT_ERROR_REASON_VOLUME_FOREIGN,
+                        "AdoptVolume", target, "FAILED_PRECONDITION: VolumeForeign: volume " + r.getVolumeId()
+                                + " belongs to installation " + agent.foreign.get(r.getVolumeId()), null);
+            }
+            if (agent.unmarked.contains(r.getVolumeId()) && agent.open.contains(r.getVolumeId())) {
+                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION, AgentErrorReason.AGENT_ERROR_REASON_VOLUME_IN_USE,
+                        "AdoptVolume", target, "FAILED_PRECONDITION: VolumeInUse: volume " + r.getVolumeId() + " is open", null);
+            }
+            if (volume.size() < r.getMinSizeBytes()) {
+                throw new AgentException(AgentException.Kind.OUT_OF_RANGE, "AdoptVolume", target, "OUT_OF_RANGE: volume "
+                        + r.getVolumeId() + " has " + volume.size() + " bytes, fewer than min_size_bytes " + r.getMinSizeBytes());
+            }
+        }, (agent, done) -> {
+            agent.unmarked.remove(r.getVolumeId());
+            return AdoptVolumeResponse.newBuilder().setVolume(proto(r.getVolumeId(), agent.volumes.get(r.getVolumeId()))).build();
+        });
+    }
+
+    /** Where the agent puts a volume of a backend: a dataset's mountpoint (as zfs gives it), else its block device. */
+    static String device(pillar.api.agent.v1.Backend on, String volumeId) {
+        return on.getKind() == BackendKind.BACKEND_KIND_ZFS_DATASET
+                ? "/" + on.getPool() + (on.getParent().isEmpty() ? "" : "/" + on.getParent()) + "/" + volumeId
+                : "/dev/" + on.getPool() + "/" + volumeId;
     }
 
     @Override
@@ -163,6 +209,7 @@ public final class FakeAgentClient implements AgentClient {
                 agent.volumes.remove(r.getVolumeId());
                 agent.contents.remove(r.getVolumeId());
                 agent.copyModes.remove(r.getVolumeId());
+                agent.open.remove(r.getVolumeId());
             }
             return DeleteVolumeResponse.getDefaultInstance();
         });

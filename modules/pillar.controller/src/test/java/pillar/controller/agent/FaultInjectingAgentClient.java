@@ -12,6 +12,8 @@ import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
 import pillar.api.agent.v1.CreateSnapshotRequest;
 import pillar.api.agent.v1.CreateSnapshotResponse;
+import pillar.api.agent.v1.AdoptVolumeRequest;
+import pillar.api.agent.v1.AdoptVolumeResponse;
 import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.CreateVolumeResponse;
 import pillar.api.agent.v1.DeleteSnapshotRequest;
@@ -150,6 +152,11 @@ public final class FaultInjectingAgentClient implements AgentClient {
     @Override
     public GetCapacityResponse getCapacity(AgentTarget target, GetCapacityRequest request) {
         return call(target, "GetCapacity", () -> agent.getCapacity(target, request));
+    }
+
+    @Override
+    public AdoptVolumeResponse adoptVolume(AgentTarget target, AdoptVolumeRequest request) {
+        return call(target, "AdoptVolume", () -> agent.adoptVolume(target, request));
     }
 
     @Override

@@ -228,6 +228,40 @@ class GrpcAgentClientIT {
     }
 
     @Test
+    void adoptVolumeAnswersTheVolumeAndIsSentOnceLikeEveryChange() {
+        AgentTarget agent = plaintextAgent();
+        client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));
+        pillar.api.agent.v1.AdoptVolumeRequest request = pillar.api.agent.v1.AdoptVolumeRequest.newBuilder()
+                .setVolumeId("data-1").setBackend("fast").build();
+
+        assertThat(client.adoptVolume(agent, request).getVolume().getSizeBytes()).isEqualTo(TestAgentService.ADOPTED_SIZE);
+        service.failNext(Status.UNAVAILABLE.withDescription("restarting"));
+        assertThatThrownBy(() -> client.adoptVolume(agent, request)).isInstanceOfSatisfying(AgentException.class,
+                e -> assertThat(e.kind()).isEqualTo(AgentException.Kind.UNREACHABLE));
+        assertThat(service.adoptCalls.get()).isEqualTo(2);
+    }
+
+    @Test
+    void adoptVolumesRefusalsArriveWithTheirReasonAndAnOlderAgentIsUnsupported() {
+        AgentTarget agent = plaintextAgent();
+        client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));
+        pillar.api.agent.v1.AdoptVolumeRequest request = pillar.api.agent.v1.AdoptVolumeRequest.newBuilder()
+                .setVolumeId("data-1").setBackend("fast").build();
+        service.failNext(AgentErrors.failure(Status.FAILED_PRECONDITION.withDescription("volume data-1 is mounted"),
+                AgentErrorReason.AGENT_ERROR_REASON_VOLUME_IN_USE));
+
+        assertThatThrownBy(() -> client.adoptVolume(agent, request)).isInstanceOfSatisfying(AgentException.class, e -> {
+            assertThat(e.kind()).isEqualTo(AgentException.Kind.FAILED_PRECONDITION);
+            assertThat(e.reason()).isEqualTo(AgentErrorReason.AGENT_ERROR_REASON_VOLUME_IN_USE);
+        });
+        service.withoutAdoptVolume();
+        assertThatThrownBy(() -> client.adoptVolume(agent, request)).isInstanceOfSatisfying(AgentException.class, e -> {
+            assertThat(e.kind()).isEqualTo(AgentException.Kind.UNSUPPORTED);
+            assertThat(e.rpc()).isEqualTo("AdoptVolume");
+        });
+    }
+
+    @Test
     void anUnknownBackendIsTheAgentsInvalidArgument() {
         AgentTarget agent = plaintextAgent();
         client = new GrpcAgentClient(Optional.empty(), settings(Duration.ofSeconds(20)));

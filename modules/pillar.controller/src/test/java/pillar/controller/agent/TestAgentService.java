@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import pillar.api.agent.v1.AdoptVolumeRequest;
+import pillar.api.agent.v1.AdoptVolumeResponse;
 import pillar.api.agent.v1.ExportProtocol;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
@@ -21,12 +23,18 @@ import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.api.agent.v1.GetCapacityResponse;
 
 /**
- * A tiny agent API server for the client's tests: answers GetCapabilities, GetCapacity and
- * AllowInitiator (a mutation: counted, and answered without doing anything) like the real agent, unless told to fail the next calls with a status, or to hold them until released.
+ * A tiny agent API server for the client's tests: answers GetCapabilities, GetCapacity,
+ * AllowInitiator and AdoptVolume (mutations: counted, and answered without doing anything; AdoptVolume
+ * with a volume of {@link #ADOPTED_SIZE} bytes, or UNIMPLEMENTED as an agent of before it once
+ * {@link #withoutAdoptVolume}) like the real agent, unless told to fail the next calls with a status,
+ * or to hold them until released.
  */
 final class TestAgentService extends AgentServiceGrpc.AgentServiceImplBase {
     final AtomicInteger capabilityCalls = new AtomicInteger();
     final AtomicInteger allowCalls = new AtomicInteger();
+    final AtomicInteger adoptCalls = new AtomicInteger();
+    static final long ADOPTED_SIZE = 1L << 30;
+    private volatile boolean adopts = true;
     private final Deque<StatusRuntimeException> failures = new ArrayDeque<>();
     private volatile CountDownLatch hold = new CountDownLatch(0);
 
@@ -87,6 +95,26 @@ final class TestAgentService extends AgentServiceGrpc.AgentServiceImplBase {
             response.onNext(AllowInitiatorResponse.getDefaultInstance());
             response.onCompleted();
         }
+    }
+
+    @Override
+    public void adoptVolume(AdoptVolumeRequest request, StreamObserver<AdoptVolumeResponse> response) {
+        adoptCalls.incrementAndGet();
+        if (!adopts) {
+            super.adoptVolume(request, response); // the generated base: UNIMPLEMENTED
+            return;
+        }
+        if (answer(response)) {
+            response.onNext(AdoptVolumeResponse.newBuilder().setVolume(pillar.api.agent.v1.Volume.newBuilder()
+                    .setVolumeId(request.getVolumeId()).setBackend(request.getBackend()).setSizeBytes(ADOPTED_SIZE)
+                    .setDevicePath("/dev/vg0/" + request.getVolumeId())).build());
+            response.onCompleted();
+        }
+    }
+
+    /** Answers AdoptVolume as an agent of before it does: UNIMPLEMENTED. */
+    void withoutAdoptVolume() {
+        adopts = false;
     }
 
     /** Waits if held, fails if told to; true when the call should be answered normally. */
