@@ -44,6 +44,14 @@ public final class StorageClassParameters {
      */
     public static final String OVERRIDABLE = "pillar.csi.io/overridable";
 
+    /**
+     * A static PersistentVolume's volume attribute, never a StorageClass parameter: {@code "true"} asks
+     * the controller to adopt the existing zvol, dataset or LV its volumeHandle names on its first
+     * ControllerPublishVolume (with {@link #STORE}, {@link #PROTOCOL} and optionally {@link #FS_TYPE} beside
+     * it). Any other value is INVALID_ARGUMENT; absent, a volume without a state is NOT_FOUND as ever.
+     */
+    public static final String ADOPT = "pillar.csi.io/adopt";
+
     /** The prefix of every pillar key, in StorageClass parameters and claim annotations alike. */
     public static final String PREFIX = "pillar.csi.io/";
 

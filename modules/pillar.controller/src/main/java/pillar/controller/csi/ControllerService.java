@@ -55,6 +55,8 @@ import pillar.controller.volume.create.CreateParameters;
 import pillar.controller.volume.state.CsiVolumes;
 import pillar.controller.volume.Expander;
 import pillar.controller.volume.Leading;
+import pillar.controller.volume.create.AdoptParameters;
+import pillar.controller.volume.create.Adopter;
 import pillar.controller.volume.create.Provisioner;
 import pillar.controller.volume.publish.Publisher;
 import pillar.controller.volume.state.Records;
@@ -99,6 +101,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     private final VolumeLocks locks;
     private final Leading leading;
     private final Provisioner provisioner;
+    private final Adopter adopter;
     private final Publisher publisher;
     private final Expander expander;
     private final CapacityReader capacity;
@@ -119,6 +122,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         this.locks = volumes.locks();
         this.leading = volumes.leading();
         this.provisioner = volumes.provisioner();
+        this.adopter = volumes.adopter();
         this.publisher = volumes.publisher();
         this.expander = volumes.expander();
         this.capacity = volumes.capacity();
@@ -176,6 +180,12 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         });
     }
 
+    /**
+     * Lets the node reach the volume ({@link Publisher}). A volume without a state is NOT_FOUND, unless the
+     * volume_context carries {@code pillar.csi.io/adopt: "true"} (a static PersistentVolume's attributes):
+     * then the existing volume its ID names is adopted first ({@link Adopter}); its attributes and ID are
+     * checked as arguments (INVALID_ARGUMENT), the agent's refusals are FAILED_PRECONDITION or NOT_FOUND.
+     */
     @Override
     public void controllerPublishVolume(ControllerPublishVolumeRequest r, StreamObserver<ControllerPublishVolumeResponse> response) {
         unary("ControllerPublishVolume", response, () -> {
@@ -188,10 +198,13 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
                 throw CsiException.invalid("volume_capability is required");
             }
             Capabilities.check(r.getVolumeCapability());
-            VolumeId id = VolumeIds.existing(r.getVolumeId());
+            // a static PersistentVolume that names an existing volume to adopt (its attributes checked first)
+            Optional<AdoptParameters> adopt = AdoptParameters.parse(r.getVolumeContextMap());
+            VolumeId id = adopt.isPresent() ? VolumeIds.adopted(r.getVolumeId()) : VolumeIds.existing(r.getVolumeId());
             Nqn node = nodeNqn(r.getNodeId());
             return locks.run(id, "ControllerPublishVolume", () -> {
                 leading.require();
+                adopt.ifPresent(parameters -> adopter.adopt(id, r.getVolumeCapability(), parameters));
                 return publisher.publish(id, node, r.getVolumeCapability(), r.getReadonly());
             });
         });

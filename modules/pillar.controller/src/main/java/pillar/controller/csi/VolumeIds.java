@@ -9,6 +9,7 @@ import java.util.Optional;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;
+import pillar.controller.crd.Grammars;
 import pillar.runtime.server.CsiException;
 
 /**
@@ -67,6 +68,23 @@ final class VolumeIds {
             return VolumeId.of(volumeId);
         } catch (InvalidValueException malformed) {
             throw CsiException.notFound("volume " + volumeId + " does not exist: " + malformed.getMessage());
+        }
+    }
+
+    /**
+     * The volume_id of a static PersistentVolume that asks to be adopted, checked after every required
+     * field: its volumeHandle names the LV, zvol or dataset, so one that is no pillar-csi volume ID is
+     * the operator's to fix (INVALID_ARGUMENT), by renaming the volume on the storage node first.
+     */
+    static VolumeId adopted(String volumeId) {
+        require(volumeId);
+        try {
+            return VolumeId.of(volumeId);
+        } catch (InvalidValueException malformed) {
+            throw CsiException.invalid("volume_id " + Grammars.printable(volumeId) + " cannot be adopted: the volumeHandle of an"
+                    + " adopted volume is its LV, zvol or dataset name and must be a pillar-csi volume ID (lower-case letters,"
+                    + " digits and '-', at most 63): rename it on the storage node first (lvrename, zfs rename) ("
+                    + malformed.getMessage() + ")");
         }
     }
 

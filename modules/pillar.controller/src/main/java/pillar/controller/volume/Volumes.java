@@ -11,6 +11,7 @@ import pillar.controller.reconcile.AgentTargets;
 import pillar.controller.reconcile.loop.Events;
 import pillar.controller.reconcile.ExportAudit;
 import pillar.controller.volume.create.AbandonedCreates;
+import pillar.controller.volume.create.Adopter;
 import pillar.controller.volume.create.LifecycleEnd;
 import pillar.controller.volume.create.Planner;
 import pillar.controller.volume.create.Provisioner;
@@ -25,7 +26,7 @@ import pillar.controller.volume.state.VolumeStates;
 /**
  * The volume state machine, assembled once per process: the states over their {@link VolumeRecords},
  * the {@link Steps} that fence every agent call, and the operations on them ({@link Provisioner},
- * {@link Publisher}, {@link Expander}, {@link LifecycleEnd}, {@link AbandonedCreates}) and reads
+ * {@link Adopter}, {@link Publisher}, {@link Expander}, {@link LifecycleEnd}, {@link AbandonedCreates}) and reads
  * ({@link CapacityReader}, {@link VolumeHealthReader}). It reaches the cluster only through its
  * ports ({@link VolumeRecords}, {@link Inventory}, {@link Events}), the agents through
  * {@link AgentClient}; {@code pillar.controller.csi.ControllerService} and {@link VolumeStateReconciler} share it, and so
@@ -43,6 +44,7 @@ public final class Volumes {
     final HostAuthentication auth;
     final LifecycleEnd end;
     final Provisioner provisioner;
+    final Adopter adopter;
     final Publisher publisher;
     final Expander expander;
     final CapacityReader capacity;
@@ -71,7 +73,9 @@ public final class Volumes {
         this.locator = new AgentLocator(inventory, targets);
         this.auth = new HostAuthentication(agents, locator, publicationKeys, stageSecrets);
         this.end = new LifecycleEnd(states, steps, agents, auth);
-        this.provisioner = new Provisioner(states, steps, agents, locator, new Planner(inventory, locator, auth), auth, end);
+        Planner planner = new Planner(inventory, locator, auth);
+        this.provisioner = new Provisioner(states, steps, agents, locator, planner, auth, end);
+        this.adopter = new Adopter(states, planner, provisioner, end);
         this.publisher = new Publisher(states, steps, agents, locator, inventory, events, auth);
         this.expander = new Expander(states, steps, agents, locator);
         this.capacity = new CapacityReader(inventory, agents, locator);
@@ -94,6 +98,11 @@ public final class Volumes {
 
     public Provisioner provisioner() {
         return provisioner;
+    }
+
+    /** Adopts the existing volume a static PersistentVolume names, on its first publish. */
+    public Adopter adopter() {
+        return adopter;
     }
 
     public Publisher publisher() {

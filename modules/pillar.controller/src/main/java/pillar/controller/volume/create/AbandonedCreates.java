@@ -38,7 +38,9 @@ import pillar.controller.volume.state.VolumeStates;
  * claim's UID, as the provisioner names volumes ({@code pvc-<uid>}): a claim made again under the
  * same name has another UID and does not keep the state. A state that records no claim (an older
  * record) is never removed on a guess: it is reported by a Warning event {@value #UNKNOWN_CLAIM},
- * and removed only once an operator deletes it by hand (the explicit decision).
+ * and removed only once an operator deletes it by hand (the explicit decision). An incomplete
+ * {@link Adoption} has no claim and is finished by the next publish: it is removed only by hand too,
+ * and one the agent never confirmed only forgotten ({@link LifecycleEnd#forget}), its volume untouched.
  */
 public final class AbandonedCreates {
     /** The reason of the event after a removal. */
@@ -87,6 +89,10 @@ public final class AbandonedCreates {
             return new Outcome.Kept(Result.done());
         }
         PillarVolumeStateSpec spec = state.getSpec();
+        if (Adoption.of(spec)) {
+            // no claim and no provisioner behind it: the next publish finishes it; only an operator removes it
+            return Records.deletionHeld(state) ? remove(state, "it was deleted by hand") : new Outcome.Kept(Result.done());
+        }
         Duration left = grace.minus(Duration.between(created(state), clock.instant()));
         Optional<CreateParameters.Claim> claim = claim(spec.getClaim());
         if (claim.isEmpty()) {
@@ -127,6 +133,15 @@ public final class AbandonedCreates {
                 PillarVolumeState state = now.get();
                 VolumePhase phase = Records.phase(state);
                 PillarVolumeStateSpec spec = state.getSpec();
+                if (Adoption.unconfirmed(state)) {
+                    end.forget(state);
+                    String message = "forgot the adoption of volume " + id + " (" + phase + "): " + why + "; the agent never"
+                            + " confirmed it, so the volume on agent " + spec.getAgent() + " (backend " + spec.getBackend()
+                            + ") is left as it is, its data untouched";
+                    LOG.info("PillarVolumeState " + id + ": " + message);
+                    events.normal(state, REMOVED, message);
+                    return new Outcome.Removed();
+                }
                 end.end(state, locator.target(spec.getAgent()), INCOMPLETE);
                 String message = "removed volume " + id + ": its create never completed (" + phase + ") and " + why
                         + "; the " + spec.getBackendKind() + " volume and its export on agent " + spec.getAgent()

@@ -63,4 +63,19 @@ public final class LifecycleEnd {
         String lifecycle = state.getMetadata().getUid();
         LOG.info(() -> "volume " + id + " deleted; lifecycle " + lifecycle + " ended");
     }
+
+    /**
+     * Ends the lifecycle of an adoption the agent never confirmed ({@link Adoption#unconfirmed}) in the
+     * controller alone: its stage Secret and state go, never the agent's volume, which stays the operator's
+     * with its data (and whatever mark a lost answer left, which a later adoption of this lifecycle's token
+     * would have found). Only while nothing is published and it is still unconfirmed; a state gone is success.
+     */
+    public void forget(PillarVolumeState state) {
+        if (state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth()) {
+            auth.deleted(state);
+        }
+        states.delete(state, s -> Records.publications(s).isEmpty() && Adoption.unconfirmed(s));
+        LOG.info(() -> "volume " + state.getMetadata().getName() + ": adoption forgotten (lifecycle " + state.getMetadata().getUid()
+                + "); its volume on the agent is untouched");
+    }
 }

@@ -115,6 +115,21 @@ public final class Planner {
     }
 
     /**
+     * Fails with INVALID_ARGUMENT when no PillarStore or PillarProtocol of these names exists: what a
+     * static PersistentVolume names must (one that exists but is not ready is FAILED_PRECONDITION later).
+     */
+    void requireKnown(String store, String protocol) {
+        if (inventory.store(store).isEmpty()) {
+            throw CsiException.invalid("volume_context[" + pillar.controller.crd.StorageClassParameters.STORE + "]: no PillarStore "
+                    + store + " exists");
+        }
+        if (inventory.protocol(protocol).isEmpty()) {
+            throw CsiException.invalid("volume_context[" + pillar.controller.crd.StorageClassParameters.PROTOCOL + "]: no PillarProtocol "
+                    + protocol + " exists");
+        }
+    }
+
+    /**
      * Whether the store accepts a thin pool that does not zero new chunks, as its spec says now (not
      * frozen: an operator who accepts it after a refused create lets the retry succeed); a store
      * that is gone accepts nothing.

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.logging.Logger;
 
+import pillar.api.agent.v1.AdoptVolumeRequest;
 import pillar.api.agent.v1.CopyMode;
 import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeRequest;
@@ -100,8 +101,8 @@ public final class Provisioner {
         return CreateVolumeResponse.newBuilder().setVolume(CsiVolumes.of(state)).build();
     }
 
-    /** Runs the agent steps the state has not completed: create, then export. */
-    private PillarVolumeState complete(PillarVolumeState state) {
+    /** Runs the agent steps the state has not completed: create (or adopt, for an {@link Adoption}), then export. */
+    PillarVolumeState complete(PillarVolumeState state) {
         VolumePhase phase = Records.phase(state);
         if (phase == VolumePhase.Deleting) {
             throw CsiException.aborted("volume " + state.getMetadata().getName() + " is being deleted; retry once it is gone");
@@ -122,19 +123,7 @@ public final class Provisioner {
         }
         if (TO_CREATE.contains(phase)) {
             state = steps.advance(state, TO_CREATE, VolumePhase.Creating, s -> { });
-            Volume created;
-            try {
-                created = agents.createVolume(target, CreateVolumeRequest.newBuilder().setToken(Records.token(state).toProto())
-                        .setVolumeId(id.value()).setBackend(spec.getBackend()).setSizeBytes(spec.getCapacityBytes())
-                        .putAllOptions(spec.getBackendOptions())
-                        .setAcceptNonZeroingThinPool(planner.acceptsNonZeroingThinPool(spec.getStore()))
-                        .mergeFrom(sourceOf(spec)).build()).getVolume();
-            } catch (AgentException e) {
-                if (nothingWasMade(e)) {
-                    rollBack(state, target, e);
-                }
-                throw e;
-            }
+            Volume created = Adoption.of(spec) ? adopt(state, target, id) : create(state, target, id);
             state = steps.advance(state, EnumSet.of(VolumePhase.Creating), VolumePhase.Exporting, s -> {
                 s.setDevicePath(created.getDevicePath().isEmpty() ? null : created.getDevicePath());
                 s.setCapacityBytes(created.getSizeBytes());
@@ -157,12 +146,50 @@ public final class Provisioner {
         });
     }
 
-    /** Deletes the volume; a missing one is success, a published one FAILED_PRECONDITION. */
+    /** The agent's CreateVolume; a refusal that made nothing ends the lifecycle so that a retry starts afresh. */
+    private Volume create(PillarVolumeState state, AgentTarget target, VolumeId id) {
+        PillarVolumeStateSpec spec = state.getSpec();
+        try {
+            return agents.createVolume(target, CreateVolumeRequest.newBuilder().setToken(Records.token(state).toProto())
+                    .setVolumeId(id.value()).setBackend(spec.getBackend()).setSizeBytes(spec.getCapacityBytes())
+                    .putAllOptions(spec.getBackendOptions())
+                    .setAcceptNonZeroingThinPool(planner.acceptsNonZeroingThinPool(spec.getStore()))
+                    .mergeFrom(sourceOf(spec)).build()).getVolume();
+        } catch (AgentException e) {
+            if (nothingWasMade(e)) {
+                rollBack(state, target, e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The agent's AdoptVolume, asking for no least size; a refusal keeps the state (phase Creating), so
+     * that the retry once the operator fixed the cause resumes this lifecycle ({@link Adopter}).
+     */
+    private Volume adopt(PillarVolumeState state, AgentTarget target, VolumeId id) {
+        PillarVolumeStateSpec spec = state.getSpec();
+        try {
+            return agents.adoptVolume(target, AdoptVolumeRequest.newBuilder().setToken(Records.token(state).toProto())
+                    .setVolumeId(id.value()).setBackend(spec.getBackend()).setMinSizeBytes(0).build()).getVolume();
+        } catch (AgentException e) {
+            throw Adoption.refusal(e, id, spec);
+        }
+    }
+
+    /**
+     * Deletes the volume; a missing one is success, a published one FAILED_PRECONDITION. An adoption the
+     * agent never confirmed is only forgotten: its zvol, dataset or LV is left as the operator made it.
+     */
     public void delete(VolumeId id) {
         states.get(id).ifPresent(state -> {
             if (!Records.publications(state).isEmpty()) {
                 throw CsiException.precondition("volume " + id + " is still published to " + Records.publications(state)
                         + "; unpublish it first");
+            }
+            if (Adoption.unconfirmed(state)) {
+                end.forget(state);
+                return;
             }
             end.end(state, locator.target(state.getSpec().getAgent()), EnumSet.allOf(VolumePhase.class));
         });
