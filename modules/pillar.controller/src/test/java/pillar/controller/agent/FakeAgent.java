@@ -269,9 +269,9 @@ public final class FakeAgent {
         return this;
     }
 
-    /** An agent of before AdoptVolume: it answers that call UNIMPLEMENTED (the default serves it). */
-    public synchronized FakeAgent withoutAdoptVolume() {
-        adopts = false;
+    /** Whether it serves AdoptVolume (the default); false: an agent of before it, which answers UNIMPLEMENTED. */
+    public synchronized FakeAgent servesAdoptVolume(boolean served) {
+        adopts = served;
         return this;
     }
 

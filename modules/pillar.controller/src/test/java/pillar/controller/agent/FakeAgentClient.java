@@ -162,8 +162,12 @@ public final class FakeAgentClient implements AgentClient {
      */
     @Override
     public AdoptVolumeResponse adoptVolume(AgentTarget target, AdoptVolumeRequest r) {
-        FakeAgent reached = reach(target, "AdoptVolume", r.getVolumeId());
-        if (!reached.adopts()) {
+        FakeAgent served;
+        synchronized (this) {
+            served = agents.get(target.endpoint());
+        }
+        if (served != null && !served.adopts()) {
+            reach(target, "AdoptVolume", r.getVolumeId());
             throw new AgentException(AgentException.Kind.UNSUPPORTED, "AdoptVolume", target,
                     "UNIMPLEMENTED: Method not found: pillar.agent.v1.AgentService/AdoptVolume");
         }

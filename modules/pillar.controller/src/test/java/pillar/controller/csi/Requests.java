@@ -92,6 +92,22 @@ public final class Requests {
                 .setVolumeCapability(capability).setReadonly(readonly).build();
     }
 
+    /**
+     * A static PersistentVolume's volume attributes that ask to adopt its volume on store
+     * {@value CsiHarness#STORE} over {@value CsiHarness#PROTOCOL}, plus extra key-value pairs (which may replace those).
+     */
+    public static Map<String, String> adoption(String... extra) {
+        Map<String, String> attributes = parameters(extra);
+        attributes.putIfAbsent(StorageClassParameters.ADOPT, "true");
+        return attributes;
+    }
+
+    /** A ControllerPublishVolume as external-attacher sends it for a static PersistentVolume with these attributes. */
+    public static ControllerPublishVolumeRequest publish(String volumeId, String node, VolumeCapability capability,
+                                                         Map<String, String> volumeAttributes) {
+        return publish(volumeId, node, capability, false).toBuilder().putAllVolumeContext(volumeAttributes).build();
+    }
+
     public static ControllerUnpublishVolumeRequest unpublish(String volumeId, String node) {
         return ControllerUnpublishVolumeRequest.newBuilder().setVolumeId(volumeId).setNodeId(node).build();
     }
