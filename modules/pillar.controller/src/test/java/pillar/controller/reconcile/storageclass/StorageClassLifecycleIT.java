@@ -69,14 +69,16 @@ class StorageClassLifecycleIT {
     void aProtocolRequiringAuthNeedsAnAgentWithItAndNamesTheStageSecret() {
         harness.agents.agent("192.0.2.10", 9500).nvmeAuth(false);
         harness.create(Pillars.agentAt("storage-1", "192.0.2.10", 9500));
-        harness.create(Pillars.protocol("tcp-auth", "192.0.2.10")).getSpec();
-        harness.edit(pillar.controller.crd.PillarProtocol.class, "tcp-auth", p -> {
-            p.getSpec().getNvmeofTcp().setAuth(pillar.controller.crd.NvmeofTcp.Auth.REQUIRED);
-            return p;
-        });
+        harness.awaitAgentConnected("storage-1", Condition.TRUE, Reasons.CONNECTED);
+        // made with auth required at once: the class's reconciler, reading a cache, must never see it without
+        pillar.controller.crd.PillarProtocol requiring = Pillars.protocol("tcp-auth", "192.0.2.10");
+        requiring.getSpec().getNvmeofTcp().setAuth(pillar.controller.crd.NvmeofTcp.Auth.REQUIRED);
+        harness.create(requiring);
         harness.create(Pillars.storageClass("secure", "tank", "tcp-auth"));
-        Condition refused = awaitCondition("secure", Condition.FALSE, Reasons.NVME_AUTH_UNSUPPORTED);
-        assertThat(refused.getMessage()).contains("storage-1").contains("CONFIG_NVME_TARGET_AUTH");
+        // the refusal says first that the agent has not reported its kernel, then what the kernel lacks
+        await().atMost(ControllerHarness.PATIENCE).untilAsserted(() -> assertThat(
+                awaitCondition("secure", Condition.FALSE, Reasons.NVME_AUTH_UNSUPPORTED).getMessage())
+                .contains("storage-1").contains("CONFIG_NVME_TARGET_AUTH"));
         assertThat(storageClass("secure")).isEmpty();
 
         // the agent's kernel gains it (an upgrade): the class follows without being touched
