@@ -32,6 +32,13 @@ public final class BackendException extends RuntimeException {
         BUSY,
         /** The backend's layout cannot do this at all, e.g. snapshots on LVM linear (FAILED_PRECONDITION, reason SnapshotsUnsupported). */
         UNSUPPORTED,
+        /** An adoption of a volume another installation's mark claims (FAILED_PRECONDITION, reason VolumeForeign); nothing changed. */
+        FOREIGN,
+        /**
+         * An adoption of a volume something uses now, the message saying what (FAILED_PRECONDITION, reason VolumeInUse);
+         * nothing changed.
+         */
+        IN_USE,
         /** Anything else: a tool failed unexpectedly (INTERNAL). */
         FAILED
     }

@@ -26,9 +26,15 @@ public final class Backends {
      * @param zvolId         the program that prints a zvol device's dataset ({@code /lib/udev/zvol_id})
      * @param commandTimeout the deadline of each zfs or lvm command
      * @param deviceTimeout  how long a call waits for a volume's block device to appear
+     * @param procRoot       procfs ({@code /proc}): the mounts and processes an adoption looks for ({@link DeviceUsers})
      */
-    public record Host(Path devRoot, Path sysRoot, Path zvolId, Duration commandTimeout, Duration deviceTimeout) {
-        /** This host: {@code /dev}, {@code /sys}, {@code /lib/udev/zvol_id}, 2 minutes per command, 30 s for a device. */
+    public record Host(Path devRoot, Path sysRoot, Path zvolId, Duration commandTimeout, Duration deviceTimeout, Path procRoot) {
+        /** A host whose procfs is {@code /proc}. */
+        public Host(Path devRoot, Path sysRoot, Path zvolId, Duration commandTimeout, Duration deviceTimeout) {
+            this(devRoot, sysRoot, zvolId, commandTimeout, deviceTimeout, Path.of("/proc"));
+        }
+
+        /** This host: {@code /dev}, {@code /sys}, {@code /lib/udev/zvol_id}, 2 minutes per command, 30 s for a device, {@code /proc}. */
         public static Host system() {
             return new Host(Path.of("/dev"), Path.of("/sys"), Path.of("/lib/udev/zvol_id"), Duration.ofMinutes(2), Duration.ofSeconds(30));
         }
@@ -64,8 +70,8 @@ public final class Backends {
         return switch (config.kind()) {
             case BACKEND_KIND_LVM_LINEAR, BACKEND_KIND_LVM_THIN -> LvmBackend.of(config, runner, host.devRoot(),
                     host.sysRoot(), host.commandTimeout(), host.deviceTimeout(), installation);
-            case BACKEND_KIND_ZFS_ZVOL -> new ZfsVolumeBackend(config, runner, host.devRoot(), host.sysRoot(), host.zvolId(),
-                    host.commandTimeout(), host.deviceTimeout(), installation);
+            case BACKEND_KIND_ZFS_ZVOL -> new ZfsVolumeBackend(config, runner, host.devRoot(), host.sysRoot(), host.procRoot(),
+                    host.zvolId(), host.commandTimeout(), host.deviceTimeout(), installation);
             case BACKEND_KIND_ZFS_DATASET -> new ZfsDatasetBackend(config, runner, host.commandTimeout(), host.deviceTimeout(),
                     installation);
             default -> throw new IllegalArgumentException("backend " + config.name() + " has no supported kind: " + config.kind());

@@ -39,6 +39,24 @@ public interface VolumeBackend extends AutoCloseable {
         return create(id, size, options, NonZeroingPool.REFUSE);
     }
 
+    /**
+     * Brings the existing volume named exactly {@code id}, where this backend puts its own, under this installation
+     * (a static PersistentVolume): sets its ownership marks as {@link #create} sets them, in one command, and returns
+     * it as {@link #find} then does. The only call that marks a volume it did not make; {@link #create} still refuses
+     * an unmarked one. Refusals change nothing:
+     * <ul>
+     *   <li>no such volume, or one of another kind (a filesystem for a zvol backend, a thin LV for a linear one):
+     *       {@code NOT_FOUND}, saying what it is;</li>
+     *   <li>another installation's mark: {@code FOREIGN};</li>
+     *   <li>smaller than {@code minSize} (0: any size): {@code OUT_OF_RANGE};</li>
+     *   <li>in use, as each backend defines it, or exported by the kernel's target or NFS server ({@code exports}):
+     *       {@code IN_USE}, saying by what.</li>
+     * </ul>
+     * One that carries this installation's marks already (a retry, after a crash too) is returned as it is, unchanged
+     * and not asked about its use (the adoption may have been followed by an export).
+     */
+    BackendVolume adopt(VolumeId id, ByteSize minSize, KernelExports exports);
+
     /** Why this backend refuses new volumes, for a person to act on; empty when it serves (or cannot tell). */
     default Optional<BackendProblem> problem() {
         return Optional.empty();

@@ -55,6 +55,9 @@ final class GrpcErrors {
             case UNAVAILABLE -> refused(Status.FAILED_PRECONDITION, b.getMessage(), AgentErrorReason.AGENT_ERROR_REASON_POOL_UNAVAILABLE);
             case UNSUPPORTED -> refused(Status.FAILED_PRECONDITION, b.getMessage(),
                     AgentErrorReason.AGENT_ERROR_REASON_SNAPSHOTS_UNSUPPORTED);
+            // an adoption's refusals: nothing was marked, and only the operator can change what the volume is
+            case FOREIGN -> refused(Status.FAILED_PRECONDITION, b.getMessage(), AgentErrorReason.AGENT_ERROR_REASON_VOLUME_FOREIGN);
+            case IN_USE -> refused(Status.FAILED_PRECONDITION, b.getMessage(), AgentErrorReason.AGENT_ERROR_REASON_VOLUME_IN_USE);
             // CSI's "operation pending for volume": the CO retries with backoff, the state stays as it is
             case BUSY -> refused(Status.ABORTED, b.getMessage(), AgentErrorReason.AGENT_ERROR_REASON_IN_PROGRESS);
             // a command past its deadline (or refused for want of budget): its outcome is unknown, and a retry converges

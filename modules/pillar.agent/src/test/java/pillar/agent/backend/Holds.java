@@ -20,6 +20,11 @@ public final class Holds {
         refusals.put(name, removals);
     }
 
+    /** Whether {@code name} is held open now (a removal of it would be refused); counts nothing. */
+    public boolean held(String name) {
+        return refusals.getOrDefault(name, 0) > 0;
+    }
+
     /** Whether a removal of {@code name} is refused now; counts it. */
     public boolean refuse(String name) {
         int left = refusals.getOrDefault(name, 0);

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 
 import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.KernelExports;
 import pillar.agent.backend.VolumeBackend;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
@@ -44,6 +45,11 @@ final class HeldVolumes implements VolumeBackend {
     @Override
     public BackendVolume create(VolumeId id, ByteSize size, java.util.Map<String, String> options, NonZeroingPool pool) {
         throw new UnsupportedOperationException("held volumes are made elsewhere");
+    }
+
+    @Override
+    public BackendVolume adopt(VolumeId id, ByteSize minSize, KernelExports exports) {
+        throw new UnsupportedOperationException("held volumes are not adopted");
     }
 
     @Override

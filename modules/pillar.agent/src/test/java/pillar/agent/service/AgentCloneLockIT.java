@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.AgentMain;
 import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.KernelExports;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.backend.VolumeSource;
 import pillar.agent.config.AgentConfig;
@@ -84,6 +85,11 @@ class AgentCloneLockIT {
         @Override
         public Optional<BackendVolume> find(VolumeId id) {
             return Optional.empty();
+        }
+
+        @Override
+        public BackendVolume adopt(VolumeId id, ByteSize minSize, KernelExports exports) {
+            throw new UnsupportedOperationException();
         }
 
         @Override

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.KernelExports;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.state.InstallationId;
 import pillar.api.agent.v1.CreateVolumeRequest;
@@ -143,6 +144,11 @@ class AgentStartupGateIT {
         @Override
         public Optional<InstallationId> owner(VolumeId id) {
             return backend.owner(id);
+        }
+
+        @Override
+        public BackendVolume adopt(VolumeId id, ByteSize minSize, KernelExports exports) {
+            return backend.adopt(id, minSize, exports);
         }
 
         @Override

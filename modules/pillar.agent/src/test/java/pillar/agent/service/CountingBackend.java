@@ -5,7 +5,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import pillar.agent.backend.BackendException;
 import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.KernelExports;
 import pillar.agent.backend.VolumeBackend;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
@@ -40,6 +42,12 @@ final class CountingBackend implements VolumeBackend {
     public Optional<BackendVolume> find(VolumeId id) {
         calls.incrementAndGet();
         return Optional.empty();
+    }
+
+    @Override
+    public BackendVolume adopt(VolumeId id, ByteSize minSize, KernelExports exports) {
+        calls.incrementAndGet();
+        throw new BackendException(BackendException.Kind.NOT_FOUND, "a counting backend holds no volume " + id);
     }
 
     @Override

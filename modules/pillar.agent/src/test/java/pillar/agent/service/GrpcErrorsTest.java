@@ -44,6 +44,10 @@ class GrpcErrorsTest {
                 AgentErrorReason.AGENT_ERROR_REASON_SNAPSHOTS_UNSUPPORTED);
         assertReason(new BackendException(Kind.UNAVAILABLE, "x"), Status.Code.FAILED_PRECONDITION,
                 AgentErrorReason.AGENT_ERROR_REASON_POOL_UNAVAILABLE);
+        assertReason(new BackendException(Kind.FOREIGN, "x"), Status.Code.FAILED_PRECONDITION,
+                AgentErrorReason.AGENT_ERROR_REASON_VOLUME_FOREIGN);
+        assertReason(new BackendException(Kind.IN_USE, "x"), Status.Code.FAILED_PRECONDITION,
+                AgentErrorReason.AGENT_ERROR_REASON_VOLUME_IN_USE);
         assertReason(new FencingViolation(FencingViolation.Reason.STALE_GENERATION, "stale"), Status.Code.FAILED_PRECONDITION, AgentErrorReason.AGENT_ERROR_REASON_FENCED);
         assertReason(new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "exported otherwise"),
                 Status.Code.FAILED_PRECONDITION, AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT);

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import pillar.agent.backend.BackendException;
 import pillar.agent.backend.BackendVolume;
+import pillar.agent.backend.KernelExports;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.api.value.ByteSize;
@@ -69,6 +70,16 @@ final class MemoryBackend implements VolumeBackend {
     @Override
     public Optional<BackendVolume> find(VolumeId id) {
         return Optional.ofNullable(volumes.get(id));
+    }
+
+    /** Only a volume it holds already (a retry): nothing exists here that it did not make. */
+    @Override
+    public BackendVolume adopt(VolumeId id, ByteSize minSize, KernelExports exports) {
+        BackendVolume volume = find(id).orElseThrow(() -> new BackendException(BackendException.Kind.NOT_FOUND, "no volume " + id));
+        if (volume.size().compareTo(minSize) < 0) {
+            throw new BackendException(BackendException.Kind.OUT_OF_RANGE, "volume " + id + " is " + volume.size() + ", smaller than " + minSize);
+        }
+        return volume;
     }
 
     @Override

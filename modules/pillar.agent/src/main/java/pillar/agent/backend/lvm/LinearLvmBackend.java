@@ -336,6 +336,13 @@ public final class LinearLvmBackend extends LvmBackend {
         return lv.pool().isEmpty();
     }
 
+    /** A plain (linear or striped) LV outside any thin pool; a thin LV, a snapshot, a RAID LV, ... is the wrong kind. */
+    @Override
+    Optional<String> wrongKind(Lv lv) {
+        return lv.type() == LvTypes.PLAIN && inPlace(lv) ? Optional.empty()
+                : Optional.of(LvTypes.describe(lv) + ", not a linear LV outside any thin pool");
+    }
+
     @Override
     String placement() {
         return "";

@@ -20,6 +20,7 @@ import pillar.agent.backend.BackgroundJobs;
 import pillar.agent.backend.BlockCopy;
 import pillar.agent.backend.Creation;
 import pillar.agent.backend.DeviceWait;
+import pillar.agent.backend.KernelExports;
 import pillar.agent.backend.Texts;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.backend.lvm.LvmReport.Lv;
@@ -110,6 +111,9 @@ public abstract sealed class LvmBackend implements VolumeBackend permits LinearL
     /** Where a new LV goes, for a log line: "" or " in thin pool P". */
     abstract String placement();
 
+    /** What the LV is when it is not of the kind this backend holds ("a thin LV ..., not ..."); empty when it is. */
+    abstract Optional<String> wrongKind(Lv lv);
+
     /** Grows the owned LV to {@code rounded}, a multiple of the extent size lvs just reported. */
     abstract void grow(VolumeId id, Lv lv, ByteSize rounded);
 
@@ -141,6 +145,65 @@ public abstract sealed class LvmBackend implements VolumeBackend permits LinearL
     @Override
     public boolean exists(VolumeId id) {
         return lookup(id).filter(this::owns).isPresent();
+    }
+
+    /**
+     * The LV of that name in the group, checked in this order: of this backend's kind ({@link #wrongKind}), else
+     * NOT_FOUND; no other installation's tag, nor {@value #TAG} without an installation tag, else FOREIGN; at least
+     * {@code minSize}, else OUT_OF_RANGE; ours already: returned as {@link #find} returns it (BUSY while being deleted or
+     * copied onto); no nvmet namespace on it and its device not open, else IN_USE. Open is {@code lv_attr}'s flag:
+     * device-mapper counts every opener, so a mount, a process, a device stacked on it and an enabled nvmet namespace
+     * all show. Then one {@code lvchange --addtag TAG --addtag INSTALLATION_TAG<id>} (one metadata commit: a crash
+     * leaves it unmarked or marked, and the retry adopts or returns it), and the LV is activated as find does.
+     */
+    @Override
+    public BackendVolume adopt(VolumeId id, ByteSize minSize, KernelExports exports) {
+        Lvm.checkName(id);
+        Lv lv = lookup(id).orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "volume group " + config.pool() + " has no LV named " + id));
+        Optional<String> wrong = wrongKind(lv);
+        if (wrong.isPresent()) {
+            throw new BackendException(Kind.NOT_FOUND, lvm.path(id) + " is " + wrong.get() + ": backend " + config.name() + " cannot adopt it");
+        }
+        Optional<String> foreign = foreignMark(lv);
+        if (foreign.isPresent()) {
+            throw new BackendException(Kind.FOREIGN, "refusing to adopt " + lvm.path(id) + ": " + foreign.get());
+        }
+        if (lv.size() < minSize.bytes()) {
+            throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " is " + ByteSize.of(lv.size()) + ", smaller than the "
+                    + minSize + " asked for");
+        }
+        if (owns(lv)) {
+            if (LvmZeroing.deleting(lv)) {
+                throw LvmZeroing.refusal(id, lv, "adopted");
+            }
+            if (LvmSnapshots.unfinished(lv)) {
+                throw new BackendException(Kind.BUSY, "volume " + id + " is " + LvmSnapshots.contents(lv) + ": retry once that clone is whole");
+            }
+            return usable(id, lv);
+        }
+        Optional<String> user = exports.device(Path.of(lv.path()));
+        if (user.isEmpty() && lv.open()) {
+            user = Optional.of("its device is open (lv_attr " + lv.attr() + "): mounted, held by a process or a device stacked on it,"
+                    + " or exported by the kernel's NVMe-oF target");
+        }
+        if (user.isPresent()) {
+            throw new BackendException(Kind.IN_USE, "refusing to adopt " + lvm.path(id) + ": " + user.get());
+        }
+        lvm.changeTags(id.value(), List.of(), List.of(TAG, installationTag));
+        LOG.info(() -> "adopted " + lvm.path(id) + " (" + ByteSize.of(lv.size()) + ") for backend " + config.name());
+        return usable(id, lv);
+    }
+
+    /** Why the LV is another installation's: another installation's tag, or {@value #TAG} without any; empty when it is not. */
+    private Optional<String> foreignMark(Lv lv) {
+        List<String> others = lv.tags().stream().filter(t -> t.startsWith(INSTALLATION_TAG) && !t.equals(installationTag)).toList();
+        if (!others.isEmpty()) {
+            return Optional.of("it carries another installation's tag " + others + " (this backend's: " + installationTag + ")");
+        }
+        if (lv.tags().contains(TAG) && lv.tags().stream().noneMatch(t -> t.startsWith(INSTALLATION_TAG))) {
+            return Optional.of("it carries the tag " + TAG + " without an installation tag: a volume of another installation");
+        }
+        return Optional.empty();
     }
 
     /** One {@code lvs} of the volume group for all of them; each is then made usable as {@link #find} does. */
@@ -256,7 +319,7 @@ public abstract sealed class LvmBackend implements VolumeBackend permits LinearL
         long created = rounded.bytes();
         switch (lvm.create(id, rounded, List.of(TAG, installationTag))) {
             case Creation.NameTaken taken -> {
-                return adopt(lookup(id).orElseThrow(() -> BackendException.failed("lvcreate says " + id + " exists, lvs does not show it",
+                return existing(lookup(id).orElseThrow(() -> BackendException.failed("lvcreate says " + id + " exists, lvs does not show it",
                         taken.cause())), id, size);
             }
             case Creation.NoRoom full -> throw noSpace(id, rounded, full.cause());
@@ -287,8 +350,8 @@ public abstract sealed class LvmBackend implements VolumeBackend permits LinearL
         return vg;
     }
 
-    /** An existing LV for a create: ours and of the requested (rounded) size, or a conflict. */
-    BackendVolume adopt(Lv lv, VolumeId id, ByteSize requested) {
+    /** An existing LV for a create: ours and of the requested (rounded) size, or a conflict (an unmarked one too: see {@link #adopt}). */
+    BackendVolume existing(Lv lv, VolumeId id, ByteSize requested) {
         if (!owns(lv)) {
             throw new BackendException(Kind.CONFLICT, "an LV named " + id + " already exists in volume group " + config.pool()
                     + " and is not a volume of backend " + config.name() + " (" + ownership(lv) + ")");

@@ -49,12 +49,26 @@ final class LvmReport {
      *
      * @param path       the device path LVM maintains ({@code /dev/<vg>/<lv>}); empty for a thin pool
      * @param pool       the thin pool of a thin LV, empty for any other LV
-     * @param attr       {@code lv_attr}, e.g. {@code -wi-a-----} (character 5 is 'a' when active)
+     * @param attr       {@code lv_attr}, e.g. {@code -wi-ao----}: character 1 the volume type ({@link LvTypes}), 5 'a' when
+     *                   active, 6 'o' when its device is open
      * @param extentSize the volume group's extent size: LV sizes are multiples of it
      */
     record Lv(String name, String path, long size, List<String> tags, String pool, String attr, long extentSize) {
         boolean active() {
             return attr.length() > 4 && attr.charAt(4) == 'a';
+        }
+
+        /**
+         * Whether its device is open now, by anyone: device-mapper's open count, so a mount, a process, a device
+         * stacked on it and the kernel's nvmet namespace all count ({@code lv_attr} character 6, {@code lv_device_open}).
+         */
+        boolean open() {
+            return attr.length() > 5 && attr.charAt(5) == 'o';
+        }
+
+        /** {@code lv_attr}'s volume type: '-' a plain (linear or striped) LV, 'V' a thin one, 't' a thin pool, ... */
+        char type() {
+            return attr.isEmpty() ? '?' : attr.charAt(0);
         }
     }
 

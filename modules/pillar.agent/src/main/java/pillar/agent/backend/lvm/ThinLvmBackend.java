@@ -72,7 +72,7 @@ public final class ThinLvmBackend extends LvmBackend {
             if (existing.isEmpty()) {
                 throw new BackendException(Kind.UNAVAILABLE, notZeroing() + "; refusing to create " + id);
             }
-            return adopt(existing.get(), id, size);
+            return existing(existing.get(), id, size);
         }
         ByteSize rounded = roundUp(size);
         if (!exists) {
@@ -310,6 +310,13 @@ public final class ThinLvmBackend extends LvmBackend {
     @Override
     boolean inPlace(Lv lv) {
         return lv.pool().equals(config.parent());
+    }
+
+    /** A thin LV of this backend's pool; anything else is the wrong kind. */
+    @Override
+    Optional<String> wrongKind(Lv lv) {
+        return lv.type() == LvTypes.THIN && inPlace(lv) ? Optional.empty()
+                : Optional.of(LvTypes.describe(lv) + ", not a thin LV of thin pool " + config.parent());
     }
 
     @Override

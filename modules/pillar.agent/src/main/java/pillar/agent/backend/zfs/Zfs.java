@@ -161,6 +161,25 @@ final class Zfs {
     }
 
     /**
+     * {@code zfs set PROPERTY=VALUE} of the volume's dataset: one user property (a ':' in its name) set locally. A user
+     * property mounts, unmounts and shares nothing, so no share commit runs (docs/nfs.md fact 11).
+     */
+    void setUserProperty(VolumeId id, String property, String value) {
+        if (!property.contains(":")) {
+            throw new IllegalArgumentException(property + " is not a user property");
+        }
+        String dataset = dataset(id);
+        try {
+            run(List.of("zfs", "set", property + "=" + value, dataset));
+        } catch (CommandFailedException e) {
+            throw switch (ZfsFailure.of(e)) {
+                case NOT_FOUND -> new BackendException(Kind.NOT_FOUND, "volume " + id + " does not exist below " + parent, e);
+                default -> BackendException.failed("zfs set " + property + " of " + dataset + " failed", e);
+            };
+        }
+    }
+
+    /**
      * These properties of every filesystem directly below the parent (never the parent itself), by
      * dataset; none when the parent does not exist, UNAVAILABLE only when {@code parentRequired}.
      */

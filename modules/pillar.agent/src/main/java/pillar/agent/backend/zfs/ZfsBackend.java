@@ -13,6 +13,7 @@ import pillar.agent.backend.BackendException.Kind;
 import pillar.agent.backend.BackendSnapshot;
 import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.BackgroundJobs;
+import pillar.agent.backend.KernelExports;
 import pillar.agent.backend.PoolHealth;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.backend.VolumeSource;
@@ -127,6 +128,18 @@ public abstract sealed class ZfsBackend<D extends ZfsBackend.Dataset> implements
     /** A made clone or copy of this size as a call returns it. */
     abstract BackendVolume usableClone(VolumeId id, long size);
 
+    /** What an adoption reads of a dataset: the lookup's properties, {@code type}, and what {@link #user} needs. */
+    abstract String adoptionProperties();
+
+    /** Why the volume of this type and size cannot be adopted as it is (a dataset without refquota); empty when it can. */
+    abstract Optional<String> unsized(D dataset);
+
+    /** What uses the volume now, for an adoption's IN_USE (see the subclass); empty when nothing is seen. */
+    abstract Optional<String> user(VolumeId id, D dataset, Map<String, Property> properties, KernelExports exports);
+
+    /** An owned (or just marked) volume as an adoption returns it: as {@link #find} does, a dataset mounted first as create does. */
+    abstract BackendVolume adopted(VolumeId id, D dataset);
+
     // --- the port --------------------------------------------------------------------------------------
 
     @Override
@@ -142,6 +155,50 @@ public abstract sealed class ZfsBackend<D extends ZfsBackend.Dataset> implements
     @Override
     public boolean exists(VolumeId id) {
         return lookup(id).filter(this::owns).isPresent();
+    }
+
+    /**
+     * The dataset {@code <parent>/<id>}, read with one {@code zfs get} and checked in this order: of the backend's type,
+     * else NOT_FOUND saying what it is; no {@value #MANAGED_PROPERTY} of another installation (set locally or
+     * inherited), else FOREIGN; sized ({@link #unsized}) and at least {@code minSize}, else OUT_OF_RANGE; ours already
+     * (set locally to this installation's id): returned ({@link #adopted}); not in use ({@link #user}), else IN_USE.
+     * Then one {@code zfs set} of the mark, locally (a crash leaves it unmarked or marked: the retry adopts or returns it),
+     * and the volume is returned as {@link #adopted} makes it. Nothing else is set: a zvol keeps its volmode, a dataset
+     * its snapdir and sharenfs (which is off: any other value is IN_USE).
+     */
+    @Override
+    public BackendVolume adopt(VolumeId id, ByteSize minSize, KernelExports exports) {
+        String dataset = zfs.dataset(id);
+        Map<String, Property> p = zfs.properties(id, adoptionProperties())
+                .orElseThrow(() -> new BackendException(Kind.NOT_FOUND, "no dataset named " + dataset + " exists"));
+        D d = parse(dataset, p);
+        if (!d.ofType()) {
+            throw new BackendException(Kind.NOT_FOUND, dataset + " is a ZFS " + p.getOrDefault("type", Property.NONE).value()
+                    + ", not a " + noun() + ": backend " + config.name() + " cannot adopt it");
+        }
+        Property mark = p.getOrDefault(MANAGED_PROPERTY, Property.NONE);
+        if (!mark.value().equals(ZfsOutput.UNSET) && !mark.value().equals(owner)) {
+            throw new BackendException(Kind.FOREIGN, "refusing to adopt " + dataset + ": its " + MANAGED_PROPERTY + " is " + mark.value()
+                    + " (" + mark.source() + "), another installation's (this installation's: " + owner + ")");
+        }
+        Optional<String> unsized = unsized(d);
+        if (unsized.isPresent()) {
+            throw new BackendException(Kind.OUT_OF_RANGE, "refusing to adopt " + dataset + ": " + unsized.get());
+        }
+        if (d.size() < minSize.bytes()) {
+            throw new BackendException(Kind.OUT_OF_RANGE, "volume " + id + " is " + ByteSize.of(d.size()) + ", smaller than the "
+                    + minSize + " asked for");
+        }
+        if (owns(d)) {
+            return adopted(id, d);
+        }
+        Optional<String> user = user(id, d, p, exports);
+        if (user.isPresent()) {
+            throw new BackendException(Kind.IN_USE, "refusing to adopt " + dataset + ": " + user.get());
+        }
+        zfs.setUserProperty(id, MANAGED_PROPERTY, owner);
+        LOG.info(() -> "adopted " + noun() + " " + dataset + " (" + ByteSize.of(d.size()) + ") for backend " + config.name());
+        return adopted(id, d);
     }
 
     /** One {@code zfs get} of the parent's datasets for all of them; each is then made usable as {@link #find} does. */

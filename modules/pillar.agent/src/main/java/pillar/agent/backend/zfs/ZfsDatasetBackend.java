@@ -13,6 +13,7 @@ import pillar.agent.backend.BackendException.Kind;
 import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.Creation;
 import pillar.agent.backend.DeviceWait;
+import pillar.agent.backend.KernelExports;
 import pillar.agent.backend.Texts;
 import pillar.agent.backend.zfs.ZfsOutput.Property;
 import pillar.agent.config.BackendConfig;
@@ -179,6 +180,38 @@ public final class ZfsDatasetBackend extends ZfsBackend<ZfsDatasetBackend.Fs> {
     @Override
     Map<String, Map<String, Property>> ofParent(String properties) {
         return zfs.filesystemsOfParent(properties, false);
+    }
+
+    @Override
+    String adoptionProperties() {
+        return PROPERTIES + ",sharenfs";
+    }
+
+    /** A filesystem's size is its refquota: one without has none to serve (setting one is the operator's call). */
+    @Override
+    Optional<String> unsized(Fs fs) {
+        return fs.size() > 0 ? Optional.empty() : Optional.of("it has no refquota, which is a volume's size here: set one"
+                + " ('zfs set refquota=<bytes> " + fs.dataset() + "') and adopt it again");
+    }
+
+    /**
+     * In use: ZFS shares it over NFS ({@code sharenfs} not {@code off}, set locally or inherited), or the NFS server's
+     * export table lists its mountpoint or a directory below it ({@code exports}). Being mounted is not a use: every
+     * volume of this backend is mounted.
+     */
+    @Override
+    Optional<String> user(VolumeId id, Fs fs, Map<String, Property> properties, KernelExports exports) {
+        Property sharenfs = properties.getOrDefault("sharenfs", Property.NONE);
+        if (!sharenfs.value().equals("off")) {
+            return Optional.of("ZFS shares it over NFS (sharenfs=" + Texts.printable(sharenfs.value()) + ", " + sharenfs.source() + ")");
+        }
+        return fs.mountpoint().startsWith("/") ? exports.directory(Path.of(fs.mountpoint())) : Optional.empty();
+    }
+
+    /** Mounted first when it is not (as create mounts a new one), then as {@link #find} returns it. */
+    @Override
+    BackendVolume adopted(VolumeId id, Fs fs) {
+        return usable(id, mounted(fs));
     }
 
     /** Options as {@link #create(VolumeId, ByteSize, Map, NonZeroingPool)} checks them; a clone's compression is its parent's. */

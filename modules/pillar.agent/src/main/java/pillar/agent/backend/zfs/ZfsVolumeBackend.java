@@ -13,7 +13,9 @@ import pillar.agent.backend.BackendException;
 import pillar.agent.backend.BackendException.Kind;
 import pillar.agent.backend.BackendVolume;
 import pillar.agent.backend.Creation;
+import pillar.agent.backend.DeviceUsers;
 import pillar.agent.backend.DeviceWait;
+import pillar.agent.backend.KernelExports;
 import pillar.agent.backend.Texts;
 import pillar.agent.backend.zfs.ZfsOutput.Property;
 import pillar.agent.config.BackendConfig;
@@ -39,6 +41,7 @@ public final class ZfsVolumeBackend extends ZfsBackend<ZfsVolumeBackend.Zvol> {
     private static final Logger LOG = Logger.getLogger(ZfsVolumeBackend.class.getName());
 
     private final ZvolDevices devices;
+    private final DeviceUsers users;
     private final Duration deviceTimeout;
 
     /**
@@ -56,8 +59,15 @@ public final class ZfsVolumeBackend extends ZfsBackend<ZfsVolumeBackend.Zvol> {
     /** @param installation the installation whose zvols this backend owns and marks its new ones with */
     public ZfsVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Path zvolId,
             Duration commandTimeout, Duration deviceTimeout, InstallationId installation) {
+        this(config, runner, devRoot, sysRoot, Path.of("/proc"), zvolId, commandTimeout, deviceTimeout, installation);
+    }
+
+    /** @param procRoot procfs ({@code /proc}): the mounts and the processes an adoption looks for ({@link DeviceUsers}) */
+    public ZfsVolumeBackend(BackendConfig config, ProcessRunner runner, Path devRoot, Path sysRoot, Path procRoot, Path zvolId,
+            Duration commandTimeout, Duration deviceTimeout, InstallationId installation) {
         super(config, BackendKind.BACKEND_KIND_ZFS_ZVOL, "zfs", runner, commandTimeout, installation, ZVOL_PROPERTIES);
         this.devices = new ZvolDevices(runner, devRoot, sysRoot, zvolId, commandTimeout, System::nanoTime);
+        this.users = new DeviceUsers(devRoot, sysRoot, procRoot);
         this.deviceTimeout = deviceTimeout;
     }
 
@@ -181,6 +191,33 @@ public final class ZfsVolumeBackend extends ZfsBackend<ZfsVolumeBackend.Zvol> {
     @Override
     Map<String, Map<String, Property>> ofParent(String properties) {
         return zfs.zvolsOfParentIfAny(properties);
+    }
+
+    @Override
+    String adoptionProperties() {
+        return ZVOL_PROPERTIES + ",type";
+    }
+
+    /** A zvol always has its volsize. */
+    @Override
+    Optional<String> unsized(Zvol zvol) {
+        return Optional.empty();
+    }
+
+    /**
+     * A zvol keeps no open count a tool shows, so in use is what can be seen of its device ({@code zdN}, found as
+     * {@link #find} finds it): an nvmet namespace on it ({@code exports}), a device stacked on it, a mount of it or of a
+     * partition, a process holding it open ({@link DeviceUsers}, which says what it cannot see).
+     */
+    @Override
+    Optional<String> user(VolumeId id, Zvol zvol, Map<String, Property> properties, KernelExports exports) {
+        Path device = usable(id, zvol).device();
+        return exports.device(device).or(() -> users.of(device));
+    }
+
+    @Override
+    BackendVolume adopted(VolumeId id, Zvol zvol) {
+        return usable(id, zvol);
     }
 
     @Override

@@ -155,7 +155,7 @@ public final class FakeLvm implements ProcessRunner {
         deleteNode(name);
     }
 
-    /** An open LV (an nvmet namespace holds it): lvremove refuses. */
+    /** An open LV (an nvmet namespace, a mount or a process holds it): lvremove refuses, lv_attr shows 'o'. */
     synchronized void markBusy(String name) {
         busy.hold(name);
     }
@@ -604,8 +604,9 @@ public final class FakeLvm implements ProcessRunner {
         f.put("lv_tags", String.join(",", lv.tags));
         f.put("pool_lv", lv.pool);
         String active = lv.active ? "a" : "-";
-        f.put("lv_attr", lv.thinPool ? "twi-aotz--" : lv.pool.isEmpty() ? "-wi-" + active + "-----"
-                : "Vwi-" + active + "-tz-" + (lv.skipActivation ? "k" : "-"));
+        String open = lv.active && busy.held(lv.name) ? "o" : "-"; // device-mapper's open count: only an active LV has a device
+        f.put("lv_attr", lv.thinPool ? "twi-aotz--" : lv.pool.isEmpty() ? "-wi-" + active + open + "----"
+                : "Vwi-" + active + open + "tz-" + (lv.skipActivation ? "k" : "-"));
         f.put("vg_extent_size", Long.toString(extent));
         f.put("lv_time", LV_TIME.format(lv.time));
         f.put("zero", lv.thinPool ? (lv.zeroing ? "zero" : "") : "unknown");

@@ -28,7 +28,7 @@ import pillar.runtime.exec.ProcessRunner;
  * with file systems and zvols kept in memory, space accounting with refreservations, and the zvols'
  * block devices as files under temporary {@code dev} and {@code sys} roots, made the way the host
  * would: with udev ({@code /dev/zdN} plus the {@code /dev/zvol/<dataset>} link), without udev
- * ({@code /dev/zdN} and {@code /sys/block/zdN} with {@code size} and {@code diskseq} only, numbers in
+ * ({@code /dev/zdN} and {@code /sys/block/zdN} with {@code size}, {@code dev} and {@code diskseq} only, numbers in
  * steps of 16 and reused, the disk sequence number new for each), or never.
  * Devices can appear late, as they do (about 0.2 s after {@code zfs create}); a {@code zvol_id} holds
  * its zvol open, and a destroy of it meanwhile is refused busy, as the kernel refuses it ({@link #holdProbes}).
@@ -55,6 +55,8 @@ public final class FakeZfs implements ProcessRunner {
     public enum Devices { UDEV, NO_UDEV, NEVER }
 
     private static final int FAILED = 1;
+    /** The block major the zfs module registered for zvols (dynamic; 230 on the hosts seen). */
+    static final int ZVOL_MAJOR = 230;
     private static final Set<String> VOLMODES = Set.of("default", "full", "geom", "dev", "none");
     private static final Set<String> COMPRESSION = Set.of("on", "off", "lz4", "zstd", "gzip", "zle", "lzjb");
 
@@ -864,6 +866,9 @@ public final class FakeZfs implements ProcessRunner {
         if (a.size() == 4 && List.of("canmount=on", "canmount=noauto").contains(a.get(2))) {
             return setCanmount(command, a);
         }
+        if (a.size() == 4 && a.get(2).matches("[a-z0-9_.-]+:[a-z0-9_.:-]+=.*")) {
+            return setUserProperty(command, a);
+        }
         expect(a, a.size() == 4 && a.get(2).startsWith("volsize="));
         long volsize = number(a, a.get(2).substring("volsize=".length()));
         String name = a.get(3);
@@ -888,6 +893,17 @@ public final class FakeZfs implements ProcessRunner {
         if (zvol.minor >= 0 && Files.exists(sysBlock(zvol.minor))) {
             write(sysBlock(zvol.minor).resolve("size"), Long.toString(volsize / 512));
         }
+        return ok("");
+    }
+
+    /** {@code zfs set module:property=value DATASET}: a user property set locally; nothing is mounted or shared. */
+    private CommandResult setUserProperty(Command command, List<String> a) {
+        String[] kv = a.get(2).split("=", 2);
+        Dataset dataset = datasets.get(a.get(3));
+        if (dataset == null) {
+            throw failure(command, "cannot open '" + a.get(3) + "': dataset does not exist");
+        }
+        dataset.properties.put(kv[0], kv[1]);
         return ok("");
     }
 
@@ -986,6 +1002,7 @@ public final class FakeZfs implements ProcessRunner {
                 Files.deleteIfExists(zd(dataset.minor));
                 Files.deleteIfExists(sysBlock(dataset.minor).resolve("size"));
                 Files.deleteIfExists(sysBlock(dataset.minor).resolve("diskseq"));
+                Files.deleteIfExists(sysBlock(dataset.minor).resolve("dev"));
                 Files.deleteIfExists(sysBlock(dataset.minor));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
@@ -1014,6 +1031,9 @@ public final class FakeZfs implements ProcessRunner {
      * where an ancestor set it, else {@code -} and {@code -}.
      */
     private String[] valueAndSource(List<String> argv, String name, String property) {
+        if (property.equals("sharenfs")) {
+            return sharenfs(name);
+        }
         if (!property.contains(":")) {
             String value = value(argv, name, property);
             boolean local = (property.equals("volsize") && !value.equals("-")) || (property.equals("refquota") && !value.equals("-")
@@ -1047,11 +1067,29 @@ public final class FakeZfs implements ProcessRunner {
             case "available" -> Long.toString(available());
             case "used" -> Long.toString(used(name));
             case "receive_resume_token" -> d.resumeToken == null ? "-" : d.resumeToken;
+            case "sharenfs" -> sharenfs(name)[0];
             default -> {
                 expect(argv, property.contains(":"));
                 yield valueAndSource(argv, name, property)[0]; // inherited values print too
             }
         };
+    }
+
+    /**
+     * {@code sharenfs} as zfs prints it: a filesystem's own ({@code local}), else the nearest ancestor's
+     * ({@code inherited from <ancestor>}), else {@code off} ({@code default}); {@code -} on a zvol or snapshot.
+     */
+    private String[] sharenfs(String name) {
+        if (!isFilesystem(datasets.get(name))) {
+            return new String[] {"-", "-"};
+        }
+        for (String at = name; !at.isEmpty(); at = at.contains("/") ? at.substring(0, at.lastIndexOf('/')) : "") {
+            String value = datasets.get(at).properties.get("sharenfs");
+            if (value != null) {
+                return new String[] {value, at.equals(name) ? "local" : "inherited from " + at};
+            }
+        }
+        return new String[] {"off", "default"};
     }
 
     /** A non-sparse zvol reserves its volsize plus metadata: 512 MiB with 8K blocks reserves 555,745,280 bytes. */
@@ -1119,6 +1157,7 @@ public final class FakeZfs implements ProcessRunner {
                 write(zd(chosen), "");
                 write(sysBlock(chosen).resolve("size"), Long.toString(zvol.volsize / 512));
                 write(sysBlock(chosen).resolve("diskseq"), Long.toString(++diskseq));
+                write(sysBlock(chosen).resolve("dev"), ZVOL_MAJOR + ":" + chosen + "\n");
                 if (devices == Devices.UDEV) {
                     Path link = devRoot.resolve("zvol").resolve(name);
                     try {
