@@ -467,6 +467,11 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
         return reader.inspect(subsystem);
     }
 
+    @Override
+    public Map<String, List<SubsystemState.Namespace>> namespaces() {
+        return reader.namespaces();
+    }
+
     /**
      * The text written to {@code device_path}: an absolute, normalized path of plain characters, so
      * that what the kernel reads back compares equal and no newline can cut it short.

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
@@ -53,16 +54,7 @@ final class ConfigfsStateReader {
             return Optional.empty();
         }
         boolean allowAnyHost = fs.read(dir.resolve("attr_allow_any_host")).equals("1");
-        List<SubsystemState.Namespace> namespaces = new ArrayList<>();
-        for (Path ns : fs.list(dir.resolve("namespaces"))) {
-            OptionalLong nsid = KernelNumbers.parse(ns.getFileName().toString(), NamespaceId.MAX);
-            if (nsid.isPresent()) { // always: the kernel made the directory only for a valid nsid
-                String device = fs.read(ns.resolve("device_path"));
-                namespaces.add(new SubsystemState.Namespace(NamespaceId.of(nsid.getAsLong()),
-                        device.equals(UNSET_DEVICE) ? "" : device, fs.read(ns.resolve("enable")).equals("1")));
-            }
-        }
-        namespaces.sort(Comparator.comparingLong(n -> n.nsid().value()));
+        List<SubsystemState.Namespace> namespaces = namespaces(dir, false);
         List<String> hosts = new ArrayList<>();
         for (Path link : fs.list(dir.resolve("allowed_hosts"))) {
             hosts.add(fs.linkTarget(link));
@@ -81,6 +73,43 @@ final class ConfigfsStateReader {
             }
         }
         return Optional.of(new SubsystemState(nqn, allowAnyHost, namespaces, hosts, linkedPorts(nqn), keys));
+    }
+
+    /**
+     * The namespaces of every subsystem directory, whatever its name (another tool's too), by that name; a
+     * subsystem or namespace removed while this reads is left out.
+     */
+    Map<String, List<SubsystemState.Namespace>> namespaces() {
+        Map<String, List<SubsystemState.Namespace>> all = new TreeMap<>();
+        for (Path dir : fs.list(subsystems)) {
+            List<SubsystemState.Namespace> namespaces = namespaces(dir, true);
+            if (fs.isDirectory(dir)) {
+                all.put(dir.getFileName().toString(), namespaces);
+            }
+        }
+        return all;
+    }
+
+    /** The subsystem's namespaces by nsid; with {@code skipGone} one removed meanwhile is left out rather than failing. */
+    private List<SubsystemState.Namespace> namespaces(Path dir, boolean skipGone) {
+        List<SubsystemState.Namespace> namespaces = new ArrayList<>();
+        for (Path ns : fs.list(dir.resolve("namespaces"))) {
+            OptionalLong nsid = KernelNumbers.parse(ns.getFileName().toString(), NamespaceId.MAX);
+            if (nsid.isEmpty()) {
+                continue; // never: the kernel made the directory only for a valid nsid
+            }
+            try {
+                String device = fs.read(ns.resolve("device_path"));
+                namespaces.add(new SubsystemState.Namespace(NamespaceId.of(nsid.getAsLong()),
+                        device.equals(UNSET_DEVICE) ? "" : device, fs.read(ns.resolve("enable")).equals("1")));
+            } catch (NvmetTargetException e) {
+                if (!skipGone || fs.exists(ns)) {
+                    throw e;
+                }
+            }
+        }
+        namespaces.sort(Comparator.comparingLong(n -> n.nsid().value()));
+        return namespaces;
     }
 
     private List<SubsystemState.LinkedPort> linkedPorts(Nqn nqn) {

@@ -2,6 +2,7 @@ package pillar.agent.configfs;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import pillar.api.value.Nqn;
@@ -159,4 +160,10 @@ public interface NvmetTarget {
      * only. {@link ExportDrift} compares it with the wanted export.
      */
     Optional<SubsystemState> inspect(Nqn subsystem);
+
+    /**
+     * The namespaces of every subsystem the kernel holds, by the subsystem directory's name, whoever made it (a
+     * name outside pillar-csi's grammar too, unlike {@link #subsystems}): which devices nvmet is backed by. Reads only.
+     */
+    Map<String, List<SubsystemState.Namespace>> namespaces();
 }

@@ -1,5 +1,6 @@
 package pillar.agent.export;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -8,6 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 import java.util.zip.CRC32;
 
+import pillar.agent.backend.DeviceIdentity;
+import pillar.agent.backend.Texts;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.configfs.ExportDrift;
 import pillar.agent.configfs.HostAuth;
@@ -15,6 +18,7 @@ import pillar.agent.configfs.NamespaceId;
 import pillar.agent.configfs.NvmetTarget;
 import pillar.agent.configfs.PortAddress;
 import pillar.agent.configfs.PortId;
+import pillar.agent.configfs.SubsystemState;
 import pillar.agent.configfs.WantedExport;
 import pillar.agent.nfs.StateRelease;
 import pillar.api.value.Nqn;
@@ -45,6 +49,32 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
     @Override
     public String where() {
         return "the kernel";
+    }
+
+    /**
+     * The first nvmet namespace, of any subsystem, whose {@code device_path} names {@code device}: the same path,
+     * or a path of the same device ({@link DeviceIdentity}); enabled or not (a disabled one is someone's set-up).
+     */
+    @Override
+    public Optional<String> device(Path device) {
+        Optional<DeviceIdentity> identity = DeviceIdentity.of(device);
+        for (Map.Entry<String, List<SubsystemState.Namespace>> subsystem : target.namespaces().entrySet()) {
+            for (SubsystemState.Namespace ns : subsystem.getValue()) {
+                if (!ns.devicePath().isEmpty() && (Path.of(ns.devicePath()).equals(device)
+                        || identity.isPresent() && DeviceIdentity.of(Path.of(ns.devicePath())).equals(identity))) {
+                    return Optional.of("nvmet subsystem " + Texts.printable(subsystem.getKey()) + " has it as namespace "
+                            + ns.nsid().value() + " (" + (ns.enabled() ? "enabled" : "disabled") + ", device_path "
+                            + Texts.printable(ns.devicePath()) + ")");
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** None: nvmet exports block devices only. */
+    @Override
+    public Optional<String> directory(Path directory) {
+        return Optional.empty();
     }
 
     /**

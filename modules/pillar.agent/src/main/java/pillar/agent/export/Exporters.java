@@ -1,20 +1,36 @@
 package pillar.agent.export;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
+import pillar.agent.backend.KernelExports;
 import pillar.agent.backend.VolumeBackend;
 
 /**
  * The agent's export protocols, one {@link ProtocolExporter} each, in a fixed order: a record goes to the
  * protocol whose records it is, a listing or the start-up re-apply runs protocol by protocol in that order.
+ * As {@link KernelExports}: what the kernel's servers of all of them export now (an adoption asks it).
  */
-public final class Exporters {
+public final class Exporters implements KernelExports {
     private final List<ProtocolExporter<?, ?>> protocols;
 
     public Exporters(List<ProtocolExporter<?, ?>> protocols) {
         this.protocols = List.copyOf(protocols);
+    }
+
+    /** The first protocol's answer that is not empty. */
+    @Override
+    public Optional<String> device(Path device) {
+        return protocols.stream().map(p -> p.device(device)).flatMap(Optional::stream).findFirst();
+    }
+
+    /** The first protocol's answer that is not empty. */
+    @Override
+    public Optional<String> directory(Path directory) {
+        return protocols.stream().map(p -> p.directory(directory)).flatMap(Optional::stream).findFirst();
     }
 
     /** The protocol whose records {@code record} is one of. */

@@ -4,10 +4,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
+import pillar.agent.backend.Texts;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsExport;
@@ -45,6 +47,19 @@ public final class NfsExporter implements ProtocolExporter<NfsExportRecord, NfsC
     @Override
     public String where() {
         return "nfsd";
+    }
+
+    /** None: nfsd exports directories only. */
+    @Override
+    public Optional<String> device(Path device) {
+        return Optional.empty();
+    }
+
+    /** The first path the server's table exports, to any client, that is {@code directory} or below it. */
+    @Override
+    public Optional<String> directory(Path directory) {
+        return server.exportedPaths().stream().filter(p -> p.startsWith(directory)).findFirst()
+                .map(p -> "nfsd exports " + Texts.printable(p.toString()) + (p.equals(directory) ? "" : ", below it"));
     }
 
     /** The differences between the record and what the server lists now; empty when in place. */

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import pillar.agent.backend.KernelExports;
 import pillar.agent.backend.VolumeBackend;
 import pillar.agent.nfs.StateRelease;
 
@@ -13,11 +14,12 @@ import pillar.agent.nfs.StateRelease;
  * the drift of a record against the kernel and re-applies its own records at start-up, pruning its exports
  * that have none. The record is written before any call that widens access, and a call is idempotent: a
  * retry converges to the record. {@code ProtocolExporterContract} (tests) states this against each protocol.
+ * As {@link KernelExports} it says what its kernel server exports now, whoever made the export.
  *
  * @param <R> the protocol's durable record
  * @param <C> the protocol's client (a host NQN, an NFS client address)
  */
-public interface ProtocolExporter<R extends VolumeExport, C> {
+public interface ProtocolExporter<R extends VolumeExport, C> extends KernelExports {
     /** The type of this protocol's records: {@link ExportStore} reads and lists them by it. */
     Class<R> records();
 

@@ -21,6 +21,24 @@ final class ExportfsListing {
 
     static List<NfsExport> parse(String stdout) {
         List<NfsExport> exports = new ArrayList<>();
+        read(stdout, (path, host, options) -> client(host).ifPresent(client -> exports.add(new NfsExport(path, client, fsid(options),
+                access(options), squash(options)))));
+        return exports;
+    }
+
+    /** Every path the listing exports, to any client (a subnet, a wildcard, a name too), each once, in listing order. */
+    static List<Path> paths(String stdout) {
+        java.util.Set<Path> paths = new java.util.LinkedHashSet<>();
+        read(stdout, (path, host, options) -> paths.add(path));
+        return List.copyOf(paths);
+    }
+
+    /** One entry of the listing: its path, its client as printed and its options. */
+    private interface Entry {
+        void accept(Path path, String host, String options);
+    }
+
+    private static void read(String stdout, Entry entries) {
         Path path = null;
         for (String token : stdout.strip().split("\\s+")) {
             if (token.isEmpty()) {
@@ -41,16 +59,12 @@ final class ExportfsListing {
             if (path == null || open <= 0 || !token.endsWith(")")) {
                 throw unreadable("'" + token + "' is no client(options) after a path", stdout);
             }
-            Path at = path;
-            String options = token.substring(open + 1, token.length() - 1);
-            client(token.substring(0, open)).ifPresent(client -> exports.add(new NfsExport(at, client, fsid(options), access(options),
-                    squash(options))));
+            entries.accept(path, token.substring(0, open), token.substring(open + 1, token.length() - 1));
             path = null;
         }
         if (path != null) {
             throw unreadable("path " + path + " has no client", stdout);
         }
-        return exports;
     }
 
     private static java.util.Optional<NfsClient> client(String host) {

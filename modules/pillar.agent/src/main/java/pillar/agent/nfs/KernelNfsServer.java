@@ -123,6 +123,11 @@ public final class KernelNfsServer implements NfsServer {
         return ExportfsListing.parse(exportfs(List.of("exportfs", "-v")));
     }
 
+    @Override
+    public synchronized List<Path> exportedPaths() {
+        return ExportfsListing.paths(exportfs(List.of("exportfs", "-v")));
+    }
+
     private static String target(NfsClient client, Path path) {
         return (client.ipv6() ? "[" + client.text() + "]" : client.text()) + ":" + path;
     }

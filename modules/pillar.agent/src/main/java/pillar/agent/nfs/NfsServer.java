@@ -54,6 +54,14 @@ public interface NfsServer {
     /** Every entry of the table now, as the server serves it. */
     List<NfsExport> exports();
 
+    /**
+     * Every path the table exports now, to any client: also the entries {@link #exports} leaves out (a subnet, a
+     * wildcard, a host name: exports other tools made, {@code sharenfs} among them). Each path once.
+     */
+    default List<Path> exportedPaths() {
+        return exports().stream().map(NfsExport::path).distinct().toList();
+    }
+
     /** Why this server cannot serve NFS now (nfsd or mountd missing), for a person; empty when it serves. */
     default java.util.Optional<String> problem() {
         return java.util.Optional.empty();
@@ -80,6 +88,12 @@ public interface NfsServer {
             @Override
             public List<NfsExport> exports() {
                 throw new NfsServerException(reason);
+            }
+
+            /** None: no server here exports anything. */
+            @Override
+            public List<Path> exportedPaths() {
+                return List.of();
             }
 
             @Override

@@ -2,6 +2,8 @@ package pillar.agent.export;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -13,6 +15,7 @@ import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.agent.configfs.PortAddress;
 import pillar.agent.nfs.FakeNfsServer;
 import pillar.agent.nfs.NfsClient;
+import pillar.agent.nfs.NfsFsid;
 import pillar.api.value.Nqn;
 import pillar.api.value.VolumeId;
 
@@ -50,6 +53,28 @@ class ExportersTest {
         assertThat(nvme.exported(block)).isTrue();
         exporters.remove(block);
         assertThat(nvme.exported(block)).isFalse();
+    }
+
+    /**
+     * As an adoption asks: an nvmet namespace on the device counts whoever made it (a subsystem outside pillar-csi's
+     * names, disabled, its device_path another path of the same file), an NFS export of the directory or below it too.
+     */
+    @Test
+    void whatTheKernelExportsIsAnyonesNamespaceOnTheDeviceAndAnyExportOfTheDirectory() throws IOException {
+        Path zd0 = Files.createFile(state.resolve("zd0"));
+        Path link = Files.createSymbolicLink(state.resolve("pvc-z"), zd0);
+        configfs.mkdir(configfs.nvmet("subsystems/testnqn"));
+        configfs.mkdir(configfs.nvmet("subsystems/testnqn/namespaces/7"));
+        configfs.write(configfs.nvmet("subsystems/testnqn/namespaces/7/device_path"), zd0 + "\n");
+        server.export(server.directory(Path.of("/tank/nfs/pvc-a/www")), CLIENT, NfsFsid.of(VolumeId.of("pvc-a")));
+
+        assertThat(exporters.device(link)).hasValueSatisfying(what -> assertThat(what)
+                .contains("nvmet subsystem testnqn has it as namespace 7 (disabled, device_path " + zd0 + ")"));
+        assertThat(exporters.device(Files.createFile(state.resolve("zd16")))).isEmpty();
+        assertThat(exporters.directory(Path.of("/tank/nfs/pvc-a"))).contains("nfsd exports /tank/nfs/pvc-a/www, below it");
+        assertThat(exporters.directory(Path.of("/tank/nfs/pvc-a/www"))).contains("nfsd exports /tank/nfs/pvc-a/www");
+        assertThat(exporters.directory(Path.of("/tank/nfs/pvc"))).isEmpty();
+        assertThat(exporters.directory(zd0)).isEmpty();
     }
 
     @Test

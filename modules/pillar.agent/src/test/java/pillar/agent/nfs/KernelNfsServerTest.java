@@ -104,6 +104,17 @@ class KernelNfsServerTest {
         assertThat(ExportfsListing.parse("")).isEmpty();
     }
 
+    /** What an adoption asks: every exported path, also to a subnet, a wildcard or a name (sharenfs's, an operator's). */
+    @Test
+    void theExportedPathsAreEveryEntrysWhateverItsClientEachOnce() {
+        String out = CAPTURED + line("/tank/nfs/shared-by-zfs", "*", "0") + line("/srv/www", "web.example", "0");
+        ScriptedRunner runner = new ScriptedRunner(ScriptedRunner.printing(out, ""));
+
+        assertThat(server(runner).exportedPaths()).containsExactly(Path.of("/export/v1"), Path.of("/export"),
+                Path.of("/tank/nfs/shared-by-zfs"), Path.of("/srv/www"));
+        assertThat(runner.commands()).extracting(c -> c.argv()).containsExactly(List.of("exportfs", "-v"));
+    }
+
     @Test
     void aLongPathWrapsTheClientOntoTheNextLineAndIpv6IsRead() {
         String out = line("/tank/nfs/pvc-1", "10.77.1.2", FSID.text()) + line("/tank/nfs/pvc-1", "fd00:0:0:0:0:0:0:7", FSID.text());
