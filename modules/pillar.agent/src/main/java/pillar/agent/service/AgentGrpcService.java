@@ -19,6 +19,8 @@ import pillar.agent.configfs.PortAddress;
 import pillar.agent.export.ExportRecord;
 import pillar.api.agent.AgentApiLevel;
 import pillar.api.agent.v1.AddressFamily;
+import pillar.api.agent.v1.AdoptVolumeRequest;
+import pillar.api.agent.v1.AdoptVolumeResponse;
 import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.AllowInitiatorResponse;
@@ -106,7 +108,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
     private final Duration callBudget;
 
     /**
-     * @param gate admits the calls that change state (create, delete, expand, export, unexport,
+     * @param gate admits the calls that change state (create, adopt, delete, expand, export, unexport,
      *             allow, deny, reconcile); reads are served whatever it says
      */
     public AgentGrpcService(List<BackendConfig> backends, AgentOperations operations, AdmissionGate gate) {
@@ -198,6 +200,18 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                     ? operations.create(token, id, request.getBackend(), size, request.getOptionsMap(), pool, source.get())
                     : operations.create(token, id, request.getBackend(), size, request.getOptionsMap(), pool);
             return CreateVolumeResponse.newBuilder().setVolume(toProto(volume, request.getBackend())).build();
+        });
+    }
+
+    /** Through the gate and the fence as CreateVolume; answers with the volume as CreateVolume does. */
+    @Override
+    public void adoptVolume(AdoptVolumeRequest request, StreamObserver<AdoptVolumeResponse> response) {
+        change("AdoptVolume", response, () -> {
+            VolumeId id = VolumeId.of(request.getVolumeId());
+            Optional<FencingToken> token = token(request.hasToken(), request.getToken());
+            ByteSize minSize = minSize("min_size_bytes", request.getMinSizeBytes());
+            BackendVolume volume = operations.adopt(token, id, request.getBackend(), minSize);
+            return AdoptVolumeResponse.newBuilder().setVolume(toProto(volume, request.getBackend())).build();
         });
     }
 
@@ -471,6 +485,14 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                 .addAllAllowedHosts(record.clients().stream().map(NfsClient::text).sorted().toList())
                 .setExportPath(record.path().toString())
                 .build();
+    }
+
+    /** 0 (any size) or more; a uint64 above Long.MAX_VALUE arrives negative. */
+    private static ByteSize minSize(String field, long bytes) {
+        if (bytes < 0) {
+            throw new InvalidValueException(field, "is out of range");
+        }
+        return ByteSize.of(bytes);
     }
 
     /** A token with no lifecycle is no token: refused by fencing with FAILED_PRECONDITION, not INVALID_ARGUMENT. */

@@ -133,6 +133,16 @@ public final class AgentOperations {
     }
 
     /**
+     * Brings an existing volume of the backend under this installation ({@link VolumeBackend#adopt}), fenced as
+     * {@link #create} is (CHANGE, the new lifecycle's token); what the kernel exports is asked of every export
+     * protocol ({@link Exporters}). A retry returns the adopted volume.
+     */
+    public BackendVolume adopt(Optional<FencingToken> token, VolumeId id, String backendName, ByteSize minSize) {
+        VolumeBackend backend = backend(backendName);
+        return fence.run(id, token, Intent.CHANGE, done -> backend.adopt(id, minSize, protocols));
+    }
+
+    /**
      * Takes a snapshot, fenced by the snapshot's token (CHANGE) and holding the source volume's lock, so
      * it never races a delete of the source. Lock order: the source volume's, then the snapshot's.
      */

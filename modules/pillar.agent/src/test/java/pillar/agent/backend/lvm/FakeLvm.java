@@ -156,7 +156,7 @@ public final class FakeLvm implements ProcessRunner {
     }
 
     /** An open LV (an nvmet namespace, a mount or a process holds it): lvremove refuses, lv_attr shows 'o'. */
-    synchronized void markBusy(String name) {
+    public synchronized void markBusy(String name) {
         busy.hold(name);
     }
 
