@@ -96,7 +96,7 @@ public final class ZfsVolumeBackend extends ZfsBackend<ZfsVolumeBackend.Zvol> {
             case Creation.NameTaken taken -> {
                 Zvol existing = lookup(id).orElseThrow(() -> BackendException.failed("zfs says " + dataset
                         + " exists, zfs get does not find it", taken.cause()));
-                return adopt(existing, id, rounded, opts);
+                return existing(existing, id, rounded, opts);
             }
             case Creation.NoRoom full -> throw noSpace(id, rounded, full.cause());
             case Creation.Made made -> {
@@ -118,7 +118,8 @@ public final class ZfsVolumeBackend extends ZfsBackend<ZfsVolumeBackend.Zvol> {
                 + id + " needs " + rounded + " and its metadata: " + Texts.oneLine(e.stderr()), e);
     }
 
-    private BackendVolume adopt(Zvol zvol, VolumeId id, ByteSize rounded, ZfsOptions opts) {
+    /** An existing zvol for a create: ours and as asked, or a conflict (an unmarked one too: see {@link #adopt}). */
+    private BackendVolume existing(Zvol zvol, VolumeId id, ByteSize rounded, ZfsOptions opts) {
         if (!owns(zvol)) {
             throw new BackendException(Kind.CONFLICT, "a dataset named " + zvol.dataset() + " already exists and is not a zvol of"
                     + " this installation (" + ownership(zvol) + ")");
