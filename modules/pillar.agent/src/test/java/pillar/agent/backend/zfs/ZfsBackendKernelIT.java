@@ -150,7 +150,8 @@ class ZfsBackendKernelIT {
 
     @Test
     void aReservedZvolIsCountedInTheCapacityWithItsMetadata() {
-        VolumeBackend.Capacity empty = timed("capacity", zfs::capacity);
+        timed("capacity", zfs::capacity);
+        VolumeBackend.Capacity empty = settledCapacity();
         VolumeId id = VolumeId.of("pvc-full");
 
         BackendVolume created = timed("create reserved 128 MiB, 8K, lz4", () -> zfs.create(id, ByteSize.ofMiB(128),
@@ -161,7 +162,7 @@ class ZfsBackendKernelIT {
         long refreservation = Long.parseLong(properties(pool + "/k8s/pvc-full", "refreservation").split("=")[1]);
         assertThat(refreservation).as("the reservation includes metadata").isGreaterThan(128 * MIB);
 
-        VolumeBackend.Capacity after = zfs.capacity();
+        VolumeBackend.Capacity after = settledCapacity();
         assertThat(empty.available().bytes() - after.available().bytes()).isBetween(refreservation, refreservation + MIB);
         assertThat(after.total().bytes()).as("used + available, give or take the new zvol's own metadata")
                 .isBetween(empty.total().bytes() - MIB, empty.total().bytes() + MIB);
@@ -180,7 +181,25 @@ class ZfsBackendKernelIT {
             return null;
         });
         zfs.delete(VolumeId.of("pvc-over"));
-        assertThat(zfs.capacity().available().bytes()).isBetween(empty.available().bytes() - MIB, empty.available().bytes() + MIB);
+        assertThat(settledCapacity().available().bytes()).isBetween(empty.available().bytes() - MIB, empty.available().bytes() + MIB);
+    }
+
+    /**
+     * The backend's capacity once the pool has written out its transaction groups and the figure holds still: what
+     * ZFS reports lags its changes (a fresh pool's own metadata, a destroy's asynchronous frees), by some hundred KiB
+     * under load (a 6.1 gate run read 445 KiB less of a reservation than it had made).
+     */
+    private VolumeBackend.Capacity settledCapacity() {
+        VolumeBackend.Capacity last = null;
+        for (int i = 0; i < 10; i++) {
+            sh("zpool", "sync", pool);
+            VolumeBackend.Capacity now = zfs.capacity();
+            if (now.equals(last)) {
+                return now;
+            }
+            last = now;
+        }
+        return last;
     }
 
     @Test
