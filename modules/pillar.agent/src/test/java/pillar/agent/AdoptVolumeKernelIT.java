@@ -192,7 +192,7 @@ class AdoptVolumeKernelIT {
 
     /** A process that holds {@code device} open (its stdin) until the clean-up ends it. */
     private void hold(Path device) throws IOException {
-        holders.add(new ProcessBuilder("sh", "-c", "exec sleep 120 < " + device).start());
+        holders.add(new ProcessBuilder("sleep", "120").redirectInput(device.toFile()).start());
     }
 
     /** Waits until lvs shows the LV open (lv_attr's 6th character), as the shell's open lands. */

@@ -3,7 +3,9 @@ package pillar.agent.nfs;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 import pillar.api.value.InvalidValueException;
 
@@ -28,7 +30,7 @@ final class ExportfsListing {
 
     /** Every path the listing exports, to any client (a subnet, a wildcard, a name too), each once, in listing order. */
     static List<Path> paths(String stdout) {
-        java.util.Set<Path> paths = new java.util.LinkedHashSet<>();
+        Set<Path> paths = new LinkedHashSet<>();
         read(stdout, (path, host, options) -> paths.add(path));
         return List.copyOf(paths);
     }
