@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -17,7 +18,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * File I/O through an NFS mount, each call under a deadline: a hard mount waits for its server
  * forever, so a read or write that does not return within {@link #DEADLINE} fails the step, naming
- * the file (its thread, a daemon, is left blocked in the kernel), instead of hanging the run.
+ * the file (its thread, a daemon, is left blocked in the kernel), instead of hanging the run. The I/O
+ * of a fenced node, expected to fail or block, runs in a child process that is killed when it blocks.
  */
 final class BoundedIo {
     static final Duration DEADLINE = Duration.ofSeconds(60);
@@ -36,15 +38,55 @@ final class BoundedIo {
 
     /**
      * What a write of a fenced client did within {@code wait}: "fails: ..." with its error, or "blocks"
-     * when it had not returned (its client is refused by the server and waits: the daemon thread stays
-     * in the kernel until the mount goes). One that succeeded is an {@link AssertionError}.
+     * when it had not returned (its client is refused by the server and waits). One that succeeded is
+     * an {@link AssertionError}. The write is a child process ({@code dd}), killed and reaped when it
+     * blocks, as kubelet kills a pod before it unpublishes its volume: nothing of the test keeps the
+     * mount busy afterwards.
      */
     static String refusedWrite(Path file, String text, Duration wait) throws Exception {
-        String outcome = outcome(() -> write(file, text), wait);
+        String outcome = childOutcome(List.of("dd", "of=" + file, "conv=fsync", "status=none"),
+                text.getBytes(StandardCharsets.UTF_8), wait);
         if (outcome.startsWith("returned")) {
             throw new AssertionError("writing " + file + " succeeded where it must not");
         }
         return outcome;
+    }
+
+    /**
+     * What reading {@code file} did within {@code wait}, in {@link #outcome}'s words ("returned: CONTENT",
+     * "fails: ERROR", "blocks (...)"); the read is a child process ({@code cat}), killed and reaped when it
+     * blocks, so it leaves nothing open on the mount.
+     */
+    static String readOutcome(Path file, Duration wait) throws Exception {
+        return childOutcome(List.of("cat", "--", file.toString()), new byte[0], wait);
+    }
+
+    /**
+     * Runs {@code argv} with {@code stdin}: "returned: STDOUT" when it exits 0 within {@code wait}, "fails: STDERR"
+     * when it exits otherwise, "blocks (...)" when it had not exited; then it is SIGKILLed (an NFS wait is
+     * killable) and reaped within {@link #DEADLINE}, or the call fails naming it.
+     */
+    private static String childOutcome(List<String> argv, byte[] stdin, Duration wait) throws Exception {
+        Path out = Files.createTempFile("bounded-io", ".out");
+        Path err = Files.createTempFile("bounded-io", ".err");
+        try {
+            Process child = new ProcessBuilder(argv).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            try (var in = child.getOutputStream()) {
+                in.write(stdin);
+            }
+            if (!child.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+                child.destroyForcibly();
+                if (!child.waitFor(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
+                    throw new AssertionError(argv + " blocked on the mount and did not exit within " + DEADLINE.toSeconds()
+                            + " s of SIGKILL (pid " + child.pid() + ")");
+                }
+                return "blocks (no answer within " + wait.toSeconds() + " s; killed)";
+            }
+            return child.exitValue() == 0 ? "returned: " + Files.readString(out) : "fails: " + Files.readString(err).strip();
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
     }
 
     /**

@@ -343,7 +343,7 @@ class NfsRwxKernelIT {
             // it fails at once, or blocks while b's client, whose nfsd state the deny expired, is refused its
             // lease (docs/nfs.md fact 13): either way nothing passes
             String readError = step("b's next read (a file it never opened) fails or blocks",
-                    () -> BoundedIo.outcome(() -> Files.readString(b.target().resolve("a-before-deny")), CUT_WAIT));
+                    () -> BoundedIo.readOutcome(b.target().resolve("a-before-deny"), CUT_WAIT));
             String writeError = step("b's next write fails or blocks", () -> BoundedIo.refusedWrite(
                     b.target().resolve("from-b-after-deny"), "must not land", CUT_WAIT));
             System.out.println("  node b: read -> " + readError + "; write -> " + writeError);
@@ -357,7 +357,7 @@ class NfsRwxKernelIT {
             // still 40 s after the deny, with a 10 s lease), but no new data reaches b
             String cachedRead = step("a rewrites a file b read before; b never sees the new content", () -> {
                 BoundedIo.writeSynced(a.target().resolve("from-a"), "rewritten by node a after b's deny");
-                String got = BoundedIo.outcome(() -> Files.readString(b.target().resolve("from-a")), CUT_WAIT);
+                String got = BoundedIo.readOutcome(b.target().resolve("from-a"), CUT_WAIT);
                 assertThat(got).as("what node b reads of from-a after its deny").doesNotContain("rewritten");
                 return got;
             });
