@@ -20,6 +20,7 @@ import pillar.agent.config.AgentConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.runtime.server.CertificateFiles;
 import pillar.runtime.server.PeerNames;
+import pillar.testkit.TestPki;
 
 /**
  * An agent whose own certificate carries a name of {@code agent.tls.client-names} could call every

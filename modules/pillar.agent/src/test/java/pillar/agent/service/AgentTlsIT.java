@@ -32,6 +32,7 @@ import pillar.api.agent.v1.BackendKind;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.runtime.metrics.WorkloadMetrics;
 import pillar.runtime.server.WorkloadServer;
+import pillar.testkit.TestPki;
 
 /**
  * The agent API over real TCP with mTLS admits only the controller: a client certificate from its

@@ -29,6 +29,7 @@ import pillar.agent.config.AgentConfig;
 import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.runtime.server.CertificateFiles;
 import pillar.runtime.server.WorkloadServer;
+import pillar.testkit.TestPki;
 
 /**
  * The agent's and the controller's certificates are renewed in their Secret volumes (the kubelet's

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.runtime.server.WorkloadServer;
+import pillar.testkit.TestPki;
 
 /**
  * One identity per storage node, over real mutual TLS: the controller verifies the name of the
@@ -65,7 +66,7 @@ class AgentIdentityIT {
     void anotherStorageNodesCertificateIsRefusedAndTheAgentsOwnPasses() throws Exception {
         TestPki pki = new TestPki(dir, "cluster");
         int port = agentPresenting(pki, STORAGE_2);
-        client = new GrpcAgentClient(Optional.of(pki.issueFiles("controller", "pillar-controller")), settings());
+        client = new GrpcAgentClient(Optional.of(TestAgentTls.issue(pki, "controller", "pillar-controller")), settings());
 
         // storage-2's agent (or whoever holds its key) answering where storage-1 is dialled
         assertThatThrownBy(() -> client.allowInitiator(target(port, STORAGE_1), AllowInitiatorRequest.getDefaultInstance()))
@@ -89,7 +90,7 @@ class AgentIdentityIT {
     void anAgentVerifiedByTheControllersOwnNameIsNotDialled() throws Exception {
         TestPki pki = new TestPki(dir, "cluster");
         int port = agentPresenting(pki, "pillar-controller");
-        client = new GrpcAgentClient(Optional.of(pki.issueFiles("controller", "pillar-controller")), settings());
+        client = new GrpcAgentClient(Optional.of(TestAgentTls.issue(pki, "controller", "pillar-controller")), settings());
 
         assertThatThrownBy(() -> client.getCapabilities(target(port, "pillar-controller"), GetCapabilitiesRequest.getDefaultInstance()))
                 .isInstanceOfSatisfying(AgentException.class, e -> {

@@ -30,6 +30,7 @@ import pillar.api.agent.v1.AllowInitiatorResponse;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.GetCapacityRequest;
 import pillar.runtime.server.WorkloadServer;
+import pillar.testkit.TestPki;
 
 /**
  * GrpcAgentClient against a real gRPC agent API server (Helidon, over TCP): plaintext and mutual
@@ -277,16 +278,16 @@ class GrpcAgentClientIT {
         TestPki trusted = new TestPki(dir, "trusted");
         TestPki stranger = new TestPki(dir, "stranger");
         server = WorkloadServer.builder().tcp("127.0.0.1", 0).health("127.0.0.1", 0).service(service)
-                .tls(Tls.builder().sslContext(trusted.serverContext("agent")).clientAuth(TlsClientAuth.REQUIRED).build())
+                .tls(Tls.builder().sslContext(trusted.serverContext("agent", "localhost")).clientAuth(TlsClientAuth.REQUIRED).build())
                 .start();
         AgentTarget agent = new AgentTarget("127.0.0.1", server.grpcPort(), AgentTarget.Security.MUTUAL_TLS, Optional.empty());
 
-        client = new GrpcAgentClient(Optional.of(trusted.issueFiles("controller")), settings(Duration.ofSeconds(20)));
+        client = new GrpcAgentClient(Optional.of(TestAgentTls.issue(trusted, "controller", "localhost")), settings(Duration.ofSeconds(20)));
         assertThat(client.getCapabilities(agent, GetCapabilitiesRequest.getDefaultInstance()).getAgentVersion())
                 .isEqualTo("9.9.9-test");
         client.close();
 
-        client = new GrpcAgentClient(Optional.of(stranger.issueFiles("controller")), settings(Duration.ofSeconds(20)));
+        client = new GrpcAgentClient(Optional.of(TestAgentTls.issue(stranger, "controller", "localhost")), settings(Duration.ofSeconds(20)));
         assertThatThrownBy(() -> client.getCapabilities(agent, GetCapabilitiesRequest.getDefaultInstance()))
                 .isInstanceOfSatisfying(AgentException.class,
                         e -> assertThat(e.kind()).isEqualTo(AgentException.Kind.UNREACHABLE));

@@ -12,6 +12,7 @@ import java.time.Instant;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import pillar.testkit.TestPki;
 
 /**
  * Renewed certificate files (cert-manager rewrites the Secret) are read again; half-written,
@@ -29,7 +30,7 @@ class TlsCredentialsTest {
     @BeforeEach
     void credentials() throws Exception {
         pki = new TestPki(dir, "ca");
-        files = pki.issueFiles("controller");
+        files = TestAgentTls.issue(pki, "controller", "localhost");
         credentials = new TlsCredentials(files);
         first = credentials.current();
     }
@@ -44,7 +45,7 @@ class TlsCredentialsTest {
         Files.setLastModifiedTime(files.key(), FileTime.from(Instant.now().plusSeconds(60)));
         assertThat(credentials.current()).isSameAs(first);
 
-        AgentTlsFiles renewed = pki.issueFiles("controller");
+        AgentTlsFiles renewed = TestAgentTls.issue(pki, "controller", "localhost");
         assertThat(renewed.key()).isEqualTo(files.key());
         Files.setLastModifiedTime(files.key(), FileTime.from(Instant.now().plusSeconds(120)));
         assertThat(credentials.current().epoch()).isEqualTo(first.epoch() + 1);
@@ -53,7 +54,7 @@ class TlsCredentialsTest {
 
     @Test
     void aKeyOfAnotherCertificateKeepsTheWorkingCredentialsAndRefusesAtStart() throws Exception {
-        AgentTlsFiles other = pki.issueFiles("other");
+        AgentTlsFiles other = TestAgentTls.issue(pki, "other", "localhost");
         Files.copy(other.key(), files.key(), StandardCopyOption.REPLACE_EXISTING);
         assertThat(credentials.current()).as("the certificate with another's key").isSameAs(first);
         assertThatThrownBy(() -> new TlsCredentials(files)).isInstanceOf(IllegalArgumentException.class)
