@@ -27,6 +27,8 @@ public final class FabricsInitiator {
     private static final Pattern CONNECTED = Pattern.compile("instance=(\\d+),cntlid=(\\d+)\\s*");
     /** Head (multipath) namespaces: nvme<subsystem instance>n<ns>. Per-path nodes (nvme0c1n1) differ. */
     private static final Pattern HEAD = Pattern.compile("nvme\\d+n\\d+");
+    /** How long a controller whose delete_controller refused the write may take to vanish on its own. */
+    private static final Duration REMOVAL_GRACE = Duration.ofSeconds(5);
 
     private final Path dev;
     private final Path sys;
@@ -137,16 +139,28 @@ public final class FabricsInitiator {
         return state.isEmpty() ? Optional.empty() : Optional.of(new String[] {state, cntlid});
     }
 
-    /** Disconnects (writes {@code delete_controller}) and waits until the controller is gone. */
+    /**
+     * Disconnects (writes {@code delete_controller}) and waits until the controller is gone. A controller
+     * the kernel is already removing (a dropped host's, after its reconnects) refuses the write (ENODEV
+     * from sysfs): then it is only waited for.
+     */
     public void disconnect(String controller, Duration timeout) throws IOException, InterruptedException {
         Path ctrl = sys.resolve("class/nvme").resolve(controller);
         if (!Files.exists(ctrl)) {
             return;
         }
-        Files.writeString(ctrl.resolve("delete_controller"), "1", StandardOpenOption.WRITE);
-        long deadline = System.nanoTime() + timeout.toNanos();
+        IOException refused = null;
+        try {
+            Files.writeString(ctrl.resolve("delete_controller"), "1", StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            refused = e;
+        }
+        long deadline = System.nanoTime() + (refused == null ? timeout : REMOVAL_GRACE).toNanos();
         while (Files.exists(ctrl)) {
             if (System.nanoTime() > deadline) {
+                if (refused != null) {
+                    throw refused;
+                }
                 throw new IOException(ctrl + " still exists " + timeout + " after delete_controller");
             }
             Thread.sleep(50);
