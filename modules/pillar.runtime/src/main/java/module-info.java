@@ -2,7 +2,8 @@
  * What every pillar-csi workload runs on, and nothing else needs: the Helidon server with gRPC and
  * health, CSI Identity, mutual TLS and the configuration ({@code pillar.runtime.server}); Prometheus
  * metrics ({@code pillar.runtime.metrics}); host commands as argument lists with deadlines
- * ({@code pillar.runtime.exec}); crash-safe files ({@code pillar.runtime.durable}). It holds no workload logic.
+ * ({@code pillar.runtime.exec}); crash-safe files ({@code pillar.runtime.durable}); the kernel's keyrings for
+ * TLS keys ({@code pillar.runtime.keys}, the agent's and the node's only). It holds no workload logic.
  *
  * <p>Exported to the three workloads only: a client of the contracts in {@code pillar.api} gets
  * neither a web server nor a process runner with them. (The project's tools and the tests that load
@@ -24,6 +25,7 @@ module pillar.runtime {
     requires io.helidon.health;
     requires io.helidon.logging.common;
     requires java.logging;
+    requires com.sun.jna; // add_key(2), keyctl(2): pillar.runtime.keys
     // service providers Helidon finds at run time (and jlink must include)
     requires io.helidon.config.yaml;
     requires io.helidon.logging.jul;
@@ -32,4 +34,5 @@ module pillar.runtime {
     exports pillar.runtime.exec to pillar.agent, pillar.node, pillar.controller;
     exports pillar.runtime.durable to pillar.agent, pillar.node, pillar.controller;
     exports pillar.runtime.metrics to pillar.agent, pillar.node, pillar.controller;
+    exports pillar.runtime.keys to pillar.agent, pillar.node;
 }
