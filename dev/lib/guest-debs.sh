@@ -1,0 +1,83 @@
+# Sourced by dev/vm/setup and dev/vm/probe-nfs: the one way to get programs from
+# Debian packages into the VM guest without installing them on the host. The packages are downloaded
+# and unpacked under /var/lib/pillar-csi-vm (the guest sees the host's root read-only), and
+# dev/vm/guest-init copies their programs and libraries over the guest's /usr.
+# shellcheck shell=bash
+
+# The kernel NFS server's userland (rpc.nfsd, rpc.mountd, exportfs): the Debian packages of nfs-utils
+# and the libraries its programs need that a minimal host lacks.
+NFS_UTILS_DEBS=(nfs-kernel-server nfs-common libnfsidmap1 libwrap0 keyutils libevent-core-2.1-7)
+# shellcheck disable=SC2034  # used by the scripts that source this file
+NFS_UTILS_VM_DIR=/var/lib/pillar-csi-vm/nfs-utils
+
+# fetch_guest_debs LABEL DIR PROGRAMS DEB...: downloads the DEBs (as root) into DIR/debs and unpacks
+# them (dpkg -x) into DIR/root; nothing is installed.
+#   LABEL     what the messages call them, e.g. nfs-utils
+#   PROGRAMS  the paths under DIR/root that must be executable, space-separated: usr/sbin/rpc.mountd
+#   DEB       a package of the host's apt sources (apt-get download: its candidate version), or
+#             URL#sha256=HEX, a .deb the host's suites lack (apt-helper downloads it and checks it)
+# Does nothing when DIR/root is complete for these DEBs: DIR/root/.complete, holding the first DEB's
+# version, is written once every package unpacked, every program is there and ldd finds each one's
+# libraries (on the host's, DIR/root's first); DIR/root/.debs lists the DEBs, so a changed list (a
+# new pinned URL) unpacks again. The unpack happens beside DIR/root and replaces it by renames: a
+# booting guest may be reading it. Prints the version it has. Returns non-zero when a download, an
+# unpack or a check fails.
+fetch_guest_debs() {
+    local label=$1 dir=$2 programs=$3 deb url sha p missing
+    shift 3
+    local -a apt_debs=()
+    if [[ -f "$dir/root/.complete" && "$(cat "$dir/root/.debs" 2>/dev/null)" == "$(printf '%s\n' "$@")" ]]; then
+        missing=
+        for p in $programs; do [[ -x "$dir/root/$p" ]] || missing=1; done
+        if [[ -z "$missing" ]]; then
+            echo "$label $(<"$dir/root/.complete") already unpacked in $dir/root"
+            return 0
+        fi
+    fi
+    rm -rf "$dir/debs" "$dir/root.new"
+    mkdir -p "$dir/debs" "$dir/root.new"
+    for deb; do
+        if [[ "$deb" == *'#sha256='* ]]; then
+            url=${deb%'#sha256='*} sha=${deb##*'#sha256='}
+            # as root, apt downloads as root into a directory its _apt user may not write
+            /usr/lib/apt/apt-helper -o APT::Sandbox::User=root -o Acquire::http::Timeout=30 -o Acquire::Retries=2 \
+                download-file "$url" "$dir/debs/${url##*/}" "SHA256:$sha" >&2 \
+                || { echo "cannot download $url with SHA256 $sha (gone from the archive? a newer version replaces it: take its file and SHA256 from the suite's Packages index)" >&2; return 1; }
+        else
+            apt_debs+=("$deb")
+        fi
+    done
+    if ((${#apt_debs[@]})); then
+        (cd "$dir/debs" && apt-get download -q -o APT::Sandbox::User=root "${apt_debs[@]}" >&2) || return 1
+    fi
+    for deb in "$dir"/debs/*.deb; do
+        dpkg -x "$deb" "$dir/root.new" || return 1
+    done
+    for p in $programs; do
+        [[ -x "$dir/root.new/$p" ]] || { echo "the $label packages have no $p" >&2; return 1; }
+        missing=$(LD_LIBRARY_PATH="$dir/root.new/usr/lib/x86_64-linux-gnu:$dir/root.new/lib/x86_64-linux-gnu" \
+            ldd "$dir/root.new/$p" | awk '/not found/ { printf " %s", $1 }')
+        [[ -z "$missing" ]] || { echo "$p of $label needs libraries neither the host nor the packages have:$missing" >&2; return 1; }
+    done
+    # the version of the first DEB (a URL's: its package name is the file name's first field)
+    deb=$1
+    if [[ "$deb" == *'#sha256='* ]]; then
+        deb=${deb%'#sha256='*}
+        deb=${deb##*/}
+        deb=${deb%%_*}
+    fi
+    deb=$(compgen -G "$dir/debs/${deb}_*.deb" | head -n 1)
+    [[ -n "$deb" ]] || { echo "no .deb of $1 in $dir/debs" >&2; return 1; }
+    printf '%s\n' "$@" >"$dir/root.new/.debs"
+    dpkg-deb -f "$deb" Version >"$dir/root.new/.complete" || return 1
+    rm -rf "$dir/root.old"
+    [[ ! -e "$dir/root" ]] || mv "$dir/root" "$dir/root.old"
+    mv "$dir/root.new" "$dir/root"
+    rm -rf "$dir/root.old"
+    echo "$label $(<"$dir/root/.complete") unpacked in $dir/root"
+}
+
+# fetch_nfs_utils DIR: nfs-utils into DIR (fetch_guest_debs), so DIR/root/usr/sbin/rpc.mountd exists.
+fetch_nfs_utils() {
+    fetch_guest_debs nfs-utils "$1" "usr/sbin/rpc.mountd usr/sbin/exportfs usr/sbin/rpc.nfsd" "${NFS_UTILS_DEBS[@]}"
+}
