@@ -1,4 +1,4 @@
-# Sourced by dev/vm/setup and dev/vm/probe-nfs: the one way to get programs from
+# Sourced by dev/vm/setup, dev/vm/setup-6.12 and dev/vm/probe-nfs: the one way to get programs from
 # Debian packages into the VM guest without installing them on the host. The packages are downloaded
 # and unpacked under /var/lib/pillar-csi-vm (the guest sees the host's root read-only), and
 # dev/vm/guest-init copies their programs and libraries over the guest's /usr.
@@ -9,6 +9,17 @@
 NFS_UTILS_DEBS=(nfs-kernel-server nfs-common libnfsidmap1 libwrap0 keyutils libevent-core-2.1-7)
 # shellcheck disable=SC2034  # used by the scripts that source this file
 NFS_UTILS_VM_DIR=/var/lib/pillar-csi-vm/nfs-utils
+
+# The TLS tools of the guest of the kernel with NVMe/TCP TLS (6.12; dev/vm/setup-6.12): tlshd, the
+# kernel's TLS handshake daemon, from Debian 13's ktls-utils (Debian 12 has none; 1.0.0 runs on
+# Debian 12 as it is, needing at most GLIBC_2.34, GNUTLS_3_7_3 and KEYUTILS_1.5) with Debian 12's
+# libnl-genl-3-200, and tcpdump with libpcap0.8 to capture the wire. The .deb from Debian 13 is pinned
+# by its SHA256 (the trixie Packages index names the same file and hash).
+TLS_UTILS_DEBS=(
+    "http://deb.debian.org/debian/pool/main/k/ktls-utils/ktls-utils_1.0.0-1_amd64.deb#sha256=a7095cdbf262ba4fcefbb924162ae34aa973a2963c1f4660ef75b553649b2998"
+    libnl-genl-3-200 tcpdump libpcap0.8)
+# shellcheck disable=SC2034  # used by the scripts that source this file
+TLS_UTILS_VM_DIR=/var/lib/pillar-csi-vm/tls-utils
 
 # fetch_guest_debs LABEL DIR PROGRAMS DEB...: downloads the DEBs (as root) into DIR/debs and unpacks
 # them (dpkg -x) into DIR/root; nothing is installed.
@@ -80,4 +91,10 @@ fetch_guest_debs() {
 # fetch_nfs_utils DIR: nfs-utils into DIR (fetch_guest_debs), so DIR/root/usr/sbin/rpc.mountd exists.
 fetch_nfs_utils() {
     fetch_guest_debs nfs-utils "$1" "usr/sbin/rpc.mountd usr/sbin/exportfs usr/sbin/rpc.nfsd" "${NFS_UTILS_DEBS[@]}"
+}
+
+# fetch_tls_utils DIR: tlshd and tcpdump into DIR (fetch_guest_debs): DIR/root/usr/sbin/tlshd,
+# DIR/root/usr/bin/tcpdump, their libraries under DIR/root/usr/lib and DIR/root/lib (libnl-genl).
+fetch_tls_utils() {
+    fetch_guest_debs ktls-utils "$1" "usr/sbin/tlshd usr/bin/tcpdump" "${TLS_UTILS_DEBS[@]}"
 }
