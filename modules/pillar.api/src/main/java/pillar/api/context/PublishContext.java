@@ -43,6 +43,20 @@ public final class PublishContext {
     public static final String DHCHAP_CTRL_SECRET = "dhchapCtrlSecret";
     /** The value of {@link #AUTH} for DH-HMAC-CHAP. */
     public static final String AUTH_DHCHAP = "dhchap";
+    /**
+     * {@value #TLS_13} when the target's port admits NVMe/TCP over TLS 1.3 only: the node then connects with
+     * {@code tls} and {@link #TLS_PSK}, put into a keyring of its own under the identity of the host NQN it
+     * connects as ({@link #HOST_NQN}, else its own) and {@link #NQN}; it refuses to stage on a kernel without
+     * NVMe/TCP TLS or without the key. Absent: plaintext.
+     */
+    public static final String TLS = "tls";
+    /** The value of {@link #TLS}: TLS 1.3 with a pre-shared key. */
+    public static final String TLS_13 = "tls1.3";
+    /**
+     * The publication's TLS pre-shared key ({@link pillar.api.value.TlsPsk}), made for this node and this volume
+     * only, as {@link #DHCHAP_SECRET} is. The node never logs or records it.
+     */
+    public static final String TLS_PSK = "tlsPsk";
     /** {@value #PROTOCOL_NFS} for an NFS volume; absent means NVMe-oF/TCP (the keys above). */
     public static final String PROTOCOL = "protocol";
     /** The value of {@link #PROTOCOL} for NFSv4.2: the node mounts {@link #NFS_EXPORT} from {@link #NFS_SERVER}. */
