@@ -1,7 +1,8 @@
-# Sourced by the dev/ scripts: finds a JDK 21+, and times stages.
+# Sourced by the dev/ scripts: finds a JDK 21+ (fetches Debian 13's if need be), and times stages.
 # shellcheck shell=bash
 
-# Sets JAVA_HOME to a JDK 21 or newer: $JAVA_HOME if it qualifies, else the newest under /usr/lib/jvm.
+# Sets JAVA_HOME to a JDK 21 or newer: $JAVA_HOME if it qualifies, else the newest under /usr/lib/jvm,
+# else Debian 13's JDK 25, fetched once into a cache (dev/lib/jdk.sh; the fetch needs root).
 find_jdk() {
     local candidate version best="" best_version=0
     for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/*; do
@@ -15,9 +16,13 @@ find_jdk() {
         if [ "$candidate" = "${JAVA_HOME:-}" ] && [ -n "$best" ]; then break; fi
     done
     if [ -z "$best" ]; then
-        echo "error: pillar-csi needs a JDK 21 or newer (Helidon 4). None found in \$JAVA_HOME or /usr/lib/jvm." >&2
-        echo "       Install one (e.g. Temurin 25) and set JAVA_HOME to it." >&2
-        exit 1
+        # shellcheck source=dev/lib/jdk.sh
+        source "$(dirname "${BASH_SOURCE[0]}")/jdk.sh"
+        if ! best=$(debian_jdk); then
+            echo "error: pillar-csi needs a JDK 21 or newer (Helidon 4). None found in \$JAVA_HOME or /usr/lib/jvm," >&2
+            echo "       and Debian 13's could not be fetched (above). Install one (e.g. Temurin 25) and set JAVA_HOME to it." >&2
+            exit 1
+        fi
     fi
     export JAVA_HOME=$best
     export PATH="$JAVA_HOME/bin:$PATH"

@@ -20,9 +20,10 @@ AGENT_PACKAGES=(lvm2 zfsutils-linux kmod nfs-kernel-server mount)
 NODE_PACKAGES=(e2fsprogs xfsprogs util-linux kmod)
 NONROOT_UID=65532
 
-# debian_sources FILE: this host's Debian sources (deb822 or one-line), with contrib added (ZFS)
+# debian_sources FILE [SUITE]: this host's Debian sources (deb822 or one-line), with contrib added (ZFS);
+# with SUITE, for that suite instead of the host's (its -updates and -security too), from the same archives
 debian_sources() {
-    local out=$1 f
+    local out=$1 suite=${2:-} host f
     : > "$out"
     for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
         [ -f "$f" ] || continue
@@ -34,6 +35,25 @@ debian_sources() {
         echo >> "$out"
     done
     grep -qE '^(URIs:|deb )' "$out" || { echo "error: no Debian sources in /etc/apt (needed by mmdebstrap)" >&2; return 1; }
+    host=$(. /etc/os-release && echo "$VERSION_CODENAME")
+    if [ -n "$suite" ] && [ "$suite" != "$host" ]; then
+        sed -i -E "/^(Suites:|deb )/s/\\b$host(-[a-z]+)?\\b/$suite\\1/g" "$out"
+    fi
+}
+
+# debian_root SUITE TARGET SOURCES VARIANT PACKAGES [MMDEBSTRAP_OPTION...]: mmdebstrap of SUITE into
+# TARGET (a directory, or a tar file by its name) with PACKAGES (comma-separated), without recommended
+# packages, documentation but the copyright files, manual pages, translations or apt's lists; given up
+# after 30 minutes
+debian_root() {
+    local suite=$1 target=$2 sources=$3 variant=$4 packages=$5
+    shift 5
+    # shellcheck disable=SC2016  # mmdebstrap's hooks expand "$1" (the root) themselves
+    timeout 1800 mmdebstrap --quiet --variant="$variant" --components=main,contrib --include="$packages" "$@" \
+        --aptopt='APT::Install-Recommends "false"' \
+        --customize-hook='find "$1/usr/share/doc" -type f ! -name copyright -delete 2>/dev/null || true' \
+        --customize-hook='rm -rf "$1/usr/share/man" "$1/usr/share/info" "$1/usr/share/locale" "$1/var/cache/apt" "$1/var/lib/apt/lists"' \
+        "$suite" "$target" "$sources" >&2
 }
 
 # rootfs_tar VARIANT PACKAGES...: prints the path of a cached root file system tar, building it if needed
@@ -55,13 +75,8 @@ rootfs_tar() {
     else
         echo "image: mmdebstrap $suite --variant=$variant: $*" >&2
         mkdir -p "$IMAGE_CACHE"
-        # no documentation but the copyright files, no manual pages, no translations
-        # shellcheck disable=SC2016  # mmdebstrap's hooks expand "$1" (the root) themselves
-        SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-0} mmdebstrap --quiet --variant="$variant" --components=main,contrib \
-            --include="$(IFS=,; echo "$*")" "${hook[@]}" --aptopt='APT::Install-Recommends "false"' \
-            --customize-hook='find "$1/usr/share/doc" -type f ! -name copyright -delete 2>/dev/null || true' \
-            --customize-hook='rm -rf "$1/usr/share/man" "$1/usr/share/info" "$1/usr/share/locale" "$1/var/cache/apt" "$1/var/lib/apt/lists"' \
-            "$suite" "$tar.tmp.tar" "$sources" >&2
+        SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-0} debian_root "$suite" "$tar.tmp.tar" "$sources" "$variant" \
+            "$(IFS=,; echo "$*")" "${hook[@]}"
         mv "$tar.tmp.tar" "$tar"
     fi
     rm -f "$sources"
