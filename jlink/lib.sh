@@ -94,7 +94,7 @@ jvm_options() {
 -XX:-AOTClassLinking
 EOF
     case "$workload" in
-        node) echo "--enable-native-access=com.sun.jna,io.grpc.netty.shaded" ;;
+        agent | node) echo "--enable-native-access=com.sun.jna,io.grpc.netty.shaded" ;;
         *) echo "--enable-native-access=io.grpc.netty.shaded" ;;
     esac
 }

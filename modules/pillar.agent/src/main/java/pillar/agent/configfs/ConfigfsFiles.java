@@ -6,7 +6,9 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import pillar.agent.configfs.ConfigfsTree.Kind;
 
@@ -51,6 +53,18 @@ final class ConfigfsFiles {
 
     boolean isDirectory(Path path) {
         return tree.kind(path) == Kind.DIRECTORY;
+    }
+
+    /** The values of those of {@code names} that {@code dir} has (a kernel without an attribute has no file). */
+    Map<String, String> attributes(Path dir, List<String> names) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (String name : names) {
+            Path file = dir.resolve(name);
+            if (exists(file)) {
+                values.put(name, read(file));
+            }
+        }
+        return values;
     }
 
     /** The attribute's value without the kernel's trailing newline. */

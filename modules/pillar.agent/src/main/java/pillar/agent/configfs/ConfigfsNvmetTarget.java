@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -19,6 +19,9 @@ import java.util.stream.Collectors;
 import pillar.api.value.DhchapSecret;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
+import pillar.runtime.keys.KernelKeyring;
+import pillar.runtime.keys.Keyring;
+import pillar.runtime.keys.KeyringException;
 import pillar.runtime.metrics.WorkloadMetrics;
 
 /**
@@ -55,6 +58,13 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     public static final String NO_AUTH_MESSAGE = "the kernel's nvmet has no DH-HMAC-CHAP authentication: it was built without"
             + " CONFIG_NVME_TARGET_AUTH (Debian 12's 6.1 kernel is; bookworm-backports' 6.12 has it)";
 
+    public static final String NO_TLS_MESSAGE = "the kernel's nvmet ports cannot require TLS: it has no addr_tsas"
+            + " (NVMe/TCP TLS needs kernel 6.7 or newer with CONFIG_NVME_TARGET_TCP_TLS; Debian 12's 6.1 has none,"
+            + " bookworm-backports' 6.12 has it)";
+
+    /** The kernel's {@code .nvme} keyring, where nvmet-tcp's handshake ({@code tlshd}) finds a host's key. */
+    private static final Supplier<Keyring> KERNEL_KEYS = () -> KernelKeyring.nvme(Path.of("/proc/keys"));
+
     /** What clears a {@code dhchap_*key}: the kernel reads it back as "". */
     private static final String CLEAR_SECRET = "\0";
 
@@ -68,6 +78,9 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
     /** One drain at a time: two sharing the drain port could take the other's rmdir for their own flush. */
     private final ReentrantLock draining = new ReentrantLock();
     private volatile Boolean authSupport; // null until probed with nvmet present
+    private volatile Boolean tlsSupport; // null until probed with nvmet present
+    private final Supplier<Keyring> tlsKeys;
+    private static final System.Logger LOG = System.getLogger(ConfigfsNvmetTarget.class.getName());
     private final ConfigfsFiles fs;
     private final ConfigfsStateReader reader;
     private final ConfigfsPrune prune;
@@ -80,7 +93,8 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
      *                     tree is expected at {@code <configfsRoot>/nvmet}
      */
     public ConfigfsNvmetTarget(Path configfsRoot) {
-        this(configfsRoot, new DeadlineConfigfsTree(new KernelConfigfsTree(), DeadlineConfigfsTree.DEFAULT_DEADLINE));
+        this(configfsRoot, new DeadlineConfigfsTree(new KernelConfigfsTree(), DeadlineConfigfsTree.DEFAULT_DEADLINE),
+                KERNEL_KEYS);
     }
 
     /**
@@ -89,7 +103,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
      */
     public ConfigfsNvmetTarget(Path configfsRoot, WorkloadMetrics metrics) {
         this(configfsRoot, new TimedConfigfsTree(new DeadlineConfigfsTree(new KernelConfigfsTree(),
-                DeadlineConfigfsTree.DEFAULT_DEADLINE, metrics), metrics));
+                DeadlineConfigfsTree.DEFAULT_DEADLINE, metrics), metrics), KERNEL_KEYS);
     }
 
     /**
@@ -98,6 +112,15 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
      * @param configfsRoot where {@code tree} has configfs mounted
      */
     ConfigfsNvmetTarget(Path configfsRoot, ConfigfsTree tree) {
+        this(configfsRoot, tree, KERNEL_KEYS);
+    }
+
+    /**
+     * The adapter over another implementation of the configfs calls and of the keyring: the tests' model of
+     * the kernel.
+     */
+    ConfigfsNvmetTarget(Path configfsRoot, ConfigfsTree tree, Supplier<Keyring> tlsKeys) {
+        this.tlsKeys = tlsKeys;
         this.fs = new ConfigfsFiles(configfsRoot, tree);
         this.reader = new ConfigfsStateReader(fs);
         this.prune = new ConfigfsPrune(fs);
@@ -152,17 +175,21 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
 
     @Override
     public void ensurePort(PortId port, PortAddress address) {
+        requireTls(port, address);
         withShared(() -> ensurePortLocked(port, address));
+    }
+
+    /** A TLS address on a kernel whose ports have no {@code addr_tsas} fails before anything is written. */
+    private void requireTls(PortId port, PortAddress address) {
+        if (address.tls() && !tlsSupported()) {
+            throw new NvmetTargetException(NO_TLS_MESSAGE + " (port " + port + " at " + address + ")", portDir(port));
+        }
     }
 
     private void ensurePortLocked(PortId port, PortAddress address) {
         Path dir = portDir(port);
         fs.mkdirIfAbsent(dir, "");
-        Map<String, String> actual = new LinkedHashMap<>();
-        for (String name : address.attributes().keySet()) {
-            actual.put(name, fs.read(dir.resolve(name)));
-        }
-        List<AttributeChange> changes = address.changesFrom(actual);
+        List<AttributeChange> changes = address.changesFrom(fs.attributes(dir, PortAddress.compared()));
         if (changes.isEmpty()) {
             return;
         }
@@ -330,7 +357,45 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
      * the teardown of other subsystems' controllers: one stuck on a hung device makes this call fail
      * after the configfs deadline (timed out), never return early. Runs outside the shared lock.
      */
+    @Override
+    public boolean tlsSupported() {
+        Boolean known = tlsSupport;
+        if (known != null) {
+            return known;
+        }
+        if (presence() == TargetPresence.NOT_MOUNTED || presence() == TargetPresence.NVMET_MISSING) {
+            return false; // not known yet: asked again once nvmet is there
+        }
+        try {
+            tlsKeys.get();
+        } catch (KeyringException e) {
+            LOG.log(System.Logger.Level.INFO, "no NVMe/TCP TLS: " + e.getMessage());
+            tlsSupport = false;
+            return false;
+        }
+        // an existing port tells without a write; with none, the drain port is made and removed at once
+        boolean[] found = new boolean[1];
+        List<Path> existing = fs.list(ports);
+        if (existing.isEmpty()) {
+            onDrainPort(dir -> found[0] = fs.exists(dir.resolve(PortAddress.TSAS)));
+        } else {
+            found[0] = fs.exists(existing.getFirst().resolve(PortAddress.TSAS));
+        }
+        tlsSupport = found[0];
+        return found[0];
+    }
+
+    @Override
+    public Keyring tlsKeys() {
+        return tlsKeys.get();
+    }
+
     private void drain() {
+        onDrainPort(dir -> { });
+    }
+
+    /** Makes {@link #DRAIN_PORT}, hands it to {@code use}, removes it: the removal flushes dropped controllers. */
+    private void onDrainPort(java.util.function.Consumer<Path> use) {
         boolean locked;
         try {
             locked = draining.tryLock(SHARED_WAIT.toNanos(), TimeUnit.NANOSECONDS);
@@ -349,6 +414,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
                 throw new NvmetTargetException("port " + DRAIN_PORT + " (" + dir + ") links subsystems: pillar-csi reserves"
                         + " port id 0 to drain controllers (made and removed at once); free it", dir);
             }
+            use.accept(dir);
             fs.rmdirIfPresent(dir, "the kernel waits here for dropped controllers' requests to complete");
         } finally {
             draining.unlock();
@@ -399,6 +465,7 @@ public final class ConfigfsNvmetTarget implements NvmetTarget {
 
     @Override
     public void ensureExport(PortId port, WantedExport wanted) {
+        requireTls(port, wanted.address());
         Nqn nqn = wanted.subsystem();
         Set<Nqn> hosts = wanted.aclEnabled() ? wanted.allowedHosts() : Set.of();
         boolean[] dropped = {false, false}; // port links, hosts

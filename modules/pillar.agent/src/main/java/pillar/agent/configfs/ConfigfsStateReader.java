@@ -119,10 +119,16 @@ final class ConfigfsStateReader {
             if (id.isPresent() && !fs.linksTo(port.resolve("subsystems"), nqn.value()).isEmpty()) {
                 linked.add(new SubsystemState.LinkedPort(PortId.of((int) id.getAsLong()), fs.read(port.resolve("addr_trtype")),
                         fs.read(port.resolve("addr_adrfam")), fs.read(port.resolve("addr_traddr")),
-                        fs.read(port.resolve("addr_trsvcid"))));
+                        fs.read(port.resolve("addr_trsvcid")), security(port)));
             }
         }
         linked.sort(Comparator.comparingInt(p -> p.id().value()));
         return linked;
+    }
+
+    /** The port's {@code addr_tsas}; plaintext on a kernel without it. */
+    private String security(Path port) {
+        Path tsas = port.resolve(PortAddress.TSAS);
+        return fs.exists(tsas) ? fs.read(tsas) : PortAddress.PLAINTEXT;
     }
 }

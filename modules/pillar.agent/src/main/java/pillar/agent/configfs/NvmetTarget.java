@@ -97,6 +97,19 @@ public interface NvmetTarget {
     boolean authSupported();
 
     /**
+     * Whether the kernel's nvmet ports can require TLS ({@code addr_tsas}, kernels from 6.7): probed once on
+     * a port made and removed at once, false while nvmet is not loaded. A TLS port also needs the kernel's
+     * {@link #tlsKeys()}, which this checks, and {@code tlshd}, which it does not.
+     */
+    boolean tlsSupported();
+
+    /**
+     * The keyring where the target's TLS handshake finds each host's pre-shared key (the kernel's {@code .nvme});
+     * {@link pillar.runtime.keys.KeyringException} when the kernel has none.
+     */
+    pillar.runtime.keys.Keyring tlsKeys();
+
+    /**
      * Revokes {@code host}: once this returns, no controller of it can do I/O on the subsystem and it
      * cannot connect again. Removing the {@code allowed_hosts} link alone only refuses new connects (a
      * live controller keeps working), so every port link of the subsystem is removed and made again,

@@ -61,20 +61,31 @@ public record SubsystemState(Nqn nqn, boolean allowAnyHost, List<Namespace> name
     }
 
     /**
-     * A port that exports the subsystem, with its {@code addr_*} values verbatim.
+     * A port that exports the subsystem, with its {@code addr_*} values verbatim; {@code tsas} is
+     * {@code addr_tsas}, {@value PortAddress#PLAINTEXT} also on a kernel without it.
      */
-    public record LinkedPort(PortId id, String trtype, String adrfam, String traddr, String trsvcid) {
+    public record LinkedPort(PortId id, String trtype, String adrfam, String traddr, String trsvcid, String tsas) {
 
-        /** Whether the port listens at exactly this address. */
+        /** A plaintext port. */
+        public LinkedPort(PortId id, String trtype, String adrfam, String traddr, String trsvcid) {
+            this(id, trtype, adrfam, traddr, trsvcid, PortAddress.PLAINTEXT);
+        }
+
+        /** Whether the port listens at exactly this address, with its transport security. */
         public boolean listensAt(PortAddress address) {
-            return address.attributes().equals(Map.of("addr_trtype", trtype, "addr_adrfam", adrfam,
-                    "addr_traddr", traddr, "addr_trsvcid", trsvcid));
+            return address.matches(Map.of("addr_trtype", trtype, "addr_adrfam", adrfam, "addr_traddr", traddr,
+                    "addr_trsvcid", trsvcid, PortAddress.TSAS, tsas));
+        }
+
+        /** Whether the port admits TLS connections only. */
+        public boolean tls() {
+            return tsas.equals(PortAddress.TLS13);
         }
 
         /** The address in the form {@link PortAddress#toString()} uses, e.g. {@code tcp://10.0.0.5:4420}. */
         public String address() {
             String host = adrfam.equals(PortAddress.AddressFamily.IPV6.configfsValue()) ? "[" + traddr + "]" : traddr;
-            return trtype + "://" + host + ":" + trsvcid;
+            return trtype + "://" + host + ":" + trsvcid + (tls() ? " (TLS)" : "");
         }
     }
 }

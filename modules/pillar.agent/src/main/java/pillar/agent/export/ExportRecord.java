@@ -19,6 +19,7 @@ import pillar.agent.configfs.HostAuth;
 import pillar.agent.configfs.PortAddress;
 import pillar.api.value.DhchapSecret;
 import pillar.api.value.Nqn;
+import pillar.api.value.TlsPsk;
 import pillar.api.value.VolumeId;
 
 /**
@@ -35,9 +36,11 @@ import pillar.api.value.VolumeId;
  * @param authRequired every allowed host must authenticate in-band (DH-HMAC-CHAP)
  * @param auth         the keys of the allowed hosts that authenticate, a subset of {@code allowedHosts};
  *                     secrets: the record is written readable by its owner only and never logged
+ * @param psks         on a TLS port, each allowed host's pre-shared key (secrets, as {@code auth})
  */
 public record ExportRecord(VolumeId volume, String backend, Path device, PortAddress address, boolean aclEnabled,
-                           Set<Nqn> allowedHosts, boolean authRequired, Map<Nqn, RecordedAuth> auth)
+                           Set<Nqn> allowedHosts, boolean authRequired, Map<Nqn, RecordedAuth> auth,
+                           Map<Nqn, TlsPsk> psks)
         implements VolumeExport {
     /** The NQN prefix of every subsystem pillar-csi creates; the rest of the NQN is the volume ID. */
     public static final String NQN_PREFIX = "nqn.2024-06.io.pillar-csi:";
@@ -51,6 +54,19 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
         if (!allowedHosts.containsAll(auth.keySet())) {
             throw new IllegalArgumentException("keys recorded for a host that is not allowed");
         }
+        psks = Map.copyOf(psks);
+        if (!allowedHosts.containsAll(psks.keySet())) {
+            throw new IllegalArgumentException("TLS keys recorded for a host that is not allowed");
+        }
+        if (!psks.isEmpty() && !address.tls()) {
+            throw new IllegalArgumentException("TLS keys recorded for a plaintext port");
+        }
+    }
+
+    /** An export without TLS keys (yet). */
+    public ExportRecord(VolumeId volume, String backend, Path device, PortAddress address, boolean aclEnabled,
+                        Set<Nqn> allowedHosts, boolean authRequired, Map<Nqn, RecordedAuth> auth) {
+        this(volume, backend, device, address, aclEnabled, allowedHosts, authRequired, auth, Map.of());
     }
 
     /** An export without in-band authentication. */
@@ -81,14 +97,25 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
     }
 
     public ExportRecord withDevice(Path newDevice) {
-        return new ExportRecord(volume, backend, newDevice, address, aclEnabled, allowedHosts, authRequired, auth);
+        return new ExportRecord(volume, backend, newDevice, address, aclEnabled, allowedHosts, authRequired, auth, psks);
     }
 
     /** The record with exactly {@code hosts} allowed; the keys of hosts no longer allowed are dropped. */
     public ExportRecord withAllowedHosts(Set<Nqn> hosts) {
         Map<Nqn, RecordedAuth> kept = new HashMap<>(auth);
         kept.keySet().retainAll(hosts);
-        return new ExportRecord(volume, backend, device, address, aclEnabled, hosts, authRequired, kept);
+        Map<Nqn, TlsPsk> keptPsks = new HashMap<>(psks);
+        keptPsks.keySet().retainAll(hosts);
+        return new ExportRecord(volume, backend, device, address, aclEnabled, hosts, authRequired, kept, keptPsks);
+    }
+
+    /** The record with {@code host} allowed and its TLS key {@code psk} (a new one replaces the old). */
+    public ExportRecord withHostPsk(Nqn host, TlsPsk psk) {
+        Set<Nqn> hosts = new HashSet<>(allowedHosts);
+        hosts.add(host);
+        Map<Nqn, TlsPsk> all = new HashMap<>(psks);
+        all.put(host, psk);
+        return new ExportRecord(volume, backend, device, address, aclEnabled, hosts, authRequired, auth, all);
     }
 
     /** The record with {@code host} allowed and authenticating with {@code keys}. */
@@ -97,7 +124,7 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
         hosts.add(host);
         Map<Nqn, RecordedAuth> all = new HashMap<>(auth);
         all.put(host, keys);
-        return new ExportRecord(volume, backend, device, address, aclEnabled, hosts, authRequired, all);
+        return new ExportRecord(volume, backend, device, address, aclEnabled, hosts, authRequired, all, psks);
     }
 
     /** The keys each authenticating host should have now: this record's, or a newer set {@code newest} holds. */
@@ -126,7 +153,16 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
     public String toString() {
         return "ExportRecord[" + volume + " on " + backend + ", " + device + ", " + address + ", acl " + aclEnabled
                 + ", hosts " + allowedHosts + ", auth " + (authRequired ? "required" : "off") + ", keys for "
-                + auth.keySet() + "]";
+                + auth.keySet() + ", TLS keys for " + psks.keySet() + "]";
+    }
+
+    /** The port's TLS: {@code tls=true}, absent (every record of a plaintext port, and those before TLS) false. */
+    private static boolean tls(Properties p) {
+        String value = p.getProperty("tls", "false");
+        if (!value.equals("true") && !value.equals("false")) {
+            throw new IllegalArgumentException("export record: tls must be true or false");
+        }
+        return value.equals("true");
     }
 
     String encode() {
@@ -136,11 +172,15 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
                 + "device=" + device + "\n"
                 + "traddr=" + address.traddr() + "\n"
                 + "trsvcid=" + address.trsvcid() + "\n"
+                + (address.tls() ? "tls=true\n" : "")
                 + "acl=" + aclEnabled + "\n"
                 + "hosts=" + allowedHosts.stream().map(Nqn::value).sorted().collect(Collectors.joining(",")) + "\n"
                 + "auth-required=" + authRequired + "\n"
                 + "auth=" + auth.entrySet().stream().sorted(Map.Entry.comparingByKey(Comparator.comparing(Nqn::value)))
-                        .map(e -> encode(e.getKey(), e.getValue())).collect(Collectors.joining(",")) + "\n";
+                        .map(e -> encode(e.getKey(), e.getValue())).collect(Collectors.joining(",")) + "\n"
+                + (psks.isEmpty() ? "" : "psk=" + psks.entrySet().stream()
+                        .sorted(Map.Entry.comparingByKey(Comparator.comparing(Nqn::value)))
+                        .map(e -> e.getKey().value() + " " + e.getValue().value()).collect(Collectors.joining(",")) + "\n");
     }
 
     /** {@code <host> <since ms> <hash> <group> <host key> <controller key or ->}: no field holds ' ' or ','. */
@@ -163,7 +203,10 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
             throw new UncheckedIOException(e);
         }
         String version = p.getProperty("version");
-        if (!("1".equals(version) && p.size() == 8) && !("2".equals(version) && p.size() == 10)) {
+        // version 2 with a TLS port adds tls (and psk once a host has a key): an agent of before reads such a
+        // record as damaged and refuses its volume, rather than export it in plaintext
+        int tlsFields = (p.containsKey("tls") ? 1 : 0) + (p.containsKey("psk") ? 1 : 0);
+        if (!("1".equals(version) && p.size() == 8) && !("2".equals(version) && p.size() == 10 + tlsFields)) {
             throw new IllegalArgumentException("export record: unknown version or missing fields");
         }
         boolean acl = bool(p, "acl");
@@ -196,8 +239,24 @@ public record ExportRecord(VolumeId volume, String backend, Path device, PortAdd
             }
         }
         return new ExportRecord(VolumeId.of(p.getProperty("volume")), p.getProperty("backend"),
-                Path.of(p.getProperty("device")), PortAddress.tcp(p.getProperty("traddr"), port), acl, allowed,
-                authRequired, auth);
+                Path.of(p.getProperty("device")), PortAddress.tcp(p.getProperty("traddr"), port, tls(p)), acl, allowed,
+                authRequired, auth, psks(p));
+    }
+
+    /** {@code psk=<host> <key>,...}: no field holds ' ' or ','. */
+    private static Map<Nqn, TlsPsk> psks(Properties p) {
+        Map<Nqn, TlsPsk> psks = new HashMap<>();
+        String entries = p.getProperty("psk", "");
+        if (!entries.isEmpty()) {
+            for (String entry : entries.split(",")) {
+                String[] f = entry.split(" ");
+                if (f.length != 2) {
+                    throw new IllegalArgumentException("export record: a psk entry does not have 2 fields");
+                }
+                psks.put(Nqn.of(f[0]), TlsPsk.of("psk", f[1]));
+            }
+        }
+        return psks;
     }
 
     private static boolean bool(Properties p, String key) {

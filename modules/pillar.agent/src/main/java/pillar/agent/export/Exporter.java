@@ -22,6 +22,7 @@ import pillar.agent.configfs.SubsystemState;
 import pillar.agent.configfs.WantedExport;
 import pillar.agent.nfs.StateRelease;
 import pillar.api.value.Nqn;
+import pillar.api.value.TlsPsk;
 
 /**
  * NVMe-oF/TCP as a {@link ProtocolExporter}: makes the kernel target match an export record exactly
@@ -102,6 +103,7 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
     @Override
     public void apply(ExportRecord record) {
         learn(List.of(record));
+        record.psks().forEach((host, psk) -> putKey(record, host, psk));
         target.ensureExport(portId(record.address()), wanted(record));
         // one line per export; each configfs step is logged at FINE (on a slow console, many lines cost)
         LOG.info(() -> "exported " + record.subsystem() + " (" + record.device() + ") on " + record.address()
@@ -111,6 +113,7 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
     @Override
     public void remove(ExportRecord record) {
         remove(record.subsystem());
+        record.psks().forEach((host, psk) -> removeKey(record, host, psk));
     }
 
     /** Removes the volume's subsystem, and ports and hosts nothing else uses. */
@@ -135,6 +138,7 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
 
     private void allow(ExportRecord record, Nqn host) {
         learn(List.of(record));
+        Optional.ofNullable(record.psks().get(host)).ifPresent(psk -> putKey(record, host, psk));
         Optional<HostAuth> auth = Optional.ofNullable(record.keys(newestKeys).get(host));
         target.allowHost(record.subsystem(), host, auth);
         LOG.info(() -> "allowed " + host + " on " + record.subsystem() + auth.map(a -> " with DH-HMAC-CHAP " + a).orElse(""));
@@ -142,6 +146,7 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
 
     private void allowOnly(ExportRecord record, Nqn host) {
         learn(List.of(record));
+        Optional.ofNullable(record.psks().get(host)).ifPresent(psk -> putKey(record, host, psk));
         Optional<HostAuth> auth = Optional.ofNullable(record.keys(newestKeys).get(host));
         target.allowOnlyHost(record.subsystem(), host, auth);
         LOG.info(() -> "allowed " + host + " alone on " + record.subsystem() + auth.map(a -> " with DH-HMAC-CHAP " + a).orElse(""));
@@ -157,7 +162,26 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
     @Override
     public StateRelease deny(ExportRecord before, Nqn host) {
         disallow(before.subsystem(), host);
+        Optional.ofNullable(before.psks().get(host)).ifPresent(psk -> removeKey(before, host, psk));
         return StateRelease.DONE;
+    }
+
+    /**
+     * Whether the kernel's nvmet can require TLS on a port and has the {@code .nvme} keyring for its keys; false
+     * when it cannot tell now (nvmet missing). {@code tlshd} is not checked: without it a TLS connect fails.
+     */
+    public boolean tlsSupported() {
+        return target.tlsSupported();
+    }
+
+    /** Puts the host's key where the target's handshake finds it, before the host is admitted. Never logs the key. */
+    private void putKey(ExportRecord record, Nqn host, TlsPsk psk) {
+        target.tlsKeys().put(psk.identity(host, record.subsystem()), psk.bytes());
+    }
+
+    /** Invalidates the host's key: no new handshake of it succeeds. */
+    private void removeKey(ExportRecord record, Nqn host, TlsPsk psk) {
+        target.tlsKeys().remove(psk.identity(host, record.subsystem()));
     }
 
     @Override

@@ -77,6 +77,7 @@ import pillar.runtime.server.Driver;
 import pillar.api.value.ByteSize;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
+import pillar.api.value.TlsPsk;
 import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
 
@@ -154,7 +155,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                     .setAgentVersion(Driver.version())
                     .setApiLevel(AgentApiLevel.CURRENT).setOldestControllerLevel(AgentApiLevel.OLDEST_CONTROLLER)
                     .addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).addProtocols(NVMEOF_TCP)
-                    .setNvmeAuth(operations.authSupported()).setNfsRootSquash(true);
+                    .setNvmeAuth(operations.authSupported()).setNvmeTls(operations.tlsSupported()).setNfsRootSquash(true);
             Optional<String> nfs = nfsProblem.get();
             if (nfs.isEmpty()) {
                 out.addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NFS).addProtocols(NFS);
@@ -300,6 +301,9 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                 if (request.getExport().getAuthRequired()) {
                     throw new InvalidValueException("export.auth_required", "NFS exports have no in-band authentication");
                 }
+                if (request.getExport().getTlsRequired()) {
+                    throw new InvalidValueException("export.tls_required", "is for NVMe-oF/TCP ports; NFS exports have no TLS here");
+                }
                 NfsExportRecord record = operations.exportNfs(token(request.hasToken(), request.getToken()), id, request.getBackend(), server,
                         squash("export.nfs_root_squash", request.getExport()));
                 return ExportVolumeResponse.newBuilder().setAddress(server.text()).setPort(NFS_PORT)
@@ -333,6 +337,9 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                 if (request.hasAuth()) {
                     throw new InvalidValueException("auth", "NFS clients have no DH-HMAC-CHAP keys");
                 }
+                if (!request.getTlsPsk().isEmpty()) {
+                    throw new InvalidValueException("tls_psk", "NFS clients have no NVMe/TCP TLS keys");
+                }
                 operations.allowNfs(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
                         NfsClient.parse("client_address", request.getClientAddress()), NfsAccess.of(request.getReadOnly()));
                 return AllowInitiatorResponse.getDefaultInstance();
@@ -343,8 +350,10 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
             Optional<HostAuth> auth = request.hasAuth() ? Optional.of(HostAuth.of(request.getAuth().getHostKey(),
                     request.getAuth().getControllerKey(), request.getAuth().getHash(), request.getAuth().getDhGroup()))
                     : Optional.empty();
+            Optional<TlsPsk> psk = request.getTlsPsk().isEmpty() ? Optional.empty()
+                    : Optional.of(TlsPsk.of("tls_psk", request.getTlsPsk()));
             operations.allow(token(request.hasToken(), request.getToken()), VolumeId.of(request.getVolumeId()),
-                    Nqn.of(request.getHostNqn()), auth, request.getExclusive());
+                    Nqn.of(request.getHostNqn()), auth, request.getExclusive(), psk);
             return AllowInitiatorResponse.getDefaultInstance();
         });
     }
@@ -515,7 +524,8 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
         if (spec.getBindAddress().isEmpty()) {
             throw new InvalidValueException("export.bind_address", "must be set (an IP address of this storage node)");
         }
-        PortAddress address = PortAddress.tcp(spec.getBindAddress(), (int) Math.min(spec.getPort(), Integer.MAX_VALUE));
+        PortAddress address = PortAddress.tcp(spec.getBindAddress(), (int) Math.min(spec.getPort(), Integer.MAX_VALUE),
+                spec.getTlsRequired());
         AddressFamily family = spec.getAddressFamily();
         boolean mismatch = (family == AddressFamily.ADDRESS_FAMILY_IPV4 && address.family() != PortAddress.AddressFamily.IPV4)
                 || (family == AddressFamily.ADDRESS_FAMILY_IPV6 && address.family() != PortAddress.AddressFamily.IPV6);
@@ -541,7 +551,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                         .setAddressFamily(record.address().family() == PortAddress.AddressFamily.IPV4
                                 ? AddressFamily.ADDRESS_FAMILY_IPV4 : AddressFamily.ADDRESS_FAMILY_IPV6)
                         .setAclEnabled(record.aclEnabled())
-                        .setAuthRequired(record.authRequired()))
+                        .setAuthRequired(record.authRequired()).setTlsRequired(record.address().tls()))
                 .addAllAllowedHosts(record.allowedHosts().stream().map(Nqn::value).sorted().toList())
                 .build();
     }

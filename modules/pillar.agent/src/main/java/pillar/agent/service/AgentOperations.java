@@ -40,6 +40,7 @@ import pillar.api.fencing.FencingToken;
 import pillar.api.value.ByteSize;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
+import pillar.api.value.TlsPsk;
 import pillar.api.value.SnapshotId;
 import pillar.api.value.VolumeId;
 import pillar.runtime.durable.DamagedRecordException;
@@ -210,9 +211,16 @@ public final class AgentOperations {
             throw new InvalidValueException("export.auth_required", "needs acl_enabled: the kernel authenticates only"
                     + " the hosts a subsystem lists, never when it admits any host");
         }
+        if (address.tls() && !aclEnabled) {
+            throw new InvalidValueException("export.tls_required", "needs acl_enabled: each host's TLS key is given"
+                    + " with its AllowInitiator");
+        }
         return fence.run(id, token, Intent.CHANGE, done -> {
             if (authRequired) {
                 requireAuth();
+            }
+            if (address.tls()) {
+                requireTls();
             }
             BackendVolume volume = existingVolume(backend, backendName, id);
             if (volume.isFilesystem()) {
@@ -222,7 +230,8 @@ public final class AgentOperations {
             Optional<ExportRecord> existing = exports.read(id, ExportRecord.class);
             ExportRecord wanted = new ExportRecord(id, backendName, volume.device(), address, aclEnabled,
                     existing.map(ExportRecord::allowedHosts).orElse(Set.of()), authRequired,
-                    existing.map(ExportRecord::auth).orElse(Map.of()));
+                    existing.map(ExportRecord::auth).orElse(Map.of()),
+                    existing.filter(e -> e.address().equals(address)).map(ExportRecord::psks).orElse(Map.of()));
             if (existing.isPresent() && !existing.get().sameExport(wanted)) {
                 throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is already exported as "
                         + existing.get().describe() + "; unexport it before exporting it as " + wanted.describe());
@@ -247,7 +256,7 @@ public final class AgentOperations {
      * FAILED_PRECONDITION (reason NVME_AUTH_UNSUPPORTED). The record is written (with the keys) before the kernel.
      */
     public void allow(Optional<FencingToken> token, VolumeId id, Nqn host, Optional<HostAuth> auth) {
-        allow(token, id, host, auth, false);
+        allow(token, id, host, auth, false, Optional.empty());
     }
 
     /**
@@ -257,12 +266,30 @@ public final class AgentOperations {
      * refused (FAILED_PRECONDITION): such an export cannot keep a host out.
      */
     public void allow(Optional<FencingToken> token, VolumeId id, Nqn host, Optional<HostAuth> auth, boolean exclusive) {
+        allow(token, id, host, auth, exclusive, Optional.empty());
+    }
+
+    /**
+     * {@link #allow(Optional, VolumeId, Nqn, Optional, boolean)} with the host's TLS pre-shared key: required on a
+     * TLS export and refused on another (INVALID_ARGUMENT); recorded with the host, put where the target's
+     * handshake finds it before the host is admitted, removed when the host is denied.
+     */
+    public void allow(Optional<FencingToken> token, VolumeId id, Nqn host, Optional<HostAuth> auth, boolean exclusive,
+                      Optional<TlsPsk> psk) {
         fence.run(id, token, Intent.CHANGE, done -> {
             refuse(id, NfsExportRecord.class, "host_nqn", "NFS: give client_address, not a host NQN");
             ExportRecord record = exported(id);
             if (exclusive && !record.aclEnabled()) {
                 throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is exported to any host (acl_enabled false): it cannot"
                         + " be given to one host alone; export it with acl_enabled");
+            }
+            if (record.address().tls() && psk.isEmpty()) {
+                throw new InvalidValueException("tls_psk", "volume " + id + " is exported with tls_required: every host"
+                        + " needs its TLS pre-shared key");
+            }
+            if (!record.address().tls() && psk.isPresent()) {
+                throw new InvalidValueException("tls_psk", "volume " + id + " is exported without tls_required: its"
+                        + " port takes no TLS key");
             }
             if (record.authRequired() && auth.isEmpty()) {
                 throw new InvalidValueException("auth", "volume " + id + " is exported with auth_required: every host"
@@ -279,6 +306,9 @@ public final class AgentOperations {
                 requireAuth();
             }
             ExportRecord updated = withHost(exclusive ? alone(record, host) : record, host, auth);
+            if (psk.isPresent() && !psk.get().equals(updated.psks().get(host))) {
+                updated = updated.withHostPsk(host, psk.get());
+            }
             if (!updated.equals(record)) {
                 exports.write(updated);
             }
@@ -313,6 +343,23 @@ public final class AgentOperations {
         } catch (RuntimeException e) {
             LOG.warning("cannot tell whether nvmet has DH-HMAC-CHAP: " + e.getMessage());
             return false;
+        }
+    }
+
+    /** Whether the kernel's nvmet can require TLS on its ports with keys in its keyring; false when it cannot tell. */
+    public boolean tlsSupported() {
+        try {
+            return exporter.tlsSupported();
+        } catch (RuntimeException e) {
+            LOG.warning("cannot tell whether nvmet has NVMe/TCP TLS: " + e.getMessage());
+            return false;
+        }
+    }
+
+    private void requireTls() {
+        if (!exporter.tlsSupported()) {
+            throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_NVME_TLS_UNSUPPORTED, ConfigfsNvmetTarget.NO_TLS_MESSAGE
+                    + ", or its .nvme keyring is missing; export without tls_required or run a kernel with it");
         }
     }
 
@@ -373,6 +420,12 @@ public final class AgentOperations {
             if (want.authRequired()) {
                 requireAuth();
             }
+            if (want.address().tls()) {
+                if (!want.aclEnabled()) {
+                    throw new InvalidValueException("desired.export.tls_required", "needs acl_enabled");
+                }
+                requireTls();
+            }
             VolumeBackend backend = backend(want.backend());
             BackendVolume volume = existingVolume(backend, want.backend(), id);
             ExportRecord wanted = new ExportRecord(id, want.backend(), volume.device(), want.address(),
@@ -386,7 +439,17 @@ public final class AgentOperations {
             // host without keys is left out (admitting it by NQN alone would bypass authentication)
             Map<Nqn, RecordedAuth> keys = new HashMap<>(existing.map(ExportRecord::auth).orElse(Map.of()));
             keys.keySet().retainAll(wanted.allowedHosts());
+            Map<Nqn, TlsPsk> psks = new HashMap<>(existing.map(ExportRecord::psks).orElse(Map.of()));
+            psks.keySet().retainAll(wanted.allowedHosts());
             Set<Nqn> admitted = new HashSet<>(wanted.allowedHosts());
+            if (want.address().tls()) {
+                for (Nqn host : wanted.allowedHosts()) {
+                    if (!psks.containsKey(host)) {
+                        admitted.remove(host);
+                        changes.add("left out " + host + ": no TLS key (AllowInitiator with tls_psk adds it)");
+                    }
+                }
+            }
             if (want.authRequired()) {
                 for (Nqn host : wanted.allowedHosts()) {
                     if (!keys.containsKey(host)) {
@@ -395,8 +458,10 @@ public final class AgentOperations {
                     }
                 }
             }
+            keys.keySet().retainAll(admitted);
+            psks.keySet().retainAll(admitted);
             wanted = new ExportRecord(id, want.backend(), volume.device(), want.address(), want.aclEnabled(), admitted,
-                    want.authRequired(), keys);
+                    want.authRequired(), keys, psks);
             exports.write(wanted);
             exporter.apply(wanted);
             if (existing.isEmpty()) {

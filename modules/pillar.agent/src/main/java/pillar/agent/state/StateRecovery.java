@@ -144,7 +144,7 @@ public final class StateRecovery {
         }
         SubsystemState.LinkedPort port = state.get().ports().getFirst();
         try {
-            PortAddress address = PortAddress.tcp(port.traddr(), Integer.parseInt(port.trsvcid()));
+            PortAddress address = PortAddress.tcp(port.traddr(), Integer.parseInt(port.trsvcid()), port.tls());
             Set<Nqn> hosts = state.get().allowedHosts().stream().map(Nqn::of).collect(Collectors.toSet());
             return Optional.of(new ExportRecord(id, holders.getFirst(), device, address, !state.get().allowAnyHost(), hosts));
         } catch (IllegalArgumentException e) {

@@ -27,6 +27,7 @@ import java.util.TreeMap;
 import pillar.agent.configfs.FakeNvmet.Attribute;
 import pillar.agent.configfs.FakeNvmet.Item;
 import pillar.api.value.Nqn;
+import pillar.runtime.keys.KeyringException;
 import pillar.runtime.metrics.WorkloadMetrics;
 
 /**
@@ -80,6 +81,7 @@ public final class FakeConfigfsTree implements ConfigfsTree {
     private final Path root;
     private final Group mount; // null when configfs is not mounted
     private final FakeNvmet nvmet;
+    private final MemoryKeyring keys = new MemoryKeyring();
     private final Map<Path, String> disagreements = new HashMap<>();
     private final List<String> journal = new ArrayList<>();
 
@@ -119,12 +121,20 @@ public final class FakeConfigfsTree implements ConfigfsTree {
 
     /** The adapter, on this tree. */
     public ConfigfsNvmetTarget target() {
-        return new ConfigfsNvmetTarget(root, this);
+        return new ConfigfsNvmetTarget(root, this, this::tlsKeys);
+    }
+
+    /** The kernel's {@code .nvme} keyring: there on a kernel with TLS ports (6.12), none on another. */
+    public MemoryKeyring tlsKeys() {
+        if (!nvmet.tls()) {
+            throw new KeyringException("the kernel has no .nvme keyring (the fake of a kernel without NVMe/TCP TLS)");
+        }
+        return keys;
     }
 
     /** The adapter on this tree with every call timed into {@code metrics}, as the agent's on the kernel's tree. */
     public ConfigfsNvmetTarget target(WorkloadMetrics metrics) {
-        return new ConfigfsNvmetTarget(root, new TimedConfigfsTree(this, metrics));
+        return new ConfigfsNvmetTarget(root, new TimedConfigfsTree(this, metrics), this::tlsKeys);
     }
 
     public Path root() {

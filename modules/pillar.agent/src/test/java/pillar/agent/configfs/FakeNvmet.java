@@ -50,6 +50,11 @@ final class FakeNvmet {
         addLocalAddress("::1");
     }
 
+    /** The kernel has NVMe/TCP TLS on its ports ({@code addr_tsas}): Debian's 6.12, as it has authentication. */
+    boolean tls() {
+        return auth;
+    }
+
     /** A block device the namespaces may open. */
     void addBlockDevice(Path device) {
         blockDevices.add(device);

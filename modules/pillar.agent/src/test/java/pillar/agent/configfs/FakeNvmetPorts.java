@@ -41,6 +41,7 @@ final class FakeNvmetPorts {
         private String traddr = "";
         private String trsvcid = "";
         private String treq = "not specified";
+        private String tsas = "none";
         private long inlineDataSize = -1;
         private boolean piEnable;
         private final List<Subsystem> subsystems = new ArrayList<>();
@@ -60,6 +61,9 @@ final class FakeNvmetPorts {
             a.put("addr_treq", choice(() -> treq, v -> treq = v, "not specified", "required", "not required"));
             a.put("addr_trsvcid", word(() -> trsvcid, v -> trsvcid = v, 32));
             a.put("addr_trtype", choice(() -> trtype, v -> trtype = v, "rdma", "fc", "tcp", "loop"));
+            if (kernel.tls()) {
+                a.put("addr_tsas", new Attribute(() -> tsas, this::storeTsas));
+            }
             a.put("param_inline_data_size", new Attribute(() -> Long.toString(inlineDataSize), page -> {
                 refuseWhileEnabled();
                 inlineDataSize = kstrtoint(page);
@@ -85,6 +89,26 @@ final class FakeNvmetPorts {
 
         boolean links(Subsystem subsystem) {
             return subsystems.contains(subsystem);
+        }
+
+        /**
+         * {@code nvmet_addr_tsas_store} (6.7 on, TCP only): "tls1.3" needs the kernel's TLS and its keyring and
+         * makes {@code addr_treq} "required" (unless a secure channel was asked already); "none" makes it "not specified".
+         */
+        private void storeTsas(String page) throws KernelError {
+            refuseWhileEnabled();
+            if (!trtype.equals("tcp")) {
+                throw new KernelError(EINVAL);
+            }
+            if (sysfsStreq(page, "tls1.3")) {
+                tsas = "tls1.3";
+                treq = treq.equals("not specified") ? "required" : treq;
+            } else if (sysfsStreq(page, "none")) {
+                tsas = "none";
+                treq = "not specified";
+            } else {
+                throw new KernelError(EINVAL); // "Invalid value '%s' for tsas"
+            }
         }
 
         /** "Disable port before changing attribute": every addr_* and param_* write, even of the same value. */

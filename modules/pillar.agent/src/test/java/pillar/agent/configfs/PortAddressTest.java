@@ -37,7 +37,7 @@ class PortAddressTest {
 
     @Test
     void familyMustMatch() {
-        assertThatThrownBy(() -> new PortAddress(AddressFamily.IPV6, "127.0.0.1", 4420))
+        assertThatThrownBy(() -> new PortAddress(AddressFamily.IPV6, "127.0.0.1", 4420, false))
                 .isInstanceOf(InvalidValueException.class).hasMessageContaining("ipv6");
     }
 

@@ -9,20 +9,19 @@ import java.util.OptionalInt;
 import com.sun.jna.LastErrorException;
 
 /**
- * A keyring of the running kernel. Its keys are readable by uid 0 without possessing them (the user
- * permission bits, not only the possessor's), so {@code tlshd}, a root daemon, reads the key a connect
- * names by serial. Stateless but for the serial: every call asks the kernel.
+ * A keyring of the running kernel. Its keys are found by listing the keyring and describing each key, and
+ * removed by unlinking them, which need only view permission on a key: a key put into the kernel's
+ * {@code .nvme} keyring is not possessed by the process that put it (that keyring is in none of its own), so
+ * searching for it or changing its permissions is refused. {@code tlshd} links the keyring a handshake names
+ * into its session and so possesses its keys. Stateless but for the serial: every call asks the kernel.
  */
 public final class KernelKeyring implements Keyring {
-    /** Possessor: everything; the owning user (uid 0): view, read, search. Nobody else. */
-    static final long KEY_PERMISSIONS = 0x3f0b0000L;
-    /** The same, and link for the keyring: {@code tlshd} links it into its session to search it. */
+    /** Possessor: everything; the owning user (uid 0): view, read, search and link, so {@code tlshd} links it. */
     static final long KEYRING_PERMISSIONS = 0x3f1b0000L;
     static final String NVME = ".nvme";
     private static final String PSK = "psk";
     private static final int ENOKEY = 126;
-    private static final int EKEYEXPIRED = 127;
-    private static final int EKEYREVOKED = 128;
+    private static final int ENOENT = 2;
 
     private final int serial;
     private final String name;
@@ -79,9 +78,7 @@ public final class KernelKeyring implements Keyring {
     @Override
     public int put(String identity, byte[] psk) {
         try {
-            int key = KeyCalls.addKey(PSK, identity, psk, serial);
-            KeyCalls.keyctl(KeyCalls.KEYCTL_SETPERM, key, KEY_PERMISSIONS);
-            return key;
+            return KeyCalls.addKey(PSK, identity, psk, serial);
         } catch (LastErrorException e) {
             throw new KeyringException("cannot put the TLS key of '" + identity + "' into keyring " + name + ": errno "
                     + e.getErrorCode() + (e.getErrorCode() == 19 ? " (ENODEV: the kernel has no key type psk; load nvme-keyring)" : ""), e);
@@ -90,31 +87,44 @@ public final class KernelKeyring implements Keyring {
 
     @Override
     public OptionalInt find(String identity) {
-        try {
-            return OptionalInt.of(KeyCalls.search(serial, PSK, identity));
-        } catch (LastErrorException e) {
-            int errno = e.getErrorCode();
-            if (errno == ENOKEY || errno == EKEYEXPIRED || errno == EKEYREVOKED) {
-                return OptionalInt.empty();
-            }
-            throw new KeyringException("cannot search keyring " + name + " for '" + identity + "': errno " + errno, e);
-        }
+        int[] found = matching(identity);
+        return found.length == 0 ? OptionalInt.empty() : OptionalInt.of(found[found.length - 1]);
     }
 
     @Override
     public void remove(String identity) {
-        OptionalInt key = find(identity);
-        if (key.isEmpty()) {
-            return;
-        }
-        try {
-            KeyCalls.keyctl(KeyCalls.KEYCTL_INVALIDATE, key.getAsInt(), 0);
-        } catch (LastErrorException e) {
-            if (e.getErrorCode() != ENOKEY && e.getErrorCode() != EKEYREVOKED) {
-                throw new KeyringException("cannot invalidate the TLS key of '" + identity + "' in keyring " + name
-                        + ": errno " + e.getErrorCode(), e);
+        for (int key : matching(identity)) {
+            try {
+                KeyCalls.keyctl(KeyCalls.KEYCTL_UNLINK, key, serial);
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() != ENOENT && e.getErrorCode() != ENOKEY) {
+                    throw new KeyringException("cannot unlink the TLS key of '" + identity + "' from keyring " + name
+                            + ": errno " + e.getErrorCode(), e);
+                }
             }
         }
+    }
+
+    /** The serials of the {@code psk} keys this keyring links under {@code identity}. */
+    private int[] matching(String identity) {
+        int[] linked;
+        try {
+            linked = KeyCalls.linked(serial);
+        } catch (LastErrorException e) {
+            throw new KeyringException("cannot list keyring " + name + ": errno " + e.getErrorCode(), e);
+        }
+        return java.util.Arrays.stream(linked).filter(key -> isPsk(key, identity)).toArray();
+    }
+
+    private static boolean isPsk(int key, String identity) {
+        String description;
+        try {
+            description = KeyCalls.describe(key);
+        } catch (LastErrorException e) {
+            return false; // gone meanwhile, or not ours to view
+        }
+        String[] fields = description.split(";", 5);
+        return fields.length == 5 && fields[0].equals(PSK) && fields[4].equals(identity);
     }
 
     @Override

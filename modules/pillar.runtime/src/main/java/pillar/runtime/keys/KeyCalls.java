@@ -2,6 +2,7 @@ package pillar.runtime.keys;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
+import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Platform;
 
@@ -12,8 +13,10 @@ import com.sun.jna.Platform;
 final class KeyCalls {
     static final int KEY_SPEC_USER_KEYRING = -4;
     static final int KEYCTL_SETPERM = 5;
+    static final int KEYCTL_DESCRIBE = 6;
+    static final int KEYCTL_UNLINK = 9;
     static final int KEYCTL_SEARCH = 10;
-    static final int KEYCTL_INVALIDATE = 21;
+    static final int KEYCTL_READ = 11;
 
     private static final long ADD_KEY;
     private static final long KEYCTL;
@@ -56,6 +59,28 @@ final class KeyCalls {
     /** {@code keyctl(KEYCTL_SEARCH, keyring, type, description, 0)}: the serial found (ENOKEY: none). */
     static int search(int keyring, String type, String description) {
         return (int) libc().syscall(KEYCTL, (long) KEYCTL_SEARCH, (long) keyring, type, description, 0L);
+    }
+
+    /** The serials a keyring links ({@code KEYCTL_READ} on it: needs read permission on the keyring only). */
+    static int[] linked(int keyring) {
+        for (int size = 256; ; size *= 4) {
+            Memory buffer = new Memory(size);
+            long needed = libc().syscall(KEYCTL, (long) KEYCTL_READ, (long) keyring, buffer, (long) size, 0L);
+            if (needed <= size) {
+                return buffer.getIntArray(0, (int) (needed / 4));
+            }
+        }
+    }
+
+    /** {@code type;uid;gid;perm;description} of a key ({@code KEYCTL_DESCRIBE}: needs view permission only). */
+    static String describe(int key) {
+        for (int size = 512; ; size *= 4) {
+            Memory buffer = new Memory(size);
+            long needed = libc().syscall(KEYCTL, (long) KEYCTL_DESCRIBE, (long) key, buffer, (long) size, 0L);
+            if (needed <= size) {
+                return buffer.getString(0, "UTF-8");
+            }
+        }
     }
 
     private static LibC libc() {
