@@ -1,6 +1,7 @@
 package pillar.controller.auth;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -17,7 +18,8 @@ import pillar.controller.crd.Grammars;
  * which the StorageClass names with {@code ${pv.name}} and kubelet hands to NodeStageVolume of every node
  * the volume is published to) it holds no new keys: it exists because kubelet refuses to stage without
  * it, and keeps the node keys of publications made by versions before per-publication keys until those
- * end. The same shape, under another name, is the controller-only record of {@link PublicationKeys}.
+ * end. The same shape, under another name and with TLS keys beside, is the controller-only record of
+ * {@link PublicationKeys}.
  * Values are never logged.
  */
 public final class VolumeStageSecrets {
@@ -72,12 +74,23 @@ public final class VolumeStageSecrets {
 
     /** Writes (creates or updates) the node's keys into the volume's Secret, leaving other nodes' keys. */
     void put(String volumeName, Nqn node, HostSecrets secrets) {
+        putAll(volumeName, Map.of(StageSecrets.hostKey(node.value()), secrets.hostKey(),
+                StageSecrets.controllerKey(node.value()), secrets.controllerKey()));
+    }
+
+    /** Writes (creates or updates) these entries into the volume's Secret, leaving the others. */
+    void putAll(String volumeName, Map<String, String> entries) {
         String name = name(volumeName);
         Secret current = client.secrets().inNamespace(namespace).withName(name).get();
         Map<String, String> data = new HashMap<>(current == null ? Map.of() : strings(current));
-        data.put(StageSecrets.hostKey(node.value()), secrets.hostKey());
-        data.put(StageSecrets.controllerKey(node.value()), secrets.controllerKey());
+        data.putAll(entries);
         write(name, current, data);
+    }
+
+    /** The value of one entry of the volume's Secret, well-formed or not. */
+    Optional<String> value(String volumeName, String key) {
+        Secret current = client.secrets().inNamespace(namespace).withName(name(volumeName)).get();
+        return current == null ? Optional.empty() : Secrets.value(current, key);
     }
 
     /** The node's keys in the volume's Secret, if both are there and well-formed. */
@@ -96,15 +109,18 @@ public final class VolumeStageSecrets {
 
     /** Removes the node's keys from the volume's Secret (nothing when it has none). */
     public void remove(String volumeName, Nqn node) {
+        removeAll(volumeName, List.of(StageSecrets.hostKey(node.value()), StageSecrets.controllerKey(node.value())));
+    }
+
+    /** Removes these entries from the volume's Secret, in one write (nothing when it has none of them). */
+    void removeAll(String volumeName, List<String> keys) {
         String name = name(volumeName);
         Secret current = client.secrets().inNamespace(namespace).withName(name).get();
         if (current == null) {
             return;
         }
         Map<String, String> data = new HashMap<>(strings(current));
-        boolean had = data.remove(StageSecrets.hostKey(node.value())) != null;
-        had |= data.remove(StageSecrets.controllerKey(node.value())) != null;
-        if (had) {
+        if (data.keySet().removeAll(keys)) {
             write(name, current, data);
         }
     }

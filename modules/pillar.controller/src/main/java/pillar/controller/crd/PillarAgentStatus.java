@@ -21,6 +21,9 @@ public class PillarAgentStatus {
     private List<String> protocols = new ArrayList<>();
     @JsonPropertyDescription("Whether the agent's kernel can authenticate hosts in-band (DH-HMAC-CHAP); unset: not reported yet.")
     private Boolean nvmeAuth;
+    @JsonPropertyDescription("Whether the agent's kernel can require NVMe/TCP over TLS 1.3 on its ports; unset: not reported yet"
+            + " (false from an agent of a release before TLS).")
+    private Boolean nvmeTls;
     @JsonPropertyDescription("AgentConnected.")
     private List<Condition> conditions = new ArrayList<>();
 
@@ -38,6 +41,14 @@ public class PillarAgentStatus {
 
     public void setNvmeAuth(Boolean nvmeAuth) {
         this.nvmeAuth = nvmeAuth;
+    }
+
+    public Boolean getNvmeTls() {
+        return nvmeTls;
+    }
+
+    public void setNvmeTls(Boolean nvmeTls) {
+        this.nvmeTls = nvmeTls;
     }
 
     public String getEndpoint() {

@@ -86,6 +86,8 @@ public final class Reasons {
     public static final String API_ERROR = "ApiError";
     /** The protocol requires NVMe in-band authentication and the store's agent's kernel has none. */
     public static final String NVME_AUTH_UNSUPPORTED = "NvmeAuthUnsupported";
+    /** The protocol requires NVMe/TCP TLS and the store's agent has not reported a kernel that can require it. */
+    public static final String NVME_TLS_UNSUPPORTED = "NvmeTlsUnsupported";
     /** SingleNodeAccess false: the protocol's target admits any host (aclEnabled: false) and cannot fence a node. */
     public static final String ACL_DISABLED = "AclDisabled";
     /** SingleNodeAccess true: the protocol's target admits only the publications' nodes. */

@@ -135,6 +135,11 @@ public final class SpecValidator {
         } else if (tcp.authRequired() && !Boolean.TRUE.equals(tcp.getAclEnabled())) {
             p.add("spec.nvmeofTcp.auth", "required needs aclEnabled: true (a target that admits any host authenticates none)");
         }
+        if (tcp.getTls() == null) {
+            p.add("spec.nvmeofTcp.tls", "must be required or off");
+        } else if (tcp.tlsRequired() && !Boolean.TRUE.equals(tcp.getAclEnabled())) {
+            p.add("spec.nvmeofTcp.tls", "required needs aclEnabled: true (a target that admits any host has no key for it)");
+        }
         p.range("spec.nvmeofTcp.ctrlLossTmo", tcp.getCtrlLossTmo(), 1, NvmeofTcp.MAX_CTRL_LOSS_TMO);
         p.range("spec.nvmeofTcp.reconnectDelay", tcp.getReconnectDelay(), 1, 3600);
         p.range("spec.nvmeofTcp.nrIoQueues", tcp.getNrIoQueues(), 1, 1024);

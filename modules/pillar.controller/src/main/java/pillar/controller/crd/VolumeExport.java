@@ -12,7 +12,8 @@ import io.fabric8.generator.annotation.Required;
  * How a volume is exported, frozen at creation from its PillarProtocol (or recorded once by an
  * operator): the protocol (unset on states recorded before NFS existed: NVMe-oF/TCP), where the
  * target listens, whether only published hosts may connect, whether they must authenticate in-band
- * (DH-HMAC-CHAP; unset: false), and the address initiators dial. An NFS export listens on the
+ * (DH-HMAC-CHAP; unset: false), whether they must connect over TLS 1.3 (unset: false, as on every state
+ * recorded before TLS), and the address initiators dial. An NFS export listens on the
  * server address, port 2049, always with its client list (aclEnabled true), never authenticated, and
  * with root on the nodes squashed when rootSquash is true (unset: false, no_root_squash).
  */
@@ -42,6 +43,9 @@ public class VolumeExport {
 
     @JsonPropertyDescription("Every host must authenticate in-band with its DH-HMAC-CHAP secrets (true); unset: false.")
     private Boolean authRequired;
+
+    @JsonPropertyDescription("Every host must connect over TLS 1.3 with its pre-shared key (true); unset: false.")
+    private Boolean tlsRequired;
 
     @JsonPropertyDescription("NFS: root on the nodes acts as the anonymous uid 65534 (root_squash, true); unset: false.")
     private Boolean rootSquash;
@@ -86,6 +90,27 @@ public class VolumeExport {
 
     public void setAuthRequired(Boolean authRequired) {
         this.authRequired = authRequired;
+    }
+
+    public Boolean getTlsRequired() {
+        return tlsRequired;
+    }
+
+    public void setTlsRequired(Boolean tlsRequired) {
+        this.tlsRequired = tlsRequired;
+    }
+
+    /** Whether hosts must connect over TLS (an unset value is false). */
+    public boolean requiresTls() {
+        return Boolean.TRUE.equals(tlsRequired);
+    }
+
+    /**
+     * Whether each publication has keys of its own, made by the controller (DH-HMAC-CHAP, TLS or both):
+     * what the controller-only key Secret of the volume holds.
+     */
+    public boolean hasPublicationKeys() {
+        return requiresAuth() || requiresTls();
     }
 
     public Boolean getRootSquash() {
@@ -136,17 +161,18 @@ public class VolumeExport {
     public boolean equals(Object o) {
         return o instanceof VolumeExport e && protocolKind() == e.protocolKind() && Objects.equals(bindAddress, e.bindAddress) && Objects.equals(port, e.port)
                 && Objects.equals(aclEnabled, e.aclEnabled) && Objects.equals(traddr, e.traddr)
-                && requiresAuth() == e.requiresAuth() && squashesRoot() == e.squashesRoot();
+                && requiresAuth() == e.requiresAuth() && requiresTls() == e.requiresTls() && squashesRoot() == e.squashesRoot();
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(protocolKind(), bindAddress, port, aclEnabled, traddr, requiresAuth(), squashesRoot());
+        return Objects.hash(protocolKind(), bindAddress, port, aclEnabled, traddr, requiresAuth(), requiresTls(), squashesRoot());
     }
 
     @Override
     public String toString() {
         return (nfs() ? "protocol=nfs," : "") + "bindAddress=" + bindAddress + ",port=" + port + ",aclEnabled=" + aclEnabled + ",traddr=" + traddr + (requiresAuth() ? ",authRequired=true" : "")
+                + (requiresTls() ? ",tlsRequired=true" : "")
                 + (squashesRoot() ? ",rootSquash=true" : "");
     }
 }

@@ -71,6 +71,7 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
             next.setBackends(capabilities.getBackendsList().stream().map(PillarAgentReconciler::toStatus).toList());
             next.setProtocols(protocols(capabilities));
             next.setNvmeAuth(capabilities.getNvmeAuth());
+            next.setNvmeTls(capabilities.getNvmeTls());
             next.setConditions(damagedRecords(agent, capabilities.getDamagedRecordsList()));
             Optional<String> mismatch = AgentApiLevel.mismatch(capabilities, AgentApiLevel.CURRENT, AgentApiLevel.OLDEST_AGENT);
             if (mismatch.isPresent()) {

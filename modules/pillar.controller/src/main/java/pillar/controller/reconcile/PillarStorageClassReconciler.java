@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import pillar.controller.crd.Condition;
+import pillar.controller.crd.NvmeofTcp;
 import pillar.controller.crd.PillarAgent;
 import pillar.controller.crd.PillarAgentStatus;
 import pillar.controller.crd.PillarProtocol;
@@ -35,7 +36,8 @@ import pillar.controller.reconcile.loop.StatusWriter;
  * PillarStorageClass goes (Kubernetes' garbage collector would too, through the owner reference).
  * A StorageClass of that name that is not ours is never touched: {@code NameConflict}. A class whose
  * protocol requires authentication gets its StorageClass only when the store's agent reported a
- * kernel with nvmet authentication ({@code NvmeAuthUnsupported} otherwise); one whose protocol cannot
+ * kernel with nvmet authentication ({@code NvmeAuthUnsupported} otherwise), one whose protocol requires
+ * TLS only when that agent reported a kernel that can ({@code NvmeTlsUnsupported}); one whose protocol cannot
  * serve its store's volumes gets none ({@code ProtocolStoreMismatch}, {@link ProtocolFit}); an NFS
  * class's StorageClass says fstype nfs4, whatever its fsType. Once the StorageClass
  * is in place, so is the VolumeSnapshotClass of the same name ({@link SnapshotClasses}), or the
@@ -98,22 +100,23 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
             }
         }
         ProtocolKind kind = protocol.get().getSpec() == null ? ProtocolKind.NVMEOF_TCP : protocol.get().getSpec().kind();
-        boolean auth = protocol.get().getSpec() != null && protocol.get().getSpec().getNvmeofTcp() != null
-                && protocol.get().getSpec().getNvmeofTcp().authRequired();
-        if (auth) {
-            String agent = store.get().getSpec() == null ? null : store.get().getSpec().getAgent();
-            Optional<Boolean> capable = Optional.ofNullable(agent).flatMap(agents).map(PillarAgent::getStatus)
-                    .map(PillarAgentStatus::getNvmeAuth);
-            if (capable.isEmpty()) {
-                return write(psc, false, Reasons.NVME_AUTH_UNSUPPORTED, "PillarProtocol " + psc.getSpec().getProtocol()
-                        + " requires NVMe in-band authentication and agent " + agent + " has not reported yet whether its"
-                        + " kernel has it", Result.done());
-            }
-            if (!capable.get()) {
-                return write(psc, false, Reasons.NVME_AUTH_UNSUPPORTED, "PillarProtocol " + psc.getSpec().getProtocol()
-                        + " requires NVMe in-band authentication and agent " + agent + "'s kernel has no nvmet authentication"
-                        + " (CONFIG_NVME_TARGET_AUTH): run it on a kernel with it or use a protocol with auth: off", Result.done());
-            }
+        NvmeofTcp tcp = protocol.get().getSpec() == null ? null : protocol.get().getSpec().getNvmeofTcp();
+        boolean auth = tcp != null && tcp.authRequired();
+        String agent = store.get().getSpec() == null ? null : store.get().getSpec().getAgent();
+        Optional<String> lacking = auth ? lacking(agent, PillarAgentStatus::getNvmeAuth, "NVMe in-band authentication",
+                "'s kernel has no nvmet authentication (CONFIG_NVME_TARGET_AUTH): run it on a kernel with it or use a protocol"
+                        + " with auth: off") : Optional.empty();
+        if (lacking.isPresent()) {
+            return write(psc, false, Reasons.NVME_AUTH_UNSUPPORTED, "PillarProtocol " + psc.getSpec().getProtocol() + lacking.get(),
+                    Result.done());
+        }
+        lacking = tcp != null && tcp.tlsRequired() ? lacking(agent, PillarAgentStatus::getNvmeTls, "NVMe/TCP over TLS",
+                " reports no kernel whose nvmet can require TLS (6.7 or later with CONFIG_NVME_TARGET_TCP_TLS, and tlshd; an"
+                        + " agent of a release before TLS never does): run a current agent on such a kernel or use a protocol"
+                        + " with tls: off") : Optional.empty();
+        if (lacking.isPresent()) {
+            return write(psc, false, Reasons.NVME_TLS_UNSUPPORTED, "PillarProtocol " + psc.getSpec().getProtocol() + lacking.get(),
+                    Result.done());
         }
         StorageClass desired = DesiredStorageClass.of(psc, kind, auth ? Optional.of(namespace) : Optional.empty());
         try {
@@ -158,6 +161,18 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
         } catch (KubernetesClientException e) {
             return write(psc, false, Reasons.API_ERROR, "StorageClass " + name + ": " + e.getMessage(), Result.retry());
         }
+    }
+
+    /**
+     * Why the store's {@code agent} cannot serve a protocol that requires {@code what}, as the rest of a sentence
+     * (its status has not said, or said no: {@code no}), or empty when it can.
+     */
+    private Optional<String> lacking(String agent, Function<PillarAgentStatus, Boolean> can, String what, String no) {
+        Optional<Boolean> capable = Optional.ofNullable(agent).flatMap(agents).map(PillarAgent::getStatus).map(can);
+        if (capable.isEmpty()) {
+            return Optional.of(" requires " + what + " and agent " + agent + " has not reported yet whether its kernel has it");
+        }
+        return capable.get() ? Optional.empty() : Optional.of(" requires " + what + " and agent " + agent + no);
     }
 
     @Override

@@ -21,17 +21,19 @@ import pillar.controller.crd.VolumeExport;
 public final class ExportSpecs {
     /** The annotation's form, for messages. */
     public static final String FORM = "[protocol=nfs,]bindAddress=<ip>,port=<1-65535>,aclEnabled=<true|false>[,traddr=<ip>]"
-            + "[,authRequired=true][,rootSquash=true]";
-    private static final Set<String> KEYS = Set.of("protocol", "bindAddress", "port", "aclEnabled", "traddr", "authRequired", "rootSquash");
+            + "[,authRequired=true][,tlsRequired=true][,rootSquash=true]";
+    private static final Set<String> KEYS = Set.of("protocol", "bindAddress", "port", "aclEnabled", "traddr", "authRequired",
+            "tlsRequired", "rootSquash");
 
     private ExportSpecs() {
     }
 
     /**
-     * Reads {@code [protocol=nfs,]bindAddress=10.0.0.5,port=4420,aclEnabled=true[,traddr=10.0.0.5][,authRequired=true]}
+     * Reads {@code [protocol=nfs,]bindAddress=10.0.0.5,port=4420,aclEnabled=true[,traddr=10.0.0.5][,authRequired=true][,tlsRequired=true]}
      * (protocol nvmeofTcp unless given):
      * every key once, no other key, IP literals, a port of 1 to 65535. traddr defaults to the bind
-     * address and must be given when that binds every address; authRequired and rootSquash (nfs only) default to false.
+     * address and must be given when that binds every address; authRequired, tlsRequired and rootSquash (nfs only) default
+     * to false.
      *
      * @throws InvalidValueException naming what is wrong
      */
@@ -59,22 +61,18 @@ public final class ExportSpecs {
         if (!acl.equals("true") && !acl.equals("false")) {
             throw invalid("aclEnabled must be true or false, is " + Grammars.printable(acl));
         }
-        String auth = fields.getOrDefault("authRequired", "false");
-        if (!auth.equals("true") && !auth.equals("false")) {
-            throw invalid("authRequired must be true or false, is " + Grammars.printable(auth));
-        }
-        String squash = fields.getOrDefault("rootSquash", "false");
-        if (!squash.equals("true") && !squash.equals("false")) {
-            throw invalid("rootSquash must be true or false, is " + Grammars.printable(squash));
-        }
+        boolean auth = flag(fields, "authRequired");
+        boolean tls = flag(fields, "tlsRequired");
+        boolean squash = flag(fields, "rootSquash");
         String port = fields.get("port");
         if (!port.matches("[0-9]{1,5}") || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
             throw invalid("port must be 1 to 65535, is " + Grammars.printable(port));
         }
         VolumeExport export = new VolumeExport(fields.get("bindAddress"), Integer.parseInt(port), Boolean.parseBoolean(acl),
                 fields.getOrDefault("traddr", fields.get("bindAddress")));
-        export.setAuthRequired(Boolean.parseBoolean(auth));
-        export.setRootSquash(Boolean.parseBoolean(squash) ? Boolean.TRUE : null);
+        export.setAuthRequired(auth);
+        export.setTlsRequired(tls ? Boolean.TRUE : null);
+        export.setRootSquash(squash ? Boolean.TRUE : null);
         String protocol = fields.getOrDefault("protocol", "nvmeofTcp");
         switch (protocol) {
             case "nvmeofTcp" -> { }
@@ -102,8 +100,11 @@ public final class ExportSpecs {
         if (export.requiresAuth() && !export.getAclEnabled()) {
             return "authRequired needs aclEnabled=true";
         }
-        if (export.nfs() && (!export.getAclEnabled() || export.requiresAuth())) {
-            return "an nfs export always has aclEnabled=true (its client list) and no authRequired";
+        if (export.requiresTls() && !export.getAclEnabled()) {
+            return "tlsRequired needs aclEnabled=true";
+        }
+        if (export.nfs() && (!export.getAclEnabled() || export.requiresAuth() || export.requiresTls())) {
+            return "an nfs export always has aclEnabled=true (its client list), no authRequired and no tlsRequired";
         }
         if (export.squashesRoot() && !export.nfs()) {
             return "rootSquash is for nfs exports only";
@@ -123,9 +124,18 @@ public final class ExportSpecs {
 
     public static ExportSpec toProto(VolumeExport export) {
         return ExportSpec.newBuilder().setBindAddress(export.getBindAddress()).setPort(export.getPort())
-                .setAclEnabled(export.getAclEnabled()).setAuthRequired(export.requiresAuth())
+                .setAclEnabled(export.getAclEnabled()).setAuthRequired(export.requiresAuth()).setTlsRequired(export.requiresTls())
                 .setProtocol(export.nfs() ? ExportProtocol.EXPORT_PROTOCOL_NFS : ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP)
                 .setNfsRootSquash(export.squashesRoot() ? NfsRootSquash.NFS_ROOT_SQUASH_ON : NfsRootSquash.NFS_ROOT_SQUASH_UNSPECIFIED).build();
+    }
+
+    /** An optional flag of the annotation: true or false, false when absent. */
+    private static boolean flag(Map<String, String> fields, String key) {
+        String value = fields.getOrDefault(key, "false");
+        if (!value.equals("true") && !value.equals("false")) {
+            throw invalid(key + " must be true or false, is " + Grammars.printable(value));
+        }
+        return Boolean.parseBoolean(value);
     }
 
     private static InvalidValueException invalid(String rule) {

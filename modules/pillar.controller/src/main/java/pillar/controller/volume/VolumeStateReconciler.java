@@ -25,6 +25,7 @@ import pillar.controller.reconcile.loop.Events;
 import pillar.controller.reconcile.loop.Reconciler;
 import pillar.controller.reconcile.loop.Result;
 import pillar.controller.volume.create.AbandonedCreates;
+import pillar.controller.volume.publish.HostAuthentication;
 import pillar.controller.volume.state.Records;
 import pillar.controller.volume.state.VolumeStates;
 
@@ -33,8 +34,8 @@ import pillar.controller.volume.state.VolumeStates;
  * carries out the documented recovery. A state without a usable export spec reports it (status and a
  * Warning event) and is never published; pillar-csi does not guess one from what runs. An operator
  * records the spec explicitly with the annotation {@value PillarVolumeState#EXPORT_SPEC_ANNOTATION};
- * it is checked (grammar, then the agent: exporting the volume so is accepted only when it is not
- * exported otherwise), written into the spec, and publishing works from then on. A state deleted by
+ * it is checked (grammar, then the agent: its kernel must do what the spec requires, and exporting the
+ * volume so is accepted only when it is not exported otherwise), written into the spec, and publishing works from then on. A state deleted by
  * hand (held by its finalizer) is reported with a Warning event
  * {@value PillarVolumeState#DELETION_HELD} each time it is reconciled. A create that never
  * completed and whose claim is gone is removed after a grace period ({@link AbandonedCreates}).
@@ -57,6 +58,7 @@ public final class VolumeStateReconciler implements Reconciler<PillarVolumeState
     private final Events events;
     private final Clock clock;
     private final AbandonedCreates abandoned;
+    private final HostAuthentication auth;
 
     /** @param volumes the volume state machine, shared with the CSI service (and so its locks) */
     public VolumeStateReconciler(Volumes volumes) {
@@ -68,6 +70,7 @@ public final class VolumeStateReconciler implements Reconciler<PillarVolumeState
         this.events = volumes.events;
         this.clock = volumes.clock;
         this.abandoned = volumes.abandoned;
+        this.auth = volumes.auth;
     }
 
     @Override
@@ -142,12 +145,24 @@ public final class VolumeStateReconciler implements Reconciler<PillarVolumeState
         Optional<String> nqn = Optional.empty();
         if (phase == VolumePhase.Exporting || phase == VolumePhase.Exported) {
             try {
+                // an agent of a release before TLS would export a tlsRequired spec in plaintext: never ask it
+                auth.requireSupported(state.getSpec().getAgent(), decided);
+            } catch (CsiException unsupported) {
+                condition(state, true, AGENT_ERROR, unsupported.getMessage() + "; the annotation was not recorded");
+                return Result.retry();
+            }
+            try {
                 state = steps.advance(state, EnumSet.of(phase), phase, s -> { });
                 ExportVolumeResponse exported = agents.exportVolume(locator.target(state.getSpec().getAgent()),
                         ExportVolumeRequest.newBuilder().setToken(Records.token(state).toProto()).setVolumeId(id.value())
                                 .setBackend(state.getSpec().getBackend()).setExport(ExportSpecs.toProto(decided)).build());
                 nqn = Optional.of(exported.getSubsystemNqn());
             } catch (AgentException e) {
+                RuntimeException refusal = HostAuthentication.kernelRefusal(e, state.getSpec().getAgent());
+                if (refusal != e) {
+                    condition(states.get(id).orElse(state), true, AGENT_ERROR, refusal.getMessage() + "; the annotation was not recorded");
+                    return Result.retry();
+                }
                 boolean conflict = e.kind() == AgentException.Kind.FAILED_PRECONDITION;
                 condition(states.get(id).orElse(state), true, conflict ? CONFLICT : AGENT_ERROR, (conflict
                         ? "the agent has the volume exported otherwise; the annotation was not recorded: " : "") + e.getMessage());

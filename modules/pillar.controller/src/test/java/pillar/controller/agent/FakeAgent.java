@@ -51,6 +51,9 @@ public final class FakeAgent {
     final Map<String, PoolState> pools = new HashMap<>();
     private boolean up = true;
     private boolean nvmeAuth;
+    private boolean nvmeTls;
+    /** The TLS pre-shared key each allowed host was given, by volume ID and host NQN. */
+    final Map<String, Map<String, String>> tlsPsk = new TreeMap<>();
     private boolean nfsRootSquash = true;
     /** The DH-HMAC-CHAP secrets each allowed host was given, by volume ID and host NQN. */
     final Map<String, Map<String, HostAuth>> hostAuth = new TreeMap<>();
@@ -111,6 +114,25 @@ public final class FakeAgent {
 
     synchronized boolean nvmeAuth() {
         return nvmeAuth;
+    }
+
+    /**
+     * Whether the kernel can require TLS on its ports (GetCapabilities' nvme_tls); off by default, as on
+     * Debian 12's 6.1 and on an agent of a release before TLS: an export with tls_required is then
+     * FAILED_PRECONDITION NvmeTlsUnsupported.
+     */
+    public synchronized FakeAgent nvmeTls(boolean supported) {
+        nvmeTls = supported;
+        return this;
+    }
+
+    synchronized boolean nvmeTls() {
+        return nvmeTls;
+    }
+
+    /** The TLS key a host was last given on a volume's export (AllowInitiator replaces it). */
+    public synchronized Optional<String> tlsPsk(String volumeId, String hostNqn) {
+        return Optional.ofNullable(tlsPsk.getOrDefault(volumeId, Map.of()).get(hostNqn));
     }
 
     /** Whether it honours ExportSpec.nfs_root_squash (true; false: an agent of an earlier release). */

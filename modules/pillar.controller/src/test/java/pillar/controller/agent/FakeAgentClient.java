@@ -61,6 +61,7 @@ import pillar.api.fencing.FencingToken;
 import pillar.api.fencing.FencingViolation;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.Nqn;
+import pillar.api.value.TlsPsk;
 import pillar.api.value.VolumeId;
 
 /**
@@ -95,6 +96,7 @@ public final class FakeAgentClient implements AgentClient {
         synchronized (agent) {
             GetCapabilitiesResponse.Builder capabilities = GetCapabilitiesResponse.newBuilder().setAgentVersion(agent.version())
                     .addAllBackends(agent.backends.values()).addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).setNvmeAuth(agent.nvmeAuth())
+                    .setNvmeTls(agent.nvmeTls())
                     .setNfsRootSquash(agent.nfsRootSquash())
                     .setApiLevel(agent.apiLevel()).setOldestControllerLevel(agent.oldestControllerLevel());
             agent.problem().ifPresent(capabilities::setProblem);
@@ -247,6 +249,11 @@ public final class FakeAgentClient implements AgentClient {
                         AgentErrorReason.AGENT_ERROR_REASON_NVME_AUTH_UNSUPPORTED, "ExportVolume", target,
                         "FAILED_PRECONDITION: NvmeAuthUnsupported: this kernel has no nvmet authentication", null);
             }
+            if (r.getExport().getTlsRequired() && !agent.nvmeTls()) {
+                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION,
+                        AgentErrorReason.AGENT_ERROR_REASON_NVME_TLS_UNSUPPORTED, "ExportVolume", target,
+                        "FAILED_PRECONDITION: this kernel's nvmet cannot require TLS", null);
+            }
             FakeAgent.Volume volume = existing(target, "ExportVolume", agent, r.getVolumeId());
             boolean dataset = agent.backends.get(volume.backend()).getKind() == BackendKind.BACKEND_KIND_ZFS_DATASET;
             boolean nfs = r.getExport().getProtocol() == ExportProtocol.EXPORT_PROTOCOL_NFS;
@@ -274,6 +281,7 @@ public final class FakeAgentClient implements AgentClient {
         return fenced(target, "UnexportVolume", r.getVolumeId(), r.hasToken(), r.getToken(), Fencing.Intent.CHANGE, (agent, done) -> {
             agent.exports.remove(r.getVolumeId());
             agent.hostAuth.remove(r.getVolumeId());
+            agent.tlsPsk.remove(r.getVolumeId());
             agent.readOnly.remove(r.getVolumeId());
             return UnexportVolumeResponse.getDefaultInstance();
         });
@@ -303,6 +311,7 @@ public final class FakeAgentClient implements AgentClient {
             if (r.getExclusive()) { // the host alone: every other one removed (and its connections dropped and drained)
                 export.allowedHosts().retainAll(Set.of(host.value()));
                 agent.hostAuth.getOrDefault(r.getVolumeId(), new HashMap<>()).keySet().retainAll(Set.of(host.value()));
+                agent.tlsPsk.getOrDefault(r.getVolumeId(), new HashMap<>()).keySet().retainAll(Set.of(host.value()));
             }
             if (export.spec().getAuthRequired()) {
                 HostAuth auth = r.getAuth();
@@ -311,6 +320,20 @@ public final class FakeAgentClient implements AgentClient {
                             "INVALID_ARGUMENT: volume " + r.getVolumeId() + " requires authentication: auth is required");
                 }
                 agent.hostAuth.computeIfAbsent(r.getVolumeId(), v -> new HashMap<>()).put(host.value(), auth);
+            }
+            if (export.spec().getTlsRequired() != !r.getTlsPsk().isEmpty()) {
+                throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, "AllowInitiator", target, "INVALID_ARGUMENT: volume "
+                        + r.getVolumeId() + (export.spec().getTlsRequired() ? " requires TLS: tls_psk is required"
+                        : " does not require TLS: tls_psk is refused"));
+            }
+            if (export.spec().getTlsRequired()) {
+                try {
+                    TlsPsk.of("tls_psk", r.getTlsPsk());
+                } catch (InvalidValueException e) {
+                    throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, "AllowInitiator", target,
+                            "INVALID_ARGUMENT: " + e.getMessage());
+                }
+                agent.tlsPsk.computeIfAbsent(r.getVolumeId(), v -> new HashMap<>()).put(host.value(), r.getTlsPsk());
             }
             if (export.spec().getAclEnabled()) {
                 export.allowedHosts().add(host.value());
@@ -337,6 +360,7 @@ public final class FakeAgentClient implements AgentClient {
             Grantee host = grantee(target, "DenyInitiator", export, r.getHostNqn(), r.getClientAddress());
             export.allowedHosts().remove(host.value());
             agent.hostAuth.getOrDefault(r.getVolumeId(), new HashMap<>()).remove(host.value());
+            agent.tlsPsk.getOrDefault(r.getVolumeId(), new HashMap<>()).remove(host.value());
             agent.readOnly.getOrDefault(r.getVolumeId(), new HashSet<>()).remove(host.value());
             return DenyInitiatorResponse.getDefaultInstance();
         });
@@ -344,7 +368,7 @@ public final class FakeAgentClient implements AgentClient {
 
     /**
      * As the agent: absent desired unexports; a desired export otherwise than the one held replaces it;
-     * the allowed hosts become the desired ones (with auth_required, only those with keys from
+     * the allowed hosts become the desired ones (with auth_required or tls_required, only those with keys from
      * AllowInitiator), the keys of hosts no longer wanted are dropped.
      */
     @Override
@@ -358,6 +382,7 @@ public final class FakeAgentClient implements AgentClient {
                     out.addChanges("unexported " + r.getVolumeId());
                 }
                 agent.hostAuth.remove(r.getVolumeId());
+                agent.tlsPsk.remove(r.getVolumeId());
                 return out.build();
             }
             backend(target, "Reconcile", agent, r.getDesired().getBackend());
@@ -375,13 +400,16 @@ public final class FakeAgentClient implements AgentClient {
                 out.addChanges("exported " + r.getVolumeId());
             }
             Map<String, HostAuth> keys = agent.hostAuth.computeIfAbsent(r.getVolumeId(), v -> new HashMap<>());
+            Map<String, String> psks = agent.tlsPsk.computeIfAbsent(r.getVolumeId(), v -> new HashMap<>());
             Set<String> admitted = new HashSet<>();
             for (Nqn host : hosts) {
-                if (wanted.getAclEnabled() && (!wanted.getAuthRequired() || keys.containsKey(host.value()))) {
+                if (wanted.getAclEnabled() && (!wanted.getAuthRequired() || keys.containsKey(host.value()))
+                        && (!wanted.getTlsRequired() || psks.containsKey(host.value()))) {
                     admitted.add(host.value());
                 }
             }
             keys.keySet().retainAll(admitted);
+            psks.keySet().retainAll(admitted);
             for (String host : Set.copyOf(existing.allowedHosts())) {
                 if (!admitted.contains(host)) {
                     existing.allowedHosts().remove(host);

@@ -88,11 +88,15 @@ class CrdChartTest {
         assertThat(rules(spec("pillarstores").getProperties().get("zfs"))).singleElement().asString().contains("'dataset'");
         assertThat(rules(spec("pillarstores").getProperties().get("zfs").getProperties().get("layout")))
                 .containsExactly("self == oldSelf");
-        assertThat(rules(spec("pillarprotocols").getProperties().get("nvmeofTcp"))).hasSize(2)
+        assertThat(rules(spec("pillarprotocols").getProperties().get("nvmeofTcp"))).hasSize(3)
                 .anySatisfy(r -> assertThat(r).contains("self.ctrlLossTmo >= self.reconnectDelay").doesNotContain("-1"))
-                .anySatisfy(r -> assertThat(r).contains("self.auth != 'required'").contains("self.aclEnabled"));
-        assertThat(spec("pillarprotocols").getProperties().get("nvmeofTcp").getProperties().get("auth").getEnum())
-                .extracting(n -> n.asString()).containsExactlyInAnyOrder("required", "off");
+                .anySatisfy(r -> assertThat(r).contains("self.auth != 'required'").contains("self.aclEnabled"))
+                .anySatisfy(r -> assertThat(r).contains("self.tls != 'required'").contains("self.aclEnabled"));
+        for (String field : List.of("auth", "tls")) {
+            JSONSchemaProps property = spec("pillarprotocols").getProperties().get("nvmeofTcp").getProperties().get(field);
+            assertThat(property.getEnum()).as(field).extracting(n -> n.asString()).containsExactlyInAnyOrder("required", "off");
+            assertThat(property.getDefault().asString()).as(field).isEqualTo("off");
+        }
         assertThat(spec("pillarprotocols").getProperties().get("nfs").getProperties().get("squash").getEnum())
                 .extracting(n -> n.asString()).containsExactlyInAnyOrder("no_root_squash", "root_squash");
         assertThat(rules(spec("pillarstorageclasses").getProperties().get("parameters"))).singleElement()

@@ -161,6 +161,23 @@ class SpecValidatorTest {
     }
 
     @Test
+    void tlsIsOffUnlessRequiredAndRequiredNeedsTheAcl() {
+        PillarProtocolSpec spec = Pillars.protocol("p", "192.0.2.1").getSpec();
+        assertThat(spec.getNvmeofTcp().getTls()).isEqualTo(NvmeofTcp.Tls.OFF);
+        assertThat(spec.getNvmeofTcp().tlsRequired()).isFalse();
+        spec.getNvmeofTcp().setTls(NvmeofTcp.Tls.REQUIRED);
+        spec.getNvmeofTcp().setAuth(NvmeofTcp.Auth.REQUIRED);
+        assertThat(SpecValidator.problems(spec)).as("with auth and without").isEmpty();
+        spec.getNvmeofTcp().setAuth(NvmeofTcp.Auth.OFF);
+        assertThat(SpecValidator.problems(spec)).isEmpty();
+        spec.getNvmeofTcp().setAclEnabled(false);
+        assertThat(SpecValidator.problems(spec)).containsExactly(
+                "spec.nvmeofTcp.tls: required needs aclEnabled: true (a target that admits any host has no key for it)");
+        spec.getNvmeofTcp().setTls(null);
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec.nvmeofTcp.tls: must be required or off");
+    }
+
+    @Test
     void nfsSquashIsNoRootSquashUnlessSetAndNeverUnset() {
         PillarProtocolSpec spec = pillar.controller.reconcile.Pillars.nfsProtocol("n", "192.0.2.1").getSpec();
         assertThat(spec.getNfs().getSquash()).isEqualTo(Nfs.Squash.NO_ROOT_SQUASH);

@@ -47,7 +47,7 @@ import pillar.controller.volume.state.VolumeStates;
  * its ready LVM thin store {@value #STORE} and protocol {@value #PROTOCOL}, behind a
  * {@link ControllerService} called in process. {@link #restart} is a crash: a fresh object graph,
  * nothing kept but the records and the agent. Not served: ListVolumes (it pages the informer cache)
- * and volumes whose export requires authentication (their Secrets are not behind a port).
+ * and volumes whose export requires authentication or TLS (their Secrets are not behind a port).
  */
 final class InMemoryController {
     static final String AGENT = "storage-1";

@@ -21,7 +21,7 @@ import pillar.controller.volume.state.VolumeStates;
  * clean-up of an abandoned create): phase Deleting with a new generation, written by
  * compare-and-swap from one of the phases the caller allows and only while nothing is published;
  * then the agent's fenced DeleteVolume (unexport, destroy, tombstone), skipped for a Pending state
- * the agent was never asked about; then the stage Secret and the state. Every step is idempotent,
+ * the agent was never asked about; then the Secrets of its keys and the state. Every step is idempotent,
  * so a retry after a failure anywhere finishes the job; a state already gone is success.
  */
 public final class LifecycleEnd {
@@ -55,7 +55,7 @@ public final class LifecycleEnd {
             agents.deleteVolume(target, DeleteVolumeRequest.newBuilder().setToken(Records.token(state).toProto())
                     .setVolumeId(id.value()).setBackend(state.getSpec().getBackend()).build());
         }
-        if (state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth()) {
+        if (state.getSpec().getExport() != null && state.getSpec().getExport().hasPublicationKeys()) {
             auth.deleted(state);
         }
         EnumSet<VolumePhase> deletable = EnumSet.of(VolumePhase.Pending, VolumePhase.Deleting);
@@ -66,12 +66,12 @@ public final class LifecycleEnd {
 
     /**
      * Ends the lifecycle of an adoption the agent never confirmed ({@link Adoption#unconfirmed}) in the
-     * controller alone: its stage Secret and state go, never the agent's volume, which stays the operator's
+     * controller alone: the Secrets of its keys and its state go, never the agent's volume, which stays the operator's
      * with its data (and whatever mark a lost answer left, which a later adoption of this lifecycle's token
      * would have found). Only while nothing is published and it is still unconfirmed; a state gone is success.
      */
     public void forget(PillarVolumeState state) {
-        if (state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth()) {
+        if (state.getSpec().getExport() != null && state.getSpec().getExport().hasPublicationKeys()) {
             auth.deleted(state);
         }
         states.delete(state, s -> Records.publications(s).isEmpty() && Adoption.unconfirmed(s));

@@ -13,6 +13,7 @@ import pillar.runtime.server.CsiException;
 import pillar.api.value.ByteSize;
 import pillar.api.value.VolumeId;
 import pillar.api.value.VolumeName;
+import pillar.controller.auth.PublicationKeys;
 import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.Conditions;
@@ -38,7 +39,7 @@ import pillar.controller.volume.request.Capabilities;
  * The state of a new volume, with every setting resolved and checked before anything is written:
  * the store (valid, its pool discovered on its agent), the protocol (valid), the claim's
  * annotations, and the export spec the nodes will connect with (NVMe-oF/TCP, or NFS from a dataset
- * store: {@link ProtocolFit}); a protocol that requires authentication needs an agent whose kernel has it, one
+ * store: {@link ProtocolFit}); a protocol that requires authentication or TLS needs an agent whose kernel has it, one
  * that squashes root an agent that can. Reads the {@link Inventory}, and the agent's
  * capabilities then.
  */
@@ -68,13 +69,14 @@ public final class Planner {
                 throw CsiException.invalid("volume_capabilities: " + why + " (PillarProtocol " + parameters.protocol() + ")");
             });
         }
-        if (tcp != null && tcp.authRequired()) {
+        if (tcp != null && (tcp.authRequired() || tcp.tlsRequired())) {
+            // the key Secret's prefix is as long as the stage Secret's: a name that makes one makes the other
             if (VolumeStageSecrets.secretName(name.value()).isEmpty()) {
-                throw CsiException.invalid("name: the protocol requires authentication, and the node's stage Secret "
-                        + VolumeStageSecrets.PREFIX + "<name> must be a Secret name (lower case, at most 253), is "
-                        + Grammars.printable(name.value()));
+                throw CsiException.invalid("name: the protocol " + (tcp.authRequired() ? "requires authentication, and the node's"
+                        + " stage Secret " + VolumeStageSecrets.PREFIX : "requires TLS, and its keys' Secret " + PublicationKeys.PREFIX)
+                        + "<name> must be a Secret name (lower case, at most 253), is " + Grammars.printable(name.value()));
             }
-            auth.requireSupported(store.getSpec().getAgent());
+            auth.requireSupported(store.getSpec().getAgent(), tcp.authRequired(), tcp.tlsRequired());
         }
         if (protocol.getNfs() != null && protocol.getNfs().rootSquash() && !auth.capabilities(store.getSpec().getAgent()).getNfsRootSquash()) {
             // an older agent would ignore the field and export no_root_squash
@@ -202,6 +204,7 @@ public final class Planner {
                 + ")", "bindAddress") : bind;
         VolumeExport export = new VolumeExport(bind, tcp.getPort(), tcp.getAclEnabled(), traddr);
         export.setAuthRequired(tcp.authRequired() ? Boolean.TRUE : null);
+        export.setTlsRequired(tcp.tlsRequired() ? Boolean.TRUE : null);
         return export;
     }
 

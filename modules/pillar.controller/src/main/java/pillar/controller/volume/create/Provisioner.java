@@ -118,9 +118,7 @@ public final class Provisioner {
             throw CsiException.precondition(ExportSpecs.missing(id, problem));
         }
         AgentTarget target = locator.target(spec.getAgent());
-        if (export.requiresAuth()) {
-            auth.requireSupported(spec.getAgent());
-        }
+        auth.requireSupported(spec.getAgent(), export);
         if (TO_CREATE.contains(phase)) {
             state = steps.advance(state, TO_CREATE, VolumePhase.Creating, s -> { });
             Volume created = Adoption.of(spec) ? adopt(state, target, id) : create(state, target, id);
@@ -131,9 +129,14 @@ public final class Provisioner {
         } else {
             state = steps.advance(state, EnumSet.of(VolumePhase.Exporting), VolumePhase.Exporting, s -> { });
         }
-        ExportVolumeResponse exported = agents.exportVolume(target, ExportVolumeRequest.newBuilder()
-                .setToken(Records.token(state).toProto()).setVolumeId(id.value()).setBackend(spec.getBackend())
-                .setExport(ExportSpecs.toProto(export)).build());
+        ExportVolumeResponse exported;
+        try {
+            exported = agents.exportVolume(target, ExportVolumeRequest.newBuilder()
+                    .setToken(Records.token(state).toProto()).setVolumeId(id.value()).setBackend(spec.getBackend())
+                    .setExport(ExportSpecs.toProto(export)).build());
+        } catch (AgentException e) {
+            throw HostAuthentication.kernelRefusal(e, spec.getAgent());
+        }
         if (export.nfs() && exported.getExportPath().isEmpty()) {
             throw CsiException.precondition("agent " + spec.getAgent() + " exported NFS volume " + id + " without an export path: is it an older agent?");
         }

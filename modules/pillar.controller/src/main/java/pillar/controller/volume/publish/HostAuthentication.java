@@ -1,27 +1,35 @@
 package pillar.controller.volume.publish;
 
 import java.util.List;
+import java.util.function.Supplier;
 
 import pillar.api.agent.v1.GetCapabilitiesRequest;
+import pillar.api.agent.v1.GetCapabilitiesResponse;
 import pillar.api.context.PublicationHost;
 import pillar.api.context.PublishContext;
 import pillar.runtime.server.CsiException;
 import pillar.api.value.Nqn;
+import pillar.api.value.TlsPsk;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
+import pillar.controller.agent.AgentException;
 import pillar.controller.auth.HostSecrets;
 import pillar.controller.auth.PublicationKeys;
 import pillar.controller.auth.VolumeStageSecrets;
 import pillar.controller.crd.PillarVolumeState;
 import pillar.controller.crd.Reasons;
+import pillar.controller.crd.VolumeExport;
 import pillar.controller.volume.AgentLocator;
 
 /**
- * DH-HMAC-CHAP for the volumes whose export requires it: the agent's kernel must support it
- * (FAILED_PRECONDITION {@value Reasons#NVME_AUTH_UNSUPPORTED} otherwise), and each publication (node,
- * volume) connects as a host NQN of its own ({@link PublicationHost}) with keys of its own
- * ({@link PublicationKeys}), given to the target with AllowInitiator and to the node in its publish
- * context only. No Secret shared between nodes holds a key of a publication made so.
+ * DH-HMAC-CHAP and NVMe/TCP TLS for the volumes whose export requires them: the agent's kernel must
+ * support each (FAILED_PRECONDITION {@value Reasons#NVME_AUTH_UNSUPPORTED},
+ * {@value Reasons#NVME_TLS_UNSUPPORTED} otherwise), and each publication (node, volume) has keys of its
+ * own ({@link PublicationKeys}), given to the target with AllowInitiator and to the node in its publish
+ * context only. With DH-HMAC-CHAP a publication connects as a host NQN of its own ({@link PublicationHost});
+ * without, as the node's own NQN. Its TLS key is the one of that host NQN ({@link #connectsAs}): both ends
+ * derive the key's identity from it and the subsystem NQN. No Secret shared between nodes holds a key of a
+ * publication made so.
  *
  * <p>Publications made by a version before (the node's own NQN, one key pair per node kept in the
  * volume's stage Secret) keep working as they are: their grant and their stage-Secret keys stay until
@@ -41,11 +49,27 @@ public final class HostAuthentication {
         this.stage = stage;
     }
 
-    /** FAILED_PRECONDITION NvmeAuthUnsupported unless the agent's kernel can authenticate hosts. */
-    public void requireSupported(String agentName) {
-        if (!capabilities(agentName).getNvmeAuth()) {
+    /**
+     * FAILED_PRECONDITION NvmeAuthUnsupported or NvmeTlsUnsupported unless the agent's kernel can do what is
+     * required; the agent is asked only when something is. An agent of a release before TLS reports no
+     * nvme_tls, and is never asked for a TLS export (it would make a plaintext one).
+     */
+    public void requireSupported(String agentName, boolean authRequired, boolean tlsRequired) {
+        if (!authRequired && !tlsRequired) {
+            return;
+        }
+        GetCapabilitiesResponse capabilities = capabilities(agentName);
+        if (authRequired && !capabilities.getNvmeAuth()) {
             throw CsiException.precondition(unsupported(agentName));
         }
+        if (tlsRequired && !capabilities.getNvmeTls()) {
+            throw CsiException.precondition(tlsUnsupported(agentName));
+        }
+    }
+
+    /** {@link #requireSupported(String, boolean, boolean)} for what the export requires. */
+    public void requireSupported(String agentName, VolumeExport export) {
+        requireSupported(agentName, export.requiresAuth(), export.requiresTls());
     }
 
     /** What the agent says it can do now (a call to it). */
@@ -60,9 +84,37 @@ public final class HostAuthentication {
                 + " run the agent on a kernel with it (e.g. 6.12 from bookworm-backports) or use a protocol with auth: off";
     }
 
-    /** The host NQN the publication of {@code id} to {@code node} connects as. */
+    /** The message of an agent whose kernel cannot require TLS on its ports (or that does not say it can). */
+    static String tlsUnsupported(String agentName) {
+        return Reasons.NVME_TLS_UNSUPPORTED + ": the protocol requires NVMe/TCP over TLS and agent " + agentName
+                + " does not report a kernel whose nvmet can require it (6.7 or later with CONFIG_NVME_TARGET_TCP_TLS, and tlshd;"
+                + " Debian 12's 6.1 cannot; an agent of a release before TLS never reports it): run a current agent on such a"
+                + " kernel or use a protocol with tls: off";
+    }
+
+    /**
+     * An agent's refusal for want of a kernel feature (its reason, never its message) as the FAILED_PRECONDITION its
+     * capabilities would have given: the kernel changed since they were read. Any other failure as it is.
+     */
+    public static RuntimeException kernelRefusal(AgentException e, String agentName) {
+        return switch (e.reason()) {
+            case AGENT_ERROR_REASON_NVME_AUTH_UNSUPPORTED -> CsiException.precondition(unsupported(agentName));
+            case AGENT_ERROR_REASON_NVME_TLS_UNSUPPORTED -> CsiException.precondition(tlsUnsupported(agentName));
+            default -> e;
+        };
+    }
+
+    /** The host NQN the publication of {@code id} to {@code node} connects as, with DH-HMAC-CHAP. */
     static Nqn host(VolumeId id, Nqn node) {
         return PublicationHost.nqn(node.value(), id.value());
+    }
+
+    /**
+     * The host NQN the publication of {@code id} to {@code node} connects as: its own with DH-HMAC-CHAP (the node
+     * reads it from {@link PublishContext#HOST_NQN}), else the node's. Its TLS key is inserted under this NQN's identity.
+     */
+    static Nqn connectsAs(VolumeExport export, VolumeId id, Nqn node) {
+        return export.requiresAuth() ? host(id, node) : node;
     }
 
     /**
@@ -99,8 +151,17 @@ public final class HostAuthentication {
     HostSecrets keys(PillarVolumeState state, Nqn node) {
         String volume = state.getSpec().getVolumeName();
         stage.ensure(volume);
+        return recorded(state, () -> keys.obtain(volume, node));
+    }
+
+    /** The publication's TLS key (recorded before it reaches the target); a damaged record is FAILED_PRECONDITION. */
+    TlsPsk tlsKey(PillarVolumeState state, Nqn node) {
+        return recorded(state, () -> keys.obtainTls(state.getSpec().getVolumeName(), node));
+    }
+
+    private static <T> T recorded(PillarVolumeState state, Supplier<T> obtain) {
         try {
-            return keys.obtain(volume, node);
+            return obtain.get();
         } catch (PublicationKeys.MalformedKeysException e) {
             throw CsiException.precondition("volume " + state.getMetadata().getName() + " cannot be published: " + e.getMessage());
         }
@@ -116,7 +177,9 @@ public final class HostAuthentication {
     /** Forgets the publication's keys, and the node's keys of a publication made before, once its grants are withdrawn. */
     void unstaged(PillarVolumeState state, Nqn node) {
         keys.remove(state.getSpec().getVolumeName(), node);
-        stage.remove(state.getSpec().getVolumeName(), node);
+        if (state.getSpec().getExport().requiresAuth()) {
+            stage.remove(state.getSpec().getVolumeName(), node);
+        }
     }
 
     /** Deletes the volume's key record and its stage Secret. */

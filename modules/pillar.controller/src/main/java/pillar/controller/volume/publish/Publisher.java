@@ -14,8 +14,10 @@ import pillar.api.csi.v1.ControllerPublishVolumeResponse;
 import pillar.api.csi.v1.VolumeCapability;
 import pillar.runtime.server.CsiException;
 import pillar.api.value.Nqn;
+import pillar.api.value.TlsPsk;
 import pillar.api.value.VolumeId;
 import pillar.controller.agent.AgentClient;
+import pillar.controller.agent.AgentException;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.auth.HostSecrets;
 import pillar.controller.crd.NvmeofTcp;
@@ -42,8 +44,9 @@ import pillar.controller.volume.state.VolumeStates;
  * denies) the node's host NQN with that generation's token. A host NQN that two nodes report is
  * never published to (FAILED_PRECONDITION, and a Warning event on the volume's state): the target
  * would take both nodes for one host. A volume whose export requires authentication is published
- * as a host NQN and with DH-HMAC-CHAP keys of that publication alone (see {@link HostAuthentication});
- * its publish context, which only that node's kubelet is given, carries them. An NFS volume's
+ * as a host NQN and with DH-HMAC-CHAP keys of that publication alone, one whose export requires TLS with
+ * a pre-shared key of that publication alone (see {@link HostAuthentication}); its publish context, which
+ * only that node's kubelet is given, carries them. An NFS volume's
  * publication records the node's client address ({@link NodeAddresses}), the one its export admits,
  * read-only for a read-only publication ({@link Capabilities#readOnly}: nfsd then refuses that node's
  * writes whatever it mounts with) and read-write otherwise; read-write-many publications share the
@@ -92,9 +95,7 @@ public final class Publisher {
         Publication asked = new Publication(node.value(), readonly, capability.getAccessMode().getMode().name());
         Publication wanted = nfs ? asked.withClientAddress(NodeAddresses.clientAddress(inventory, node, export.getTraddr())) : asked;
         AgentTarget target = locator.target(state.getSpec().getAgent());
-        if (export.requiresAuth()) {
-            auth.requireSupported(state.getSpec().getAgent());
-        }
+        auth.requireSupported(state.getSpec().getAgent(), export);
         List<String> replaced = new ArrayList<>();
         state = steps.advance(state, EXPORTED, VolumePhase.Exported, next -> {
             List<Publication> publications = next.getPublications();
@@ -123,6 +124,7 @@ public final class Publisher {
             }
         });
         Optional<HostSecrets> secrets = export.requiresAuth() ? Optional.of(auth.keys(state, node)) : Optional.empty();
+        Optional<TlsPsk> psk = export.requiresTls() ? Optional.of(auth.tlsKey(state, node)) : Optional.empty();
         // exclusive, except beside a live grant of this node made before per-publication keys (its NQN differs)
         boolean exclusive = Capabilities.exclusive(wanted.getAccessMode(), nfs)
                 && !(secrets.isPresent() && auth.madeBefore(state, node));
@@ -131,16 +133,22 @@ public final class Publisher {
         if (nfs) {
             allow.setClientAddress(wanted.getClientAddress()).setReadOnly(Capabilities.readOnly(wanted.getAccessMode(), readonly));
         } else {
-            allow.setHostNqn(secrets.isPresent() ? HostAuthentication.host(id, node).value() : node.value());
+            allow.setHostNqn(HostAuthentication.connectsAs(export, id, node).value());
         }
         secrets.ifPresent(s -> allow.setAuth(s.toProto()));
-        agents.allowInitiator(target, allow.build());
+        psk.ifPresent(k -> allow.setTlsPsk(k.value()));
+        try {
+            agents.allowInitiator(target, allow.build());
+        } catch (AgentException e) {
+            throw HostAuthentication.kernelRefusal(e, state.getSpec().getAgent());
+        }
         for (String old : replaced) {
             deny(target, state, id, old, true);
         }
         java.util.Map<String, String> context = new java.util.TreeMap<>(nfs ? nfsContext(state, export, wanted)
                 : context(state, export));
         secrets.ifPresent(s -> HostAuthentication.putContext(context, id, node, s));
+        psk.ifPresent(k -> context.put(PublishContext.TLS_PSK, k.value()));
         return ControllerPublishVolumeResponse.newBuilder().putAllPublishContext(context).build();
     }
 
@@ -165,6 +173,7 @@ public final class Publisher {
         }
         boolean nfs = Capabilities.nfs(state.getSpec());
         boolean authenticated = state.getSpec().getExport() != null && state.getSpec().getExport().requiresAuth();
+        boolean keyed = state.getSpec().getExport() != null && state.getSpec().getExport().hasPublicationKeys();
         List<String> grantees = new ArrayList<>(nfs ? clientAddresses(state, nodes) : authenticated
                 ? nodes.stream().flatMap(n -> auth.withdrawn(state, id, n).stream()).toList() : nodes);
         AgentTarget target = exported ? locator.target(state.getSpec().getAgent()) : null;
@@ -183,7 +192,7 @@ public final class Publisher {
                 deny(target, written, id, grantee, nfs);
             }
         }
-        if (authenticated) {
+        if (keyed) {
             nodes.forEach(host -> auth.unstaged(state, Nqn.of(host)));
         }
     }
@@ -251,6 +260,9 @@ public final class Publisher {
         context.put(PublishContext.TRSVCID, String.valueOf(export.getPort()));
         if (export.requiresAuth()) {
             context.put(PublishContext.AUTH, PublishContext.AUTH_DHCHAP);
+        }
+        if (export.requiresTls()) {
+            context.put(PublishContext.TLS, PublishContext.TLS_13);
         }
         PillarVolumeStateSpec spec = state.getSpec();
         VolumeConnect connect = spec.getConnect();

@@ -5,28 +5,21 @@ import static pillar.controller.csi.CsiAssertions.assertCode;
 import static pillar.controller.csi.CsiHarness.GIB;
 import static pillar.controller.csi.Requests.NODE_A;
 import static pillar.controller.csi.Requests.NODE_B;
+import static pillar.controller.csi.auth.KeyedPublications.encode;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.grpc.Status;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.api.agent.v1.HostAuth;
 import pillar.api.context.PublishContext;
 import pillar.api.context.StageSecrets;
-import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.controller.auth.DhchapKey;
 import pillar.controller.auth.PublicationKeys;
 import pillar.controller.agent.AgentTarget;
@@ -35,7 +28,6 @@ import pillar.controller.volume.state.Records;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.context.PublicationHost;
 import pillar.controller.crd.NvmeofTcp;
-import pillar.controller.crd.PillarProtocol;
 import pillar.controller.csi.CsiHarness;
 import pillar.controller.csi.Requests;
 import pillar.controller.reconcile.ControllerHarness;
@@ -54,39 +46,13 @@ class HostAuthenticationIT {
 
     @RegisterExtension
     final CsiHarness harness = CsiHarness.withFakeAgent();
-    private final List<String> logged = new ArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            synchronized (logged) {
-                logged.add(String.valueOf(record.getMessage()) + " " + String.valueOf(record.getThrown()));
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    @RegisterExtension
+    final SecretLeaks leaks = new SecretLeaks();
 
     @BeforeEach
-    void authRequiredAndLogsCaptured() {
-        capture.setLevel(Level.ALL);
-        Logger.getLogger("").addHandler(capture);
-        Logger.getLogger("pillar").setLevel(Level.ALL);
+    void authRequired() {
         harness.fakeAgent().nvmeAuth(true);
-        harness.client().resources(PillarProtocol.class).withName(CsiHarness.PROTOCOL).edit(p -> {
-            p.getSpec().getNvmeofTcp().setAuth(NvmeofTcp.Auth.REQUIRED);
-            return p;
-        });
-    }
-
-    @AfterEach
-    void stop() {
-        Logger.getLogger("").removeHandler(capture);
+        KeyedPublications.protocol(harness, tcp -> tcp.setAuth(NvmeofTcp.Auth.REQUIRED));
     }
 
     @Test
@@ -147,7 +113,7 @@ class HostAuthenticationIT {
         List<String> all = new ArrayList<>(keysA);
         all.addAll(keysB);
         all.addAll(keys(again));
-        assertNowhere(all);
+        leaks.assertNowhere(harness, all.stream().map(HostAuthenticationIT::body).toList());
     }
 
     @Test
@@ -247,8 +213,7 @@ class HostAuthenticationIT {
     }
 
     private Map<String, String> publish(String volume, String node) {
-        return harness.csi().controllerPublishVolume(Requests.publish(volume, node,
-                Requests.mount(Mode.MULTI_NODE_READER_ONLY, "ext4"), true)).getPublishContextMap();
+        return KeyedPublications.publish(harness, volume, node);
     }
 
     private static List<String> keys(Map<String, String> context) {
@@ -257,26 +222,6 @@ class HostAuthenticationIT {
 
     private static String body(String secret) {
         return secret.substring("DHHC-1:00:".length(), secret.length() - 1);
-    }
-
-    private static String encode(String value) {
-        return Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** No secret in a log record, an event or a volume state. */
-    private void assertNowhere(List<String> secrets) {
-        String events = Serialization.asJson(harness.client().v1().events().inNamespace(NS).list().getItems());
-        String states = Serialization.asJson(harness.states());
-        String logs;
-        synchronized (logged) {
-            logs = String.join("\n", logged);
-        }
-        assertThat(logs).as("captured log records").isNotEmpty();
-        for (String secret : secrets) {
-            assertThat(logs).doesNotContain(body(secret));
-            assertThat(events).doesNotContain(body(secret));
-            assertThat(states).doesNotContain(body(secret));
-        }
     }
 
     private Secret stageSecret(String volume) {

@@ -12,6 +12,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.controller.crd.Condition;
+import pillar.controller.crd.NvmeofTcp;
+import pillar.controller.crd.PillarAgent;
+import pillar.controller.crd.PillarProtocol;
 import pillar.controller.crd.PillarStorageClass;
 import pillar.controller.crd.PillarStorageClassSpec;
 import pillar.controller.crd.Reasons;
@@ -91,6 +94,29 @@ class StorageClassLifecycleIT {
         harness.create(Pillars.storageClass("plain", "tank", "tcp"));
         awaitCondition("plain", Condition.TRUE, Reasons.CREATED);
         assertThat(storageClass("plain").orElseThrow().getParameters()).doesNotContainKey("csi.storage.k8s.io/node-stage-secret-name");
+    }
+
+    @Test
+    void aProtocolRequiringTlsNeedsAnAgentThatReportsItAndNamesNoSecret() {
+        harness.agents.agent("192.0.2.10", 9500).nvmeTls(false);
+        harness.create(Pillars.agentAt("storage-1", "192.0.2.10", 9500));
+        harness.awaitAgentConnected("storage-1", Condition.TRUE, Reasons.CONNECTED);
+        assertThat(harness.get(PillarAgent.class, "storage-1").orElseThrow().getStatus().getNvmeTls()).isFalse();
+        PillarProtocol requiring = Pillars.protocol("tcp-tls", "192.0.2.10");
+        requiring.getSpec().getNvmeofTcp().setTls(NvmeofTcp.Tls.REQUIRED);
+        harness.create(requiring);
+        harness.create(Pillars.storageClass("private", "tank", "tcp-tls"));
+        await().atMost(ControllerHarness.PATIENCE).untilAsserted(() -> assertThat(
+                awaitCondition("private", Condition.FALSE, Reasons.NVME_TLS_UNSUPPORTED).getMessage())
+                .contains("storage-1").contains("CONFIG_NVME_TARGET_TCP_TLS"));
+        assertThat(storageClass("private")).isEmpty();
+
+        // the agent is upgraded onto a kernel that can: its status says so and the class follows
+        harness.agents.agent("192.0.2.10", 9500).nvmeTls(true);
+        awaitCondition("private", Condition.TRUE, Reasons.CREATED);
+        assertThat(harness.get(PillarAgent.class, "storage-1").orElseThrow().getStatus().getNvmeTls()).isTrue();
+        // the key reaches the node in its publish context: kubelet is given no Secret
+        assertThat(storageClass("private").orElseThrow().getParameters()).doesNotContainKey("csi.storage.k8s.io/node-stage-secret-name");
     }
 
     /** A class on a protocol that admits any host says that it serves no single-node access mode; one with an ACL says it does. */
