@@ -81,7 +81,8 @@ public final class NodeMain {
         return new NodePorts(config.nodeId(), host, new DeadlineMounter(new JnaMounter(config.mountinfo()), kernel),
                 new DeadlineInitiator(new FabricsInitiator(config.fabricsDevice(), sysfs, host), kernel), sysfs,
                 new FilesystemTools(new TimedProcessRunner(new SystemProcessRunner(), metrics)),
-                new StageRecords(config.stateDir()), new KubeletPaths(config.kubeletDir()), config.attachTimeout());
+                new StageRecords(config.stateDir()), new KubeletPaths(config.kubeletDir()), config.attachTimeout(),
+                NodePorts.kernelKeyring());
     }
 
     /** Starts the node's server over {@code ports}, with metrics of its own; the caller owns it. */

@@ -2,6 +2,7 @@ package pillar.api.value;
 
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.List;
 
 /**
  * An NVMe/TCP TLS pre-shared key as pillar-csi hands it to the target's and the host's keyrings: the
@@ -44,7 +45,16 @@ public record TlsPsk(String value) {
      * looks up in its keyring and sends, and what the target's handshake looks up in the {@code .nvme} keyring.
      */
     public String identity(Nqn host, Nqn subsystem) {
-        return "NVMe0R0" + (bytes().length == GENERATED_LENGTH ? 1 : 2) + " " + host.value() + " " + subsystem.value();
+        return identity(bytes().length == GENERATED_LENGTH ? 1 : 2, host, subsystem);
+    }
+
+    /** Both identities a key of {@code host} at {@code subsystem} may have (SHA-256 and SHA-384): what to remove. */
+    public static List<String> identities(Nqn host, Nqn subsystem) {
+        return List.of(identity(1, host, subsystem), identity(2, host, subsystem));
+    }
+
+    private static String identity(int hash, Nqn host, Nqn subsystem) {
+        return "NVMe0R0" + hash + " " + host.value() + " " + subsystem.value();
     }
 
     @Override

@@ -20,8 +20,13 @@ public final class DeadlineInitiator implements Initiator {
     }
 
     @Override
-    public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth) {
-        return wait.call("subsystem " + target.nqn(), "the connect to " + target.describe(), () -> kernel.connect(target, auth));
+    public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth, Optional<FabricsTls> tls) {
+        return wait.call("subsystem " + target.nqn(), "the connect to " + target.describe(), () -> kernel.connect(target, auth, tls));
+    }
+
+    @Override
+    public boolean tlsSupported() {
+        return wait.call("/dev/nvme-fabrics", "reading the fabrics options", kernel::tlsSupported);
     }
 
     @Override

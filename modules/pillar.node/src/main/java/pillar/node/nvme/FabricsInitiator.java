@@ -35,7 +35,7 @@ public final class FabricsInitiator implements Initiator {
     }
 
     @Override
-    public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth) {
+    public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth, Optional<FabricsTls> tls) {
         Nqn as = target.hostOr(host);
         Optional<SysfsNvme.ControllerInfo> existing = sysfs.controllerFor(target, as);
         if (existing.isPresent()) {
@@ -43,7 +43,7 @@ public final class FabricsInitiator implements Initiator {
                     + target.describe());
             return existing.get().controller();
         }
-        String options = FabricsOptions.connect(target, as, auth); // holds the secrets: never logged
+        String options = FabricsOptions.connect(target, as, auth, tls); // holds the secrets: never logged
         int fd;
         try {
             fd = Syscalls.openReadWrite(fabricsDevice);
@@ -67,6 +67,25 @@ public final class FabricsInitiator implements Initiator {
             }
             throw new InitiatorException("connecting to " + target.describe() + " failed: " + e.errno() + " ("
                     + hint(e.errno()) + "; the kernel log says more)", e);
+        } finally {
+            Syscalls.close(fd);
+        }
+    }
+
+    /** Reads the options the kernel's fabrics device takes (one line: {@code instance=-1,...,tls}). */
+    @Override
+    public boolean tlsSupported() {
+        int fd;
+        try {
+            fd = Syscalls.openReadWrite(fabricsDevice);
+        } catch (SyscallException e) {
+            return false;
+        }
+        try {
+            String options = new String(Syscalls.read(fd, fabricsDevice, 4096), StandardCharsets.US_ASCII).strip();
+            return java.util.Arrays.asList(options.split(",")).contains("tls");
+        } catch (SyscallException e) {
+            return false;
         } finally {
             Syscalls.close(fd);
         }
@@ -119,10 +138,12 @@ public final class FabricsInitiator implements Initiator {
                     + " are the node-stage Secret's keys the ones the controller last gave the agent?";
         }
         if (errno.equals(Errno.ENOKEY)) {
-            return "the target requires DH-HMAC-CHAP and this host connected without a secret";
+            return "the target requires DH-HMAC-CHAP and this host connected without a secret, or the TLS key this"
+                    + " connect names is not in the keyring";
         }
         if (errno.equals(Errno.EIO)) {
-            return "the target refused the connect; a 6.12 host logs 'Connect for subsystem ... is not allowed' when the"
+            return "the target refused the connect (over TLS: the handshake failed, is tlshd running on this node and the"
+                    + " storage node, and does the target hold this publication's key?); a 6.12 host logs 'Connect for subsystem ... is not allowed' when the"
                     + " target does not admit this host NQN (is the volume published to this node, as this host NQN?)";
         }
         if (errno.equals(Errno.EINVAL)) {

@@ -34,6 +34,11 @@ public final class FabricsOptions {
      * result holds secrets: it goes to the kernel only, never to a message or a log.
      */
     public static String connect(FabricsTarget target, Nqn host, Optional<FabricsAuth> auth) {
+        return connect(target, host, auth, Optional.empty());
+    }
+
+    /** {@link #connect(FabricsTarget, Nqn, Optional)} over TLS with the key {@code tls} names (serials only). */
+    public static String connect(FabricsTarget target, Nqn host, Optional<FabricsAuth> auth, Optional<FabricsTls> tls) {
         StringBuilder options = new StringBuilder()
                 .append("nqn=").append(target.nqn().value())
                 .append(",transport=").append(target.transport())
@@ -46,6 +51,7 @@ public final class FabricsOptions {
         if (target.nrIoQueues() > 0) {
             options.append(",nr_io_queues=").append(target.nrIoQueues());
         }
+        tls.ifPresent(t -> options.append(",tls,keyring=").append(t.keyring()).append(",tls_key=").append(t.key()));
         auth.ifPresent(a -> {
             options.append(",dhchap_secret=").append(a.hostSecret().value());
             a.controllerSecret().ifPresent(c -> options.append(",dhchap_ctrl_secret=").append(c.value()));

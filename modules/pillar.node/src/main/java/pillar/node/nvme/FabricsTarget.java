@@ -25,9 +25,11 @@ import pillar.node.sys.IpLiteral;
  * @param nrIoQueues     I/O queues to ask for; 0 leaves the kernel's choice
  * @param host           the host NQN to connect as when it is the publication's own
  *                       ({@link PublishContext#HOST_NQN}: per-publication DH-HMAC-CHAP keys); empty: the node's
+ * @param tls            the target's port admits TLS 1.3 only ({@link PublishContext#TLS}): the connect needs the
+ *                       publication's pre-shared key
  */
 public record FabricsTarget(Nqn nqn, String transport, String traddr, int trsvcid, int ctrlLossTmo,
-                            int reconnectDelay, int nrIoQueues, Optional<Nqn> host) {
+                            int reconnectDelay, int nrIoQueues, Optional<Nqn> host, boolean tls) {
     public static final String TCP = "tcp";
     public static final int DEFAULT_CTRL_LOSS_TMO = 600;
     public static final int DEFAULT_RECONNECT_DELAY = 10;
@@ -48,7 +50,13 @@ public record FabricsTarget(Nqn nqn, String transport, String traddr, int trsvci
         java.util.Objects.requireNonNull(host, "host");
     }
 
-    /** A target connected to as the node's own host NQN. */
+    /** A plaintext target. */
+    public FabricsTarget(Nqn nqn, String transport, String traddr, int trsvcid, int ctrlLossTmo, int reconnectDelay,
+                         int nrIoQueues, Optional<Nqn> host) {
+        this(nqn, transport, traddr, trsvcid, ctrlLossTmo, reconnectDelay, nrIoQueues, host, false);
+    }
+
+    /** A plaintext target connected to as the node's own host NQN. */
     public FabricsTarget(Nqn nqn, String transport, String traddr, int trsvcid, int ctrlLossTmo, int reconnectDelay,
                          int nrIoQueues) {
         this(nqn, transport, traddr, trsvcid, ctrlLossTmo, reconnectDelay, nrIoQueues, Optional.empty());
@@ -79,7 +87,18 @@ public record FabricsTarget(Nqn nqn, String transport, String traddr, int trsvci
                 ctrlLossTmo,
                 optionalNumber(context, PublishContext.RECONNECT_DELAY, DEFAULT_RECONNECT_DELAY),
                 optionalNumber(context, PublishContext.NR_IO_QUEUES, 0),
-                Optional.ofNullable(context.get(PublishContext.HOST_NQN)).filter(h -> !h.isEmpty()).map(FabricsTarget::hostNqn));
+                Optional.ofNullable(context.get(PublishContext.HOST_NQN)).filter(h -> !h.isEmpty()).map(FabricsTarget::hostNqn),
+                tls(context));
+    }
+
+    /** {@link PublishContext#TLS}: absent plaintext, {@value PublishContext#TLS_13} TLS, anything else refused. */
+    private static boolean tls(Map<String, String> context) {
+        String value = context.getOrDefault(PublishContext.TLS, "");
+        if (!value.isEmpty() && !value.equals(PublishContext.TLS_13)) {
+            throw new InvalidValueException("publish_context." + PublishContext.TLS, "must be " + PublishContext.TLS_13
+                    + " (TLS 1.3 with a pre-shared key, the only NVMe/TCP TLS pillar-csi knows) or absent");
+        }
+        return !value.isEmpty();
     }
 
     /** Same subsystem at the same transport address (the host NQN aside: {@link #sameConnection}). */
@@ -90,12 +109,13 @@ public record FabricsTarget(Nqn nqn, String transport, String traddr, int trsvci
 
     /** {@link #sameEndpoint} as the same host NQN: a controller to one is a controller to the other. */
     public boolean sameConnection(FabricsTarget other) {
-        return sameEndpoint(other) && host.equals(other.host);
+        return sameEndpoint(other) && host.equals(other.host) && tls == other.tls;
     }
 
     /** For messages: {@code nqn.... at tcp:10.0.0.5:4420}. */
     public String describe() {
-        return nqn + " at " + transport + ":" + (traddr.contains(":") ? "[" + traddr + "]" : traddr) + ":" + trsvcid;
+        return nqn + " at " + transport + ":" + (traddr.contains(":") ? "[" + traddr + "]" : traddr) + ":" + trsvcid
+                + (tls ? " (TLS)" : "");
     }
 
     private static Nqn hostNqn(String value) {

@@ -25,7 +25,18 @@ public interface Initiator {
      * needs it (a live controller is reused: it authenticated already). A target that refuses the
      * secret fails the connect as the kernel does (EKEYREJECTED; ENOKEY when the host has none).
      */
-    Controller connect(FabricsTarget target, Optional<FabricsAuth> auth);
+    default Controller connect(FabricsTarget target, Optional<FabricsAuth> auth) {
+        return connect(target, auth, Optional.empty());
+    }
+
+    /**
+     * {@link #connect(FabricsTarget, Optional)}, over TLS with the key {@code tls} names when the new connection
+     * needs it. A handshake that fails (no key of the identity at the target, another key) fails the connect.
+     */
+    Controller connect(FabricsTarget target, Optional<FabricsAuth> auth, Optional<FabricsTls> tls);
+
+    /** Whether the kernel's NVMe/TCP host can connect over TLS (its fabrics options list {@code tls}: 6.7 on). */
+    boolean tlsSupported();
 
     /** Deletes the controller. Idempotent: a controller that no longer exists is success. */
     void disconnect(Controller controller);

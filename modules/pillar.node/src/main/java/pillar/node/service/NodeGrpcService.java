@@ -63,7 +63,8 @@ public final class NodeGrpcService extends NodeGrpc.NodeImplBase {
         this.locks = locks;
         SubsystemLocks subsystems = new SubsystemLocks();
         this.stager = new Stager(ports, subsystems,
-                new NvmeAttacher(ports.initiator(), ports.sysfs(), ports.hostNqn(), ports.attachTimeout(), subsystems), meters);
+                new NvmeAttacher(ports.initiator(), ports.sysfs(), ports.hostNqn(), ports.attachTimeout(), subsystems,
+                        ports.tlsKeys()), meters);
         this.nfsStager = new NfsStager(ports, new NfsAttacher(ports.mounter()), meters);
         this.publisher = new Publisher(ports, meters);
         this.expander = new Expander(ports);

@@ -12,6 +12,8 @@ import pillar.api.csi.v1.NodeStageVolumeRequest;
 import pillar.api.csi.v1.NodeUnpublishVolumeRequest;
 import pillar.api.csi.v1.NodeUnstageVolumeRequest;
 import pillar.api.value.InvalidValueException;
+import pillar.api.value.TlsPsk;
+import pillar.node.nvme.FabricsTls;
 import pillar.api.value.VolumeId;
 import pillar.node.attach.Protocol;
 import pillar.node.fs.MkfsOptions;
@@ -38,7 +40,7 @@ final class Requests {
 
     /** @param auth the DH-HMAC-CHAP secrets to connect with (never recorded, never shown) */
     record Stage(VolumeId volume, Path stagingPath, Capability capability, FabricsTarget target, MkfsOptions mkfs,
-                 Optional<FabricsAuth> auth) {
+                 Optional<FabricsAuth> auth, Optional<TlsPsk> tls) {
     }
 
     /** NodeStageVolume of an NFS volume ({@code protocol=nfs} in the publish context). */
@@ -99,7 +101,7 @@ final class Requests {
                     .map(t -> MkfsOptions.parse(r.getVolumeContextOrDefault(VolumeContext.MKFS_OPTIONS, ""), t))
                     .orElse(MkfsOptions.NONE);
             Optional<FabricsAuth> auth = FabricsAuth.fromStage(r.getPublishContextMap(), r.getSecretsMap(), nodeId);
-            return new Stage(volume, staging, capability, target, mkfs, auth);
+            return new Stage(volume, staging, capability, target, mkfs, auth, FabricsTls.pskFromStage(r.getPublishContextMap()));
         } catch (InvalidValueException e) {
             throw CsiException.invalid(e.getMessage());
         } catch (FabricsAuth.MissingSecretException e) {

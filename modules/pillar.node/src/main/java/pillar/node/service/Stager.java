@@ -99,7 +99,7 @@ final class Stager {
         // later sees this record, one that decided earlier disconnects before the connect takes the lock
         StageRecord intent = record;
         ports.records().write(intent);
-        Attachment.Device attached = nvme.attach(new NvmeTarget(call.target(), call.auth(), record.controller()),
+        Attachment.Device attached = nvme.attach(new NvmeTarget(call.target(), call.auth(), call.tls(), record.controller()),
                 link -> ports.records().write(intent.withController(Controller.parse(link))));
         Path device = attached.node();
         if (call.capability().fsType().isPresent()) {

@@ -58,8 +58,10 @@ public final class StageRecordFormat {
             "reconnect-delay", "nr-io-queues", "controller", "device");
     /** The host NQN a publication connects as, when it is not the node's (per-publication DH-HMAC-CHAP keys). */
     private static final String HOST_NQN = "host-nqn";
+    /** Written only for a TLS target, so the records of plaintext ones read as before. */
+    private static final String TLS = "tls";
     private static final Set<String> NFS_KEYS = Set.of("nfs-server", "nfs-export", "nfs-client");
-    private static final Set<String> KEYS = union(COMMON_KEYS, NVME_KEYS, NFS_KEYS, Set.of(HOST_NQN));
+    private static final Set<String> KEYS = union(COMMON_KEYS, NVME_KEYS, NFS_KEYS, Set.of(HOST_NQN, TLS));
 
     private StageRecordFormat() {
     }
@@ -90,6 +92,9 @@ public final class StageRecordFormat {
         line(out, "reconnect-delay", String.valueOf(t.reconnectDelay()));
         line(out, "nr-io-queues", String.valueOf(t.nrIoQueues()));
         t.host().ifPresent(h -> line(out, HOST_NQN, h.value()));
+        if (t.tls()) {
+            line(out, TLS, "tls1.3");
+        }
         line(out, "controller", record.controller().map(Controller::name).orElse(""));
         line(out, "device", record.device().orElse(""));
         publications(out, record);
@@ -134,7 +139,7 @@ public final class StageRecordFormat {
                 throw new StageRecordException(source + ": key '" + key + "' is missing");
             }
         }
-        for (String key : nfs ? union(NVME_KEYS, Set.of(HOST_NQN)) : NFS_KEYS) {
+        for (String key : nfs ? union(NVME_KEYS, Set.of(HOST_NQN, TLS)) : NFS_KEYS) {
             if (values.containsKey(key)) {
                 throw new StageRecordException(source + ": key '" + key + "' does not belong to "
                         + (nfs ? "an NFS" : "an NVMe-oF") + " volume's record");
@@ -156,12 +161,21 @@ public final class StageRecordFormat {
         List<String> flags = flags(v.get("mount-flags"), fsType);
         FabricsTarget target = new FabricsTarget(Nqn.of(v.get("nqn")), v.get("transport"), v.get("traddr"),
                 integer(v, "trsvcid"), integer(v, "ctrl-loss-tmo"), integer(v, "reconnect-delay"),
-                integer(v, "nr-io-queues"), v.containsKey(HOST_NQN) ? Optional.of(Nqn.of(v.get(HOST_NQN))) : Optional.empty());
+                integer(v, "nr-io-queues"), v.containsKey(HOST_NQN) ? Optional.of(Nqn.of(v.get(HOST_NQN))) : Optional.empty(),
+                tls(v));
         List<Publication> publications = publications(publicationLines, text -> flags(text, fsType));
         return new StageRecord(VolumeId.of(v.get("volume")), phase(v.get("phase")), Path.of(required(v, "staging")),
                 fsType, flags, mode(v.get("access-mode")), target,
                 v.get("controller").isEmpty() ? Optional.empty() : Optional.of(Controller.parse(v.get("controller"))),
                 v.get("device").isEmpty() ? Optional.empty() : Optional.of(v.get("device")), publications);
+    }
+
+    private static boolean tls(Map<String, String> v) {
+        String value = v.getOrDefault(TLS, "");
+        if (!value.isEmpty() && !value.equals("tls1.3")) {
+            throw new IllegalArgumentException(TLS + " must be tls1.3 when present");
+        }
+        return !value.isEmpty();
     }
 
     private static StageRecord buildNfs(Map<String, String> v, List<String> publicationLines) {

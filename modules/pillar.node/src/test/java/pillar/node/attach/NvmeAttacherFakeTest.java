@@ -22,6 +22,7 @@ class NvmeAttacherFakeTest extends NvmeAttacherContract {
     Path root;
     private FakeInitiator initiator;
     private SysfsNvme sysfs;
+    private final pillar.node.nvme.FakeKeyring tlsKeys = new pillar.node.nvme.FakeKeyring();
     private final SubsystemLocks locks = new SubsystemLocks();
 
     @BeforeEach
@@ -38,6 +39,6 @@ class NvmeAttacherFakeTest extends NvmeAttacherContract {
 
     @Override
     Attacher<NvmeTarget, Attachment.Device> newAttacher() {
-        return new NvmeAttacher(initiator, sysfs, HOST, Duration.ofSeconds(5), locks);
+        return new NvmeAttacher(initiator, sysfs, HOST, Duration.ofSeconds(5), locks, () -> tlsKeys);
     }
 }

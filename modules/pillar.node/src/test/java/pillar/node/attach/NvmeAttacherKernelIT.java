@@ -67,7 +67,7 @@ class NvmeAttacherKernelIT extends NvmeAttacherContract {
     @Override
     Attacher<NvmeTarget, Attachment.Device> newAttacher() {
         return new NvmeAttacher(new FabricsInitiator(DEV.resolve("nvme-fabrics"), sysfs, host), sysfs, host,
-                Duration.ofSeconds(30), locks);
+                Duration.ofSeconds(30), locks, pillar.node.service.NodePorts.kernelKeyring());
     }
 
     @Override

@@ -59,6 +59,9 @@ public final class FakeInitiator implements Initiator {
     private final SysfsNvme sysfs;
     private final Map<String, Export> exports = new ConcurrentHashMap<>();
     private final Map<String, String[]> authKeys = new ConcurrentHashMap<>();
+    private final Map<String, java.util.function.Function<Optional<FabricsTls>, Boolean>> tlsKeys = new ConcurrentHashMap<>();
+    private final List<String> tlsOfConnects = new ArrayList<>();
+    private volatile boolean tlsSupported = true;
     private final java.util.Map<String, String> admitted = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, Integer> subsystemInstances = new ConcurrentHashMap<>();
     /** Per subsystem NQN: the kernel's subsys->lock. */
@@ -153,17 +156,46 @@ public final class FakeInitiator implements Initiator {
         admitted.put(subsystem.value(), host.value());
     }
 
+    /**
+     * The target side: from now on {@code subsystem} admits TLS connects only, whose key ({@code tls_key}) the
+     * host's keyring {@code keys} holds as {@code psk}: a plaintext connect is reset (ECONNRESET), a TLS one
+     * with another key fails its handshake (EIO), as the kernel's do.
+     */
+    public void requireTls(Nqn subsystem, byte[] psk, java.util.function.IntFunction<Optional<byte[]>> keys) {
+        tlsKeys.put(subsystem.value(), target -> target.map(t -> keys.apply(t.key()).filter(k -> java.util.Arrays.equals(k, psk))
+                .isPresent()).orElse(false));
+    }
+
+    /** The host's kernel has no NVMe/TCP TLS (6.1): its fabrics options have no {@code tls}. */
+    public FakeInitiator withoutTls() {
+        tlsSupported = false;
+        return this;
+    }
+
     @Override
-    public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth) {
+    public boolean tlsSupported() {
+        return tlsSupported;
+    }
+
+    /** The TLS key each connect named, in order ("" for a plaintext connect). */
+    public synchronized List<String> tlsOfConnects() {
+        return List.copyOf(tlsOfConnects);
+    }
+
+    @Override
+    public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth, Optional<FabricsTls> tls) {
         fabricsDevice.lock();
         try {
-            return connectHoldingTheDevice(target, auth);
+            synchronized (this) {
+                tlsOfConnects.add(tls.map(t -> t.keyring() + "/" + t.key()).orElse(""));
+            }
+            return connectHoldingTheDevice(target, auth, tls);
         } finally {
             fabricsDevice.unlock();
         }
     }
 
-    private Controller connectHoldingTheDevice(FabricsTarget target, Optional<FabricsAuth> auth) {
+    private Controller connectHoldingTheDevice(FabricsTarget target, Optional<FabricsAuth> auth, Optional<FabricsTls> tls) {
         CountDownLatch g;
         synchronized (this) {
             calls.add("connect " + target.describe());
@@ -189,6 +221,14 @@ public final class FakeInitiator implements Initiator {
             }
             String only = admitted.get(target.nqn().value());
             if (only != null && !only.equals(target.hostOr(host).value())) {
+                throw new InitiatorException("connecting to " + target.describe() + " failed: EIO ("
+                        + FabricsInitiator.hint(pillar.node.sys.Errno.EIO) + "; the kernel log says more)");
+            }
+            java.util.function.Function<Optional<FabricsTls>, Boolean> handshake = tlsKeys.get(target.nqn().value());
+            if (handshake != null && tls.isEmpty()) {
+                throw new InitiatorException("connecting to " + target.describe() + " failed: ECONNRESET (the port requires TLS)");
+            }
+            if (handshake != null && !handshake.apply(tls)) {
                 throw new InitiatorException("connecting to " + target.describe() + " failed: EIO ("
                         + FabricsInitiator.hint(pillar.node.sys.Errno.EIO) + "; the kernel log says more)");
             }

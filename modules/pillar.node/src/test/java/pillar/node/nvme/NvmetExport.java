@@ -35,6 +35,12 @@ public final class NvmetExport implements AutoCloseable {
 
     /** Exports {@code device} as namespace 1 of {@code subsystem} on 127.0.0.1:{@code trsvcid}, for {@code host} only. */
     public NvmetExport(Nqn subsystem, Path device, Nqn host, int portId, int trsvcid, boolean enabled) throws IOException {
+        this(subsystem, device, host, portId, trsvcid, enabled, false);
+    }
+
+    /** The same on a port that admits TLS 1.3 connects only with {@code tls} (6.12: {@code addr_tsas}). */
+    public NvmetExport(Nqn subsystem, Path device, Nqn host, int portId, int trsvcid, boolean enabled, boolean tls)
+            throws IOException {
         this.subsystem = subsystem;
         this.host = host;
         this.portId = portId;
@@ -58,6 +64,9 @@ public final class NvmetExport implements AutoCloseable {
             write(portDir.resolve("addr_adrfam"), "ipv4");
             write(portDir.resolve("addr_traddr"), "127.0.0.1");
             write(portDir.resolve("addr_trsvcid"), String.valueOf(trsvcid));
+            if (tls) {
+                write(portDir.resolve("addr_tsas"), "tls1.3");
+            }
         }
         Files.createSymbolicLink(portDir.resolve("subsystems").resolve(subsystem.value()), subsystemDir);
     }

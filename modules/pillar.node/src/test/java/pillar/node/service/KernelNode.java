@@ -71,7 +71,7 @@ final class KernelNode {
                 new DeadlineMounter(new JnaMounter(Path.of("/proc/self/mountinfo")), kernel),
                 new DeadlineInitiator(new FabricsInitiator(DEV.resolve("nvme-fabrics"), sysfs, host), kernel), sysfs,
                 new FilesystemTools(tools),
-                new StageRecords(state), new KubeletPaths(kubelet), attachTimeout);
+                new StageRecords(state), new KubeletPaths(kubelet), attachTimeout, NodePorts.kernelKeyring());
     }
 
     /** A node served in this JVM. */

@@ -72,6 +72,8 @@ final class NodeFixture implements BeforeEachCallback, AfterEachCallback, AutoCl
     final Path state;
     final Mounter mounter;
     final FakeInitiator initiator;
+    /** The node's keyring of TLS keys. */
+    final pillar.node.nvme.FakeKeyring tlsKeys = new pillar.node.nvme.FakeKeyring();
     final ProcessRunner runner;
     private final Backing backing;
     private final Map<String, Path> backings = new HashMap<>();
@@ -178,7 +180,7 @@ final class NodeFixture implements BeforeEachCallback, AfterEachCallback, AutoCl
         kernel = new KernelWait(kernelTimeout);
         return new NodePorts(NodeId.of("worker-1"), HOST, new DeadlineMounter(mounter, kernel),
                 new DeadlineInitiator(initiator, kernel), sysfs, new FilesystemTools(new TimedProcessRunner(runner, metrics)),
-                new StageRecords(state), new KubeletPaths(kubelet), attachTimeout);
+                new StageRecords(state), new KubeletPaths(kubelet), attachTimeout, () -> tlsKeys);
     }
 
     private void start() {

@@ -12,6 +12,7 @@ import pillar.api.value.Nqn;
 import pillar.node.nvme.Controller;
 import pillar.node.nvme.FabricsAuth;
 import pillar.node.nvme.FabricsTarget;
+import pillar.node.nvme.FabricsTls;
 import pillar.node.nvme.FakeInitiator;
 import pillar.node.nvme.Initiator;
 
@@ -35,7 +36,7 @@ final class OfferingInitiator implements Initiator {
 
     /** Offers each subsystem once; connects to different subsystems never wait for each other here. */
     @Override
-    public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth) {
+    public Controller connect(FabricsTarget target, Optional<FabricsAuth> auth, Optional<FabricsTls> tls) {
         offered.computeIfAbsent(target.nqn(), nqn -> {
             Path backing = backings.resolve(nqn.value().replace(':', '_') + ".img");
             try (RandomAccessFile file = new RandomAccessFile(backing.toFile(), "rw")) {
@@ -46,7 +47,12 @@ final class OfferingInitiator implements Initiator {
             fake.export(new FakeInitiator.Export(nqn, target.traddr(), target.trsvcid(), backing, () -> volumeBytes));
             return Boolean.TRUE;
         });
-        return fake.connect(target, auth);
+        return fake.connect(target, auth, tls);
+    }
+
+    @Override
+    public boolean tlsSupported() {
+        return fake.tlsSupported();
     }
 
     @Override
