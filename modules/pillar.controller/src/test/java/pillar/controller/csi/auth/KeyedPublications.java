@@ -5,6 +5,7 @@ import java.util.Base64;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.controller.crd.NvmeofTcp;
 import pillar.controller.crd.PillarProtocol;
@@ -12,16 +13,29 @@ import pillar.controller.csi.CsiHarness;
 import pillar.controller.csi.Requests;
 
 /** The steps the tests of per-publication keys share: the harness's protocol set to require them, a publish, a Secret value. */
-final class KeyedPublications {
+public final class KeyedPublications {
     private KeyedPublications() {
     }
 
-    /** Changes the harness's protocol, e.g. to require authentication or TLS. */
-    static void protocol(CsiHarness harness, Consumer<NvmeofTcp> change) {
-        harness.client().resources(PillarProtocol.class).withName(CsiHarness.PROTOCOL).edit(p -> {
-            change.accept(p.getSpec().getNvmeofTcp());
-            return p;
-        });
+    /**
+     * Changes the harness's protocol, e.g. to require authentication or TLS; again on a conflict, since the
+     * controller's reconciler may write the protocol's status between the read and the write (409), as a user's
+     * {@code kubectl edit} would be asked to.
+     */
+    public static void protocol(CsiHarness harness, Consumer<NvmeofTcp> change) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                harness.client().resources(PillarProtocol.class).withName(CsiHarness.PROTOCOL).edit(p -> {
+                    change.accept(p.getSpec().getNvmeofTcp());
+                    return p;
+                });
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 10) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /** Publishes the volume read-only-many to the node and returns its publish context. */

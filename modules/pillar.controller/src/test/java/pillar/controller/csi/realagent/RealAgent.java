@@ -30,9 +30,14 @@ final class RealAgent implements AutoCloseable {
     private final Path devRoot;
 
     RealAgent(Path dir) {
+        this(dir, FakeConfigfsTree.create());
+    }
+
+    /** On {@code configfs}, e.g. the fake of a 6.12 kernel (authentication, TLS ports and the {@code .nvme} keyring). */
+    RealAgent(Path dir, FakeConfigfsTree configfs) {
         devRoot = dir.resolve("dev");
         lvm = new FakeLvm("vg0", 4096 * MIB, devRoot).withThinPool("pool0", 2048 * MIB);
-        configfs = FakeConfigfsTree.create();
+        this.configfs = configfs;
         List<BackendConfig> backends = List.of(new BackendConfig("fast", BackendKind.BACKEND_KIND_LVM_THIN, "vg0", "pool0"));
         AgentConfig config = new AgentConfig("127.0.0.1", 0, dir.resolve("agent-state"), configfs.root(), Optional.empty(),
                 backends, "127.0.0.1", 0);
