@@ -481,4 +481,24 @@ abstract class NvmetTargetContract {
                 .isInstanceOf(NvmetTargetException.class).hasMessageContaining("CONFIG_NVME_TARGET_AUTH");
         assertThat(ours()).isEqualTo(before);
     }
+
+    /** Whether the kernel's ports can require TLS: the kernels here have it with authentication (6.12) or neither (6.1). */
+    boolean kernelHasTls() {
+        return kernelHasAuth();
+    }
+
+    @Test
+    void theTlsProbeSaysWhatTheKernelHasAndATlsPortElsewhereIsRefusedChangingNothing() throws IOException {
+        assertThat(target().tlsSupported()).isEqualTo(kernelHasTls());
+        assertThat(tree().list(nvmet("ports"))).noneMatch(p -> p.getFileName().toString()
+                .equals(ConfigfsNvmetTarget.DRAIN_PORT.dirName()));
+        if (kernelHasTls()) {
+            return; // NvmetTlsContract covers a kernel with TLS ports
+        }
+        String before = ours();
+        PortAddress tls = PortAddress.tcp(ADDRESS.traddr(), ADDRESS.trsvcid(), true);
+        assertThatThrownBy(() -> target().ensurePort(PORT, tls)).isInstanceOf(NvmetTargetException.class)
+                .hasMessageContaining("cannot require TLS");
+        assertThat(ours()).isEqualTo(before);
+    }
 }

@@ -11,9 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -21,6 +18,7 @@ import io.grpc.StatusRuntimeException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.lvm.FakeLvm;
@@ -39,6 +37,7 @@ import pillar.api.fencing.FencingToken;
 import pillar.runtime.server.WorkloadServer;
 import pillar.api.value.DhchapSecret;
 import pillar.api.value.LifecycleUid;
+import pillar.testkit.CapturedLogs;
 
 /**
  * NVMe in-band authentication through the agent's gRPC API, on the kernel-like fake with and without
@@ -58,23 +57,8 @@ class AgentAuthIT {
     Path dir;
 
     private final LifecycleUid lifecycle = LifecycleUid.random();
-    private final List<String> logged = new ArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            synchronized (logged) {
-                logged.add(String.valueOf(record.getMessage()) + " " + (record.getThrown() == null ? "" : record.getThrown()));
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    @RegisterExtension
+    final CapturedLogs logs = new CapturedLogs();
     private FakeLvm lvm;
     private FakeConfigfsTree configfs;
     private WorkloadServer agent;
@@ -89,7 +73,6 @@ class AgentAuthIT {
 
     @BeforeEach
     void bed() {
-        Logger.getLogger("").addHandler(capture);
         lvm = new FakeLvm("vg0", 1024 * MIB, dir.resolve("dev")).withThinPool("pool0", 512 * MIB);
     }
 
@@ -103,7 +86,6 @@ class AgentAuthIT {
 
     @AfterEach
     void stop() throws InterruptedException {
-        Logger.getLogger("").removeHandler(capture);
         if (channel != null) {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
             agent.close();
@@ -209,10 +191,8 @@ class AgentAuthIT {
         assertThat(hostKey()).contains(KEY_2);
         assertThat(configfs.value("hosts/" + HOST + "/dhchap_ctrl_key")).as("one-way now").contains("");
         assertThat(Files.readString(record)).contains(KEY_2).doesNotContain(KEY_1);
-        synchronized (logged) {
-            assertThat(logged).isNotEmpty().allSatisfy(line -> assertThat(line).doesNotContain(KEY_1)
-                    .doesNotContain(KEY_2).doesNotContain(CTRL).doesNotContain(damaged));
-        }
+        assertThat(logs.lines()).isNotEmpty().allSatisfy(line -> assertThat(line).doesNotContain(KEY_1)
+                .doesNotContain(KEY_2).doesNotContain(CTRL).doesNotContain(damaged));
     }
 
     @Test

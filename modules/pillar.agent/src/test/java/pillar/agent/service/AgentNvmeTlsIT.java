@@ -11,9 +11,6 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -21,6 +18,7 @@ import io.grpc.StatusRuntimeException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.agent.backend.lvm.FakeLvm;
@@ -40,6 +38,7 @@ import pillar.api.value.LifecycleUid;
 import pillar.api.value.Nqn;
 import pillar.api.value.TlsPsk;
 import pillar.runtime.server.WorkloadServer;
+import pillar.testkit.CapturedLogs;
 
 /**
  * NVMe/TCP TLS through the agent's gRPC API, on the kernel-like fake with and without TLS ports: the
@@ -57,23 +56,8 @@ class AgentNvmeTlsIT {
     Path dir;
 
     private final LifecycleUid lifecycle = LifecycleUid.random();
-    private final List<String> logged = new ArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            synchronized (logged) {
-                logged.add(record.getMessage() + " " + (record.getThrown() == null ? "" : record.getThrown()));
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    @RegisterExtension
+    final CapturedLogs logs = new CapturedLogs();
     private FakeLvm lvm;
     private FakeConfigfsTree configfs;
     private WorkloadServer agent;
@@ -82,7 +66,6 @@ class AgentNvmeTlsIT {
 
     @BeforeEach
     void bed() {
-        Logger.getLogger("").addHandler(capture);
         lvm = new FakeLvm("vg0", 1024 * MIB, dir.resolve("dev")).withThinPool("pool0", 512 * MIB);
     }
 
@@ -96,7 +79,6 @@ class AgentNvmeTlsIT {
 
     @AfterEach
     void stop() throws InterruptedException {
-        Logger.getLogger("").removeHandler(capture);
         if (channel != null) {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
             agent.close();
@@ -174,9 +156,7 @@ class AgentNvmeTlsIT {
         stub.denyInitiator(DenyInitiatorRequest.newBuilder().setToken(token()).setVolumeId("pvc-tls").setHostNqn(HOST).build());
         assertThat(configfs.tlsKeys().identities()).as("the denied host's key").isEmpty();
         assertThat(Files.readString(record)).doesNotContain(PSK.value());
-        synchronized (logged) {
-            assertThat(logged).isNotEmpty().allSatisfy(line -> assertThat(line).doesNotContain(PSK.value()).doesNotContain(malformed));
-        }
+        assertThat(logs.lines()).isNotEmpty().allSatisfy(line -> assertThat(line).doesNotContain(PSK.value()).doesNotContain(malformed));
     }
 
     @Test

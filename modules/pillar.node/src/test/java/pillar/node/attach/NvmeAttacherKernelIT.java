@@ -75,4 +75,29 @@ class NvmeAttacherKernelIT extends NvmeAttacherContract {
         super.assertStageable(device);
         assertThat(HostLoops.size(device.node())).isEqualTo(16L << 20);
     }
+
+    /**
+     * What a worker whose kernel has no NVMe/TCP TLS host (6.1) gets for a TLS target: FAILED_PRECONDITION
+     * before anything is connected, never a plaintext fallback; a kernel with it (6.7 on) says so.
+     */
+    @org.junit.jupiter.api.Test
+    void aTlsTargetIsRefusedUpFrontByAKernelWithoutTls() throws Exception {
+        FabricsInitiator kernel = new FabricsInitiator(DEV.resolve("nvme-fabrics"), sysfs, host);
+        boolean tls = java.nio.file.Files.readString(DEV.resolve("nvme-fabrics")).contains(",tls");
+        assertThat(kernel.tlsSupported()).isEqualTo(tls);
+        if (tls) {
+            return; // NvmeAttacherTlsKernelIT connects over it
+        }
+        pillar.node.nvme.FabricsTarget plain = reachable().target();
+        pillar.node.nvme.FabricsTarget target = new pillar.node.nvme.FabricsTarget(plain.nqn(), plain.transport(), plain.traddr(),
+                plain.trsvcid(), plain.ctrlLossTmo(), plain.reconnectDelay(), plain.nrIoQueues(), plain.host(), true);
+        NvmeTarget context = new NvmeTarget(target, java.util.Optional.empty(),
+                java.util.Optional.of(pillar.api.value.TlsPsk.generate(new java.security.SecureRandom())), java.util.Optional.empty());
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> newAttacher().attach(context, c -> { }))
+                .isInstanceOfSatisfying(pillar.runtime.server.CsiException.class, e -> {
+                    assertThat(e.code()).isEqualTo(io.grpc.Status.Code.FAILED_PRECONDITION);
+                    assertThat(e.getMessage()).contains("cannot connect over it");
+                });
+        assertThat(newAttacher().attached(reachable())).isEmpty();
+    }
 }

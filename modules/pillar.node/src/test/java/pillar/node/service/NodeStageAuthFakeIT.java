@@ -10,16 +10,11 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import pillar.api.csi.v1.NodeStageVolumeRequest;
 import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,6 +24,7 @@ import pillar.api.context.StageSecrets;
 import pillar.api.value.DhchapSecret;
 import pillar.node.fs.FakeProcessRunner;
 import pillar.node.mount.FakeMounter;
+import pillar.testkit.CapturedLogs;
 
 /**
  * NodeStageVolume of a volume whose target requires DH-HMAC-CHAP ({@code auth=dhchap} in the publish
@@ -45,38 +41,13 @@ class NodeStageAuthFakeIT {
 
     @RegisterExtension
     final NodeFixture node = NodeFixture.fake(new FakeMounter(), new FakeProcessRunner(), Duration.ofSeconds(5));
-    private final List<String> logged = new java.util.ArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            synchronized (logged) {
-                logged.add(record.getMessage() + " " + record.getThrown());
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    @RegisterExtension
+    final CapturedLogs logs = new CapturedLogs();
 
     private static byte[] filled(int b) {
         byte[] key = new byte[32];
         Arrays.fill(key, (byte) b);
         return key;
-    }
-
-    @BeforeEach
-    void captureLogs() {
-        Logger.getLogger("").addHandler(capture);
-    }
-
-    @AfterEach
-    void releaseLogs() {
-        Logger.getLogger("").removeHandler(capture);
     }
 
     private NodeStageVolumeRequest stage(String volume, Map<String, String> secrets) {
@@ -100,9 +71,7 @@ class NodeStageAuthFakeIT {
                 StageSecrets.hostKey("worker-2"), OTHER_KEY)));
         assertThat(node.initiator.count("connect")).isEqualTo(1);
         assertThat(Files.readString(node.recordFile("pvc-1"))).contains("phase=staged").doesNotContain(KEY).doesNotContain(CTRL);
-        synchronized (logged) {
-            assertThat(logged).allSatisfy(line -> assertThat(line).doesNotContain(KEY).doesNotContain(CTRL));
-        }
+        assertThat(logs.lines()).allSatisfy(line -> assertThat(line).doesNotContain(KEY).doesNotContain(CTRL));
     }
 
     @Test
@@ -155,9 +124,7 @@ class NodeStageAuthFakeIT {
         assertThat(node.initiator.count("connect")).isEqualTo(1);
         node.node.nodeUnstageVolume(Csi.unstage("pvc-5", node.staging("pvc-5")));
         assertThat(node.initiator.count("disconnect")).isEqualTo(1);
-        synchronized (logged) {
-            assertThat(logged).allSatisfy(line -> assertThat(line).doesNotContain(KEY).doesNotContain(CTRL));
-        }
+        assertThat(logs.lines()).allSatisfy(line -> assertThat(line).doesNotContain(KEY).doesNotContain(CTRL));
     }
 
     @Test

@@ -10,14 +10,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -27,6 +22,7 @@ import pillar.api.csi.v1.VolumeCapability.AccessMode.Mode;
 import pillar.api.value.TlsPsk;
 import pillar.node.fs.FakeProcessRunner;
 import pillar.node.mount.FakeMounter;
+import pillar.testkit.CapturedLogs;
 
 /**
  * NodeStageVolume of a volume whose target requires NVMe/TCP TLS ({@code tls=tls1.3} in the publish context),
@@ -40,33 +36,8 @@ class NodeStageTlsFakeIT {
 
     @RegisterExtension
     final NodeFixture node = NodeFixture.fake(new FakeMounter(), new FakeProcessRunner(), Duration.ofSeconds(5));
-    private final List<String> logged = new java.util.ArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            synchronized (logged) {
-                logged.add(record.getMessage() + " " + record.getThrown());
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-
-    @BeforeEach
-    void captureLogs() {
-        Logger.getLogger("").addHandler(capture);
-    }
-
-    @AfterEach
-    void releaseLogs() {
-        Logger.getLogger("").removeHandler(capture);
-    }
+    @RegisterExtension
+    final CapturedLogs logs = new CapturedLogs();
 
     private NodeStageVolumeRequest stage(String volume, Map<String, String> tls) {
         Map<String, String> context = new HashMap<>(node.export(volume, GIB));
@@ -97,9 +68,7 @@ class NodeStageTlsFakeIT {
 
         node.node.nodeUnstageVolume(Csi.unstage("pvc-1", node.staging("pvc-1")));
         assertThat(node.tlsKeys.find(identity)).isEmpty();
-        synchronized (logged) {
-            assertThat(logged).allSatisfy(line -> assertThat(line).doesNotContain(PSK.value()));
-        }
+        assertThat(logs.lines()).allSatisfy(line -> assertThat(line).doesNotContain(PSK.value()));
     }
 
     @Test
