@@ -150,7 +150,7 @@ final class InProcessWorkloads implements AutoCloseable {
         NodePorts ports = new NodePorts(NodeId.of("worker-1"), host, new FakeMounter(), initiator, new SysfsNvme(sys, dev),
                 new FilesystemTools(new TimedProcessRunner(new FakeProcessRunner(), nodeMetrics)),
                 new StageRecords(node.resolve("state")), new KubeletPaths(Files.createDirectories(node.resolve("kubelet"))),
-                Duration.ofSeconds(30));
+                Duration.ofSeconds(30), nodeKeys());
         servers.put("node", NodeMain.start(new CsiEndpoint(node.resolve("csi.sock"), "127.0.0.1", 0), ports, nodeMetrics));
         nodeChannel = Channels.unix(node.resolve("csi.sock"));
 
@@ -324,5 +324,11 @@ final class InProcessWorkloads implements AutoCloseable {
         servers.values().forEach(WorkloadServer::close);
         client.close();
         MockServers.destroy(api);
+    }
+
+    /** The node's keyring of TLS keys: one in memory for the run. */
+    private static java.util.function.Supplier<pillar.runtime.keys.Keyring> nodeKeys() {
+        pillar.node.nvme.FakeKeyring keys = new pillar.node.nvme.FakeKeyring();
+        return () -> keys;
     }
 }

@@ -23,6 +23,7 @@ import pillar.agent.configfs.WantedExport;
 import pillar.agent.nfs.StateRelease;
 import pillar.api.value.Nqn;
 import pillar.api.value.TlsPsk;
+import pillar.runtime.keys.KeyringException;
 
 /**
  * NVMe-oF/TCP as a {@link ProtocolExporter}: makes the kernel target match an export record exactly
@@ -84,8 +85,18 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
     @Override
     public List<String> drift(ExportRecord record) {
         WantedExport wanted = wanted(record);
-        return target.inspect(record.subsystem()).map(actual -> ExportDrift.of(wanted, actual))
-                .orElseGet(() -> ExportDrift.missing(wanted));
+        List<String> drift = new java.util.ArrayList<>(target.inspect(record.subsystem()).map(actual -> ExportDrift.of(wanted, actual))
+                .orElseGet(() -> ExportDrift.missing(wanted)));
+        record.psks().forEach((host, psk) -> {
+            try {
+                if (target.tlsKeys().find(psk.identity(host, record.subsystem())).isEmpty()) {
+                    drift.add("host " + host + ": its TLS key is not in the kernel's .nvme keyring");
+                }
+            } catch (KeyringException e) {
+                drift.add("host " + host + ": its TLS key cannot be checked: " + e.getMessage());
+            }
+        });
+        return drift;
     }
 
     /** The pillar-csi subsystems the kernel holds (their NQNs carry {@link ExportRecord#NQN_PREFIX}). */

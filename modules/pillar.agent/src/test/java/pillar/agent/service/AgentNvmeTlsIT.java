@@ -29,10 +29,12 @@ import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
 import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.DenyInitiatorRequest;
+import pillar.api.agent.v1.DesiredExport;
 import pillar.api.agent.v1.ExportSpec;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.ListExportsRequest;
+import pillar.api.agent.v1.ReconcileRequest;
 import pillar.api.fencing.FencingToken;
 import pillar.api.value.LifecycleUid;
 import pillar.api.value.Nqn;
@@ -43,7 +45,8 @@ import pillar.testkit.CapturedLogs;
 /**
  * NVMe/TCP TLS through the agent's gRPC API, on the kernel-like fake with and without TLS ports: the
  * capability, the refusals with their exact codes (changing nothing), each host's key in the target's
- * keyring and the 0600 record but in no log line, removed at the deny, and put back after a "reboot".
+ * keyring and the 0600 record but in no log line, removed at the deny, put back after a "reboot", and a key
+ * gone from the keyring reported as drift and put back by a reconcile.
  */
 class AgentNvmeTlsIT {
     private static final String HOST = "nqn.2014-08.org.nvmexpress:uuid:1f9c2a6e-7c1b-4b8e-9a57-3e2d1c0b9a88";
@@ -169,6 +172,22 @@ class AgentNvmeTlsIT {
         startAgent(FakeConfigfsTree.createWithAuth().addBlockDevice(dir.resolve("dev/vg0/pvc-tls")));
         assertThat(configfs.tlsKeys().psk(IDENTITY)).hasValueSatisfying(key -> assertThat(key).isEqualTo(PSK.bytes()));
         assertThat(configfs.entries("subsystems/" + NQN + "/allowed_hosts")).containsExactly(HOST);
+        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList()).isEmpty();
+    }
+
+    @Test
+    void aKeyRemovedBehindTheAgentIsDriftNamingTheHostAndAReconcilePutsItBack() {
+        startAgent(FakeConfigfsTree.createWithAuth());
+        create();
+        stub.exportVolume(export(true));
+        stub.allowInitiator(allow(PSK.value()));
+        configfs.tlsKeys().remove(IDENTITY);
+        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList())
+                .containsExactly("host " + HOST + ": its TLS key is not in the kernel's .nvme keyring");
+
+        stub.reconcile(ReconcileRequest.newBuilder().setToken(token()).setVolumeId("pvc-tls").setDesired(DesiredExport.newBuilder()
+                .setBackend("fast").setExport(export(true).getExport()).addAllowedHosts(HOST)).build());
+        assertThat(configfs.tlsKeys().psk(IDENTITY)).hasValueSatisfying(key -> assertThat(key).isEqualTo(PSK.bytes()));
         assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList()).isEmpty();
     }
 
