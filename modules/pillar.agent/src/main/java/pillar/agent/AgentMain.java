@@ -162,7 +162,8 @@ public final class AgentMain {
         WorkloadServer server;
         try {
             server = start(config, backends, target, state, metrics, new KernelNfsServer(commands, EXPORTFS_TIMEOUT, Path.of("/etc/exports"),
-                    Path.of("/proc"), new NfsdWrites(NfsdWrites.DEADLINE, NfsdWrites.IN_FLIGHT).register(metrics)), limits, callBudget);
+                    Path.of("/var/lib/nfs/etab"), Path.of("/proc"), new NfsdWrites(NfsdWrites.DEADLINE, NfsdWrites.IN_FLIGHT).register(metrics)),
+                    limits, callBudget);
         } catch (IllegalArgumentException e) {
             // unusable certificate files (unreadable, not PEM, a key of another certificate)
             err.println("pillar-agent: refusing to start: " + e.getMessage());

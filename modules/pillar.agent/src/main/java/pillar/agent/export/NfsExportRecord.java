@@ -16,6 +16,7 @@ import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsFsid;
 import pillar.agent.nfs.NfsServer;
 import pillar.agent.nfs.NfsSquash;
+import pillar.agent.nfs.NfsTransport;
 import pillar.api.value.VolumeId;
 
 /**
@@ -38,6 +39,10 @@ import pillar.api.value.VolumeId;
  * a record without it (every record written before the option) is {@code no_root_squash} as it was; an older
  * agent refuses a record with it (damaged, not applied) rather than export it without squashing.
  *
+ * <p>The {@code transport=tls} line, written only for an export that requires RPC-with-TLS, holds its
+ * {@link NfsTransport}; a record without it admits any transport, and an older agent refuses a record with it
+ * rather than export it in plaintext.
+ *
  * @param volume  the exported volume
  * @param backend the zfs-dataset backend it lives on
  * @param path    the dataset's mount path, exported
@@ -46,10 +51,14 @@ import pillar.api.value.VolumeId;
  * @param readOnly those of the clients exported read-only; the others are read-write
  * @param fencing  removed clients whose NFSv4 state is still to be released; none of the clients
  * @param squash   what nfsd makes of root on every client of the export
+ * @param transport what every client must mount over: {@link NfsTransport#ANY} or {@link NfsTransport#TLS}
  */
 public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsClient server, Set<NfsClient> clients,
-                              Set<NfsClient> readOnly, Set<NfsClient> fencing, NfsSquash squash) implements VolumeExport {
+                              Set<NfsClient> readOnly, Set<NfsClient> fencing, NfsSquash squash, NfsTransport transport)
+        implements VolumeExport {
     static final String PROTOCOL_LINE = "protocol=nfs";
+    /** The value of the {@code transport=} line: RPC-with-TLS only. */
+    static final String TRANSPORT_TLS = "tls";
 
     public NfsExportRecord {
         NfsServer.requireExportable(path);
@@ -63,6 +72,15 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
             throw new IllegalArgumentException("clients " + fencing + " are both allowed and fencing");
         }
         java.util.Objects.requireNonNull(squash, "squash");
+        if (transport == null || transport == NfsTransport.OTHER) {
+            throw new IllegalArgumentException("transport must be ANY or TLS, is " + transport);
+        }
+    }
+
+    /** Admitting any transport. */
+    public NfsExportRecord(VolumeId volume, String backend, Path path, NfsClient server, Set<NfsClient> clients,
+                           Set<NfsClient> readOnly, Set<NfsClient> fencing, NfsSquash squash) {
+        this(volume, backend, path, server, clients, readOnly, fencing, squash, NfsTransport.ANY);
     }
 
     /** Without root squashing. */
@@ -89,7 +107,8 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
 
     @Override
     public String describe() {
-        return "NFS " + path + " from " + server + (squash == NfsSquash.ROOT_SQUASH ? " with root_squash" : "");
+        return "NFS " + path + " from " + server + (squash == NfsSquash.ROOT_SQUASH ? " with root_squash" : "")
+                + (transport == NfsTransport.TLS ? " over RPC-with-TLS only" : "");
     }
 
     public NfsFsid fsid() {
@@ -97,14 +116,14 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
     }
 
     public NfsExportRecord withPath(Path newPath) {
-        return new NfsExportRecord(volume, backend, newPath, server, clients, readOnly, fencing, squash);
+        return new NfsExportRecord(volume, backend, newPath, server, clients, readOnly, fencing, squash, transport);
     }
 
     /** Exactly these clients, each kept one with its access, a new one read-write (and no longer fencing). */
     public NfsExportRecord withClients(Set<NfsClient> newClients) {
         return new NfsExportRecord(volume, backend, path, server, newClients,
                 readOnly.stream().filter(newClients::contains).collect(Collectors.toSet()),
-                fencing.stream().filter(c -> !newClients.contains(c)).collect(Collectors.toSet()), squash);
+                fencing.stream().filter(c -> !newClients.contains(c)).collect(Collectors.toSet()), squash, transport);
     }
 
     /** {@code client} no longer allowed, its NFSv4 state noted as still to be released. */
@@ -114,14 +133,14 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
         Set<NfsClient> newFencing = new HashSet<>(fencing);
         newFencing.add(client);
         return new NfsExportRecord(volume, backend, path, server, newClients,
-                readOnly.stream().filter(newClients::contains).collect(Collectors.toSet()), newFencing, squash);
+                readOnly.stream().filter(newClients::contains).collect(Collectors.toSet()), newFencing, squash, transport);
     }
 
     /** {@code client}'s NFSv4 state released: its note dropped. */
     public NfsExportRecord withoutFencing(NfsClient client) {
         Set<NfsClient> newFencing = new HashSet<>(fencing);
         newFencing.remove(client);
-        return new NfsExportRecord(volume, backend, path, server, clients, readOnly, newFencing, squash);
+        return new NfsExportRecord(volume, backend, path, server, clients, readOnly, newFencing, squash, transport);
     }
 
     /** {@code client} allowed with {@code access} (added, or its access changed), the others as they are. */
@@ -136,7 +155,7 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
         }
         Set<NfsClient> newFencing = new HashSet<>(fencing);
         newFencing.remove(client);
-        return new NfsExportRecord(volume, backend, path, server, newClients, newReadOnly, newFencing, squash);
+        return new NfsExportRecord(volume, backend, path, server, newClients, newReadOnly, newFencing, squash, transport);
     }
 
     String encode() {
@@ -148,7 +167,8 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
                 + "clients=" + joined(clients) + "\n"
                 + (readOnly.isEmpty() ? "" : "readonly=" + joined(readOnly) + "\n")
                 + (fencing.isEmpty() ? "" : "fencing=" + joined(fencing) + "\n")
-                + (squash == NfsSquash.NO_ROOT_SQUASH ? "" : "squash=" + squash.option() + "\n");
+                + (squash == NfsSquash.NO_ROOT_SQUASH ? "" : "squash=" + squash.option() + "\n")
+                + (transport == NfsTransport.ANY ? "" : "transport=" + TRANSPORT_TLS + "\n");
     }
 
     private static String joined(Set<NfsClient> addresses) {
@@ -173,7 +193,13 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        int fields = 7 + (p.containsKey("readonly") ? 1 : 0) + (p.containsKey("fencing") ? 1 : 0) + (p.containsKey("squash") ? 1 : 0);
+        int fields = 7 + (p.containsKey("readonly") ? 1 : 0) + (p.containsKey("fencing") ? 1 : 0) + (p.containsKey("squash") ? 1 : 0)
+                + (p.containsKey("transport") ? 1 : 0);
+        String transport = p.getProperty("transport");
+        if (transport != null && !transport.equals(TRANSPORT_TLS)) {
+            throw new IllegalArgumentException("nfs export record: transport must be " + TRANSPORT_TLS + ", is '"
+                    + transport.replaceAll("[^\\x20-\\x7e]", "?") + "'");
+        }
         if (!"1".equals(p.getProperty("version")) || !"nfs".equals(p.getProperty("protocol")) || p.size() != fields
                 || p.getProperty("clients") == null) {
             throw new IllegalArgumentException("nfs export record: unknown version or missing fields");
@@ -181,6 +207,7 @@ public record NfsExportRecord(VolumeId volume, String backend, Path path, NfsCli
         return new NfsExportRecord(VolumeId.of(p.getProperty("volume")), p.getProperty("backend"), Path.of(p.getProperty("path")),
                 NfsClient.parse("server", p.getProperty("server")), addresses("clients", p.getProperty("clients")),
                 addresses("readonly", p.getProperty("readonly")), addresses("fencing", p.getProperty("fencing")),
-                NfsSquash.ofOption(p.getProperty("squash", NfsSquash.NO_ROOT_SQUASH.option())));
+                NfsSquash.ofOption(p.getProperty("squash", NfsSquash.NO_ROOT_SQUASH.option())),
+                transport == null ? NfsTransport.ANY : NfsTransport.TLS);
     }
 }

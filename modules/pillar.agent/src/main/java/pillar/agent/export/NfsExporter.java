@@ -19,7 +19,7 @@ import pillar.agent.nfs.StateRelease;
 /**
  * NFS as a {@link ProtocolExporter}: applies {@link NfsExportRecord}s to the NFS server exactly and measures drift against its listing: one
  * entry per recorded client on the record's path with the volume's fsid and the client's recorded access
- * ({@code rw} or {@code ro}) and the record's squash, no other client's entry on that path. Every call is idempotent; a client is added before any is removed, so a retry converges. Its clients are addresses; a deny releases the client's NFSv4 state, which may stay
+ * ({@code rw} or {@code ro}), the record's squash and transport, no other client's entry on that path. Every call is idempotent; a client is added before any is removed, so a retry converges. Its clients are addresses; a deny releases the client's NFSv4 state, which may stay
  * pending ({@link StateRelease#PENDING}). NFS has no in-band authentication.
  */
 public final class NfsExporter implements ProtocolExporter<NfsExportRecord, NfsClient> {
@@ -83,6 +83,9 @@ public final class NfsExporter implements ProtocolExporter<NfsExportRecord, NfsC
                         + record.access(client));
             } else if (entries.stream().noneMatch(e -> e.squash() == record.squash())) {
                 drift.add("client " + client + " has " + record.path() + " " + entries.getFirst().squash() + ", not " + record.squash());
+            } else if (entries.stream().noneMatch(e -> e.transport() == record.transport())) {
+                drift.add("client " + client + " has " + record.path() + " for " + entries.getFirst().transport() + ", not "
+                        + record.transport());
             }
         }
         for (NfsExport entry : listing) {
@@ -101,7 +104,7 @@ public final class NfsExporter implements ProtocolExporter<NfsExportRecord, NfsC
 
     void apply(NfsExportRecord record, List<NfsExport> listing) {
         for (NfsClient client : record.clients()) {
-            server.export(record.path(), client, record.fsid(), record.access(client), record.squash());
+            server.export(record.path(), client, record.fsid(), record.access(client), record.squash(), record.transport());
         }
         for (NfsExport entry : listing) {
             if (entry.path().equals(record.path()) && !record.clients().contains(entry.client())) {
@@ -174,6 +177,11 @@ public final class NfsExporter implements ProtocolExporter<NfsExportRecord, NfsC
     /** Removes one client's entry and releases its state when it was listed ({@code remove(path, client, false)}). */
     public StateRelease remove(Path path, NfsClient client) {
         return remove(path, client, false);
+    }
+
+    /** Why the server cannot require RPC-with-TLS on an export; empty when it can ({@link NfsServer#tlsProblem}). */
+    public Optional<String> tlsProblem() {
+        return server.tlsProblem();
     }
 
     /** The server's listing now. */

@@ -13,7 +13,8 @@ import pillar.api.value.InvalidValueException;
  * Parses what {@code exportfs -v} prints: per entry {@code <path padded to 14>\t<client>(<options>)},
  * or, for a path longer than 14 characters, the path alone and {@code \t\t<client>(<options>)} on the
  * next line (nfs-utils' dump(); captured in the VM, docs/nfs.md); the options give the fsid, the
- * access ({@code rw} or {@code ro}) and the squash ({@code root_squash} or {@code no_root_squash}). Entries whose client is no single IP
+ * access ({@code rw} or {@code ro}), the squash ({@code root_squash} or {@code no_root_squash}) and the transport
+ * ({@code xprtsec=tls:mtls}, listed last by nfs-utils 2.8 when set; none: any). Entries whose client is no single IP
  * literal (a subnet, a wildcard, a name: not this agent's) are left out; any other shape is an
  * {@link NfsServerException}, never guessed around.
  */
@@ -24,7 +25,7 @@ final class ExportfsListing {
     static List<NfsExport> parse(String stdout) {
         List<NfsExport> exports = new ArrayList<>();
         read(stdout, (path, host, options) -> client(host).ifPresent(client -> exports.add(new NfsExport(path, client, fsid(options),
-                access(options), squash(options)))));
+                access(options), squash(options), transport(options)))));
         return exports;
     }
 
@@ -95,6 +96,17 @@ final class ExportfsListing {
     /** {@code root_squash} among the options: squashed; else not (exportfs -v lists one of the two). */
     private static NfsSquash squash(String options) {
         return List.of(options.split(",")).contains("root_squash") ? NfsSquash.ROOT_SQUASH : NfsSquash.NO_ROOT_SQUASH;
+    }
+
+    /** The {@code xprtsec=} option's modes ({@link NfsTransport#ofListed}); none: {@link NfsTransport#ANY}. */
+    private static NfsTransport transport(String options) {
+        String modes = null;
+        for (String option : options.split(",")) {
+            if (option.startsWith("xprtsec=")) {
+                modes = option.substring("xprtsec=".length());
+            }
+        }
+        return NfsTransport.ofListed(modes);
     }
 
     private static NfsServerException unreadable(String what, String stdout) {

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.logging.Logger;
 
 import pillar.runtime.exec.Command;
@@ -25,8 +26,12 @@ import pillar.runtime.exec.ProcessRunner;
  *       in the format captured in the VM, through the same runner and deadline as the changes, where
  *       reading etab directly would be a second format and path to keep in step.</li>
  * </ul>
- * docs/nfs.md fact 7 (exit 1 without /etc/exports, though the export is made): an empty /etc/exports is
- * created before the first command when it is missing, and every status other than 0 is a failure.
+ * docs/nfs.md fact 7 (exit 1 without /etc/exports, though the export is made; nfs-utils 2.8 also without
+ * /var/lib/nfs/etab): an empty /etc/exports and etab are created before the first command when missing, and every
+ * status other than 0 is a failure.
+ *
+ * <p>An entry that requires RPC-with-TLS gets {@code xprtsec=tls:mtls} ({@link NfsTransport}); where {@link NfsTlsSupport}
+ * finds the kernel or the tools unable, such an export is {@link NfsTlsUnsupportedException} before any command runs.
  *
  * <p>{@code exportfs -u} matches paths by prefix (nfs-utils' unexportfs_parsed compares the first
  * strlen(path) characters): removing {@code /t/pvc-1} also removes that client's {@code /t/pvc-10}. Such
@@ -47,40 +52,61 @@ public final class KernelNfsServer implements NfsServer {
     private final ProcessRunner runner;
     private final Duration timeout;
     private final Path etcExports;
+    private final Path etab;
     private final Path procRoot;
     private final NfsdWrites writes;
+    private Optional<String> tlsProblem;
 
     /** With its own {@link NfsdWrites} of the default deadline. */
-    public KernelNfsServer(ProcessRunner runner, Duration timeout, Path etcExports, Path procRoot) {
-        this(runner, timeout, etcExports, procRoot, new NfsdWrites(NfsdWrites.DEADLINE, NfsdWrites.IN_FLIGHT));
+    public KernelNfsServer(ProcessRunner runner, Duration timeout, Path etcExports, Path etab, Path procRoot) {
+        this(runner, timeout, etcExports, etab, procRoot, new NfsdWrites(NfsdWrites.DEADLINE, NfsdWrites.IN_FLIGHT));
     }
 
     /**
      * @param etcExports {@code /etc/exports}, made empty when missing
+     * @param etab       {@code /var/lib/nfs/etab}, exportfs's table, made empty when missing
      * @param procRoot   {@code /proc}, where {@link NfsPresence} finds nfsd and mountd and nfsd lists its clients
      * @param writes     the bounded writes to nfsd's procfs files (expiries and revocations)
      */
-    public KernelNfsServer(ProcessRunner runner, Duration timeout, Path etcExports, Path procRoot, NfsdWrites writes) {
+    public KernelNfsServer(ProcessRunner runner, Duration timeout, Path etcExports, Path etab, Path procRoot, NfsdWrites writes) {
         this.runner = runner;
         this.timeout = timeout;
         this.etcExports = etcExports;
+        this.etab = etab;
         this.procRoot = procRoot;
         this.writes = writes;
     }
 
     @Override
-    public java.util.Optional<String> problem() {
+    public Optional<String> problem() {
         return NfsPresence.problem(procRoot);
     }
 
+    /** Asked once ({@link NfsTlsSupport}): neither the kernel nor the tools change under a running agent. */
     @Override
-    public synchronized void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access, NfsSquash squash) {
-        NfsServer.requireExportable(path);
-        exportfs(List.of("exportfs", "-i", "-o", options(access, squash, fsid.text()), target(client, path)));
+    public synchronized Optional<String> tlsProblem() {
+        if (tlsProblem == null) {
+            ensureTables();
+            tlsProblem = NfsTlsSupport.problem(procRoot, runner, timeout);
+        }
+        return tlsProblem;
     }
 
-    private static String options(NfsAccess access, NfsSquash squash, String fsid) {
-        return access.option() + "," + OPTIONS + "," + squash.option() + ",fsid=" + fsid;
+    @Override
+    public synchronized void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access, NfsSquash squash,
+                                    NfsTransport transport) {
+        NfsServer.requireExportable(path);
+        if (transport == NfsTransport.TLS) {
+            tlsProblem().ifPresent(problem -> {
+                throw new NfsTlsUnsupportedException("cannot require RPC-with-TLS on " + path + ": " + problem);
+            });
+        }
+        exportfs(List.of("exportfs", "-i", "-o", options(access, squash, fsid.text(), transport), target(client, path)));
+    }
+
+    private static String options(NfsAccess access, NfsSquash squash, String fsid, NfsTransport transport) {
+        String xprtsec = transport.option();
+        return access.option() + "," + OPTIONS + "," + squash.option() + ",fsid=" + fsid + (xprtsec.isEmpty() ? "" : "," + xprtsec);
     }
 
     @Override
@@ -107,9 +133,10 @@ public final class KernelNfsServer implements NfsServer {
         List<NfsExport> after = exports();
         for (NfsExport lost : before) {
             if (lost.client().equals(client) && !lost.path().equals(path) && lost.path().toString().startsWith(path.toString())
-                    && !after.contains(lost) && !lost.fsid().isEmpty()) {
+                    && !after.contains(lost) && !lost.fsid().isEmpty() && lost.transport() != NfsTransport.OTHER) {
                 LOG.warning(() -> "exportfs -u " + client + ":" + path + " also removed " + lost.path() + "; exporting it again");
-                exportfs(List.of("exportfs", "-i", "-o", options(lost.access(), lost.squash(), lost.fsid()), target(client, lost.path())));
+                exportfs(List.of("exportfs", "-i", "-o", options(lost.access(), lost.squash(), lost.fsid(), lost.transport()),
+                        target(client, lost.path())));
             }
         }
         if (after.stream().anyMatch(e -> e.path().equals(path) && e.client().equals(client))) {
@@ -133,7 +160,7 @@ public final class KernelNfsServer implements NfsServer {
     }
 
     private String exportfs(List<String> argv) {
-        ensureExportsFile();
+        ensureTables();
         try {
             return runner.run(new Command(argv, timeout)).stdout();
         } catch (CommandFailedException e) {
@@ -141,17 +168,24 @@ public final class KernelNfsServer implements NfsServer {
         }
     }
 
-    private void ensureExportsFile() {
-        if (Files.exists(etcExports)) {
+    /** /etc/exports and etab, made empty when missing: exportfs exits 1 without them (etab: nfs-utils 2.8). */
+    private void ensureTables() {
+        ensureFile(etcExports, "exportfs fails without one");
+        ensureFile(etab, "exportfs of nfs-utils 2.8 fails without one");
+    }
+
+    private static void ensureFile(Path file, String why) {
+        if (Files.exists(file)) {
             return;
         }
         try {
-            Files.createFile(etcExports);
-            LOG.info(() -> "created an empty " + etcExports + " (exportfs fails without one)");
+            Files.createDirectories(file.getParent());
+            Files.createFile(file);
+            LOG.info(() -> "created an empty " + file + " (" + why + ")");
         } catch (FileAlreadyExistsException raced) {
             // made meanwhile: as good
         } catch (IOException e) {
-            throw new NfsServerException("cannot create " + etcExports + ", which exportfs needs: " + e.getMessage(), e);
+            throw new NfsServerException("cannot create " + file + ", which exportfs needs: " + e.getMessage(), e);
         }
     }
 }

@@ -11,8 +11,9 @@ import pillar.api.value.InvalidValueException;
  * and retryable; bad input is {@link InvalidValueException} and changes nothing; a failure is
  * {@link NfsServerException}.
  *
- * <p>Options are fixed but for the client's access ({@code rw} or {@code ro}) and the squash ({@link NfsSquash}):
- * {@code <access>,sync,no_subtree_check,<squash>,fsid=<fsid>}, never {@code crossmnt} (fact 4). Unexporting a client cuts its existing access at once (fact 2); exports
+ * <p>Options are fixed but for the client's access ({@code rw} or {@code ro}), the squash ({@link NfsSquash}) and the
+ * transport ({@link NfsTransport}): {@code <access>,sync,no_subtree_check,<squash>,fsid=<fsid>[,xprtsec=tls:mtls]},
+ * never {@code crossmnt} (fact 4). Unexporting a client cuts its existing access at once (fact 2); exports
  * wiped and made again keep the data and the clients' mounts (fact 3).
  */
 public interface NfsServer {
@@ -20,10 +21,17 @@ public interface NfsServer {
     Pattern PATH = Pattern.compile("(/[A-Za-z0-9_.:+-]{1,255}){1,32}");
 
     /**
-     * Exports {@code path} to {@code client} with {@code fsid}, {@code access} and {@code squash}; already so: no change,
-     * with other options (another access or squash): updated, and a mount the client has takes them at its next request.
+     * Exports {@code path} to {@code client} with {@code fsid}, {@code access}, {@code squash} and {@code transport}
+     * ({@link NfsTransport#OTHER} is IllegalArgumentException); already so: no change, with other options: updated, and
+     * a mount the client has takes them at its next request. {@link NfsTransport#TLS} where {@link #tlsProblem} names
+     * one is {@link NfsTlsUnsupportedException}, nothing changed.
      */
-    void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access, NfsSquash squash);
+    void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access, NfsSquash squash, NfsTransport transport);
+
+    /** {@link #export(Path, NfsClient, NfsFsid, NfsAccess, NfsSquash, NfsTransport)} admitting any transport. */
+    default void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access, NfsSquash squash) {
+        export(path, client, fsid, access, squash, NfsTransport.ANY);
+    }
 
     /** {@link #export(Path, NfsClient, NfsFsid, NfsAccess, NfsSquash)} without root squashing. */
     default void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access) {
@@ -67,11 +75,20 @@ public interface NfsServer {
         return java.util.Optional.empty();
     }
 
+    /**
+     * Why this server cannot require RPC-with-TLS on an export, for a person; empty when it can (nfsd honours
+     * {@code xprtsec} and the NFS tools write it). Whether {@code tlshd} holds a certificate is not known here.
+     */
+    default java.util.Optional<String> tlsProblem() {
+        return java.util.Optional.of("this NFS server cannot require RPC-with-TLS");
+    }
+
     /** The server of a host that has none (or an agent built without one): every call fails with {@code reason}. */
     static NfsServer absent(String reason) {
         return new NfsServer() {
             @Override
-            public void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access, NfsSquash squash) {
+            public void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access, NfsSquash squash,
+                               NfsTransport transport) {
                 throw new NfsServerException(reason);
             }
 

@@ -47,6 +47,7 @@ import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsPresence;
 import pillar.agent.nfs.NfsSquash;
+import pillar.agent.nfs.NfsTransport;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.ExportVolumeResponse;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
@@ -158,7 +159,7 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                     .setNvmeAuth(operations.authSupported()).setNvmeTls(operations.tlsSupported()).setNfsRootSquash(true);
             Optional<String> nfs = nfsProblem.get();
             if (nfs.isEmpty()) {
-                out.addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NFS).addProtocols(NFS);
+                out.addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NFS).addProtocols(NFS).setNfsTls(operations.nfsTlsProblem().isEmpty());
             }
             backends.forEach(backend -> out.addBackends(withProblem(backend, nfs)));
             gate.problem().ifPresent(out::setProblem);
@@ -301,11 +302,8 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                 if (request.getExport().getAuthRequired()) {
                     throw new InvalidValueException("export.auth_required", "NFS exports have no in-band authentication");
                 }
-                if (request.getExport().getTlsRequired()) {
-                    throw new InvalidValueException("export.tls_required", "is for NVMe-oF/TCP ports; NFS exports have no TLS here");
-                }
                 NfsExportRecord record = operations.exportNfs(token(request.hasToken(), request.getToken()), id, request.getBackend(), server,
-                        squash("export.nfs_root_squash", request.getExport()));
+                        squash("export.nfs_root_squash", request.getExport()), transport(request.getExport()));
                 return ExportVolumeResponse.newBuilder().setAddress(server.text()).setPort(NFS_PORT)
                         .setExportPath(record.path().toString()).build();
             }
@@ -407,7 +405,8 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                 Set<NfsClient> clients = request.getDesired().getAllowedHostsList().stream()
                         .map(c -> NfsClient.parse("desired.allowed_hosts", c)).collect(Collectors.toSet());
                 List<String> changes = operations.reconcileNfs(token(request.hasToken(), request.getToken()), id,
-                        request.getDesired().getBackend(), server, clients, squash("desired.export.nfs_root_squash", request.getDesired().getExport()));
+                        request.getDesired().getBackend(), server, clients, squash("desired.export.nfs_root_squash", request.getDesired().getExport()),
+                        transport(request.getDesired().getExport()));
                 ReconcileResponse.Builder out = ReconcileResponse.newBuilder().addAllChanges(changes);
                 operations.exportRecord(id).ifPresent(r -> out.setActual(toProto(r)));
                 return out.build();
@@ -450,6 +449,11 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
         };
     }
 
+    /** An NFS export's transport: RPC-with-TLS only when tls_required, else any. */
+    private static NfsTransport transport(ExportSpec spec) {
+        return spec.getTlsRequired() ? NfsTransport.TLS : NfsTransport.ANY;
+    }
+
     /** Root squashing is NFS's: any value on an NVMe-oF/TCP export is INVALID_ARGUMENT. */
     private static void noSquash(String field, ExportSpec spec) {
         if (spec.getNfsRootSquashValue() != 0) {
@@ -490,7 +494,8 @@ public final class AgentGrpcService extends AgentServiceGrpc.AgentServiceImplBas
                         .setAddressFamily(record.server().ipv6() ? AddressFamily.ADDRESS_FAMILY_IPV6 : AddressFamily.ADDRESS_FAMILY_IPV4)
                         .setAclEnabled(true).setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS)
                         .setNfsRootSquash(record.squash() == NfsSquash.ROOT_SQUASH ? NfsRootSquash.NFS_ROOT_SQUASH_ON
-                                : NfsRootSquash.NFS_ROOT_SQUASH_UNSPECIFIED))
+                                : NfsRootSquash.NFS_ROOT_SQUASH_UNSPECIFIED)
+                        .setTlsRequired(record.transport() == NfsTransport.TLS))
                 .addAllAllowedHosts(record.clients().stream().map(NfsClient::text).sorted().toList())
                 .setExportPath(record.path().toString())
                 .build();

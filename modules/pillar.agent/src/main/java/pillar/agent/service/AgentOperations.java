@@ -30,6 +30,7 @@ import pillar.agent.export.VolumeExport;
 import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsSquash;
+import pillar.agent.nfs.NfsTransport;
 import pillar.agent.nfs.StateRelease;
 import pillar.agent.export.RecordedAuth;
 import pillar.agent.fencing.Fence;
@@ -356,6 +357,26 @@ public final class AgentOperations {
         }
     }
 
+    /** Why NFS exports cannot require RPC-with-TLS here; empty when they can; the reason when it cannot tell. */
+    public Optional<String> nfsTlsProblem() {
+        try {
+            return nfs.tlsProblem();
+        } catch (RuntimeException e) {
+            LOG.warning("cannot tell whether nfsd has RPC-with-TLS: " + e.getMessage());
+            return Optional.of("cannot tell whether nfsd has RPC-with-TLS: " + e.getMessage());
+        }
+    }
+
+    /** {@link NfsTransport#TLS} where nfsd or its tools cannot require it: FAILED_PRECONDITION, NFS_TLS_UNSUPPORTED. */
+    private void requireNfsTransport(NfsTransport transport) {
+        if (transport == NfsTransport.TLS) {
+            nfsTlsProblem().ifPresent(problem -> {
+                throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_NFS_TLS_UNSUPPORTED, problem
+                        + "; export without tls_required, or give the storage node a kernel and nfs-utils with RPC-with-TLS");
+            });
+        }
+    }
+
     private void requireTls() {
         if (!exporter.tlsSupported()) {
             throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_NVME_TLS_UNSUPPORTED, ConfigfsNvmetTarget.NO_TLS_MESSAGE
@@ -484,12 +505,14 @@ public final class AgentOperations {
     }
 
     /**
-     * Exports the volume's dataset over NFS from {@code server} with {@code squash}: the record (clients kept from an
-     * existing one) first, then nfsd. An export of the same path, server and squash is returned as it is (re-applied);
-     * one of another, or an NVMe-oF export of the volume, is FAILED_PRECONDITION: unexport it first.
+     * Exports the volume's dataset over NFS from {@code server} with {@code squash} and {@code transport}: the record
+     * (clients kept from an existing one) first, then nfsd. An export of the same path, server, squash and transport is
+     * returned as it is (re-applied); one of another, or an NVMe-oF export of the volume, is FAILED_PRECONDITION:
+     * unexport it first. RPC-with-TLS where nfsd or its tools cannot require it is FAILED_PRECONDITION
+     * ({@code NFS_TLS_UNSUPPORTED}), nothing written.
      */
     public NfsExportRecord exportNfs(Optional<FencingToken> token, VolumeId id, String backendName, NfsClient server,
-                                     NfsSquash squash) {
+                                     NfsSquash squash, NfsTransport transport) {
         VolumeBackend backend = backend(backendName);
         return fence.run(id, token, Intent.CHANGE, done -> {
             BackendVolume volume = existingVolume(backend, backendName, id);
@@ -504,7 +527,8 @@ public final class AgentOperations {
             Optional<NfsExportRecord> existing = exports.read(id, NfsExportRecord.class);
             NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server,
                     existing.map(NfsExportRecord::clients).orElse(Set.of()), existing.map(NfsExportRecord::readOnly).orElse(Set.of()),
-                    existing.map(NfsExportRecord::fencing).orElse(Set.of()), squash);
+                    existing.map(NfsExportRecord::fencing).orElse(Set.of()), squash, transport);
+            requireNfsTransport(transport);
             if (existing.isPresent() && !existing.get().equals(wanted)) {
                 throw new AgentRefusal(AgentErrorReason.AGENT_ERROR_REASON_EXPORT_CONFLICT, "volume " + id + " is already exported as "
                         + existing.get().describe() + "; unexport it before exporting it as " + wanted.describe());
@@ -565,7 +589,7 @@ public final class AgentOperations {
      * rewritten in place. Returns what was changed, in words.
      */
     public List<String> reconcileNfs(Optional<FencingToken> token, VolumeId id, String backendName, NfsClient server,
-                                     Set<NfsClient> clients, NfsSquash squash) {
+                                     Set<NfsClient> clients, NfsSquash squash, NfsTransport transport) {
         VolumeBackend backend = backend(backendName);
         return fence.run(id, token, Intent.CHANGE, done -> {
             List<String> changes = new java.util.ArrayList<>();
@@ -580,7 +604,9 @@ public final class AgentOperations {
             // a release still pending stays noted (retried at the next deny or start-up), unless allowed again
             Set<NfsClient> fencing = existing.map(NfsExportRecord::fencing).orElse(Set.of()).stream()
                     .filter(c -> !clients.contains(c)).collect(java.util.stream.Collectors.toSet());
-            NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server, clients, readOnly, fencing, squash);
+            requireNfsTransport(transport);
+            NfsExportRecord wanted = new NfsExportRecord(id, backendName, volume.mountPath(), server, clients, readOnly, fencing, squash,
+                    transport);
             if (existing.isPresent() && !(existing.get().path().equals(wanted.path()) && existing.get().server().equals(server)
                     && existing.get().backend().equals(backendName))) {
                 unexportLocked(id);
@@ -591,8 +617,13 @@ public final class AgentOperations {
             nfs.apply(wanted);
             if (existing.isEmpty()) {
                 changes.add("exported NFS " + wanted.path() + " from " + server);
-            } else if (existing.get().squash() != squash) {
-                changes.add("NFS " + wanted.path() + " now " + squash.option() + ", was " + existing.get().squash().option());
+            } else {
+                if (existing.get().squash() != squash) {
+                    changes.add("NFS " + wanted.path() + " now " + squash.option() + ", was " + existing.get().squash().option());
+                }
+                if (existing.get().transport() != transport) {
+                    changes.add("NFS " + wanted.path() + " now admits " + transport + ", was " + existing.get().transport());
+                }
             }
             Set<NfsClient> before = existing.map(NfsExportRecord::clients).orElse(Set.of());
             before.stream().filter(c -> !clients.contains(c)).sorted(java.util.Comparator.comparing(NfsClient::text))

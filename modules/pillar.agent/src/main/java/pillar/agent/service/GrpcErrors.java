@@ -6,6 +6,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import pillar.agent.backend.BackendException;
 import pillar.agent.configfs.NvmetTargetException;
+import pillar.agent.nfs.NfsTlsUnsupportedException;
 import pillar.api.agent.AgentErrors;
 import pillar.api.agent.v1.AgentErrorReason;
 import pillar.api.fencing.FencingViolation;
@@ -21,7 +22,7 @@ import pillar.runtime.server.ErrorMapping;
 final class GrpcErrors {
     /**
      * For {@link pillar.runtime.server.UnaryCall}: a fencing violation, a refusal of the volume's state and
-     * a damaged record are FAILED_PRECONDITION, a backend's refusal keeps its kind, nvmet that does not
+     * a damaged record and an NFS export asking RPC-with-TLS of a server without it are FAILED_PRECONDITION, a backend's refusal keeps its kind, nvmet that does not
      * answer in time and a backend's command past its deadline are DEADLINE_EXCEEDED.
      */
     static final ErrorMapping MAPPING = e -> Optional.ofNullable(switch (e) {
@@ -30,6 +31,8 @@ final class GrpcErrors {
         case AgentRefusal r -> refused(Status.FAILED_PRECONDITION, r.getMessage(), r.reason());
         case DamagedRecordException d -> refused(Status.FAILED_PRECONDITION, d.getMessage(),
                 AgentErrorReason.AGENT_ERROR_REASON_RECORD_DAMAGED);
+        case NfsTlsUnsupportedException n -> refused(Status.FAILED_PRECONDITION, n.getMessage(),
+                AgentErrorReason.AGENT_ERROR_REASON_NFS_TLS_UNSUPPORTED);
         case BackendException b -> backendFailure(b);
         case NvmetTargetException t -> t.timedOut()
                 ? refused(Status.DEADLINE_EXCEEDED, "nvmet: " + t.getMessage(), AgentErrorReason.AGENT_ERROR_REASON_TARGET_TIMED_OUT)

@@ -221,7 +221,7 @@ class NfsExportReapplyTest {
         NfsExporter refusing = new NfsExporter(new pillar.agent.nfs.NfsServer() {
             @Override
             public void export(Path path, NfsClient client, NfsFsid fsid, pillar.agent.nfs.NfsAccess access,
-                               pillar.agent.nfs.NfsSquash squash) {
+                               pillar.agent.nfs.NfsSquash squash, pillar.agent.nfs.NfsTransport transport) {
                 throw new AssertionError("export");
             }
 

@@ -15,6 +15,7 @@ import pillar.agent.configfs.PortAddress;
 import pillar.agent.nfs.NfsAccess;
 import pillar.agent.nfs.NfsClient;
 import pillar.agent.nfs.NfsSquash;
+import pillar.agent.nfs.NfsTransport;
 import pillar.api.value.InvalidValueException;
 import pillar.api.value.VolumeId;
 
@@ -111,6 +112,29 @@ class NfsExportStoreTest {
         assertThat(squashed).isNotEqualTo(nfs("pvc-a", Set.of(A)));
 
         Files.writeString(file, Files.readString(file).replace("squash=root_squash", "squash=all_squash"));
+        assertThatThrownBy(() -> store.read(VolumeId.of("pvc-a"), NfsExportRecord.class)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("damaged");
+    }
+
+    @Test
+    void rpcWithTlsRoundTripsAsItsOwnLineThroughEveryChangeAndAnUnknownValueIsDamage() throws Exception {
+        NfsExportRecord tls = new NfsExportRecord(VolumeId.of("pvc-a"), "shared", Path.of("/tank/nfs/pvc-a"), SERVER, Set.of(A),
+                Set.of(), Set.of(), NfsSquash.ROOT_SQUASH, NfsTransport.TLS);
+        ExportStore store = new ExportStore(state, new pillar.agent.state.DamagedRecords());
+        store.write(tls);
+        Path file = state.resolve("exports").resolve("pvc-a");
+
+        assertThat(Files.readString(file)).endsWith("clients=10.77.1.2\nsquash=root_squash\ntransport=tls\n");
+        assertThat(new ExportStore(state).read(VolumeId.of("pvc-a"), NfsExportRecord.class)).contains(tls);
+        assertThat(List.of(tls.withClient(V6, NfsAccess.READ_ONLY), tls.withClients(Set.of()), tls.withFencing(A),
+                tls.withFencing(A).withoutFencing(A), tls.withPath(Path.of("/tank/nfs/moved"))))
+                .allSatisfy(r -> assertThat(r.transport()).isEqualTo(NfsTransport.TLS));
+        assertThat(nfs("pvc-a", Set.of(A)).transport()).as("a record without the line").isEqualTo(NfsTransport.ANY);
+        assertThat(tls.describe()).endsWith("with root_squash over RPC-with-TLS only");
+        assertThatThrownBy(() -> new NfsExportRecord(VolumeId.of("pvc-a"), "shared", Path.of("/tank/nfs/pvc-a"), SERVER, Set.of(A),
+                Set.of(), Set.of(), NfsSquash.ROOT_SQUASH, NfsTransport.OTHER)).isInstanceOf(IllegalArgumentException.class);
+
+        Files.writeString(file, Files.readString(file).replace("transport=tls", "transport=none"));
         assertThatThrownBy(() -> store.read(VolumeId.of("pvc-a"), NfsExportRecord.class)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("damaged");
     }

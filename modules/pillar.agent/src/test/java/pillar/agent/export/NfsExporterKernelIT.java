@@ -38,7 +38,8 @@ class NfsExporterKernelIT extends NfsExporterContract {
     private static final Duration DEADLINE = Duration.ofSeconds(30);
     private static final SystemProcessRunner RUNNER = new SystemProcessRunner();
 
-    private final KernelNfsServer server = new KernelNfsServer(RUNNER, DEADLINE, Path.of("/etc/exports"), Path.of("/proc"));
+    private final KernelNfsServer server = new KernelNfsServer(RUNNER, DEADLINE, Path.of("/etc/exports"),
+            Path.of("/var/lib/nfs/etab"), Path.of("/proc"));
 
     /** Fails on purpose anywhere but in the VM, so that a misconfigured CI cannot report a pass. */
     @BeforeAll

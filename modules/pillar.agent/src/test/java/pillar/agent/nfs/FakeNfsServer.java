@@ -16,8 +16,9 @@ import java.util.Set;
  * (fact 3); the data stays with the path, so an entry made again with the same fsid lets an old mount
  * read and write again, while another fsid leaves it stale. A read-only entry's mount reads and its writes
  * fail (EROFS), an entry's access changed applies to a mount at its next call. The squash is kept and listed as
- * exportfs lists it (the fake has no uids: the kernel test shows what it does). Only paths made with
- * {@link #directory} exist.
+ * exportfs lists it (the fake has no uids: the kernel test shows what it does). An entry requiring RPC-with-TLS refuses
+ * a plaintext mount (EACCES) and admits {@link #mountTls}; it is refused whole while {@link #setTlsProblem} names a
+ * problem (the default: none). Only paths made with {@link #directory} exist.
  *
  * <p>A mount gives its client NFSv4 state on the path ({@link #holdsState}); an entry removed, that state is
  * released by {@link NfsServer#releaseState}'s rule, whole when the client has no entry left, the path's
@@ -29,7 +30,7 @@ public final class FakeNfsServer implements NfsServer {
     private record Key(Path path, NfsClient client) {
     }
 
-    private record Entry(String fsid, NfsAccess access, NfsSquash squash) {
+    private record Entry(String fsid, NfsAccess access, NfsSquash squash, NfsTransport transport) {
     }
 
     private final Map<Key, Entry> table = new LinkedHashMap<>();
@@ -39,6 +40,18 @@ public final class FakeNfsServer implements NfsServer {
     private boolean hang;
     private int changes;
     private java.util.Optional<String> problem = java.util.Optional.empty();
+    private java.util.Optional<String> tlsProblem = java.util.Optional.empty();
+
+    /** From now on exports cannot require RPC-with-TLS, for this reason (an old kernel or exportfs); null: they can. */
+    public synchronized FakeNfsServer setTlsProblem(String reason) {
+        tlsProblem = java.util.Optional.ofNullable(reason);
+        return this;
+    }
+
+    @Override
+    public synchronized java.util.Optional<String> tlsProblem() {
+        return tlsProblem;
+    }
 
     /** From now on the server reports this problem (nfsd or mountd gone); null: it serves again. */
     public synchronized FakeNfsServer setProblem(String reason) {
@@ -59,12 +72,19 @@ public final class FakeNfsServer implements NfsServer {
     }
 
     @Override
-    public synchronized void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access, NfsSquash squash) {
+    public synchronized void export(Path path, NfsClient client, NfsFsid fsid, NfsAccess access, NfsSquash squash,
+                                    NfsTransport transport) {
         NfsServer.requireExportable(path);
+        if (transport == NfsTransport.OTHER) {
+            throw new IllegalArgumentException("an xprtsec this agent did not write is never exported");
+        }
+        if (transport == NfsTransport.TLS && tlsProblem.isPresent()) {
+            throw new NfsTlsUnsupportedException("cannot require RPC-with-TLS on " + path + ": " + tlsProblem.get());
+        }
         if (!directories.contains(path)) {
             throw new NfsServerException("exportfs: Failed to stat " + path + ": No such file or directory");
         }
-        table.put(new Key(path, client), new Entry(fsid.text(), access, squash));
+        table.put(new Key(path, client), new Entry(fsid.text(), access, squash, transport));
         changes++;
     }
 
@@ -121,7 +141,8 @@ public final class FakeNfsServer implements NfsServer {
     @Override
     public synchronized List<NfsExport> exports() {
         List<NfsExport> exports = new ArrayList<>();
-        table.forEach((key, entry) -> exports.add(new NfsExport(key.path(), key.client(), entry.fsid(), entry.access(), entry.squash())));
+        table.forEach((key, entry) -> exports.add(new NfsExport(key.path(), key.client(), entry.fsid(), entry.access(), entry.squash(),
+                entry.transport())));
         return exports;
     }
 
@@ -136,10 +157,19 @@ public final class FakeNfsServer implements NfsServer {
         return changes;
     }
 
-    /** A node's mount of {@code path}: refused (EACCES) unless exported to {@code client}. */
-    public synchronized NfsServerContract.Mount mount(NfsClient client, Path path) {
+    /** A node's plaintext mount of {@code path}: refused (EACCES) unless exported to {@code client} admitting any transport. */
+    public NfsServerContract.Mount mount(NfsClient client, Path path) {
+        return mount(client, path, false);
+    }
+
+    /** A node's mount of {@code path} over RPC-with-TLS: refused (EACCES) unless exported to {@code client}. */
+    public NfsServerContract.Mount mountTls(NfsClient client, Path path) {
+        return mount(client, path, true);
+    }
+
+    private synchronized NfsServerContract.Mount mount(NfsClient client, Path path, boolean tls) {
         Entry mounted = table.get(new Key(path, client));
-        if (mounted == null) {
+        if (mounted == null || (mounted.transport() == NfsTransport.TLS && !tls)) {
             throw new NfsServerContract.AccessException("EACCES");
         }
         String fsid = mounted.fsid();
@@ -174,6 +204,9 @@ public final class FakeNfsServer implements NfsServer {
                     }
                     if (!now.fsid().equals(fsid)) {
                         throw new NfsServerContract.AccessException("ESTALE");
+                    }
+                    if (now.transport() == NfsTransport.TLS && !tls) {
+                        throw new NfsServerContract.AccessException("EACCES");
                     }
                     return files.get(path);
                 }

@@ -32,6 +32,16 @@ class FakeNfsServerTest extends NfsServerContract {
     }
 
     @Override
+    protected Mount mountTls(NfsClient client, Path path) {
+        return fake.mountTls(client, path);
+    }
+
+    @Override
+    protected void loseTls() {
+        fake.setTlsProblem("kernel 6.1.0 has no RPC-with-TLS in nfsd");
+    }
+
+    @Override
     protected void wipe() {
         fake.wipe();
     }

@@ -72,7 +72,7 @@ class KernelNfsServerStuckTest {
     }
 
     private KernelNfsServer server(ScriptedRunner runner, NfsdWrites writes) {
-        return new KernelNfsServer(runner, Duration.ofSeconds(7), etc.resolve("exports"), etc.resolve("proc"), writes);
+        return new KernelNfsServer(runner, Duration.ofSeconds(7), etc.resolve("exports"), etc.resolve("etab"), etc.resolve("proc"), writes);
     }
 
     private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {

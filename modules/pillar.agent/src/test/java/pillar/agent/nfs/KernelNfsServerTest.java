@@ -35,7 +35,7 @@ class KernelNfsServerTest {
     Path etc;
 
     private KernelNfsServer server(ScriptedRunner runner) {
-        return new KernelNfsServer(runner, Duration.ofSeconds(7), etc.resolve("exports"), etc.resolve("proc"));
+        return new KernelNfsServer(runner, Duration.ofSeconds(7), etc.resolve("exports"), etc.resolve("etab"), etc.resolve("proc"));
     }
 
     private static String line(String path, String client, String fsid) {

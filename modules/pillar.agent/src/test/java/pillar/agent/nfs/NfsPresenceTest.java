@@ -28,7 +28,7 @@ class NfsPresenceTest {
         assertThat(NfsPresence.problem(proc)).isEmpty();
         assertThat(new KernelNfsServer(command -> {
             throw new AssertionError("no command");
-        }, java.time.Duration.ofSeconds(1), proc.resolve("exports"), proc).problem()).isEmpty();
+        }, java.time.Duration.ofSeconds(1), proc.resolve("exports"), proc.resolve("etab"), proc).problem()).isEmpty();
     }
 
     @Test

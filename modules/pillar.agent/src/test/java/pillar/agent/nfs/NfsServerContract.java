@@ -52,6 +52,12 @@ public abstract class NfsServerContract {
     /** Node {@code client} mounts {@code path}; refused as an {@link AccessException}. */
     protected abstract Mount mount(NfsClient client, Path path);
 
+    /** Node {@code client} mounts {@code path} over RPC-with-TLS, trusting the server's certificate. */
+    protected abstract Mount mountTls(NfsClient client, Path path);
+
+    /** From now on the server cannot require RPC-with-TLS (an old kernel or old NFS tools). */
+    protected abstract void loseTls();
+
     /** Every export removed ({@code exportfs -ua}). */
     protected abstract void wipe();
 
@@ -60,6 +66,38 @@ public abstract class NfsServerContract {
 
     /** {@code exportfs -u} of the entry alone, as an agent that died before releasing the client's state left it. */
     protected abstract void removeEntryOnly(Path path, NfsClient client);
+
+    @Test
+    void aTlsOnlyEntryRefusesAPlaintextMountAdmitsATlsOneAndIsListedSo() {
+        Path v1 = exportable("v1");
+        assertThat(server().tlsProblem()).isEmpty();
+        server().export(v1, A, FSID, NfsAccess.READ_WRITE, NfsSquash.NO_ROOT_SQUASH, NfsTransport.TLS);
+
+        assertThat(server().exports()).containsExactly(new NfsExport(v1, A, FSID.text(), NfsAccess.READ_WRITE,
+                NfsSquash.NO_ROOT_SQUASH, NfsTransport.TLS));
+        assertThatThrownBy(() -> mount(A, v1).write("a", "plain")).isInstanceOfSatisfying(AccessException.class,
+                e -> assertThat(e.errno).isEqualTo("EACCES"));
+        mountTls(A, v1).write("a", "over tls");
+        assertThat(mountTls(A, v1).read("a")).isEqualTo("over tls");
+
+        server().export(v1, A, FSID);
+        assertThat(server().exports()).singleElement().extracting(NfsExport::transport).isEqualTo(NfsTransport.ANY);
+        assertThat(mount(A, v1).read("a")).as("any transport again: plaintext mounts").isEqualTo("over tls");
+    }
+
+    @Test
+    void tlsWhereTheServerCannotRequireItIsRefusedAndChangesNothing() {
+        Path v1 = exportable("v1");
+        server().export(v1, B, FSID);
+        loseTls();
+
+        assertThat(server().tlsProblem()).isPresent();
+        assertThatThrownBy(() -> server().export(v1, A, FSID, NfsAccess.READ_WRITE, NfsSquash.NO_ROOT_SQUASH, NfsTransport.TLS))
+                .isInstanceOf(NfsTlsUnsupportedException.class).hasMessageContaining(v1.toString());
+        assertThat(server().exports()).containsExactly(new NfsExport(v1, B, FSID.text()));
+        assertThatThrownBy(() -> server().export(v1, A, FSID, NfsAccess.READ_WRITE, NfsSquash.NO_ROOT_SQUASH, NfsTransport.OTHER))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 
     @Test
     void aClientsLastEntryRemovedReleasesItsStateAndNoOtherClients() {

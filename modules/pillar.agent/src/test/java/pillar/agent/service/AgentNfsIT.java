@@ -33,6 +33,7 @@ import pillar.agent.nfs.NfsExport;
 import pillar.agent.nfs.NfsFsid;
 import pillar.agent.nfs.NfsServerContract;
 import pillar.agent.nfs.NfsSquash;
+import pillar.agent.nfs.NfsTransport;
 import pillar.agent.state.InstallationId;
 import pillar.agent.state.StateCheck;
 import pillar.api.agent.v1.AgentServiceGrpc;
@@ -61,6 +62,8 @@ import pillar.api.agent.v1.ReconcileResponse;
 import pillar.api.agent.v1.ListSnapshotsRequest;
 import pillar.api.agent.v1.Snapshot;
 import pillar.api.agent.v1.UnexportVolumeRequest;
+import pillar.api.agent.AgentErrors;
+import pillar.api.agent.v1.AgentErrorReason;
 import pillar.api.agent.v1.Volume;
 import pillar.api.agent.v1.VolumeSource;
 import pillar.api.fencing.FencingToken;
@@ -332,6 +335,43 @@ class AgentNfsIT {
 
         assertThat(unsquashed.getChangesList()).containsExactly("NFS /tank/nfs/pvc-1 now no_root_squash, was root_squash");
         assertThat(nfs.exports()).extracting(NfsExport::squash).containsExactly(NfsSquash.NO_ROOT_SQUASH);
+    }
+
+    @Test
+    void tlsRequiredExportsEveryEntryTlsOnlyIsListedAndReconciledAndRefusedWhereTheServerCannot() {
+        ExportSpec tls = ExportSpec.newBuilder().setBindAddress("10.0.0.5").setProtocol(ExportProtocol.EXPORT_PROTOCOL_NFS)
+                .setTlsRequired(true).build();
+        assertThat(stub.getCapabilities(GetCapabilitiesRequest.getDefaultInstance()).getNfsTls()).isTrue();
+        stub.exportVolume(ExportVolumeRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").setBackend("shared").setExport(tls).build());
+        allow(A);
+
+        assertThat(nfs.exports()).extracting(NfsExport::transport).containsExactly(NfsTransport.TLS);
+        assertThatThrownBy(() -> nfs.mount(A, Path.of("/tank/nfs/pvc-1"))).as("a plaintext mount").hasMessage("EACCES");
+        Export listed = stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0);
+        assertThat(listed.getExport().getTlsRequired()).isTrue();
+        assertThat(listed.getDriftList()).isEmpty();
+        assertCode(Status.Code.FAILED_PRECONDITION, "RPC-with-TLS only", () -> exportNfs());
+
+        ReconcileResponse plain = stub.reconcile(ReconcileRequest.newBuilder().setToken(token()).setVolumeId("pvc-1")
+                .setDesired(DesiredExport.newBuilder().setBackend("shared").setExport(tls.toBuilder().setTlsRequired(false))
+                        .addAllowedHosts(A.text())).build());
+        assertThat(plain.getChangesList()).containsExactly("NFS /tank/nfs/pvc-1 now admits any transport, was RPC-with-TLS only");
+        assertThat(nfs.exports()).extracting(NfsExport::transport).containsExactly(NfsTransport.ANY);
+
+        nfs.setTlsProblem("kernel 6.1.0-57-amd64 has no RPC-with-TLS in nfsd");
+        assertThat(stub.getCapabilities(GetCapabilitiesRequest.getDefaultInstance()).getNfsTls()).isFalse();
+        assertThatThrownBy(() -> stub.reconcile(ReconcileRequest.newBuilder().setToken(token()).setVolumeId("pvc-1")
+                .setDesired(DesiredExport.newBuilder().setBackend("shared").setExport(tls).addAllowedHosts(A.text())).build()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+                    assertThat(AgentErrors.reasonOf(e)).isEqualTo(AgentErrorReason.AGENT_ERROR_REASON_NFS_TLS_UNSUPPORTED);
+                }).hasMessageContaining("6.1.0-57-amd64");
+        stub.unexportVolume(UnexportVolumeRequest.newBuilder().setToken(token()).setVolumeId("pvc-1").build());
+        assertThatThrownBy(() -> stub.exportVolume(ExportVolumeRequest.newBuilder().setToken(token()).setVolumeId("pvc-1")
+                .setBackend("shared").setExport(tls).build())).isInstanceOfSatisfying(StatusRuntimeException.class,
+                e -> assertThat(AgentErrors.reasonOf(e)).isEqualTo(AgentErrorReason.AGENT_ERROR_REASON_NFS_TLS_UNSUPPORTED));
+        assertThat(nfs.exports()).as("nothing exported").isEmpty();
+        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExportsList()).as("nothing recorded").isEmpty();
     }
 
     @Test
