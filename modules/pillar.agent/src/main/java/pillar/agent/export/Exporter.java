@@ -22,8 +22,6 @@ import pillar.agent.configfs.SubsystemState;
 import pillar.agent.configfs.WantedExport;
 import pillar.agent.nfs.StateRelease;
 import pillar.api.value.Nqn;
-import pillar.api.value.TlsPsk;
-import pillar.runtime.keys.KeyringException;
 
 /**
  * NVMe-oF/TCP as a {@link ProtocolExporter}: makes the kernel target match an export record exactly
@@ -37,10 +35,12 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
     private static final Logger LOG = Logger.getLogger(Exporter.class.getName());
 
     private final NvmetTarget target;
+    private final HostTlsKeys tlsKeys;
     private final Map<Nqn, RecordedAuth> newestKeys = new ConcurrentHashMap<>();
 
     public Exporter(NvmetTarget target) {
         this.target = target;
+        this.tlsKeys = new HostTlsKeys(target::tlsKeys);
     }
 
     @Override
@@ -87,15 +87,7 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
         WantedExport wanted = wanted(record);
         List<String> drift = new java.util.ArrayList<>(target.inspect(record.subsystem()).map(actual -> ExportDrift.of(wanted, actual))
                 .orElseGet(() -> ExportDrift.missing(wanted)));
-        record.psks().forEach((host, psk) -> {
-            try {
-                if (target.tlsKeys().find(psk.identity(host, record.subsystem())).isEmpty()) {
-                    drift.add("host " + host + ": its TLS key is not in the kernel's .nvme keyring");
-                }
-            } catch (KeyringException e) {
-                drift.add("host " + host + ": its TLS key cannot be checked: " + e.getMessage());
-            }
-        });
+        drift.addAll(tlsKeys.drift(record));
         return drift;
     }
 
@@ -114,7 +106,7 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
     @Override
     public void apply(ExportRecord record) {
         learn(List.of(record));
-        record.psks().forEach((host, psk) -> putKey(record, host, psk));
+        tlsKeys.put(record, record.psks());
         target.ensureExport(portId(record.address()), wanted(record));
         // one line per export; each configfs step is logged at FINE (on a slow console, many lines cost)
         LOG.info(() -> "exported " + record.subsystem() + " (" + record.device() + ") on " + record.address()
@@ -124,7 +116,7 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
     @Override
     public void remove(ExportRecord record) {
         remove(record.subsystem());
-        record.psks().forEach((host, psk) -> removeKey(record, host, psk));
+        tlsKeys.remove(record, record.psks());
     }
 
     /** Removes the volume's subsystem, and ports and hosts nothing else uses. */
@@ -149,7 +141,7 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
 
     private void allow(ExportRecord record, Nqn host) {
         learn(List.of(record));
-        Optional.ofNullable(record.psks().get(host)).ifPresent(psk -> putKey(record, host, psk));
+        tlsKeys.put(record, HostTlsKeys.of(record, host));
         Optional<HostAuth> auth = Optional.ofNullable(record.keys(newestKeys).get(host));
         target.allowHost(record.subsystem(), host, auth);
         LOG.info(() -> "allowed " + host + " on " + record.subsystem() + auth.map(a -> " with DH-HMAC-CHAP " + a).orElse(""));
@@ -157,7 +149,7 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
 
     private void allowOnly(ExportRecord record, Nqn host) {
         learn(List.of(record));
-        Optional.ofNullable(record.psks().get(host)).ifPresent(psk -> putKey(record, host, psk));
+        tlsKeys.put(record, HostTlsKeys.of(record, host));
         Optional<HostAuth> auth = Optional.ofNullable(record.keys(newestKeys).get(host));
         target.allowOnlyHost(record.subsystem(), host, auth);
         LOG.info(() -> "allowed " + host + " alone on " + record.subsystem() + auth.map(a -> " with DH-HMAC-CHAP " + a).orElse(""));
@@ -173,7 +165,7 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
     @Override
     public StateRelease deny(ExportRecord before, Nqn host) {
         disallow(before.subsystem(), host);
-        Optional.ofNullable(before.psks().get(host)).ifPresent(psk -> removeKey(before, host, psk));
+        tlsKeys.remove(before, HostTlsKeys.of(before, host));
         return StateRelease.DONE;
     }
 
@@ -183,16 +175,6 @@ public final class Exporter implements ProtocolExporter<ExportRecord, Nqn> {
      */
     public boolean tlsSupported() {
         return target.tlsSupported();
-    }
-
-    /** Puts the host's key where the target's handshake finds it, before the host is admitted. Never logs the key. */
-    private void putKey(ExportRecord record, Nqn host, TlsPsk psk) {
-        target.tlsKeys().put(psk.identity(host, record.subsystem()), psk.bytes());
-    }
-
-    /** Invalidates the host's key: no new handshake of it succeeds. */
-    private void removeKey(ExportRecord record, Nqn host, TlsPsk psk) {
-        target.tlsKeys().remove(psk.identity(host, record.subsystem()));
     }
 
     @Override
