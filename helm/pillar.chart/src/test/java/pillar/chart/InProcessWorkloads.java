@@ -328,7 +328,7 @@ final class InProcessWorkloads implements AutoCloseable {
 
     /** The node's keyring of TLS keys: one in memory for the run. */
     private static java.util.function.Supplier<pillar.runtime.keys.Keyring> nodeKeys() {
-        pillar.node.nvme.FakeKeyring keys = new pillar.node.nvme.FakeKeyring();
+        pillar.testkit.FakeKeyring keys = new pillar.testkit.FakeKeyring();
         return () -> keys;
     }
 }

@@ -29,6 +29,7 @@ import pillar.agent.configfs.FakeNvmet.Item;
 import pillar.api.value.Nqn;
 import pillar.runtime.keys.KeyringException;
 import pillar.runtime.metrics.WorkloadMetrics;
+import pillar.testkit.FakeKeyring;
 
 /**
  * A configfs mount with nvmet loaded, in memory, that answers the adapter's calls as kernel 6.1 does:
@@ -81,7 +82,7 @@ public final class FakeConfigfsTree implements ConfigfsTree {
     private final Path root;
     private final Group mount; // null when configfs is not mounted
     private final FakeNvmet nvmet;
-    private final MemoryKeyring keys = new MemoryKeyring();
+    private final FakeKeyring keys = new FakeKeyring();
     private final Map<Path, String> disagreements = new HashMap<>();
     private final List<String> journal = new ArrayList<>();
 
@@ -125,7 +126,7 @@ public final class FakeConfigfsTree implements ConfigfsTree {
     }
 
     /** The kernel's {@code .nvme} keyring: there on a kernel with TLS ports (6.12), none on another. */
-    public MemoryKeyring tlsKeys() {
+    public FakeKeyring tlsKeys() {
         if (!nvmet.tls()) {
             throw new KeyringException("the kernel has no .nvme keyring (the fake of a kernel without NVMe/TCP TLS)");
         }

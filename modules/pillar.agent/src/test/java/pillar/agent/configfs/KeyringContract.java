@@ -10,7 +10,8 @@ import pillar.runtime.keys.Keyring;
 /**
  * What pillar-csi relies on of a {@link Keyring}: a key put is found under its identity, a put under the
  * same identity replaces it, a removed key is not found, and removing an absent key succeeds.
- * {@link MemoryKeyringTest} runs it on the fake, {@code KernelKeyringTlsKernelIT} on the kernel's keyrings.
+ * {@link FakeKeyringTest} runs it on the tests' fake ({@code pillar.testkit.FakeKeyring}),
+ * {@code KernelKeyringTlsKernelIT} on the kernel's keyrings.
  */
 abstract class KeyringContract {
     static final String IDENTITY = "NVMe0R01 nqn.2024-06.io.pillar-csi:contract-host nqn.2024-06.io.pillar-csi:contract-vol";

@@ -12,13 +12,13 @@ import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
-import pillar.agent.configfs.MemoryKeyring;
 import pillar.agent.configfs.PortAddress;
 import pillar.api.value.Nqn;
 import pillar.api.value.TlsPsk;
 import pillar.api.value.VolumeId;
 import pillar.runtime.keys.Keyring;
 import pillar.runtime.keys.KeyringException;
+import pillar.testkit.FakeKeyring;
 
 /** The hosts' TLS keys of a record: one resolution of the keyring per call, none without keys. */
 class HostTlsKeysTest {
@@ -27,7 +27,7 @@ class HostTlsKeysTest {
     private static final Nqn C = Nqn.of("nqn.2014-08.org.nvmexpress:uuid:0c000000-0000-4000-8000-00000000000c");
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private final MemoryKeyring keyring = new MemoryKeyring();
+    private final FakeKeyring keyring = new FakeKeyring();
     private final AtomicInteger resolutions = new AtomicInteger();
     private final HostTlsKeys keys = new HostTlsKeys(counting(() -> keyring));
 

@@ -22,7 +22,7 @@ class NvmeAttacherFakeTest extends NvmeAttacherContract {
     Path root;
     private FakeInitiator initiator;
     private SysfsNvme sysfs;
-    private final pillar.node.nvme.FakeKeyring tlsKeys = new pillar.node.nvme.FakeKeyring();
+    private final pillar.testkit.FakeKeyring tlsKeys = new pillar.testkit.FakeKeyring();
     private final SubsystemLocks locks = new SubsystemLocks();
 
     @BeforeEach

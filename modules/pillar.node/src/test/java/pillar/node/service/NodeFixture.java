@@ -73,7 +73,7 @@ final class NodeFixture implements BeforeEachCallback, AfterEachCallback, AutoCl
     final Mounter mounter;
     final FakeInitiator initiator;
     /** The node's keyring of TLS keys. */
-    final pillar.node.nvme.FakeKeyring tlsKeys = new pillar.node.nvme.FakeKeyring();
+    final pillar.testkit.FakeKeyring tlsKeys = new pillar.testkit.FakeKeyring();
     final ProcessRunner runner;
     private final Backing backing;
     private final Map<String, Path> backings = new HashMap<>();

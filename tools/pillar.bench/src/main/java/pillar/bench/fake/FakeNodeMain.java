@@ -55,13 +55,13 @@ public final class FakeNodeMain {
         NodePorts ports = new NodePorts(NodeId.of("bench-worker"), host, new FakeMounter(),
                 new OfferingInitiator(new FakeInitiator(sys, dev, host), backings, volumeBytes), new SysfsNvme(sys, dev),
                 new FilesystemTools(new TimedProcessRunner(new FakeProcessRunner(), metrics)), new StageRecords(root.resolve("state")),
-                new KubeletPaths(root.resolve("kubelet")), Duration.ofSeconds(30), keyring(new pillar.node.nvme.FakeKeyring()));
+                new KubeletPaths(root.resolve("kubelet")), Duration.ofSeconds(30), keyring(new pillar.testkit.FakeKeyring()));
         NodeMain.start(new CsiEndpoint(args.path("socket"), "127.0.0.1", args.integer("health-port")), ports, metrics);
         System.out.println("bench-node: ready; host NQN " + host);
     }
 
     /** The one keyring of the bench's node, whoever asks. */
-    private static java.util.function.Supplier<pillar.runtime.keys.Keyring> keyring(pillar.node.nvme.FakeKeyring keys) {
+    private static java.util.function.Supplier<pillar.runtime.keys.Keyring> keyring(pillar.testkit.FakeKeyring keys) {
         return () -> keys;
     }
 }

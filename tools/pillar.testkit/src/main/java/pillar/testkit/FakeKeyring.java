@@ -1,4 +1,4 @@
-package pillar.agent.configfs;
+package pillar.testkit;
 
 import java.util.Map;
 import java.util.Optional;
@@ -12,9 +12,11 @@ import pillar.runtime.keys.Keyring;
 /**
  * A {@link Keyring} in memory that behaves as the kernel's does for pillar-csi: a put under an identity
  * already there replaces that key with a new one (a new serial), a removed key is no longer found, and
- * serials are never reused. Tests read what it holds with {@link #psk}.
+ * serials are never reused, across keyrings too. {@code KeyringContract} holds it and the kernel's keyrings
+ * to that. The agent's fake configfs has one as the target's {@code .nvme} keyring, the node's tests as the
+ * host's; tests read what it holds by identity ({@link #psk}) or, as a handshake does, by serial ({@link #bySerial}).
  */
-public final class MemoryKeyring implements Keyring {
+public final class FakeKeyring implements Keyring {
     private static final AtomicInteger SERIALS = new AtomicInteger(0x1000_0000);
 
     private final int serial = SERIALS.incrementAndGet();
@@ -49,6 +51,11 @@ public final class MemoryKeyring implements Keyring {
     /** The key under {@code identity}, if there. */
     public Optional<byte[]> psk(String identity) {
         return Optional.ofNullable(keys.get(identity)).map(k -> k.psk().clone());
+    }
+
+    /** The key with that serial, if the keyring still holds it. */
+    public Optional<byte[]> bySerial(int key) {
+        return keys.values().stream().filter(k -> k.serial() == key).findFirst().map(k -> k.psk().clone());
     }
 
     /** The identities it holds. */

@@ -1,10 +1,11 @@
 package pillar.agent.configfs;
 
 import pillar.runtime.keys.Keyring;
+import pillar.testkit.FakeKeyring;
 
 /** {@link KeyringContract} on the tests' keyring in memory. */
-class MemoryKeyringTest extends KeyringContract {
-    private final MemoryKeyring keyring = new MemoryKeyring();
+class FakeKeyringTest extends KeyringContract {
+    private final FakeKeyring keyring = new FakeKeyring();
 
     @Override
     Keyring keyring() {
