@@ -2,17 +2,14 @@ package pillar.agent.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static pillar.agent.service.StatusAssertions.assertRefused;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import org.junit.jupiter.api.AfterEach;
@@ -21,22 +18,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import pillar.agent.backend.lvm.FakeLvm;
 import pillar.agent.configfs.FakeConfigfsTree;
 import pillar.api.agent.AgentErrors;
 import pillar.api.agent.v1.AgentErrorReason;
-import pillar.api.agent.v1.AgentServiceGrpc;
 import pillar.api.agent.v1.AllowInitiatorRequest;
-import pillar.api.agent.v1.CreateVolumeRequest;
 import pillar.api.agent.v1.ExportSpec;
 import pillar.api.agent.v1.ExportVolumeRequest;
 import pillar.api.agent.v1.GetCapabilitiesRequest;
 import pillar.api.agent.v1.HostAuth;
 import pillar.api.agent.v1.ListExportsRequest;
-import pillar.api.fencing.FencingToken;
-import pillar.runtime.server.WorkloadServer;
 import pillar.api.value.DhchapSecret;
-import pillar.api.value.LifecycleUid;
 import pillar.testkit.CapturedLogs;
 
 /**
@@ -48,7 +39,6 @@ import pillar.testkit.CapturedLogs;
 class AgentAuthIT {
     private static final String HOST = "nqn.2014-08.org.nvmexpress:uuid:0f9c2a6e-7c1b-4b8e-9a57-3e2d1c0b9a88";
     private static final String NQN = "nqn.2024-06.io.pillar-csi:pvc-auth";
-    private static final long MIB = 1L << 20;
     private static final String KEY_1 = DhchapSecret.encode(1, filled(0x51)).value();
     private static final String KEY_2 = DhchapSecret.encode(1, filled(0x52)).value();
     private static final String CTRL = DhchapSecret.encode(1, filled(0x53)).value();
@@ -56,14 +46,9 @@ class AgentAuthIT {
     @TempDir
     Path dir;
 
-    private final LifecycleUid lifecycle = LifecycleUid.random();
     @RegisterExtension
     final CapturedLogs logs = new CapturedLogs();
-    private FakeLvm lvm;
-    private FakeConfigfsTree configfs;
-    private WorkloadServer agent;
-    private ManagedChannel channel;
-    private AgentServiceGrpc.AgentServiceBlockingStub stub;
+    private RebootableAgentBed bed;
 
     private static byte[] filled(int b) {
         byte[] key = new byte[32];
@@ -73,44 +58,22 @@ class AgentAuthIT {
 
     @BeforeEach
     void bed() {
-        lvm = new FakeLvm("vg0", 1024 * MIB, dir.resolve("dev")).withThinPool("pool0", 512 * MIB);
-    }
-
-    private void startAgent(FakeConfigfsTree tree) {
-        configfs = tree;
-        FakeThinAgent bed = FakeThinAgent.start(dir.resolve("state"), configfs, lvm);
-        agent = bed.agent();
-        channel = bed.channel();
-        stub = bed.stub();
+        bed = new RebootableAgentBed(dir);
     }
 
     @AfterEach
     void stop() throws InterruptedException {
-        if (channel != null) {
-            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-            agent.close();
-            channel = null;
-        }
-    }
-
-    private pillar.api.agent.v1.FencingToken token() {
-        return FencingToken.of(lifecycle, 0).toProto();
+        bed.stop();
     }
 
     private ExportVolumeRequest export(boolean authRequired) {
-        return ExportVolumeRequest.newBuilder().setToken(token()).setVolumeId("pvc-auth").setBackend("fast")
+        return ExportVolumeRequest.newBuilder().setToken(bed.token()).setVolumeId("pvc-auth").setBackend("fast")
                 .setExport(ExportSpec.newBuilder().setBindAddress("127.0.0.1").setPort(4420).setAclEnabled(true)
                         .setAuthRequired(authRequired)).build();
     }
 
-    private void create() {
-        var volume = stub.createVolume(CreateVolumeRequest.newBuilder().setToken(token()).setVolumeId("pvc-auth")
-                .setBackend("fast").setSizeBytes(64 * MIB).build()).getVolume();
-        configfs.addBlockDevice(Path.of(volume.getDevicePath()));
-    }
-
     private AllowInitiatorRequest allow(HostAuth.Builder auth) {
-        AllowInitiatorRequest.Builder request = AllowInitiatorRequest.newBuilder().setToken(token()).setVolumeId("pvc-auth")
+        AllowInitiatorRequest.Builder request = AllowInitiatorRequest.newBuilder().setToken(bed.token()).setVolumeId("pvc-auth")
                 .setHostNqn(HOST);
         if (auth != null) {
             request.setAuth(auth);
@@ -123,14 +86,7 @@ class AgentAuthIT {
     }
 
     private Optional<String> hostKey() {
-        return configfs.value("hosts/" + HOST + "/dhchap_key");
-    }
-
-    private static void assertRefused(Status.Code code, String message, Runnable call) {
-        assertThatThrownBy(call::run).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-            assertThat(e.getStatus().getCode()).as(e.getStatus().toString()).isEqualTo(code);
-            assertThat(e.getStatus().getDescription()).contains(message);
-        });
+        return bed.configfs().value("hosts/" + HOST + "/dhchap_key");
     }
 
     private static void assertNoAuth(Runnable call) {
@@ -142,54 +98,54 @@ class AgentAuthIT {
 
     @Test
     void withoutNvmetAuthTheCapabilityIsFalseAndAnAuthExportIsRefusedChangingNothing() {
-        startAgent(FakeConfigfsTree.create());
-        assertThat(stub.getCapabilities(GetCapabilitiesRequest.getDefaultInstance()).getNvmeAuth()).isFalse();
-        create();
-        assertNoAuth(() -> stub.exportVolume(export(true)));
-        assertThat(configfs.entries("subsystems")).isEmpty();
-        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExportsList()).isEmpty();
+        bed.start(FakeConfigfsTree.create());
+        assertThat(bed.stub().getCapabilities(GetCapabilitiesRequest.getDefaultInstance()).getNvmeAuth()).isFalse();
+        bed.create("pvc-auth");
+        assertNoAuth(() -> bed.stub().exportVolume(export(true)));
+        assertThat(bed.configfs().entries("subsystems")).isEmpty();
+        assertThat(bed.stub().listExports(ListExportsRequest.getDefaultInstance()).getExportsList()).isEmpty();
 
-        stub.exportVolume(export(false));
-        assertNoAuth(() -> stub.allowInitiator(allow(keys(KEY_1))));
-        assertThat(configfs.entries("hosts")).isEmpty();
+        bed.stub().exportVolume(export(false));
+        assertNoAuth(() -> bed.stub().allowInitiator(allow(keys(KEY_1))));
+        assertThat(bed.configfs().entries("hosts")).isEmpty();
     }
 
     @Test
     void keysReachTheHostEntryAndThe0600RecordButNoLogAndRotate() throws IOException {
-        startAgent(FakeConfigfsTree.createWithAuth());
-        assertThat(stub.getCapabilities(GetCapabilitiesRequest.getDefaultInstance()).getNvmeAuth()).isTrue();
-        create();
-        stub.exportVolume(export(true));
-        assertRefused(Status.Code.INVALID_ARGUMENT, "auth_required", () -> stub.allowInitiator(allow(null)));
+        bed.start(FakeConfigfsTree.createWithAuth());
+        assertThat(bed.stub().getCapabilities(GetCapabilitiesRequest.getDefaultInstance()).getNvmeAuth()).isTrue();
+        bed.create("pvc-auth");
+        bed.stub().exportVolume(export(true));
+        assertRefused(Status.Code.INVALID_ARGUMENT, "auth_required", () -> bed.stub().allowInitiator(allow(null)));
         String damaged = KEY_1.substring(0, 12) + (KEY_1.charAt(12) == 'A' ? 'B' : 'A') + KEY_1.substring(13);
         assertRefused(Status.Code.INVALID_ARGUMENT, "auth.host_key: its CRC-32 does not match",
-                () -> stub.allowInitiator(allow(keys(damaged))));
-        assertRefused(Status.Code.INVALID_ARGUMENT, "auth.hash", () -> stub.allowInitiator(allow(keys(KEY_1).setHash("md5"))));
-        assertThat(configfs.entries("hosts")).as("nothing changed").isEmpty();
+                () -> bed.stub().allowInitiator(allow(keys(damaged))));
+        assertRefused(Status.Code.INVALID_ARGUMENT, "auth.hash", () -> bed.stub().allowInitiator(allow(keys(KEY_1).setHash("md5"))));
+        assertThat(bed.configfs().entries("hosts")).as("nothing changed").isEmpty();
 
-        stub.allowInitiator(allow(keys(KEY_1).setControllerKey(CTRL).setDhGroup("ffdhe2048")));
+        bed.stub().allowInitiator(allow(keys(KEY_1).setControllerKey(CTRL).setDhGroup("ffdhe2048")));
         assertThat(hostKey()).contains(KEY_1);
-        assertThat(configfs.value("hosts/" + HOST + "/dhchap_ctrl_key")).contains(CTRL);
-        assertThat(configfs.entries("subsystems/" + NQN + "/allowed_hosts")).containsExactly(HOST);
+        assertThat(bed.configfs().value("hosts/" + HOST + "/dhchap_ctrl_key")).contains(CTRL);
+        assertThat(bed.configfs().entries("subsystems/" + NQN + "/allowed_hosts")).containsExactly(HOST);
         Path record = dir.resolve("state/exports/pvc-auth");
         assertThat(Files.readString(record)).contains(KEY_1);
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(record))).isEqualTo("rw-------");
-        var listed = stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0);
+        var listed = bed.stub().listExports(ListExportsRequest.getDefaultInstance()).getExports(0);
         assertThat(listed.getExport().getAuthRequired()).isTrue();
         assertThat(listed.getDriftList()).isEmpty();
         assertThat(listed.toString()).doesNotContain(KEY_1).doesNotContain(CTRL);
 
         // someone else writes another key: drift names the host, never a key
-        configfs.target().allowHost(pillar.api.value.Nqn.of(NQN), pillar.api.value.Nqn.of(HOST),
+        bed.configfs().target().allowHost(pillar.api.value.Nqn.of(NQN), pillar.api.value.Nqn.of(HOST),
                 Optional.of(pillar.agent.configfs.HostAuth.oneWay(DhchapSecret.of("k", KEY_2))));
-        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList())
+        assertThat(bed.stub().listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList())
                 .contains("host " + HOST + ": its DH-HMAC-CHAP key differs from the record")
                 .allSatisfy(line -> assertThat(line).doesNotContain(KEY_1).doesNotContain(KEY_2));
 
         // rotation through the API
-        stub.allowInitiator(allow(keys(KEY_2)));
+        bed.stub().allowInitiator(allow(keys(KEY_2)));
         assertThat(hostKey()).contains(KEY_2);
-        assertThat(configfs.value("hosts/" + HOST + "/dhchap_ctrl_key")).as("one-way now").contains("");
+        assertThat(bed.configfs().value("hosts/" + HOST + "/dhchap_ctrl_key")).as("one-way now").contains("");
         assertThat(Files.readString(record)).contains(KEY_2).doesNotContain(KEY_1);
         assertThat(logs.lines()).isNotEmpty().allSatisfy(line -> assertThat(line).doesNotContain(KEY_1)
                 .doesNotContain(KEY_2).doesNotContain(CTRL).doesNotContain(damaged));
@@ -197,23 +153,23 @@ class AgentAuthIT {
 
     @Test
     void aRebootReappliesTheKeysFromTheRecord() throws InterruptedException {
-        startAgent(FakeConfigfsTree.createWithAuth());
-        create();
-        stub.exportVolume(export(true));
-        stub.allowInitiator(allow(keys(KEY_1)));
-        stop();
-        startAgent(FakeConfigfsTree.createWithAuth().addBlockDevice(dir.resolve("dev/vg0/pvc-auth")));
-        assertThat(configfs.entries("subsystems/" + NQN + "/allowed_hosts")).containsExactly(HOST);
+        bed.start(FakeConfigfsTree.createWithAuth());
+        bed.create("pvc-auth");
+        bed.stub().exportVolume(export(true));
+        bed.stub().allowInitiator(allow(keys(KEY_1)));
+        bed.stop();
+        bed.start(FakeConfigfsTree.createWithAuth().addBlockDevice(dir.resolve("dev/vg0/pvc-auth")));
+        assertThat(bed.configfs().entries("subsystems/" + NQN + "/allowed_hosts")).containsExactly(HOST);
         assertThat(hostKey()).contains(KEY_1);
-        assertThat(stub.listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList()).isEmpty();
+        assertThat(bed.stub().listExports(ListExportsRequest.getDefaultInstance()).getExports(0).getDriftList()).isEmpty();
     }
 
     @Test
     void anAuthExportNeedsAnAcl() {
-        startAgent(FakeConfigfsTree.createWithAuth());
-        create();
+        bed.start(FakeConfigfsTree.createWithAuth());
+        bed.create("pvc-auth");
         ExportVolumeRequest open = export(true).toBuilder().setExport(export(true).getExport().toBuilder().setAclEnabled(false)).build();
-        assertRefused(Status.Code.INVALID_ARGUMENT, "export.auth_required: needs acl_enabled", () -> stub.exportVolume(open));
-        assertThat(configfs.entries("subsystems")).isEmpty();
+        assertRefused(Status.Code.INVALID_ARGUMENT, "export.auth_required: needs acl_enabled", () -> bed.stub().exportVolume(open));
+        assertThat(bed.configfs().entries("subsystems")).isEmpty();
     }
 }
