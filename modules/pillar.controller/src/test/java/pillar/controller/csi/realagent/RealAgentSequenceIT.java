@@ -26,7 +26,6 @@ import pillar.api.csi.v1.GetCapacityRequest;
 import pillar.controller.agent.AgentTarget;
 import pillar.controller.agent.FaultInjectingAgentClient.Fault;
 import pillar.controller.crd.PillarVolumeState;
-import pillar.controller.csi.CsiHarness;
 import pillar.controller.csi.Requests;
 import pillar.controller.reconcile.ControllerHarness;
 import pillar.controller.volume.publish.StaleGrants;
@@ -41,77 +40,71 @@ class RealAgentSequenceIT {
     @TempDir
     Path dir;
 
-    private RealAgent agent;
-    private CsiHarness harness;
+    private RealAgentBed bed;
 
     @BeforeEach
     void start() {
-        agent = new RealAgent(dir);
-        harness = CsiHarness.with(agent.client).start();
-        harness.pillarObjects("127.0.0.1", agent.port(), "vg0", "pool0");
-        harness.startController("controller-a");
-        harness.awaitStoreReady();
+        bed = RealAgentBed.start(dir);
     }
 
     @AfterEach
     void stop() {
-        harness.close();
-        agent.close();
+        bed.close();
     }
 
     @Test
     void createPublishUnpublishExpandDelete() {
-        agent.expectVolume("pvc-r1");
-        var volume = harness.csi().createVolume(Requests.create("pvc-r1", 64 * MIB)).getVolume();
+        bed.agent.expectVolume("pvc-r1");
+        var volume = bed.harness.csi().createVolume(Requests.create("pvc-r1", 64 * MIB)).getVolume();
         assertThat(volume.getCapacityBytes()).isEqualTo(64 * MIB);
         assertThat(volumes()).containsExactly("pvc-r1=" + 64 * MIB);
         String nqn = "nqn.2024-06.io.pillar-csi:pvc-r1";
-        assertThat(agent.configfs.entries("subsystems")).containsExactly(nqn);
-        assertThat(agent.configfs.value("subsystems/" + nqn + "/namespaces/1/enable")).contains("1");
-        assertThat(harness.csi().createVolume(Requests.create("pvc-r1", 64 * MIB)).getVolume()).isEqualTo(volume);
-        assertThat(agent.lvcreates("pvc-r1")).isEqualTo(1);
+        assertThat(bed.agent.configfs.entries("subsystems")).containsExactly(nqn);
+        assertThat(bed.agent.configfs.value("subsystems/" + nqn + "/namespaces/1/enable")).contains("1");
+        assertThat(bed.harness.csi().createVolume(Requests.create("pvc-r1", 64 * MIB)).getVolume()).isEqualTo(volume);
+        assertThat(bed.agent.lvcreates("pvc-r1")).isEqualTo(1);
 
-        Map<String, String> context = harness.csi().controllerPublishVolume(Requests.publish("pvc-r1", NODE_A, Requests.rwo(), false))
+        Map<String, String> context = bed.harness.csi().controllerPublishVolume(Requests.publish("pvc-r1", NODE_A, Requests.rwo(), false))
                 .getPublishContextMap();
         assertThat(context).containsEntry(PublishContext.NQN, nqn).containsEntry(PublishContext.TRADDR, "127.0.0.1")
                 .containsEntry(PublishContext.TRSVCID, "4420").containsEntry(PublishContext.TRANSPORT, "tcp");
-        assertThat(agent.configfs.entries("subsystems/" + nqn + "/allowed_hosts")).containsExactly(NODE_A);
-        assertThat(agent.configfs.value("subsystems/" + nqn + "/attr_allow_any_host")).contains("0");
+        assertThat(bed.agent.configfs.entries("subsystems/" + nqn + "/allowed_hosts")).containsExactly(NODE_A);
+        assertThat(bed.agent.configfs.value("subsystems/" + nqn + "/attr_allow_any_host")).contains("0");
 
-        var grown = harness.csi().controllerExpandVolume(ControllerExpandVolumeRequest.newBuilder().setVolumeId("pvc-r1")
+        var grown = bed.harness.csi().controllerExpandVolume(ControllerExpandVolumeRequest.newBuilder().setVolumeId("pvc-r1")
                 .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(102 * MIB)).build());
         assertThat(grown.getCapacityBytes()).isEqualTo(104 * MIB);
         assertThat(grown.getNodeExpansionRequired()).isTrue();
         assertThat(volumes()).containsExactly("pvc-r1=" + 104 * MIB);
 
-        harness.csi().controllerUnpublishVolume(Requests.unpublish("pvc-r1", NODE_A));
-        assertThat(agent.configfs.entries("subsystems/" + nqn + "/allowed_hosts")).isEmpty();
-        assertThat(harness.csi().getCapacity(GetCapacityRequest.newBuilder().putAllParameters(Requests.parameters()).build())
+        bed.harness.csi().controllerUnpublishVolume(Requests.unpublish("pvc-r1", NODE_A));
+        assertThat(bed.agent.configfs.entries("subsystems/" + nqn + "/allowed_hosts")).isEmpty();
+        assertThat(bed.harness.csi().getCapacity(GetCapacityRequest.newBuilder().putAllParameters(Requests.parameters()).build())
                 .getAvailableCapacity()).isPositive();
 
-        harness.csi().deleteVolume(Requests.delete("pvc-r1"));
-        harness.csi().deleteVolume(Requests.delete("pvc-r1"));
-        assertThat(agent.configfs.entries("subsystems")).isEmpty();
-        assertThat(agent.configfs.entries("ports")).isEmpty();
+        bed.harness.csi().deleteVolume(Requests.delete("pvc-r1"));
+        bed.harness.csi().deleteVolume(Requests.delete("pvc-r1"));
+        assertThat(bed.agent.configfs.entries("subsystems")).isEmpty();
+        assertThat(bed.agent.configfs.entries("ports")).isEmpty();
         assertThat(volumes()).isEmpty();
-        assertThat(harness.states()).isEmpty();
+        assertThat(bed.harness.states()).isEmpty();
     }
 
     /** ListVolumes reads the real agent's GetVolumesHealth: each entry's condition is ControllerGetVolume's (GetVolumeHealth). */
     @Test
     void listVolumesReportsTheConditionsControllerGetVolumeReports() {
         for (String id : List.of("pvc-h1", "pvc-h2", "pvc-h3")) {
-            agent.expectVolume(id);
-            harness.csi().createVolume(Requests.create(id, 64 * MIB));
+            bed.agent.expectVolume(id);
+            bed.harness.csi().createVolume(Requests.create(id, 64 * MIB));
         }
-        agent.lvm.removeBehindTheAgent("pvc-h2");
+        bed.agent.lvm.removeBehindTheAgent("pvc-h2");
 
-        var entries = harness.csi().listVolumes(pillar.api.csi.v1.ListVolumesRequest.getDefaultInstance()).getEntriesList();
+        var entries = bed.harness.csi().listVolumes(pillar.api.csi.v1.ListVolumesRequest.getDefaultInstance()).getEntriesList();
 
         assertThat(entries).extracting(e -> e.getVolume().getVolumeId()).containsExactly("pvc-h1", "pvc-h2", "pvc-h3");
         assertThat(entries).extracting(e -> e.getStatus().getVolumeCondition().getAbnormal()).containsExactly(false, true, false);
         for (var entry : entries) {
-            assertThat(entry.getStatus().getVolumeCondition()).isEqualTo(harness.csi().controllerGetVolume(
+            assertThat(entry.getStatus().getVolumeCondition()).isEqualTo(bed.harness.csi().controllerGetVolume(
                     pillar.api.csi.v1.ControllerGetVolumeRequest.newBuilder().setVolumeId(entry.getVolume().getVolumeId()).build())
                     .getStatus().getVolumeCondition());
         }
@@ -124,17 +117,18 @@ class RealAgentSequenceIT {
      */
     @Test
     void beyondTheThinPoolsRatioCreateAndExpandAreResourceExhausted() {
-        agent.expectVolume("pvc-o1").expectVolume("pvc-o2");
-        harness.csi().createVolume(Requests.create("pvc-o1", 2000 * MIB));
+        bed.agent.expectVolume("pvc-o1").expectVolume("pvc-o2");
+        bed.harness.csi().createVolume(Requests.create("pvc-o1", 2000 * MIB));
 
-        String message = assertCode(Status.Code.RESOURCE_EXHAUSTED, () -> harness.csi().createVolume(Requests.create("pvc-o2", 64 * MIB)));
+        String message = assertCode(Status.Code.RESOURCE_EXHAUSTED,
+                () -> bed.harness.csi().createVolume(Requests.create("pvc-o2", 64 * MIB)));
         assertThat(message).contains("thin pool vg0/pool0 cannot take volume pvc-o2 of 64MiB: its thin volumes already add up to"
                 + " 2000MiB of the 2GiB its over-provisioning ratio 1 allows");
-        assertThat(agent.lvcreates("pvc-o2")).isZero();
-        assertCode(Status.Code.RESOURCE_EXHAUSTED, () -> harness.csi().controllerExpandVolume(ControllerExpandVolumeRequest.newBuilder()
+        assertThat(bed.agent.lvcreates("pvc-o2")).isZero();
+        assertCode(Status.Code.RESOURCE_EXHAUSTED, () -> bed.harness.csi().controllerExpandVolume(ControllerExpandVolumeRequest.newBuilder()
                 .setVolumeId("pvc-o1").setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(2100 * MIB)).build()));
         assertThat(volumes()).containsExactly("pvc-o1=" + 2000 * MIB);
-        assertThat(harness.csi().getCapacity(GetCapacityRequest.newBuilder().putAllParameters(Requests.parameters()).build())
+        assertThat(bed.harness.csi().getCapacity(GetCapacityRequest.newBuilder().putAllParameters(Requests.parameters()).build())
                 .getAvailableCapacity()).isEqualTo(48 * MIB);
     }
 
@@ -146,62 +140,62 @@ class RealAgentSequenceIT {
      */
     @Test
     void aHostNotPublishedLosesItsLinkInConfigfsAndNothingElseChanges() {
-        agent.expectVolume("pvc-s1");
-        harness.csi().createVolume(Requests.create("pvc-s1", 64 * MIB));
-        harness.csi().controllerPublishVolume(Requests.publish("pvc-s1", NODE_A, Requests.rwo(), false));
+        bed.agent.expectVolume("pvc-s1");
+        bed.harness.csi().createVolume(Requests.create("pvc-s1", 64 * MIB));
+        bed.harness.csi().controllerPublishVolume(Requests.publish("pvc-s1", NODE_A, Requests.rwo(), false));
         String nqn = "nqn.2024-06.io.pillar-csi:pvc-s1";
         String allowed = "subsystems/" + nqn + "/allowed_hosts";
-        PillarVolumeState state = harness.state("pvc-s1").orElseThrow();
-        agent.client.allowInitiator(AgentTarget.plaintext("127.0.0.1", agent.port()), AllowInitiatorRequest.newBuilder()
+        PillarVolumeState state = bed.harness.state("pvc-s1").orElseThrow();
+        bed.agent.client.allowInitiator(AgentTarget.plaintext("127.0.0.1", bed.agent.port()), AllowInitiatorRequest.newBuilder()
                 .setToken(FencingToken.newBuilder().setLifecycleUid(state.getMetadata().getUid())
                         .setPublicationGeneration(state.getStatus().getPublicationGeneration()))
                 .setVolumeId("pvc-s1").setHostNqn(NODE_B).build());
-        assertThat(agent.configfs.entries(allowed)).containsExactlyInAnyOrder(NODE_A, NODE_B);
-        int before = agent.configfs.changes().size();
+        assertThat(bed.agent.configfs.entries(allowed)).containsExactlyInAnyOrder(NODE_A, NODE_B);
+        int before = bed.agent.configfs.changes().size();
 
-        await().atMost(ControllerHarness.PATIENCE).until(() -> agent.configfs.entries(allowed), hosts -> hosts.equals(List.of(NODE_A)));
-        List<String> made = agent.configfs.changes().subList(before, agent.configfs.changes().size());
+        await().atMost(ControllerHarness.PATIENCE).until(() -> bed.agent.configfs.entries(allowed), hosts -> hosts.equals(List.of(NODE_A)));
+        List<String> made = bed.agent.configfs.changes().subList(before, bed.agent.configfs.changes().size());
         // what DenyInitiator makes: node B's link and host entry go, and the subsystem is re-linked on its
         // port so that an open connection of B's is cut too; node A's link, the namespace stay
         assertThat(made).contains("unlink " + allowed + "/" + NODE_B)
                 .noneMatch(change -> change.contains(NODE_A) || change.contains("namespaces") || change.startsWith("rmdir subsystems"));
-        assertThat(agent.configfs.value("subsystems/" + nqn + "/namespaces/1/enable")).contains("1");
-        assertThat(agent.configfs.entries("ports")).hasSize(1);
-        await().atMost(ControllerHarness.PATIENCE).until(() -> harness.events("pvc-s1").stream()
+        assertThat(bed.agent.configfs.value("subsystems/" + nqn + "/namespaces/1/enable")).contains("1");
+        assertThat(bed.agent.configfs.entries("ports")).hasSize(1);
+        await().atMost(ControllerHarness.PATIENCE).until(() -> bed.harness.events("pvc-s1").stream()
                 .anyMatch(e -> e.getReason().equals(StaleGrants.REVOKED) && e.getMessage().contains(NODE_B)));
     }
 
     @Test
     void aCrashAtEachAgentStepIsRecoveredByTheRetryWithNothingDuplicatedOrLeftBehind() {
         String nqn = "nqn.2024-06.io.pillar-csi:pvc-r2";
-        agent.expectVolume("pvc-r2");
+        bed.agent.expectVolume("pvc-r2");
         for (String rpc : new String[] {"CreateVolume", "ExportVolume"}) {
             for (Fault fault : Fault.values()) {
-                harness.agents.fail(rpc, fault);
+                bed.harness.agents.fail(rpc, fault);
                 assertCode(fault == Fault.BEFORE ? Status.Code.UNAVAILABLE : Status.Code.DEADLINE_EXCEEDED,
-                        () -> harness.csi().createVolume(Requests.create("pvc-r2", 64 * MIB)));
-                harness.restart();
+                        () -> bed.harness.csi().createVolume(Requests.create("pvc-r2", 64 * MIB)));
+                bed.harness.restart();
             }
         }
-        harness.csi().createVolume(Requests.create("pvc-r2", 64 * MIB));
-        assertThat(agent.lvcreates("pvc-r2")).isEqualTo(1);
+        bed.harness.csi().createVolume(Requests.create("pvc-r2", 64 * MIB));
+        assertThat(bed.agent.lvcreates("pvc-r2")).isEqualTo(1);
         assertThat(volumes()).containsExactly("pvc-r2=" + 64 * MIB);
-        assertThat(agent.configfs.entries("subsystems")).containsExactly(nqn);
+        assertThat(bed.agent.configfs.entries("subsystems")).containsExactly(nqn);
 
         for (Fault fault : Fault.values()) {
-            harness.agents.fail("DeleteVolume", fault);
+            bed.harness.agents.fail("DeleteVolume", fault);
             assertCode(fault == Fault.BEFORE ? Status.Code.UNAVAILABLE : Status.Code.DEADLINE_EXCEEDED,
-                    () -> harness.csi().deleteVolume(Requests.delete("pvc-r2")));
-            harness.restart();
+                    () -> bed.harness.csi().deleteVolume(Requests.delete("pvc-r2")));
+            bed.harness.restart();
         }
-        harness.csi().deleteVolume(Requests.delete("pvc-r2"));
+        bed.harness.csi().deleteVolume(Requests.delete("pvc-r2"));
         assertThat(volumes()).isEmpty();
-        assertThat(agent.configfs.entries("subsystems")).isEmpty();
-        assertThat(harness.states()).isEmpty();
+        assertThat(bed.agent.configfs.entries("subsystems")).isEmpty();
+        assertThat(bed.harness.states()).isEmpty();
     }
 
     private java.util.List<String> volumes() {
-        return agent.client.listVolumes(AgentTarget.plaintext("127.0.0.1", agent.port()),
+        return bed.agent.client.listVolumes(AgentTarget.plaintext("127.0.0.1", bed.agent.port()),
                 ListVolumesRequest.newBuilder().setBackend("fast").build()).getVolumesList().stream()
                 .map(v -> v.getVolumeId() + "=" + v.getSizeBytes()).toList();
     }

@@ -17,7 +17,6 @@ import pillar.api.context.PublishContext;
 import pillar.api.value.Nqn;
 import pillar.api.value.TlsPsk;
 import pillar.controller.crd.NvmeofTcp;
-import pillar.controller.csi.CsiHarness;
 import pillar.controller.csi.Requests;
 import pillar.controller.csi.auth.KeyedPublications;
 
@@ -31,52 +30,46 @@ class RealAgentTlsIT {
     @TempDir
     Path dir;
 
-    private RealAgent agent;
-    private CsiHarness harness;
+    private RealAgentBed bed;
 
     @BeforeEach
     void start() {
-        agent = new RealAgent(dir, FakeConfigfsTree.createWithAuth());
-        harness = CsiHarness.with(agent.client).start();
-        harness.pillarObjects("127.0.0.1", agent.port(), "vg0", "pool0");
-        harness.startController("controller-a");
-        harness.awaitStoreReady();
+        bed = RealAgentBed.start(dir, FakeConfigfsTree.createWithAuth());
     }
 
     @AfterEach
     void stop() {
-        harness.close();
-        agent.close();
+        bed.close();
     }
 
     private void theNodesKeyIsTheTargetsUnderItsIdentityUntilTheUnpublish(String volume) {
-        agent.expectVolume(volume);
-        harness.csi().createVolume(Requests.create(volume, 64 * MIB));
-        Map<String, String> context = harness.csi().controllerPublishVolume(Requests.publish(volume, NODE_A, Requests.rwo(), false))
+        bed.agent.expectVolume(volume);
+        bed.harness.csi().createVolume(Requests.create(volume, 64 * MIB));
+        Map<String, String> context = bed.harness.csi().controllerPublishVolume(Requests.publish(volume, NODE_A, Requests.rwo(), false))
                 .getPublishContextMap();
         assertThat(context).containsEntry(PublishContext.TLS, PublishContext.TLS_13);
         TlsPsk psk = TlsPsk.of("tlsPsk", context.get(PublishContext.TLS_PSK));
         Nqn connectsAs = Nqn.of(context.getOrDefault(PublishContext.HOST_NQN, NODE_A));
         String identity = psk.identity(connectsAs, Nqn.of(context.get(PublishContext.NQN)));
-        assertThat(agent.configfs.tlsKeys().psk(identity)).as("the target's key under the node's identity")
+        assertThat(bed.agent.configfs.tlsKeys().psk(identity)).as("the target's key under the node's identity")
                 .hasValueSatisfying(key -> assertThat(key).isEqualTo(psk.bytes()));
-        assertThat(agent.configfs.tlsKeys().identities()).containsExactly(identity);
+        assertThat(bed.agent.configfs.tlsKeys().identities()).containsExactly(identity);
 
-        harness.csi().controllerUnpublishVolume(Requests.unpublish(volume, NODE_A));
-        assertThat(agent.configfs.tlsKeys().identities()).isEmpty();
-        harness.csi().deleteVolume(Requests.delete(volume));
-        assertThat(agent.configfs.entries("ports")).isEmpty();
+        bed.harness.csi().controllerUnpublishVolume(Requests.unpublish(volume, NODE_A));
+        assertThat(bed.agent.configfs.tlsKeys().identities()).isEmpty();
+        bed.harness.csi().deleteVolume(Requests.delete(volume));
+        assertThat(bed.agent.configfs.entries("ports")).isEmpty();
     }
 
     @Test
     void withoutDhHmacChapTheNodeConnectsAsItself() {
-        KeyedPublications.protocol(harness, tcp -> tcp.setTls(NvmeofTcp.Tls.REQUIRED));
+        KeyedPublications.protocol(bed.harness, tcp -> tcp.setTls(NvmeofTcp.Tls.REQUIRED));
         theNodesKeyIsTheTargetsUnderItsIdentityUntilTheUnpublish("pvc-t1");
     }
 
     @Test
     void withDhHmacChapTheNodeConnectsAsThePublicationsOwnHostNqn() {
-        KeyedPublications.protocol(harness, tcp -> {
+        KeyedPublications.protocol(bed.harness, tcp -> {
             tcp.setTls(NvmeofTcp.Tls.REQUIRED);
             tcp.setAuth(NvmeofTcp.Auth.REQUIRED);
         });
