@@ -21,6 +21,59 @@ TLS_UTILS_DEBS=(
 # shellcheck disable=SC2034  # used by the scripts that source this file
 TLS_UTILS_VM_DIR=/var/lib/pillar-csi-vm/tls-utils
 
+# Debian 13's NFS server tools (nfs-utils 2.8.3: exportfs and rpc.mountd know the xprtsec export option,
+# RPC-with-TLS; Debian 12's 2.6.2 does not) for the guest of the kernel with TLS (6.12), as a Debian 13 storage
+# node has them. They need Debian 13's C library (libc6 2.38 or later), so they come from a Debian 13 root made by
+# mmdebstrap: the programs with the libraries they load (ldd in that root), patched (patchelf) to load them from
+# NFS_UTILS_13_GUEST, where dev/vm/guest-init copies them (under /usr, which rpc.mountd's own root keeps).
+# shellcheck disable=SC2034  # used by the scripts that source this file
+NFS_UTILS_13_VM_DIR=/var/lib/pillar-csi-vm/nfs-utils-13
+NFS_UTILS_13_GUEST=/usr/lib/pillar-nfs-utils-13
+NFS_UTILS_13_PROGRAMS=(exportfs rpc.mountd rpc.nfsd)
+
+# fetch_nfs_utils_13 DIR: DIR/root/sbin/{exportfs,rpc.mountd,rpc.nfsd} and DIR/root/lib (their loader and
+# libraries), DIR/root/.complete holding nfs-kernel-server's version. Does nothing when complete. Needs root.
+fetch_nfs_utils_13() {
+    local dir=$1 build uri
+    if [[ -f "$dir/root/.complete" ]]; then
+        echo "nfs-utils $(<"$dir/root/.complete") (Debian 13) already in $dir/root"
+        return 0
+    fi
+    command -v mmdebstrap >/dev/null || apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 mmdebstrap >&2 \
+        || return 1
+    uri=$(awk '/^URIs:/ && $2 ~ /\/debian\/?$/ { print $2; exit }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+    build=$dir/build
+    rm -rf "$build" "$dir/root.new"
+    mkdir -p "$build"
+    # apt gives up on a stalled download after 60 s, three times
+    timeout 1200 mmdebstrap --quiet --variant=essential --include=nfs-kernel-server,patchelf \
+        --aptopt='APT::Install-Recommends "false"' --aptopt='Acquire::http::Timeout "60"' --aptopt='Acquire::Retries "3"' \
+        trixie "$build/root" "deb ${uri:-http://deb.debian.org/debian} trixie main" >&2 || return 1
+    # shellcheck disable=SC2016  # the script's variables are the chroot's shell's
+    chroot "$build/root" /bin/sh -euc '
+        guest=$1
+        shift
+        mkdir -p /out/sbin /out/lib
+        for p; do cp "/usr/sbin/$p" /out/sbin/; ldd "/usr/sbin/$p"; done \
+            | awk "/=>/ { print \$3 } /ld-linux/ { print \$1 }" | sort -u | while IFS= read -r lib; do cp -L "$lib" /out/lib/; done
+        for f in /out/sbin/*; do
+            patchelf --set-interpreter "$guest/lib/ld-linux-x86-64.so.2" --force-rpath --set-rpath "$guest/lib" "$f"
+        done
+        # DT_RPATH: searched for the libraries'"'"' own dependencies too
+        for f in /out/lib/*; do
+            case $f in */ld-linux*) ;; *) patchelf --force-rpath --set-rpath "$guest/lib" "$f" ;; esac
+        done
+    ' sh "$NFS_UTILS_13_GUEST" "${NFS_UTILS_13_PROGRAMS[@]}" || return 1
+    mkdir -p "$dir/root.new"
+    mv "$build/root/out/sbin" "$build/root/out/lib" "$dir/root.new/" || return 1
+    dpkg-query --admindir="$build/root/var/lib/dpkg" -W -f='${Version}' nfs-kernel-server >"$dir/root.new/.complete" || return 1
+    rm -rf "$dir/root.old"
+    [[ ! -e "$dir/root" ]] || mv "$dir/root" "$dir/root.old"
+    mv "$dir/root.new" "$dir/root"
+    rm -rf "$dir/root.old" "$build"
+    echo "nfs-utils $(<"$dir/root/.complete") (Debian 13) in $dir/root"
+}
+
 # fetch_guest_debs LABEL DIR PROGRAMS DEB...: downloads the DEBs (as root) into DIR/debs and unpacks
 # them (dpkg -x) into DIR/root; nothing is installed.
 #   LABEL     what the messages call them, e.g. nfs-utils

@@ -63,7 +63,7 @@ final class NfsTlsSupport {
             runner.run(new Command(argv, timeout));
             return Optional.of("exportfs exported " + PROBE_PATH + ", which cannot exist; not trusting it with xprtsec");
         } catch (CommandFailedException e) {
-            answer = e.stderr();
+            answer = e.stderr().isBlank() ? e.getMessage() : e.stderr();
         }
         if (answer.contains("unknown keyword")) {
             return Optional.of("this host's exportfs does not know the xprtsec option (nfs-utils too old: Debian 12's 2.6.2"

@@ -6,16 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -27,6 +24,7 @@ import pillar.api.value.Nqn;
 import pillar.api.value.TlsPsk;
 import pillar.runtime.keys.KernelKeyring;
 import pillar.runtime.keys.Keyring;
+import pillar.testkit.WireCapture;
 
 /**
  * NVMe/TCP with TLS 1.3 on the real kernel that has it (Debian's 6.12 in the VM, {@code dev/kernel-it
@@ -41,7 +39,6 @@ class NvmeTlsKernelIT extends NvmetTlsContract {
     private static final String HOST_OPTIONS = "reconnect_delay=1,ctrl_loss_tmo=2";
     private static final PortId PLAIN_PORT = PortId.of(60_022);
     private static final PortAddress PLAIN = PortAddress.tcp("127.0.0.1", 4492);
-    private static final byte[] MARKER = "PILLAR-CSI-PLAINTEXT-MARKER-0123456789".getBytes(StandardCharsets.US_ASCII);
     private static final int WRITTEN = 1 << 20;
 
     @TempDir
@@ -100,7 +97,7 @@ class NvmeTlsKernelIT extends NvmetTlsContract {
         targetKeys.put(psk.identity(HOST, A), psk.bytes());
         int hostKey = hostKeys.put(psk.identity(HOST, A), psk.bytes());
 
-        Capture tls = Capture.start(work.resolve("tls.pcap"), TLS.trsvcid());
+        WireCapture tls = WireCapture.start(work.resolve("tls.pcap"), TLS.trsvcid());
         connect(TLS, "tls,keyring=" + hostKeys.serial() + ",tls_key=" + hostKey);
         writeMarkers();
         long tlsMarkers = tls.stop().markers();
@@ -113,7 +110,7 @@ class NvmeTlsKernelIT extends NvmetTlsContract {
 
         target().ensurePort(PLAIN_PORT, PLAIN);
         target().linkPort(PLAIN_PORT, A);
-        Capture plain = Capture.start(work.resolve("plain.pcap"), PLAIN.trsvcid());
+        WireCapture plain = WireCapture.start(work.resolve("plain.pcap"), PLAIN.trsvcid());
         connect(PLAIN, "");
         writeMarkers();
         long plainMarkers = plain.stop().markers();
@@ -142,14 +139,10 @@ class NvmeTlsKernelIT extends NvmetTlsContract {
         connected.add(name);
     }
 
-    /** Writes {@link #WRITTEN} bytes of {@link #MARKER} through the namespace, synchronously. */
+    /** Writes {@link #WRITTEN} bytes of {@link WireCapture#MARKER} through the namespace, synchronously. */
     private void writeMarkers() throws IOException, InterruptedException {
         Path head = initiator.awaitHead(A, NSID, Duration.ofSeconds(20));
-        ByteBuffer data = ByteBuffer.allocate(WRITTEN);
-        while (data.remaining() >= MARKER.length) {
-            data.put(MARKER);
-        }
-        data.clear();
+        ByteBuffer data = ByteBuffer.wrap(WireCapture.markerData(WRITTEN));
         try (FileChannel device = FileChannel.open(head, StandardOpenOption.WRITE)) {
             while (data.hasRemaining()) {
                 device.write(data, data.position());
@@ -161,45 +154,6 @@ class NvmeTlsKernelIT extends NvmetTlsContract {
     }
 
     private long onDevice() throws IOException {
-        return count(Files.readAllBytes(loop), MARKER);
-    }
-
-    static long count(byte[] haystack, byte[] needle) {
-        long found = 0;
-        for (int i = 0; i + needle.length <= haystack.length; i++) {
-            if (haystack[i] == needle[0] && Arrays.equals(haystack, i, i + needle.length, needle, 0, needle.length)) {
-                found++;
-            }
-        }
-        return found;
-    }
-
-    /** tcpdump on the loopback interface for one TCP port, writing packets as they come. */
-    private record Capture(Process process, Path file) {
-        static Capture start(Path file, int port) throws IOException, InterruptedException {
-            Path log = file.resolveSibling(file.getFileName() + ".log");
-            Process process = new ProcessBuilder("tcpdump", "-Z", "root", "-U", "-s", "0", "-i", "lo", "-w", file.toString(),
-                    "tcp", "port", Integer.toString(port)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!Files.readString(log).contains("listening on") && System.nanoTime() < deadline && process.isAlive()) {
-                Thread.sleep(100);
-            }
-            assertThat(Files.readString(log)).as("tcpdump listens").contains("listening on");
-            return new Capture(process, file);
-        }
-
-        Capture stop() throws InterruptedException {
-            process.destroy();
-            assertThat(process.waitFor(20, TimeUnit.SECONDS)).as("tcpdump ends").isTrue();
-            return this;
-        }
-
-        long bytes() throws IOException {
-            return Files.size(file);
-        }
-
-        long markers() throws IOException {
-            return count(Files.readAllBytes(file), MARKER);
-        }
+        return WireCapture.count(Files.readAllBytes(loop), WireCapture.MARKER);
     }
 }

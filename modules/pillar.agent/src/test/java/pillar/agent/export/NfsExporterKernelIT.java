@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,9 +19,7 @@ import pillar.agent.nfs.NfsFsid;
 import pillar.agent.nfs.NfsServer;
 import pillar.agent.nfs.NfsSquash;
 import pillar.api.value.VolumeId;
-import pillar.launch.ChildProcess;
 import pillar.runtime.exec.Command;
-import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.SystemProcessRunner;
 
 /**
@@ -89,22 +86,9 @@ class NfsExporterKernelIT extends NfsExporterContract {
      */
     @Test
     void rootOnARootSquashedClientIsTheAnonymousUidWhileNoRootSquashLetsItWrite() throws Exception {
-        Path top = Path.of("/pillar-export-squash");
         NfsClient loopback = NfsClient.parse("client", "127.0.0.1");
-        ChildProcess mountd = null;
-        boolean started = false;
-        try {
-            Files.createDirectories(top);
-            run("mount", "-t", "tmpfs", "-o", "size=1m", "pillar-export-squash", top.toString());
-            Files.createDirectories(Path.of("/var/lib/nfs/v4recovery"));
-            started = Files.readString(NFSD.resolve("threads")).strip().equals("0");
-            if (started) {
-                Files.writeString(NFSD.resolve("nfsv4gracetime"), "10\n"); // before nfsd starts: 90 s refuses every OPEN
-                run("rpc.nfsd", "-N", "3", "-V", "4.2", "--no-udp", "2");
-            }
-            mountd = ChildProcess.start("rpc.mountd", List.of(nfsMountd().toString(), top.toString(), "-N", "2", "-N", "3",
-                    "--no-udp"), stateDir.resolve("rpc.mountd.log"));
-            mountd.awaitReady(() -> succeeds("pgrep", "-x", "rpc.mountd"), Duration.ofSeconds(30), Duration.ofMillis(100));
+        Path top = Path.of("/pillar-export-squash");
+        try (LoopbackNfsd nfsd = LoopbackNfsd.start(top, stateDir)) {
             for (NfsSquash squash : NfsSquash.values()) {
                 Path dir = Files.createDirectories(top.resolve(squash.option()));
                 Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
@@ -112,7 +96,7 @@ class NfsExporterKernelIT extends NfsExporterContract {
                 Files.setPosixFilePermissions(dir.resolve("root-file"), PosixFilePermissions.fromString("rw-r--r--"));
                 server.export(dir, loopback, NfsFsid.of(VolumeId.of("contract-squash-" + squash.ordinal())), NfsAccess.READ_WRITE, squash);
                 Path mount = Files.createDirectories(stateDir.resolve("mnt-" + squash.option()));
-                run("mount", "-t", "nfs4", "-o", "vers=4.2,hard,addr=127.0.0.1,clientaddr=127.0.0.1", "127.0.0.1:" + dir, mount.toString());
+                LoopbackNfsd.mount(dir, mount, "");
                 try {
                     Files.writeString(mount.resolve("new-file"), "by root on the client\n");
                     boolean rewritten = writes(mount.resolve("root-file"), "rewritten by root on the client\n");
@@ -128,14 +112,6 @@ class NfsExporterKernelIT extends NfsExporterContract {
                     server.unexport(dir, loopback);
                 }
             }
-        } finally {
-            if (mountd != null) {
-                mountd.stop(Duration.ofSeconds(10));
-            }
-            if (started) {
-                succeeds("rpc.nfsd", "0");
-            }
-            succeeds("umount", top.toString());
         }
     }
 
@@ -147,24 +123,5 @@ class NfsExporterKernelIT extends NfsExporterContract {
         } catch (java.nio.file.AccessDeniedException refused) {
             return false;
         }
-    }
-
-    private static boolean succeeds(String... argv) {
-        try {
-            run(argv);
-            return true;
-        } catch (CommandFailedException failed) {
-            return false;
-        }
-    }
-
-    /** {@code dev/vm/nfs-mountd} of the checkout, the nearest directory up from here that has it. */
-    private static Path nfsMountd() {
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            if (Files.isExecutable(dir.resolve("dev/vm/nfs-mountd"))) {
-                return dir.resolve("dev/vm/nfs-mountd");
-            }
-        }
-        throw new IllegalStateException("no dev/vm/nfs-mountd above " + Path.of("").toAbsolutePath());
     }
 }
