@@ -47,10 +47,12 @@ public final class PublishContext {
      * {@value #TLS_13} when the target's port admits NVMe/TCP over TLS 1.3 only: the node then connects with
      * {@code tls} and {@link #TLS_PSK}, put into a keyring of its own under the identity of the host NQN it
      * connects as ({@link #HOST_NQN}, else its own) and {@link #NQN}; it refuses to stage on a kernel without
-     * NVMe/TCP TLS or without the key. Absent: plaintext.
+     * NVMe/TCP TLS or without the key. On an NFS volume ({@link #PROTOCOL_NFS}): the export admits RPC-with-TLS only,
+     * and the node mounts with {@code xprtsec=tls} (the server's certificate checked by the node's tlshd; no key here).
+     * Absent: plaintext.
      */
     public static final String TLS = "tls";
-    /** The value of {@link #TLS}: TLS 1.3 with a pre-shared key. */
+    /** The value of {@link #TLS}: TLS 1.3 (NVMe/TCP with a pre-shared key, NFS with the server's certificate). */
     public static final String TLS_13 = "tls1.3";
     /**
      * The publication's TLS pre-shared key ({@link pillar.api.value.TlsPsk}), made for this node and this volume

@@ -10,13 +10,24 @@ import io.fabric8.generator.annotation.Pattern;
  * kernel NFSv4.2 client. Only the nodes a volume is published to may mount it: each is admitted
  * by its own IP address (its Node object's InternalIP), never by a subnet. The server address is
  * an IP literal and never a wildcard: it is the address the nodes mount from. {@code squash} says what
- * the server makes of root on those nodes, frozen on each volume at its creation (docs/security.md).
+ * the server makes of root on those nodes and {@code tls} whether they must mount over RPC-with-TLS, both frozen
+ * on each volume at its creation (docs/security.md).
  */
 public class Nfs {
     /** The NFS version the nodes mount with. */
     public enum Version {
         @JsonProperty("4.2")
         V4_2
+    }
+
+    /** Whether the nodes must mount over RPC-with-TLS (RFC 9289, TLS 1.3 through the kernel's handshake daemon, tlshd). */
+    public enum Tls {
+        /** Every node mounts with xprtsec=tls; nfsd refuses a plaintext mount. Needs the agent's nfs_tls and tlshd on both ends. */
+        @JsonProperty("required")
+        REQUIRED,
+        /** Plaintext (and TLS, when a node asks for it); what volumes made before the option have. */
+        @JsonProperty("off")
+        OFF
     }
 
     /** What nfsd makes of root (uid 0) on a node the volume is published to. */
@@ -45,6 +56,13 @@ public class Nfs {
     @Default("no_root_squash")
     private Squash squash = Squash.NO_ROOT_SQUASH;
 
+    @JsonPropertyDescription("required: the nodes mount over RPC-with-TLS (xprtsec=tls) and the server refuses a plaintext"
+            + " mount; the storage node's tlshd presents a certificate for serverAddress that the nodes' tlshd trust"
+            + " (docs/nfs.md). Needs Linux 6.4 and nfs-utils with xprtsec on the storage node (Debian 13), 6.5 and tlshd on the"
+            + " nodes. off: plaintext. Fixed on each volume when it is created.")
+    @Default("off")
+    private Tls tls = Tls.OFF;
+
     public String getServerAddress() {
         return serverAddress;
     }
@@ -67,6 +85,19 @@ public class Nfs {
 
     public void setSquash(Squash squash) {
         this.squash = squash;
+    }
+
+    public Tls getTls() {
+        return tls;
+    }
+
+    public void setTls(Tls tls) {
+        this.tls = tls;
+    }
+
+    /** Whether the nodes must mount over RPC-with-TLS (an unset value is off). */
+    public boolean tlsRequired() {
+        return tls == Tls.REQUIRED;
     }
 
     /** Whether root on the nodes is squashed (an unset value is not). */

@@ -24,6 +24,9 @@ public class PillarAgentStatus {
     @JsonPropertyDescription("Whether the agent's kernel can require NVMe/TCP over TLS 1.3 on its ports; unset: not reported yet"
             + " (false from an agent of a release before TLS).")
     private Boolean nvmeTls;
+    @JsonPropertyDescription("Whether the agent's nfsd and NFS tools can require RPC-with-TLS on an export; unset: not reported"
+            + " yet (false from an agent of a release before NFS over TLS).")
+    private Boolean nfsTls;
     @JsonPropertyDescription("AgentConnected.")
     private List<Condition> conditions = new ArrayList<>();
 
@@ -49,6 +52,14 @@ public class PillarAgentStatus {
 
     public void setNvmeTls(Boolean nvmeTls) {
         this.nvmeTls = nvmeTls;
+    }
+
+    public Boolean getNfsTls() {
+        return nfsTls;
+    }
+
+    public void setNfsTls(Boolean nfsTls) {
+        this.nfsTls = nfsTls;
     }
 
     public String getEndpoint() {

@@ -88,6 +88,8 @@ public final class Reasons {
     public static final String NVME_AUTH_UNSUPPORTED = "NvmeAuthUnsupported";
     /** The protocol requires NVMe/TCP TLS and the store's agent has not reported a kernel that can require it. */
     public static final String NVME_TLS_UNSUPPORTED = "NvmeTlsUnsupported";
+    /** An NFS protocol requires RPC-with-TLS and the store's agent reports no nfs_tls (old kernel or nfs-utils). */
+    public static final String NFS_TLS_UNSUPPORTED = "NfsTlsUnsupported";
     /** SingleNodeAccess false: the protocol's target admits any host (aclEnabled: false) and cannot fence a node. */
     public static final String ACL_DISABLED = "AclDisabled";
     /** SingleNodeAccess true: the protocol's target admits only the publications' nodes. */

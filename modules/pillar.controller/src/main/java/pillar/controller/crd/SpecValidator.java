@@ -117,6 +117,9 @@ public final class SpecValidator {
             if (nfs.getSquash() == null) {
                 p.add("spec.nfs.squash", "must be no_root_squash or root_squash");
             }
+            if (nfs.getTls() == null) {
+                p.add("spec.nfs.tls", "must be required or off");
+            }
             return p.list;
         }
         NvmeofTcp tcp = spec.getNvmeofTcp();

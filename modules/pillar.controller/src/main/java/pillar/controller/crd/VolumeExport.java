@@ -14,8 +14,9 @@ import io.fabric8.generator.annotation.Required;
  * target listens, whether only published hosts may connect, whether they must authenticate in-band
  * (DH-HMAC-CHAP; unset: false), whether they must connect over TLS 1.3 (unset: false, as on every state
  * recorded before TLS), and the address initiators dial. An NFS export listens on the
- * server address, port 2049, always with its client list (aclEnabled true), never authenticated, and
- * with root on the nodes squashed when rootSquash is true (unset: false, no_root_squash).
+ * server address, port 2049, always with its client list (aclEnabled true), never authenticated, with root
+ * on the nodes squashed when rootSquash is true (unset: false, no_root_squash), and over RPC-with-TLS only
+ * when tlsRequired is true.
  */
 public class VolumeExport {
     @JsonPropertyDescription("nvmeofTcp or nfs; unset: nvmeofTcp.")
@@ -44,7 +45,8 @@ public class VolumeExport {
     @JsonPropertyDescription("Every host must authenticate in-band with its DH-HMAC-CHAP secrets (true); unset: false.")
     private Boolean authRequired;
 
-    @JsonPropertyDescription("Every host must connect over TLS 1.3 with its pre-shared key (true); unset: false.")
+    @JsonPropertyDescription("NVMe-oF/TCP: every host must connect over TLS 1.3 with its pre-shared key; NFS: every node must"
+            + " mount over RPC-with-TLS (true); unset: false.")
     private Boolean tlsRequired;
 
     @JsonPropertyDescription("NFS: root on the nodes acts as the anonymous uid 65534 (root_squash, true); unset: false.")
@@ -107,10 +109,11 @@ public class VolumeExport {
 
     /**
      * Whether each publication has keys of its own, made by the controller (DH-HMAC-CHAP, TLS or both):
-     * what the controller-only key Secret of the volume holds.
+     * what the controller-only key Secret of the volume holds. NFS over TLS has none: the server's certificate
+     * is the host's tlshd's.
      */
     public boolean hasPublicationKeys() {
-        return requiresAuth() || requiresTls();
+        return !nfs() && (requiresAuth() || requiresTls());
     }
 
     public Boolean getRootSquash() {

@@ -72,6 +72,7 @@ public final class PillarAgentReconciler implements Reconciler<PillarAgent> {
             next.setProtocols(protocols(capabilities));
             next.setNvmeAuth(capabilities.getNvmeAuth());
             next.setNvmeTls(capabilities.getNvmeTls());
+            next.setNfsTls(capabilities.getNfsTls());
             next.setConditions(damagedRecords(agent, capabilities.getDamagedRecordsList()));
             Optional<String> mismatch = AgentApiLevel.mismatch(capabilities, AgentApiLevel.CURRENT, AgentApiLevel.OLDEST_AGENT);
             if (mismatch.isPresent()) {

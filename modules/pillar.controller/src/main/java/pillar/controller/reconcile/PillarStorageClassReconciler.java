@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import pillar.controller.crd.Condition;
+import pillar.controller.crd.Nfs;
 import pillar.controller.crd.NvmeofTcp;
 import pillar.controller.crd.PillarAgent;
 import pillar.controller.crd.PillarAgentStatus;
@@ -116,6 +117,15 @@ public final class PillarStorageClassReconciler implements Reconciler<PillarStor
                         + " with tls: off") : Optional.empty();
         if (lacking.isPresent()) {
             return write(psc, false, Reasons.NVME_TLS_UNSUPPORTED, "PillarProtocol " + psc.getSpec().getProtocol() + lacking.get(),
+                    Result.done());
+        }
+        Nfs nfs = protocol.get().getSpec() == null ? null : protocol.get().getSpec().getNfs();
+        lacking = nfs != null && nfs.tlsRequired() ? lacking(agent, PillarAgentStatus::getNfsTls, "RPC-with-TLS",
+                " reports no nfsd and NFS tools that can require it (Linux 6.4 and an nfs-utils with xprtsec, such as Debian 13's;"
+                        + " an agent of a release before NFS over TLS never does): run a current agent on such a storage node or use"
+                        + " a protocol with tls: off") : Optional.empty();
+        if (lacking.isPresent()) {
+            return write(psc, false, Reasons.NFS_TLS_UNSUPPORTED, "PillarProtocol " + psc.getSpec().getProtocol() + lacking.get(),
                     Result.done());
         }
         StorageClass desired = DesiredStorageClass.of(psc, kind, auth ? Optional.of(namespace) : Optional.empty());

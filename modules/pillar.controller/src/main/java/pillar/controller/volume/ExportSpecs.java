@@ -103,8 +103,8 @@ public final class ExportSpecs {
         if (export.requiresTls() && !export.getAclEnabled()) {
             return "tlsRequired needs aclEnabled=true";
         }
-        if (export.nfs() && (!export.getAclEnabled() || export.requiresAuth() || export.requiresTls())) {
-            return "an nfs export always has aclEnabled=true (its client list), no authRequired and no tlsRequired";
+        if (export.nfs() && (!export.getAclEnabled() || export.requiresAuth())) {
+            return "an nfs export always has aclEnabled=true (its client list) and no authRequired";
         }
         if (export.squashesRoot() && !export.nfs()) {
             return "rootSquash is for nfs exports only";

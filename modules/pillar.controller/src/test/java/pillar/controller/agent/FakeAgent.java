@@ -55,6 +55,7 @@ public final class FakeAgent {
     /** The TLS pre-shared key each allowed host was given, by volume ID and host NQN. */
     final Map<String, Map<String, String>> tlsPsk = new TreeMap<>();
     private boolean nfsRootSquash = true;
+    private boolean nfsTls;
     /** The DH-HMAC-CHAP secrets each allowed host was given, by volume ID and host NQN. */
     final Map<String, Map<String, HostAuth>> hostAuth = new TreeMap<>();
     /** NFS: per volume, the client addresses allowed read-only (AllowInitiator's read_only). */
@@ -133,6 +134,19 @@ public final class FakeAgent {
     /** The TLS key a host was last given on a volume's export (AllowInitiator replaces it). */
     public synchronized Optional<String> tlsPsk(String volumeId, String hostNqn) {
         return Optional.ofNullable(tlsPsk.getOrDefault(volumeId, Map.of()).get(hostNqn));
+    }
+
+    /**
+     * Whether nfsd can require RPC-with-TLS (GetCapabilities' nfs_tls); off by default, as on Debian 12 (nfs-utils 2.6.2)
+     * and on an agent of a release before it: an NFS export with tls_required is then FAILED_PRECONDITION.
+     */
+    public synchronized FakeAgent nfsTls(boolean supported) {
+        nfsTls = supported;
+        return this;
+    }
+
+    synchronized boolean nfsTls() {
+        return nfsTls;
     }
 
     /** Whether it honours ExportSpec.nfs_root_squash (true; false: an agent of an earlier release). */

@@ -98,6 +98,7 @@ public final class FakeAgentClient implements AgentClient {
                     .addAllBackends(agent.backends.values()).addExportProtocols(ExportProtocol.EXPORT_PROTOCOL_NVMEOF_TCP).setNvmeAuth(agent.nvmeAuth())
                     .setNvmeTls(agent.nvmeTls())
                     .setNfsRootSquash(agent.nfsRootSquash())
+                    .setNfsTls(agent.nfsTls())
                     .setApiLevel(agent.apiLevel()).setOldestControllerLevel(agent.oldestControllerLevel());
             agent.problem().ifPresent(capabilities::setProblem);
             capabilities.addAllDamagedRecords(agent.damagedRecords());
@@ -249,7 +250,13 @@ public final class FakeAgentClient implements AgentClient {
                         AgentErrorReason.AGENT_ERROR_REASON_NVME_AUTH_UNSUPPORTED, "ExportVolume", target,
                         "FAILED_PRECONDITION: NvmeAuthUnsupported: this kernel has no nvmet authentication", null);
             }
-            if (r.getExport().getTlsRequired() && !agent.nvmeTls()) {
+            boolean nfsExport = r.getExport().getProtocol() == ExportProtocol.EXPORT_PROTOCOL_NFS;
+            if (r.getExport().getTlsRequired() && nfsExport && !agent.nfsTls()) {
+                throw new AgentException(AgentException.Kind.FAILED_PRECONDITION,
+                        AgentErrorReason.AGENT_ERROR_REASON_NFS_TLS_UNSUPPORTED, "ExportVolume", target,
+                        "FAILED_PRECONDITION: this host's nfsd cannot require RPC-with-TLS", null);
+            }
+            if (r.getExport().getTlsRequired() && !nfsExport && !agent.nvmeTls()) {
                 throw new AgentException(AgentException.Kind.FAILED_PRECONDITION,
                         AgentErrorReason.AGENT_ERROR_REASON_NVME_TLS_UNSUPPORTED, "ExportVolume", target,
                         "FAILED_PRECONDITION: this kernel's nvmet cannot require TLS", null);
@@ -321,12 +328,13 @@ public final class FakeAgentClient implements AgentClient {
                 }
                 agent.hostAuth.computeIfAbsent(r.getVolumeId(), v -> new HashMap<>()).put(host.value(), auth);
             }
-            if (export.spec().getTlsRequired() != !r.getTlsPsk().isEmpty()) {
+            // NVMe/TCP TLS takes a key per host; NFS over TLS none (the server's certificate is tlshd's)
+            boolean keyed = export.spec().getTlsRequired() && export.spec().getProtocol() != ExportProtocol.EXPORT_PROTOCOL_NFS;
+            if (keyed != !r.getTlsPsk().isEmpty()) {
                 throw new AgentException(AgentException.Kind.INVALID_ARGUMENT, "AllowInitiator", target, "INVALID_ARGUMENT: volume "
-                        + r.getVolumeId() + (export.spec().getTlsRequired() ? " requires TLS: tls_psk is required"
-                        : " does not require TLS: tls_psk is refused"));
+                        + r.getVolumeId() + (keyed ? " requires TLS: tls_psk is required" : " takes no TLS key: tls_psk is refused"));
             }
-            if (export.spec().getTlsRequired()) {
+            if (keyed) {
                 try {
                     TlsPsk.of("tls_psk", r.getTlsPsk());
                 } catch (InvalidValueException e) {

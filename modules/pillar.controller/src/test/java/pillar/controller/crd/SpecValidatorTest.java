@@ -188,6 +188,16 @@ class SpecValidatorTest {
     }
 
     @Test
+    void nfsTlsIsOffUnlessSetAndNeverUnset() {
+        PillarProtocolSpec spec = pillar.controller.reconcile.Pillars.nfsProtocol("n", "192.0.2.1").getSpec();
+        assertThat(spec.getNfs().tlsRequired()).isFalse();
+        spec.getNfs().setTls(Nfs.Tls.REQUIRED);
+        assertThat(SpecValidator.problems(spec)).isEmpty();
+        spec.getNfs().setTls(null);
+        assertThat(SpecValidator.problems(spec)).containsExactly("spec.nfs.tls: must be required or off");
+    }
+
+    @Test
     void overridableListsKnownSettingsOnce() {
         PillarStorageClassSpec spec = Pillars.storageClass("c", "tank", "tcp").getSpec();
         assertThat(spec.getOverridable()).isEmpty();

@@ -1,6 +1,7 @@
 package pillar.controller.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static pillar.controller.csi.Requests.NODE_A;
 import static pillar.controller.csi.Requests.NODE_B;
 import static pillar.controller.volume.InMemoryController.GIB;
@@ -201,6 +202,35 @@ class NfsVolumeLifecycleTest {
         controller.publish(Requests.publish("pvc-1", NODE_B, rwx(), false));
         assertThat(controller.agent().exports().get("pvc-1").spec().getNfsRootSquash()).as("frozen at creation")
                 .isEqualTo(NfsRootSquash.NFS_ROOT_SQUASH_ON);
+    }
+
+    @Test
+    void aTlsProtocolFreezesTlsOnEachNewVolumeTellsTheNodeAndAnAgentWithoutNfsTlsGetsNoVolume() {
+        pillar.controller.crd.PillarProtocol tls = pillar.controller.reconcile.Pillars.nfsProtocol("nfs-tls", InMemoryController.HOST);
+        tls.getSpec().getNfs().setTls(pillar.controller.crd.Nfs.Tls.REQUIRED);
+        controller.inventory.put(tls);
+        assertThatThrownBy(() -> controller.create(Requests.create("pvc-1", GIB, rwx(), parameters("shared", "nfs-tls"))))
+                .isInstanceOfSatisfying(io.grpc.StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION))
+                .hasMessageContaining("NfsTlsUnsupported").hasMessageContaining("tls: off");
+        assertThat(controller.records.get("pvc-1")).as("an agent that cannot require TLS gets no volume").isEmpty();
+        controller.agent().nfsTls(true);
+
+        controller.create(Requests.create("pvc-1", GIB, rwx(), parameters("shared", "nfs-tls")));
+        Map<String, String> context = controller.publish(Requests.publish("pvc-1", NODE_A, rwx(), false)).getPublishContextMap();
+
+        assertThat(record("pvc-1").getSpec().getExport().getTlsRequired()).isTrue();
+        assertThat(record("pvc-1").getSpec().getExport().hasPublicationKeys()).as("no key: the server's certificate is tlshd's").isFalse();
+        assertThat(controller.agent().exports().get("pvc-1").spec().getTlsRequired()).isTrue();
+        assertThat(context).containsEntry(PublishContext.TLS, PublishContext.TLS_13).doesNotContainKey(PublishContext.TLS_PSK);
+        controller.create(Requests.create("pvc-plain", GIB, rwx(), nfs()));
+        assertThat(controller.publish(Requests.publish("pvc-plain", NODE_A, rwx(), false)).getPublishContextMap())
+                .doesNotContainKey(PublishContext.TLS);
+
+        tls.getSpec().getNfs().setTls(pillar.controller.crd.Nfs.Tls.OFF);
+        controller.inventory.put(tls);
+        assertThat(controller.publish(Requests.publish("pvc-1", NODE_B, rwx(), false)).getPublishContextMap()).as("frozen at creation")
+                .containsEntry(PublishContext.TLS, PublishContext.TLS_13);
     }
 
     private PillarVolumeState record(String name) {

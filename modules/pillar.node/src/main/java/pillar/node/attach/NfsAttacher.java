@@ -7,6 +7,7 @@ import io.grpc.Status;
 import pillar.node.mount.MountEntry;
 import pillar.node.mount.MountState;
 import pillar.node.mount.Mounter;
+import pillar.node.sys.SyscallException;
 import pillar.runtime.server.CsiException;
 
 /**
@@ -14,7 +15,8 @@ import pillar.runtime.server.CsiException;
  * attempt did. A mount is not proof of access (docs/nfs.md fact 4): after mounting, the mount table must
  * show this export (type nfs4, source, addr and clientaddr), or the mount is undone and attach fails
  * INTERNAL. Another mount in the way is FAILED_PRECONDITION. Attached means the mount table shows the
- * export there; detach unmounts whatever is stacked there.
+ * export there; detach unmounts whatever is stacked there. A mount over RPC-with-TLS the kernel refuses is
+ * FAILED_PRECONDITION naming what the node lacks ({@link NfsTlsRefusal}).
  */
 public final class NfsAttacher implements Attacher<NfsMount, Attachment.Mount> {
     private final Mounter mounter;
@@ -40,7 +42,11 @@ public final class NfsAttacher implements Attacher<NfsMount, Attachment.Mount> {
             }
             return new Attachment.Mount(present.get()); // mounted by an earlier attempt
         }
-        mounter.mountNfs(context.export(), context.at(), context.options());
+        try {
+            mounter.mountNfs(context.export(), context.at(), context.options());
+        } catch (SyscallException e) {
+            throw context.export().tls() ? NfsTlsRefusal.of(context.export(), e) : e;
+        }
         Optional<MountEntry> mounted = mounter.find(context.at());
         if (mounted.filter(context.export()::matches).isEmpty()) {
             mounter.unmount(context.at());

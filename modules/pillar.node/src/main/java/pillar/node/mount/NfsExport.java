@@ -18,8 +18,11 @@ import pillar.node.sys.IpLiteral;
  * mount turns a server restart into EIO and lost page-cache writes); {@code timeo=600,retrans=2}
  * (60 s per RPC, nfs(5)'s TCP values, spelled out so a kernel default cannot change them). A call
  * that waits on a dead server is bounded by the node's {@link DeadlineMounter}, not by the mount.
+ *
+ * <p>{@code tls}: the export admits RPC-with-TLS only, and the mount adds {@code xprtsec=tls} (the kernel asks the
+ * node's tlshd for the handshake, which checks the server's certificate); the mount table must then show it.
  */
-public record NfsExport(String server, String path, String client) {
+public record NfsExport(String server, String path, String client, boolean tls) {
     /** The filesystem type of the mount, as {@code mount(2)} and {@code /proc/self/mountinfo} name it. */
     public static final String FS_TYPE = "nfs4";
     /** The kernel's own bound on an NFS path (NFS4_MAXPATHLEN is larger; a dataset path never is). */
@@ -33,10 +36,23 @@ public record NfsExport(String server, String path, String client) {
         checkPath(path);
     }
 
-    /** The export of a publish context with {@code protocol=nfs}; every key is required. */
+    /** A plaintext export. */
+    public NfsExport(String server, String path, String client) {
+        this(server, path, client, false);
+    }
+
+    /**
+     * The export of a publish context with {@code protocol=nfs}; every key but {@link PublishContext#TLS} is required,
+     * which is absent or {@link PublishContext#TLS_13}.
+     */
     public static NfsExport fromPublishContext(Map<String, String> context) {
+        String tls = context.get(PublishContext.TLS);
+        if (tls != null && !tls.equals(PublishContext.TLS_13)) {
+            throw new InvalidValueException("publish_context." + PublishContext.TLS, "must be " + PublishContext.TLS_13
+                    + " or absent, is '" + tls.replaceAll("[^\\x20-\\x7e]", "?") + "'");
+        }
         return new NfsExport(required(context, PublishContext.NFS_SERVER), required(context, PublishContext.NFS_EXPORT),
-                required(context, PublishContext.NFS_CLIENT_ADDRESS));
+                required(context, PublishContext.NFS_CLIENT_ADDRESS), tls != null);
     }
 
     /** The mount source: {@code 10.0.0.5:/tank/v1}, {@code [fd00::5]:/tank/v1}. */
@@ -46,12 +62,12 @@ public record NfsExport(String server, String path, String client) {
 
     /** The data string of {@code mount(2)}: the driver's options, then the server's and the client's address. */
     public String data() {
-        return OPTIONS + ",addr=" + server + ",clientaddr=" + client;
+        return OPTIONS + (tls ? ",xprtsec=tls" : "") + ",addr=" + server + ",clientaddr=" + client;
     }
 
     /**
-     * Whether a mount table entry is this export mounted by this node: type nfs4, this source, and the
-     * superblock's {@code addr=} and {@code clientaddr=} as given.
+     * Whether a mount table entry is this export mounted by this node: type nfs4, this source, the superblock's
+     * {@code addr=} and {@code clientaddr=} as given, and {@code xprtsec=tls} exactly when over TLS.
      */
     public boolean matches(MountEntry entry) {
         if (!entry.fsType().equals(FS_TYPE) || !entry.source().equals(source())) {
@@ -59,16 +75,18 @@ public record NfsExport(String server, String path, String client) {
         }
         boolean addr = false;
         boolean clientaddr = false;
+        boolean overTls = false;
         for (String option : entry.superOptions().split(",")) {
             addr |= option.startsWith("addr=") && IpLiteral.same(option.substring(5), server);
             clientaddr |= option.startsWith("clientaddr=") && IpLiteral.same(option.substring(11), client);
+            overTls |= option.equals("xprtsec=tls");
         }
-        return addr && clientaddr;
+        return addr && clientaddr && overTls == tls;
     }
 
-    /** For messages: {@code nfs4 10.0.0.5:/tank/v1}. */
+    /** For messages: {@code nfs4 10.0.0.5:/tank/v1}, {@code nfs4 10.0.0.5:/tank/v1 over TLS}. */
     public String describe() {
-        return FS_TYPE + " " + source();
+        return FS_TYPE + " " + source() + (tls ? " over TLS" : "");
     }
 
     private static void checkPath(String path) {

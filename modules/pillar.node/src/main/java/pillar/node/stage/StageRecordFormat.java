@@ -45,8 +45,8 @@ import pillar.node.nvme.FabricsTarget;
  * </pre>
  *
  * <p>An NFS volume's record has {@code fs-type=nfs4} and, instead of the NVMe keys from {@code nqn}
- * to {@code device}, {@code nfs-server}, {@code nfs-export} and {@code nfs-client}. Records written
- * before NFS (all NVMe-oF) read as they always did.
+ * to {@code device}, {@code nfs-server}, {@code nfs-export}, {@code nfs-client} and, over RPC-with-TLS,
+ * {@code tls=tls1.3}. Records written before NFS (all NVMe-oF) read as they always did.
  */
 public final class StageRecordFormat {
     static final String HEADER = "pillar-csi-stage-record 1";
@@ -80,6 +80,9 @@ public final class StageRecordFormat {
             line(out, "nfs-server", e.server());
             line(out, "nfs-export", e.path());
             line(out, "nfs-client", e.client());
+            if (e.tls()) {
+                line(out, TLS, "tls1.3");
+            }
             publications(out, record);
             return out.toString();
         }
@@ -139,7 +142,7 @@ public final class StageRecordFormat {
                 throw new StageRecordException(source + ": key '" + key + "' is missing");
             }
         }
-        for (String key : nfs ? union(NVME_KEYS, Set.of(HOST_NQN, TLS)) : NFS_KEYS) {
+        for (String key : nfs ? union(NVME_KEYS, Set.of(HOST_NQN)) : NFS_KEYS) {
             if (values.containsKey(key)) {
                 throw new StageRecordException(source + ": key '" + key + "' does not belong to "
                         + (nfs ? "an NFS" : "an NVMe-oF") + " volume's record");
@@ -181,7 +184,7 @@ public final class StageRecordFormat {
     private static StageRecord buildNfs(Map<String, String> v, List<String> publicationLines) {
         java.util.function.Function<String, List<String>> nfsFlags = text -> text.isEmpty() ? List.of()
                 : MountOptions.parseForNfs(List.of(text)).canonical();
-        NfsExport export = new NfsExport(v.get("nfs-server"), v.get("nfs-export"), v.get("nfs-client"));
+        NfsExport export = new NfsExport(v.get("nfs-server"), v.get("nfs-export"), v.get("nfs-client"), tls(v));
         return new StageRecord(VolumeId.of(v.get("volume")), phase(v.get("phase")), Path.of(required(v, "staging")),
                 Optional.empty(), nfsFlags.apply(v.get("mount-flags")), mode(v.get("access-mode")), Optional.empty(),
                 Optional.of(export), Optional.empty(), Optional.empty(), publications(publicationLines, nfsFlags));

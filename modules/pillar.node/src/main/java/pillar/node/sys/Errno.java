@@ -9,6 +9,7 @@ import java.util.Map;
 public record Errno(int code) {
     public static final Errno EPERM = new Errno(1);
     public static final Errno ENOENT = new Errno(2);
+    public static final Errno ESRCH = new Errno(3);
     public static final Errno EIO = new Errno(5);
     public static final Errno EAGAIN = new Errno(11);
     public static final Errno EACCES = new Errno(13);
@@ -33,7 +34,7 @@ public record Errno(int code) {
     public static final Errno EKEYREJECTED = new Errno(129);
 
     private static final Map<Integer, String> NAMES = Map.ofEntries(
-            Map.entry(1, "EPERM"), Map.entry(2, "ENOENT"), Map.entry(5, "EIO"), Map.entry(11, "EAGAIN"),
+            Map.entry(1, "EPERM"), Map.entry(2, "ENOENT"), Map.entry(3, "ESRCH"), Map.entry(5, "EIO"), Map.entry(11, "EAGAIN"),
             Map.entry(13, "EACCES"), Map.entry(15, "ENOTBLK"), Map.entry(16, "EBUSY"), Map.entry(17, "EEXIST"),
             Map.entry(19, "ENODEV"), Map.entry(20, "ENOTDIR"), Map.entry(22, "EINVAL"), Map.entry(28, "ENOSPC"),
             Map.entry(30, "EROFS"), Map.entry(95, "EOPNOTSUPP"), Map.entry(99, "EADDRNOTAVAIL"),

@@ -35,6 +35,7 @@ public final class FakeMounter implements Mounter {
     private final Map<Path, Errno> corrupted = new HashMap<>();
     private final Set<Path> busy = new HashSet<>();
     private final Map<String, Errno> nfsRefusals = new HashMap<>();
+    private Errno tlsRefusal;
     private final Map<String, String> nfsShown = new HashMap<>();
     private final Map<String, String> deviceNumbers = new HashMap<>();
     private final List<String> calls = new ArrayList<>();
@@ -69,7 +70,7 @@ public final class FakeMounter implements Mounter {
     private synchronized void mountNfsNow(NfsExport export, Path target, MountOptions options) {
         calls.add("mount " + export.source() + " " + target + " " + NfsExport.FS_TYPE + " " + options.canonical());
         JnaMounter.nfsFlags(options);
-        Errno refused = nfsRefusals.get(export.source());
+        Errno refused = export.tls() && tlsRefusal != null ? tlsRefusal : nfsRefusals.get(export.source());
         if (refused != null) {
             throw new SyscallException("mount", export.source() + " on " + target + " (nfs4)", refused);
         }
@@ -78,7 +79,16 @@ public final class FakeMounter implements Mounter {
         // the kernel lists the options it settled on, the addresses last
         table.add(new MountEntry(nextId++, 1, number, "/", target, perMount(options), NfsExport.FS_TYPE,
                 nfsShown.getOrDefault(export.source(), export.source()), "rw,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,proto=tcp,timeo=600,"
-                        + "retrans=2,sec=sys,clientaddr=" + export.client() + ",local_lock=none,addr=" + export.server()));
+                        + "retrans=2,sec=sys," + (export.tls() ? "xprtsec=tls," : "") + "clientaddr=" + export.client()
+                        + ",local_lock=none,addr=" + export.server()));
+    }
+
+    /**
+     * From now on every mount over RPC-with-TLS fails with {@code errno} (null: none does), as the 6.12 VM showed:
+     * ESRCH without tlshd, EACCES when the server's certificate is not trusted.
+     */
+    public synchronized void refuseTlsMounts(Errno errno) {
+        tlsRefusal = errno;
     }
 
     /** From now on the server refuses mounts of {@code source} ({@code server:path}) with {@code errno}. */

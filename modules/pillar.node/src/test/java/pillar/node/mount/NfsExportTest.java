@@ -84,6 +84,29 @@ class NfsExportTest {
         assertThat(e.matches(entry("nfs4", "[fd00::1]:/tank/v1", sb.replace(",addr=fd00::1", "")))).isFalse();
     }
 
+    /** Over TLS: xprtsec=tls reaches mount(2), and only a mount the kernel lists with it is this export. */
+    @Test
+    void overTlsTheDataAsksForItAndOnlyATlsMountMatches() {
+        Map<String, String> c = context("10.77.0.1", "/tank/pillar/pvc-1", "10.77.1.2");
+        c.put(PublishContext.TLS, PublishContext.TLS_13);
+        NfsExport e = NfsExport.fromPublishContext(c);
+
+        assertThat(e.tls()).isTrue();
+        assertThat(e.data()).isEqualTo("vers=4.2,hard,timeo=600,retrans=2,sec=sys,xprtsec=tls,addr=10.77.0.1,clientaddr=10.77.1.2");
+        assertThat(e.describe()).isEqualTo("nfs4 10.77.0.1:/tank/pillar/pvc-1 over TLS");
+        // as the 6.12 VM listed a TLS mount in /proc/self/mountinfo
+        String sb = "rw,vers=4.2,rsize=262144,wsize=262144,namlen=255,hard,proto=tcp,timeo=600,retrans=2,sec=sys,xprtsec=tls,"
+                + "clientaddr=10.77.1.2,local_lock=none,addr=10.77.0.1";
+        assertThat(e.matches(entry("nfs4", "10.77.0.1:/tank/pillar/pvc-1", sb))).isTrue();
+        assertThat(e.matches(entry("nfs4", "10.77.0.1:/tank/pillar/pvc-1", sb.replace("xprtsec=tls,", "")))).as("a plaintext mount").isFalse();
+        NfsExport plain = new NfsExport("10.77.0.1", "/tank/pillar/pvc-1", "10.77.1.2");
+        assertThat(plain.matches(entry("nfs4", "10.77.0.1:/tank/pillar/pvc-1", sb))).as("a TLS mount for a plaintext export").isFalse();
+
+        c.put(PublishContext.TLS, "tls1.2");
+        assertThatThrownBy(() -> NfsExport.fromPublishContext(c)).isInstanceOf(InvalidValueException.class)
+                .hasMessageContaining("publish_context.tls");
+    }
+
     static MountEntry entry(String fsType, String source, String superOptions) {
         return new MountEntry(1, 0, "0:50", "/", java.nio.file.Path.of("/stage"), "rw", fsType, source, superOptions);
     }

@@ -1,6 +1,7 @@
 package pillar.node.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static pillar.node.service.NodeFixture.code;
 
 import java.nio.file.Files;
@@ -86,6 +87,26 @@ class NodeNfsFakeIT {
         assertThat(code(() -> node.node.nodeStageVolume(Csi.stage("pvc-1", staging, rwx("noatime"), other, Map.of()))))
                 .isEqualTo(Status.Code.FAILED_PRECONDITION);
         assertThat(mounter.countAt(staging)).isEqualTo(1);
+    }
+
+    @Test
+    void aTlsContextMountsWithXprtsecRecordsItAndANodeWithoutTlshdIsAPreconditionThatLeavesNoStage() throws Exception {
+        Map<String, String> tls = nfs("pvc-1");
+        tls.put(PublishContext.TLS, PublishContext.TLS_13);
+        Path staging = node.staging("pvc-1");
+        mounter.refuseTlsMounts(pillar.node.sys.Errno.ESRCH);
+
+        assertThatThrownBy(() -> node.node.nodeStageVolume(Csi.stage("pvc-1", staging, rwx(), tls, Map.of())))
+                .isInstanceOfSatisfying(io.grpc.StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION))
+                .hasMessageContaining("run tlshd");
+        assertThat(mounter.table()).isEmpty();
+
+        mounter.refuseTlsMounts(null);
+        node.node.nodeStageVolume(Csi.stage("pvc-1", staging, rwx(), tls, Map.of()));
+        assertThat(mounter.find(staging)).get().satisfies(e -> assertThat(e.superOptions()).contains("xprtsec=tls"));
+        assertThat(Files.readString(node.recordFile("pvc-1"))).contains("nfs-client=10.77.1.2\ntls=tls1.3\n");
+        assertThat(code(() -> stage("pvc-1", rwx()))).as("the same volume asked in plaintext").isEqualTo(Status.Code.FAILED_PRECONDITION);
     }
 
     @Test

@@ -175,6 +175,19 @@ class StageRecordTest {
     }
 
     @Test
+    void anNfsRecordOverTlsKeepsItsTlsLineAndAPlaintextOneHasNone() {
+        NfsExport export = new NfsExport("10.0.0.5", "/tank/pillar/pvc-1a2b", "10.0.0.7", true);
+        StageRecord record = StageRecord.mountingNfs(VOLUME, STAGING, List.of(), Mode.MULTI_NODE_MULTI_WRITER, export).stagedNfs();
+        String text = StageRecordFormat.format(record);
+
+        assertThat(text).contains("\nnfs-client=10.0.0.7\ntls=tls1.3\n");
+        assertThat(StageRecordFormat.parse(text, "f")).isEqualTo(record);
+        assertThat(StageRecordFormat.parse(text.replace("tls=tls1.3\n", ""), "f").nfs()).hasValueSatisfying(e -> assertThat(e.tls()).isFalse());
+        assertThatThrownBy(() -> StageRecordFormat.parse(text.replace("tls=tls1.3", "tls=tls1.2"), "f"))
+                .isInstanceOf(StageRecordException.class).hasMessageContaining("tls1.3");
+    }
+
+    @Test
     void aRecordHasEitherATargetOrAnExport() {
         NfsExport export = new NfsExport("10.0.0.1", "/tank/v", "10.0.0.2");
         assertThatThrownBy(() -> new StageRecord(VOLUME, Phase.ATTACHING, STAGING, Optional.empty(), List.of(),

@@ -83,6 +83,9 @@ public final class Planner {
             throw CsiException.precondition("PillarProtocol " + parameters.protocol() + " asks for root_squash and agent "
                     + store.getSpec().getAgent() + " cannot export with it (an agent of an earlier release): upgrade the agent");
         }
+        if (protocol.getNfs() != null && protocol.getNfs().tlsRequired()) {
+            auth.requireNfsTls(store.getSpec().getAgent());
+        }
         Map<String, String> annotations = parameters.claim().map(this::claimAnnotations).orElse(Map.of());
         VolumeSettings settings = VolumeSettings.resolve(store.getSpec(), parameters.settings(), parameters.overridable(),
                 annotations);
@@ -210,7 +213,7 @@ public final class Planner {
 
     /**
      * An NFS export spec: the server address the nodes mount from (the protocol's, else the agent's
-     * own IP address), port 2049, always with its client list, root squashed when the protocol says so.
+     * own IP address), port 2049, always with its client list, root squashed and over TLS when the protocol says so.
      */
     private VolumeExport export(Nfs nfs, String agentName) {
         String server = nfs.getServerAddress() != null ? nfs.getServerAddress()
@@ -218,6 +221,7 @@ public final class Planner {
         VolumeExport export = new VolumeExport(server, PillarProtocol.NFS_PORT, true, server);
         export.setProtocol(ProtocolKind.NFS);
         export.setRootSquash(nfs.rootSquash() ? Boolean.TRUE : null);
+        export.setTlsRequired(nfs.tlsRequired() ? Boolean.TRUE : null);
         return export;
     }
 

@@ -67,9 +67,30 @@ public final class HostAuthentication {
         }
     }
 
-    /** {@link #requireSupported(String, boolean, boolean)} for what the export requires. */
+    /**
+     * {@link #requireSupported(String, boolean, boolean)} for what the export requires; an NFS export over TLS needs
+     * the agent's nfs_tls instead (FAILED_PRECONDITION NfsTlsUnsupported).
+     */
     public void requireSupported(String agentName, VolumeExport export) {
-        requireSupported(agentName, export.requiresAuth(), export.requiresTls());
+        if (!export.nfs()) {
+            requireSupported(agentName, export.requiresAuth(), export.requiresTls());
+        } else if (export.requiresTls()) {
+            requireNfsTls(agentName);
+        }
+    }
+
+    /** FAILED_PRECONDITION NfsTlsUnsupported unless the agent says its nfsd can require RPC-with-TLS. */
+    public void requireNfsTls(String agentName) {
+        if (!capabilities(agentName).getNfsTls()) {
+            throw CsiException.precondition(nfsTlsUnsupported(agentName));
+        }
+    }
+
+    /** The message of an agent whose nfsd or NFS tools cannot require RPC-with-TLS (or that does not say they can). */
+    static String nfsTlsUnsupported(String agentName) {
+        return Reasons.NFS_TLS_UNSUPPORTED + ": the protocol requires RPC-with-TLS and agent " + agentName + " cannot require it"
+                + " (Linux 6.4 and an nfs-utils with xprtsec, such as Debian 13's 2.8.3, on the storage node, and an agent of this"
+                + " release): run such an agent or use a protocol with tls: off";
     }
 
     /** What the agent says it can do now (a call to it). */
@@ -100,6 +121,7 @@ public final class HostAuthentication {
         return switch (e.reason()) {
             case AGENT_ERROR_REASON_NVME_AUTH_UNSUPPORTED -> CsiException.precondition(unsupported(agentName));
             case AGENT_ERROR_REASON_NVME_TLS_UNSUPPORTED -> CsiException.precondition(tlsUnsupported(agentName));
+            case AGENT_ERROR_REASON_NFS_TLS_UNSUPPORTED -> CsiException.precondition(nfsTlsUnsupported(agentName));
             default -> e;
         };
     }

@@ -124,7 +124,7 @@ public final class Publisher {
             }
         });
         Optional<HostSecrets> secrets = export.requiresAuth() ? Optional.of(auth.keys(state, node)) : Optional.empty();
-        Optional<TlsPsk> psk = export.requiresTls() ? Optional.of(auth.tlsKey(state, node)) : Optional.empty();
+        Optional<TlsPsk> psk = export.requiresTls() && !nfs ? Optional.of(auth.tlsKey(state, node)) : Optional.empty();
         // exclusive, except beside a live grant of this node made before per-publication keys (its NQN differs)
         boolean exclusive = Capabilities.exclusive(wanted.getAccessMode(), nfs)
                 && !(secrets.isPresent() && auth.madeBefore(state, node));
@@ -227,14 +227,22 @@ public final class Publisher {
         return addresses.stream().distinct().toList();
     }
 
-    /** What an NFS node needs to mount: the server, the exported path, and its own address as the export admits it. */
+    /**
+     * What an NFS node needs to mount: the server, the exported path, its own address as the export admits it, and
+     * {@code tls=tls1.3} when the export admits RPC-with-TLS only.
+     */
     static java.util.Map<String, String> nfsContext(PillarVolumeState state, VolumeExport export, Publication publication) {
         String path = state.getStatus() == null ? null : state.getStatus().getExportPath();
         if (path == null) {
             throw CsiException.precondition("volume " + state.getMetadata().getName() + " has no recorded NFS export path");
         }
-        return java.util.Map.of(PublishContext.PROTOCOL, PublishContext.PROTOCOL_NFS, PublishContext.NFS_SERVER, export.getTraddr(),
-                PublishContext.NFS_EXPORT, path, PublishContext.NFS_CLIENT_ADDRESS, publication.getClientAddress());
+        java.util.Map<String, String> context = new java.util.HashMap<>(java.util.Map.of(PublishContext.PROTOCOL,
+                PublishContext.PROTOCOL_NFS, PublishContext.NFS_SERVER, export.getTraddr(), PublishContext.NFS_EXPORT, path,
+                PublishContext.NFS_CLIENT_ADDRESS, publication.getClientAddress()));
+        if (export.requiresTls()) {
+            context.put(PublishContext.TLS, PublishContext.TLS_13);
+        }
+        return java.util.Map.copyOf(context);
     }
 
     /** The recorded export spec, checked; none (or a broken one) is ExportSpecMissing: never guessed. */

@@ -119,6 +119,28 @@ class StorageClassLifecycleIT {
         assertThat(storageClass("private").orElseThrow().getParameters()).doesNotContainKey("csi.storage.k8s.io/node-stage-secret-name");
     }
 
+    @Test
+    void anNfsProtocolRequiringTlsNeedsAnAgentThatReportsNfsTls() {
+        harness.agents.agent("192.0.2.10", 9500).nfsTls(false);
+        harness.create(Pillars.agentAt("storage-1", "192.0.2.10", 9500));
+        harness.awaitAgentConnected("storage-1", Condition.TRUE, Reasons.CONNECTED);
+        assertThat(harness.get(PillarAgent.class, "storage-1").orElseThrow().getStatus().getNfsTls()).isFalse();
+        PillarProtocol requiring = Pillars.nfsProtocol("nfs-tls", "192.0.2.10");
+        requiring.getSpec().getNfs().setTls(pillar.controller.crd.Nfs.Tls.REQUIRED);
+        harness.create(requiring);
+        harness.create(Pillars.datasetStore("shared", "storage-1", "datasets", "tank", "nfs"));
+        harness.create(Pillars.storageClass("rwx-tls", "shared", "nfs-tls"));
+        await().atMost(ControllerHarness.PATIENCE).untilAsserted(() -> assertThat(
+                awaitCondition("rwx-tls", Condition.FALSE, Reasons.NFS_TLS_UNSUPPORTED).getMessage())
+                .contains("storage-1").contains("xprtsec").contains("tls: off"));
+        assertThat(storageClass("rwx-tls")).isEmpty();
+
+        // the storage node moves to Debian 13's nfs-utils: the agent says so and the class follows
+        harness.agents.agent("192.0.2.10", 9500).nfsTls(true);
+        awaitCondition("rwx-tls", Condition.TRUE, Reasons.CREATED);
+        assertThat(harness.get(PillarAgent.class, "storage-1").orElseThrow().getStatus().getNfsTls()).isTrue();
+    }
+
     /** A class on a protocol that admits any host says that it serves no single-node access mode; one with an ACL says it does. */
     @Test
     void aClassOnAProtocolWithoutAclSaysItServesNoSingleNodeAccessMode() {

@@ -124,6 +124,10 @@ class ParsingTest {
                 "protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true,traddr=10.0.0.5,rootSquash=true");
         assertThat(ExportSpecs.toProto(ExportSpecs.parse("protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true,rootSquash=true"))
                 .getNfsRootSquash()).isEqualTo(pillar.api.agent.v1.NfsRootSquash.NFS_ROOT_SQUASH_ON);
+        assertThat(ExportSpecs.parse("protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true,tlsRequired=true")).as("RPC-with-TLS")
+                .hasToString("protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true,traddr=10.0.0.5,tlsRequired=true");
+        assertThat(ExportSpecs.toProto(ExportSpecs.parse("protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true,tlsRequired=true"))
+                .getTlsRequired()).isTrue();
         assertThat(ExportSpecs.parse("bindAddress=10.0.0.5,port=4420,aclEnabled=true,authRequired=true,tlsRequired=true")).hasToString(
                 "bindAddress=10.0.0.5,port=4420,aclEnabled=true,traddr=10.0.0.5,authRequired=true,tlsRequired=true");
         assertThat(ExportSpecs.toProto(ExportSpecs.parse("bindAddress=10.0.0.5,port=4420,aclEnabled=true,tlsRequired=true"))
@@ -135,8 +139,8 @@ class ParsingTest {
                 "bindAddress=10.0.0.5,port=4420,aclEnabled=yes", "bindAddress=host.example,port=4420,aclEnabled=true",
                 "bindAddress=10.0.0.5,port=4420,aclEnabled=true,extra=1", "bindAddress=0.0.0.0,port=4420,aclEnabled=true",
                 "bindAddress=10.0.0.5,bindAddress=10.0.0.6,port=4420,aclEnabled=true", "x".repeat(300),
-                "bindAddress=10.0.0.5,port=4420,aclEnabled=false,tlsRequired=true", "bindAddress=10.0.0.5,port=4420,aclEnabled=true,tlsRequired=1",
-                "protocol=nfs,bindAddress=10.0.0.5,port=2049,aclEnabled=true,tlsRequired=true")) {
+                "bindAddress=10.0.0.5,port=4420,aclEnabled=false,tlsRequired=true", "bindAddress=10.0.0.5,port=4420,aclEnabled=true,tlsRequired=1"
+        )) {
             assertThatThrownBy(() -> ExportSpecs.parse(bad)).as(bad).isInstanceOf(InvalidValueException.class);
         }
     }
