@@ -4,7 +4,7 @@ package pillar.agent.nfs;
  * Which RPC transports an export entry admits (RFC 9289 RPC-with-TLS; the kernel asks {@code tlshd} for the
  * handshake, the server presenting its x.509 certificate). {@link #ANY}: no {@code xprtsec} option, nfsd's default,
  * plaintext and TLS alike (every entry made before the option). {@link #TLS}: {@code xprtsec=tls:mtls}, TLS with or
- * without a client certificate, and a plaintext mount is refused (EACCES); {@code tls} alone would refuse a client
+ * without a client certificate, and a plaintext mount is refused (mount(2): EPERM); {@code tls} alone would refuse a client
  * that presents one. {@link #OTHER} is only ever read: an entry whose {@code xprtsec} another tool set.
  */
 public enum NfsTransport {

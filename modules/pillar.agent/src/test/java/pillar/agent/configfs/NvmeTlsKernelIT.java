@@ -24,6 +24,7 @@ import pillar.api.value.Nqn;
 import pillar.api.value.TlsPsk;
 import pillar.runtime.keys.KernelKeyring;
 import pillar.runtime.keys.Keyring;
+import pillar.testkit.Tlshd;
 import pillar.testkit.WireCapture;
 
 /**
@@ -44,7 +45,7 @@ class NvmeTlsKernelIT extends NvmetTlsContract {
     @TempDir
     static Path work;
     private static Path loop;
-    private static Process tlshd;
+    private static Tlshd tlshd;
 
     private final FabricsInitiator initiator = new FabricsInitiator(Path.of("/dev"), Path.of("/sys"));
     private final List<String> connected = new ArrayList<>();
@@ -64,12 +65,7 @@ class NvmeTlsKernelIT extends NvmetTlsContract {
                 .as("kernel %s: its NVMe/TCP host has no tls option; run with --kernel 6.12", System.getProperty("os.version"))
                 .contains(",tls");
         loop = KernelBed.loopDevice(work, "tls", 16L << 20);
-        Path config = work.resolve("tlshd.conf");
-        Files.writeString(config, "[debug]\nloglevel=1\n[authenticate]\n");
-        tlshd = new ProcessBuilder("/usr/sbin/tlshd", "-c", config.toString(), "-s")
-                .redirectErrorStream(true).redirectOutput(work.resolve("tlshd.log").toFile()).start();
-        Thread.sleep(500);
-        assertThat(tlshd.isAlive()).as("tlshd runs (log: %s)", Files.readString(work.resolve("tlshd.log"))).isTrue();
+        tlshd = Tlshd.withKeyringsOnly(work);
     }
 
     @AfterEach
@@ -83,10 +79,9 @@ class NvmeTlsKernelIT extends NvmetTlsContract {
     }
 
     @AfterAll
-    static void stop() throws IOException {
+    static void stop() throws IOException, InterruptedException {
         if (tlshd != null) {
-            tlshd.destroy();
-            System.out.println("[tls-kernel-it] tlshd's log:\n" + Files.readString(work.resolve("tlshd.log")));
+            tlshd.close();
         }
         KernelBed.detach(loop);
     }

@@ -21,6 +21,7 @@ import pillar.agent.nfs.NfsSquash;
 import pillar.api.value.VolumeId;
 import pillar.runtime.exec.Command;
 import pillar.runtime.exec.SystemProcessRunner;
+import pillar.testkit.LoopbackNfsd;
 
 /**
  * {@link NfsExporterContract} on the kernel's nfsd through {@link KernelNfsServer} ({@code exportfs}, the VM of

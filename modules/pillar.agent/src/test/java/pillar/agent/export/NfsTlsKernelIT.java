@@ -24,13 +24,17 @@ import pillar.agent.nfs.NfsTransport;
 import pillar.api.value.VolumeId;
 import pillar.runtime.exec.CommandFailedException;
 import pillar.runtime.exec.SystemProcessRunner;
+import pillar.testkit.Commands;
+import pillar.testkit.LoopbackNfsd;
+import pillar.testkit.OpensslCa;
+import pillar.testkit.Tlshd;
 import pillar.testkit.WireCapture;
 
 /**
  * RPC-with-TLS seen from outside, on the kernel of the VM tier that has it ({@code dev/kernel-it --kernel 6.12},
  * whose guest has Debian 13's nfs-utils 2.8.3): nfsd and rpc.mountd serve over loopback, {@code tlshd} holds the
  * server's certificate (for 127.0.0.1, from a CA of the test's own, made by openssl as docs/nfs.md tells an operator:
- * gnutls refuses the EC keys Java encodes without their public half) and, as the client's trust store, that CA.
+ * {@link OpensslCa}) and, as the client's trust store, that CA.
  * An export the agent made with {@link NfsTransport#TLS} refuses a plaintext mount; a TLS mount writes, and a
  * capture of port 2049 while it writes holds none of the data, where the same capture of a plaintext export finds
  * it; a client that trusts another CA cannot mount at all (the server is authenticated).
@@ -45,7 +49,10 @@ class NfsTlsKernelIT {
     static Path work;
 
     private static LoopbackNfsd nfsd;
-    private static Process tlshd;
+    private static Tlshd tlshd;
+    private static OpensslCa ca;
+    private static OpensslCa otherCa;
+    private static OpensslCa.Issued serverCert;
 
     private final KernelNfsServer server = new KernelNfsServer(new SystemProcessRunner(), Duration.ofSeconds(30),
             Path.of("/etc/exports"), Path.of("/var/lib/nfs/etab"), Path.of("/proc"));
@@ -53,20 +60,19 @@ class NfsTlsKernelIT {
 
     @BeforeAll
     static void bed() throws Exception {
-        assertThat(System.getenv("PILLAR_KERNEL_VM"))
-                .as("PILLAR_KERNEL_VM: the *KernelIT tier runs only inside the qemu VM; use dev/kernel-it").isEqualTo("1");
-        LoopbackNfsd.run("modprobe", "nfsd");
+        LoopbackNfsd.requireVm();
+        Commands.run("modprobe", "nfsd");
         if (!Files.exists(Path.of("/proc/fs/nfsd/exports"))) {
-            LoopbackNfsd.run("mount", "-t", "nfsd", "nfsd", "/proc/fs/nfsd");
+            Commands.run("mount", "-t", "nfsd", "nfsd", "/proc/fs/nfsd");
         }
         KernelNfsServer probe = new KernelNfsServer(new SystemProcessRunner(), Duration.ofSeconds(30), Path.of("/etc/exports"),
                 Path.of("/var/lib/nfs/etab"), Path.of("/proc"));
         assertThat(probe.tlsProblem()).as("kernel %s: run with --kernel 6.12, whose guest has nfs-utils 2.8.3",
                 System.getProperty("os.version")).isEmpty();
-        ca(work.resolve("nfs-ca"));
-        ca(work.resolve("other-ca"));
-        issue(work.resolve("nfs-ca"), work.resolve("storage-1"), "127.0.0.1");
-        startTlshd(work.resolve("nfs-ca.crt"));
+        ca = OpensslCa.create(work, "nfs-ca");
+        otherCa = OpensslCa.create(work, "other-ca");
+        serverCert = ca.issueServer(work, "storage-1", "127.0.0.1");
+        tlshd = trusting(ca);
         nfsd = LoopbackNfsd.start(TOP, work);
     }
 
@@ -75,7 +81,9 @@ class NfsTlsKernelIT {
         if (nfsd != null) {
             nfsd.close();
         }
-        stopTlshd(); // tlshd logs to the console (syslog), not to tlshd.log
+        if (tlshd != null) {
+            tlshd.close();
+        }
     }
 
     @Test
@@ -87,7 +95,7 @@ class NfsTlsKernelIT {
 
         assertThatThrownBy(() -> LoopbackNfsd.mount(tls.path(), at, "")).as("a plaintext mount of the TLS export")
                 .isInstanceOf(CommandFailedException.class).hasMessageContaining("ermission denied");
-        assertThat(LoopbackNfsd.succeeds("mountpoint", "-q", at.toString())).isFalse();
+        assertThat(Commands.succeeds("mountpoint", "-q", at.toString())).isFalse();
 
         LoopbackNfsd.mount(tls.path(), at, "xprtsec=tls");
         WireCapture capture = WireCapture.start(work.resolve("tls.pcap"), NFS_PORT);
@@ -97,7 +105,7 @@ class NfsTlsKernelIT {
             writeMarkers(at);
         } finally {
             capture.stop();
-            LoopbackNfsd.run("umount", at.toString());
+            Commands.run("umount", at.toString());
         }
         System.out.println("[nfs-tls-kernel-it] TLS export: " + capture.bytes() + " bytes captured, " + capture.markers() + " markers");
         // tcpdump under TCG drops some packets: half the write's bytes show the capture ran while the data crossed
@@ -116,7 +124,7 @@ class NfsTlsKernelIT {
             writeMarkers(plainAt);
         } finally {
             plainCapture.stop();
-            LoopbackNfsd.run("umount", plainAt.toString());
+            Commands.run("umount", plainAt.toString());
             exporter.remove(plain);
         }
         System.out.println("[nfs-tls-kernel-it] plaintext export: " + plainCapture.bytes() + " bytes captured, "
@@ -129,16 +137,16 @@ class NfsTlsKernelIT {
         NfsExportRecord tls = record("untrusted", NfsTransport.TLS);
         exporter.apply(tls);
         Path at = Files.createDirectories(work.resolve("mnt-untrusted"));
-        stopTlshd();
-        startTlshd(work.resolve("other-ca.crt"));
+        tlshd.close();
+        tlshd = trusting(otherCa);
         try {
             // refused at once (1.8 s in the VM), never a mount left retrying until its deadline
             assertThatThrownBy(() -> LoopbackNfsd.mount(tls.path(), at, "xprtsec=tls")).as("a client trusting another CA")
                     .isInstanceOfSatisfying(CommandFailedException.class, e -> assertThat(e.exitCode()).as(e.getMessage()).isEqualTo(32));
-            assertThat(LoopbackNfsd.succeeds("mountpoint", "-q", at.toString())).isFalse();
+            assertThat(Commands.succeeds("mountpoint", "-q", at.toString())).isFalse();
         } finally {
-            stopTlshd();
-            startTlshd(work.resolve("nfs-ca.crt"));
+            tlshd.close();
+            tlshd = trusting(ca);
             exporter.remove(tls);
         }
     }
@@ -160,40 +168,8 @@ class NfsTlsKernelIT {
         }
     }
 
-    /** A CA: {@code name.key} and the self-signed {@code name.crt}. */
-    private static void ca(Path name) {
-        LoopbackNfsd.run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-                "-subj", "/CN=" + name.getFileName(), "-keyout", name + ".key", "-out", name + ".crt");
-    }
-
-    /** {@code name.key} (mode 0600: tlshd reads no other) and {@code name.crt}, a server certificate for {@code ip}. */
-    private static void issue(Path ca, Path name, String ip) throws IOException {
-        LoopbackNfsd.run("openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj",
-                "/CN=" + name.getFileName(), "-keyout", name + ".key", "-out", name + ".csr");
-        Path extensions = Files.writeString(Path.of(name + ".ext"), "subjectAltName=IP:" + ip
-                + "\nextendedKeyUsage=serverAuth\nkeyUsage=digitalSignature\n");
-        LoopbackNfsd.run("openssl", "x509", "-req", "-in", name + ".csr", "-CA", ca + ".crt", "-CAkey", ca + ".key",
-                "-CAcreateserial", "-days", "2", "-extfile", extensions.toString(), "-out", name + ".crt");
-        Files.setPosixFilePermissions(Path.of(name + ".key"), java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-    }
-
-    /** tlshd with the server's certificate and {@code trust} as the client's trust store, both sides of the loopback. */
-    private static void startTlshd(Path trust) throws Exception {
-        Path config = work.resolve("tlshd.conf");
-        Files.writeString(config, "[debug]\nloglevel=1\n[authenticate]\n[authenticate.client]\nx509.truststore=" + trust
-                + "\n[authenticate.server]\nx509.certificate=" + work.resolve("storage-1.crt") + "\nx509.private_key="
-                + work.resolve("storage-1.key") + "\n");
-        tlshd = new ProcessBuilder("/usr/sbin/tlshd", "-c", config.toString(), "-s").redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(work.resolve("tlshd.log").toFile())).start();
-        Thread.sleep(500);
-        assertThat(tlshd.isAlive()).as("tlshd runs (log: %s)", Files.readString(work.resolve("tlshd.log"))).isTrue();
-    }
-
-    private static void stopTlshd() throws Exception {
-        if (tlshd != null) {
-            tlshd.destroy();
-            tlshd.waitFor();
-            tlshd = null;
-        }
+    /** tlshd presenting the server's certificate and trusting {@code trusted} as a client: both ends of the loopback. */
+    private static Tlshd trusting(OpensslCa trusted) throws Exception {
+        return Tlshd.withCertificates(work, serverCert.cert(), serverCert.key(), trusted.cert());
     }
 }

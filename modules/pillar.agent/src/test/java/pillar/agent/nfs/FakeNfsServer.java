@@ -17,7 +17,7 @@ import java.util.Set;
  * read and write again, while another fsid leaves it stale. A read-only entry's mount reads and its writes
  * fail (EROFS), an entry's access changed applies to a mount at its next call. The squash is kept and listed as
  * exportfs lists it (the fake has no uids: the kernel test shows what it does). An entry requiring RPC-with-TLS refuses
- * a plaintext mount (EACCES) and admits {@link #mountTls}; it is refused whole while {@link #setTlsProblem} names a
+ * a plaintext mount (EPERM, as mount(2) answered in the 6.12 VM) and admits {@link #mountTls}; it is refused whole while {@link #setTlsProblem} names a
  * problem (the default: none). Only paths made with {@link #directory} exist.
  *
  * <p>A mount gives its client NFSv4 state on the path ({@link #holdsState}); an entry removed, that state is
@@ -157,7 +157,7 @@ public final class FakeNfsServer implements NfsServer {
         return changes;
     }
 
-    /** A node's plaintext mount of {@code path}: refused (EACCES) unless exported to {@code client} admitting any transport. */
+    /** A node's plaintext mount of {@code path}: refused unless exported to {@code client} (EACCES) admitting any transport (EPERM). */
     public NfsServerContract.Mount mount(NfsClient client, Path path) {
         return mount(client, path, false);
     }
@@ -169,8 +169,11 @@ public final class FakeNfsServer implements NfsServer {
 
     private synchronized NfsServerContract.Mount mount(NfsClient client, Path path, boolean tls) {
         Entry mounted = table.get(new Key(path, client));
-        if (mounted == null || (mounted.transport() == NfsTransport.TLS && !tls)) {
+        if (mounted == null) {
             throw new NfsServerContract.AccessException("EACCES");
+        }
+        if (mounted.transport() == NfsTransport.TLS && !tls) {
+            throw new NfsServerContract.AccessException("EPERM"); // mount(2)'s answer in the 6.12 VM
         }
         String fsid = mounted.fsid();
         state.computeIfAbsent(client, c -> new HashSet<>()).add(path);

@@ -20,16 +20,6 @@ public class Nfs {
         V4_2
     }
 
-    /** Whether the nodes must mount over RPC-with-TLS (RFC 9289, TLS 1.3 through the kernel's handshake daemon, tlshd). */
-    public enum Tls {
-        /** Every node mounts with xprtsec=tls; nfsd refuses a plaintext mount. Needs the agent's nfs_tls and tlshd on both ends. */
-        @JsonProperty("required")
-        REQUIRED,
-        /** Plaintext (and TLS, when a node asks for it); what volumes made before the option have. */
-        @JsonProperty("off")
-        OFF
-    }
-
     /** What nfsd makes of root (uid 0) on a node the volume is published to. */
     public enum Squash {
         /** Root on the node is root on the volume (pods running as root, kubelet's fsGroup ownership change). */
@@ -61,7 +51,7 @@ public class Nfs {
             + " (docs/nfs.md). Needs Linux 6.4 and nfs-utils with xprtsec on the storage node (Debian 13), 6.5 and tlshd on the"
             + " nodes. off: plaintext. Fixed on each volume when it is created.")
     @Default("off")
-    private Tls tls = Tls.OFF;
+    private TlsMode tls = TlsMode.OFF;
 
     public String getServerAddress() {
         return serverAddress;
@@ -87,17 +77,17 @@ public class Nfs {
         this.squash = squash;
     }
 
-    public Tls getTls() {
+    public TlsMode getTls() {
         return tls;
     }
 
-    public void setTls(Tls tls) {
+    public void setTls(TlsMode tls) {
         this.tls = tls;
     }
 
     /** Whether the nodes must mount over RPC-with-TLS (an unset value is off). */
     public boolean tlsRequired() {
-        return tls == Tls.REQUIRED;
+        return tls == TlsMode.REQUIRED;
     }
 
     /** Whether root on the nodes is squashed (an unset value is not). */

@@ -163,9 +163,9 @@ class SpecValidatorTest {
     @Test
     void tlsIsOffUnlessRequiredAndRequiredNeedsTheAcl() {
         PillarProtocolSpec spec = Pillars.protocol("p", "192.0.2.1").getSpec();
-        assertThat(spec.getNvmeofTcp().getTls()).isEqualTo(NvmeofTcp.Tls.OFF);
+        assertThat(spec.getNvmeofTcp().getTls()).isEqualTo(TlsMode.OFF);
         assertThat(spec.getNvmeofTcp().tlsRequired()).isFalse();
-        spec.getNvmeofTcp().setTls(NvmeofTcp.Tls.REQUIRED);
+        spec.getNvmeofTcp().setTls(TlsMode.REQUIRED);
         spec.getNvmeofTcp().setAuth(NvmeofTcp.Auth.REQUIRED);
         assertThat(SpecValidator.problems(spec)).as("with auth and without").isEmpty();
         spec.getNvmeofTcp().setAuth(NvmeofTcp.Auth.OFF);
@@ -191,7 +191,7 @@ class SpecValidatorTest {
     void nfsTlsIsOffUnlessSetAndNeverUnset() {
         PillarProtocolSpec spec = pillar.controller.reconcile.Pillars.nfsProtocol("n", "192.0.2.1").getSpec();
         assertThat(spec.getNfs().tlsRequired()).isFalse();
-        spec.getNfs().setTls(Nfs.Tls.REQUIRED);
+        spec.getNfs().setTls(TlsMode.REQUIRED);
         assertThat(SpecValidator.problems(spec)).isEmpty();
         spec.getNfs().setTls(null);
         assertThat(SpecValidator.problems(spec)).containsExactly("spec.nfs.tls: must be required or off");

@@ -207,7 +207,7 @@ class NfsVolumeLifecycleTest {
     @Test
     void aTlsProtocolFreezesTlsOnEachNewVolumeTellsTheNodeAndAnAgentWithoutNfsTlsGetsNoVolume() {
         pillar.controller.crd.PillarProtocol tls = pillar.controller.reconcile.Pillars.nfsProtocol("nfs-tls", InMemoryController.HOST);
-        tls.getSpec().getNfs().setTls(pillar.controller.crd.Nfs.Tls.REQUIRED);
+        tls.getSpec().getNfs().setTls(pillar.controller.crd.TlsMode.REQUIRED);
         controller.inventory.put(tls);
         assertThatThrownBy(() -> controller.create(Requests.create("pvc-1", GIB, rwx(), parameters("shared", "nfs-tls"))))
                 .isInstanceOfSatisfying(io.grpc.StatusRuntimeException.class,
@@ -227,7 +227,7 @@ class NfsVolumeLifecycleTest {
         assertThat(controller.publish(Requests.publish("pvc-plain", NODE_A, rwx(), false)).getPublishContextMap())
                 .doesNotContainKey(PublishContext.TLS);
 
-        tls.getSpec().getNfs().setTls(pillar.controller.crd.Nfs.Tls.OFF);
+        tls.getSpec().getNfs().setTls(pillar.controller.crd.TlsMode.OFF);
         controller.inventory.put(tls);
         assertThat(controller.publish(Requests.publish("pvc-1", NODE_B, rwx(), false)).getPublishContextMap()).as("frozen at creation")
                 .containsEntry(PublishContext.TLS, PublishContext.TLS_13);

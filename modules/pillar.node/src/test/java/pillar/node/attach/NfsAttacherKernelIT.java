@@ -12,9 +12,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
 import pillar.node.mount.JnaMounter;
-import pillar.node.mount.LoopbackNfsd;
 import pillar.node.mount.Mounter;
 import pillar.node.mount.NfsExport;
+import pillar.testkit.LoopbackNfsd;
 
 /**
  * {@link NfsAttacherContract} on the VM's kernel: its NFS client mounts a directory a {@link LoopbackNfsd}
@@ -33,8 +33,7 @@ class NfsAttacherKernelIT extends NfsAttacherContract {
 
     @BeforeAll
     static void serve(@TempDir Path logs) {
-        LoopbackNfsd.requireKernel();
-        nfsd = LoopbackNfsd.start(logs);
+        nfsd = LoopbackNfsd.start(Path.of("/pillar-node-nfs"), logs);
         exported = new NfsExport("127.0.0.1", nfsd.export("attach"), "127.0.0.1");
     }
 
@@ -48,7 +47,7 @@ class NfsAttacherKernelIT extends NfsAttacherContract {
     @BeforeEach
     void makeStaging() throws Exception {
         staging = Files.createDirectories(work.resolve("globalmount"));
-        runOn(mounter, exported, new NfsExport("127.0.0.1", LoopbackNfsd.TOP.resolve("not-exported").toString(),
+        runOn(mounter, exported, new NfsExport("127.0.0.1", nfsd.top().resolve("not-exported").toString(),
                 "127.0.0.1"), staging);
     }
 

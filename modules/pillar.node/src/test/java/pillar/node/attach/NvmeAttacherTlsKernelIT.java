@@ -32,6 +32,7 @@ import pillar.node.nvme.SysfsNvme;
 import pillar.node.service.NodePorts;
 import pillar.runtime.keys.KernelKeyring;
 import pillar.runtime.keys.Keyring;
+import pillar.testkit.Tlshd;
 
 /**
  * The node's side of NVMe/TCP TLS on the 6.12 kernel in the VM ({@code dev/kernel-it --kernel 6.12}), with
@@ -49,7 +50,7 @@ class NvmeAttacherTlsKernelIT {
 
     @TempDir
     static Path daemon;
-    private static Process tlshd;
+    private static Tlshd tlshd;
 
     @TempDir
     Path work;
@@ -67,18 +68,13 @@ class NvmeAttacherTlsKernelIT {
         NvmetExport.requireKernel();
         assertThat(Files.readString(DEV.resolve("nvme-fabrics"))).as("kernel %s has no NVMe/TCP TLS host; run with --kernel 6.12",
                 System.getProperty("os.version")).contains(",tls");
-        Path config = daemon.resolve("tlshd.conf");
-        Files.writeString(config, "[debug]\nloglevel=1\n[authenticate]\n");
-        tlshd = new ProcessBuilder("/usr/sbin/tlshd", "-c", config.toString(), "-s").redirectErrorStream(true)
-                .redirectOutput(daemon.resolve("tlshd.log").toFile()).start();
-        Thread.sleep(500);
-        assertThat(tlshd.isAlive()).as("tlshd runs (log: %s)", Files.readString(daemon.resolve("tlshd.log"))).isTrue();
+        tlshd = Tlshd.withKeyringsOnly(daemon);
     }
 
     @AfterAll
-    static void stopTlshd() {
+    static void stopTlshd() throws InterruptedException {
         if (tlshd != null) {
-            tlshd.destroy();
+            tlshd.close();
         }
     }
 

@@ -22,6 +22,7 @@ import pillar.api.context.StageSecrets;
 import pillar.api.value.TlsPsk;
 import pillar.controller.auth.PublicationKeys;
 import pillar.controller.crd.NvmeofTcp;
+import pillar.controller.crd.TlsMode;
 import pillar.controller.csi.CsiHarness;
 import pillar.controller.csi.Requests;
 import pillar.controller.reconcile.ControllerHarness;
@@ -46,7 +47,7 @@ class NvmeTlsIT {
     @BeforeEach
     void tlsRequired() {
         harness.fakeAgent().nvmeTls(true);
-        KeyedPublications.protocol(harness, tcp -> tcp.setTls(NvmeofTcp.Tls.REQUIRED));
+        KeyedPublications.protocol(harness, tcp -> tcp.setTls(TlsMode.REQUIRED));
     }
 
     @Test

@@ -17,6 +17,7 @@ import pillar.api.context.PublishContext;
 import pillar.api.value.Nqn;
 import pillar.api.value.TlsPsk;
 import pillar.controller.crd.NvmeofTcp;
+import pillar.controller.crd.TlsMode;
 import pillar.controller.csi.Requests;
 import pillar.controller.csi.auth.KeyedPublications;
 
@@ -63,14 +64,14 @@ class RealAgentTlsIT {
 
     @Test
     void withoutDhHmacChapTheNodeConnectsAsItself() {
-        KeyedPublications.protocol(bed.harness, tcp -> tcp.setTls(NvmeofTcp.Tls.REQUIRED));
+        KeyedPublications.protocol(bed.harness, tcp -> tcp.setTls(TlsMode.REQUIRED));
         theNodesKeyIsTheTargetsUnderItsIdentityUntilTheUnpublish("pvc-t1");
     }
 
     @Test
     void withDhHmacChapTheNodeConnectsAsThePublicationsOwnHostNqn() {
         KeyedPublications.protocol(bed.harness, tcp -> {
-            tcp.setTls(NvmeofTcp.Tls.REQUIRED);
+            tcp.setTls(TlsMode.REQUIRED);
             tcp.setAuth(NvmeofTcp.Auth.REQUIRED);
         });
         theNodesKeyIsTheTargetsUnderItsIdentityUntilTheUnpublish("pvc-t2");

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import pillar.controller.crd.Condition;
 import pillar.controller.crd.NvmeofTcp;
+import pillar.controller.crd.TlsMode;
 import pillar.controller.crd.PillarAgent;
 import pillar.controller.crd.PillarProtocol;
 import pillar.controller.crd.PillarStorageClass;
@@ -103,7 +104,7 @@ class StorageClassLifecycleIT {
         harness.awaitAgentConnected("storage-1", Condition.TRUE, Reasons.CONNECTED);
         assertThat(harness.get(PillarAgent.class, "storage-1").orElseThrow().getStatus().getNvmeTls()).isFalse();
         PillarProtocol requiring = Pillars.protocol("tcp-tls", "192.0.2.10");
-        requiring.getSpec().getNvmeofTcp().setTls(NvmeofTcp.Tls.REQUIRED);
+        requiring.getSpec().getNvmeofTcp().setTls(TlsMode.REQUIRED);
         harness.create(requiring);
         harness.create(Pillars.storageClass("private", "tank", "tcp-tls"));
         await().atMost(ControllerHarness.PATIENCE).untilAsserted(() -> assertThat(
@@ -126,7 +127,7 @@ class StorageClassLifecycleIT {
         harness.awaitAgentConnected("storage-1", Condition.TRUE, Reasons.CONNECTED);
         assertThat(harness.get(PillarAgent.class, "storage-1").orElseThrow().getStatus().getNfsTls()).isFalse();
         PillarProtocol requiring = Pillars.nfsProtocol("nfs-tls", "192.0.2.10");
-        requiring.getSpec().getNfs().setTls(pillar.controller.crd.Nfs.Tls.REQUIRED);
+        requiring.getSpec().getNfs().setTls(pillar.controller.crd.TlsMode.REQUIRED);
         harness.create(requiring);
         harness.create(Pillars.datasetStore("shared", "storage-1", "datasets", "tank", "nfs"));
         harness.create(Pillars.storageClass("rwx-tls", "shared", "nfs-tls"));
