@@ -113,11 +113,12 @@ class ControllerRenderTest {
     }
 
     @Test
-    void csiDriverNeedsAttachTracksCapacityAndIsPersistentOnly() {
+    void csiDriverNeedsAttachTracksCapacityIsPersistentOnlyAndChownsNoSharedTree() {
         CSIDriver driver = rendered.get(CSIDriver.class, "pillar.csi.io");
         assertThat(driver.getSpec().getAttachRequired()).isTrue();
         assertThat(driver.getSpec().getPodInfoOnMount()).isFalse();
-        assertThat(driver.getSpec().getFsGroupPolicy()).isEqualTo("File");
+        assertThat(driver.getSpec().getFsGroupPolicy()).as("fsGroup for ReadWriteOnce filesystems only, never a ReadWriteMany tree")
+                .isEqualTo("ReadWriteOnceWithFSType");
         assertThat(driver.getSpec().getVolumeLifecycleModes()).containsExactly("Persistent");
         assertThat(driver.getSpec().getStorageCapacity()).isTrue();
         assertThat(driver.getSpec().getRequiresRepublish()).isFalse();

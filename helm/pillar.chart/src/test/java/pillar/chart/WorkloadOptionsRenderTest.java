@@ -28,7 +28,8 @@ class WorkloadOptionsRenderTest {
         values.put("agent", agent);
         values.put("controller", Map.of("logLevel", "warning", "extraArgs", List.of("--controller.resync=5m"),
                 "extraEnv", List.of(Map.of("name", "TZ", "value", "UTC"))));
-        values.put("node", Map.of("logLevel", "trace", "extraEnv", List.of(Map.of("name", "TZ", "value", "UTC"))));
+        values.put("node", Map.of("logLevel", "trace", "extraArgs", List.of("--node.attach-timeout=90s"),
+                "extraEnv", List.of(Map.of("name", "TZ", "value", "UTC"))));
         Rendered rendered = HelmChart.render(values);
 
         assertThat(rendered.configFile("pillar-pillar-csi-agent", "storage-1.yaml")).containsEntry("log",
@@ -45,7 +46,8 @@ class WorkloadOptionsRenderTest {
         assertThat(agentContainer.getArgs()).endsWith("--agent.call-deadline=60s");
         assertThat(agentContainer.getEnv()).extracting(EnvVar::getName).containsExactly("NODE_NAME", "PILLAR_NODE_IP", "TZ");
         Container node = Rendered.container(rendered.nodePlugin().getSpec().getTemplate().getSpec(), "pillar-node");
-        assertThat(node.getArgs()).containsExactly("--config", "/etc/pillar-csi/config/node.yaml", "--node.id=$(NODE_NAME)");
+        assertThat(node.getArgs()).containsExactly("--config", "/etc/pillar-csi/config/node.yaml", "--node.id=$(NODE_NAME)",
+                "--node.attach-timeout=90s");
         assertThat(node.getEnv()).extracting(EnvVar::getName).containsExactly("NODE_NAME", "PILLAR_NODE_IP", "TZ");
     }
 

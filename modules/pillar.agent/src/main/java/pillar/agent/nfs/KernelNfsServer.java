@@ -82,14 +82,21 @@ public final class KernelNfsServer implements NfsServer {
         return NfsPresence.problem(procRoot);
     }
 
-    /** Asked once ({@link NfsTlsSupport}): neither the kernel nor the tools change under a running agent. */
+    /**
+     * Asked once ({@link NfsTlsSupport}): neither the kernel nor the tools change under a running agent; an answer that
+     * could not tell is asked again at the next call.
+     */
     @Override
     public synchronized Optional<String> tlsProblem() {
-        if (tlsProblem == null) {
-            ensureTables();
-            tlsProblem = NfsTlsSupport.problem(procRoot, runner, timeout);
+        if (tlsProblem != null) {
+            return tlsProblem;
         }
-        return tlsProblem;
+        ensureTables();
+        NfsTlsSupport.Verdict verdict = NfsTlsSupport.ask(procRoot, runner, timeout);
+        if (verdict.settled()) {
+            tlsProblem = verdict.problem();
+        }
+        return verdict.problem();
     }
 
     @Override

@@ -23,20 +23,29 @@ import pillar.runtime.exec.ProcessRunner;
  *       kernel. Asked by exporting a path that cannot exist ({@link #PROBE_PATH}, below /proc): a tool that knows
  *       the option fails on the path instead. Nothing is exported either way.</li>
  * </ul>
- * Whether {@code tlshd} runs with a server certificate is the host's set-up (docs/nfs.md), not seen here.
+ * Whether {@code tlshd} runs with a server certificate is the host's set-up (docs/nfs.md), not seen here. An answer
+ * is {@link Verdict#settled} when neither part can change under a running agent; "cannot tell" (a failed read, an
+ * exportfs that timed out or answered otherwise) is not, and is asked again next time.
  */
 final class NfsTlsSupport {
     /** A path nobody can create: exportfs fails on it after reading its options. */
     static final String PROBE_PATH = "/proc/pillar-csi-xprtsec-probe";
     private static final Pattern RELEASE = Pattern.compile("(\\d+)\\.(\\d+).*");
+    /** How every answer that may change begins. */
+    static final String CANNOT_TELL = "cannot tell";
 
     private NfsTlsSupport() {
     }
 
+    /** What was found: why exports cannot require RPC-with-TLS (empty when they can), and whether that holds for good. */
+    record Verdict(Optional<String> problem, boolean settled) {
+    }
+
     /** Why exports cannot require RPC-with-TLS here; empty when they can. */
-    static Optional<String> problem(Path procRoot, ProcessRunner runner, Duration timeout) {
+    static Verdict ask(Path procRoot, ProcessRunner runner, Duration timeout) {
         Optional<String> kernel = kernelProblem(procRoot);
-        return kernel.isPresent() ? kernel : toolsProblem(runner, timeout);
+        Optional<String> problem = kernel.isPresent() ? kernel : toolsProblem(runner, timeout);
+        return new Verdict(problem, problem.map(p -> !p.startsWith(CANNOT_TELL)).orElse(true));
     }
 
     static Optional<String> kernelProblem(Path procRoot) {
@@ -44,11 +53,12 @@ final class NfsTlsSupport {
         try {
             release = Files.readString(procRoot.resolve("sys/kernel/osrelease")).strip();
         } catch (IOException e) {
-            return Optional.of("cannot read the kernel's release (" + e.getMessage() + ") to tell whether nfsd has RPC-with-TLS");
+            return Optional.of(CANNOT_TELL + " whether nfsd has RPC-with-TLS: the kernel's release is unreadable (" + e.getMessage() + ")");
         }
         Matcher m = RELEASE.matcher(release);
         if (!m.matches()) {
-            return Optional.of("cannot read the kernel release '" + release.replaceAll("[^\\x20-\\x7e]", "?") + "'");
+            return Optional.of(CANNOT_TELL + " whether nfsd has RPC-with-TLS: the kernel release is '"
+                    + release.replaceAll("[^\\x20-\\x7e]", "?") + "'");
         }
         int major = Integer.parseInt(m.group(1));
         int minor = Integer.parseInt(m.group(2));
@@ -72,7 +82,7 @@ final class NfsTlsSupport {
         if (answer.contains("Failed to stat " + PROBE_PATH)) {
             return Optional.empty();
         }
-        return Optional.of("cannot tell whether exportfs knows xprtsec: it answered '"
+        return Optional.of(CANNOT_TELL + " whether exportfs knows xprtsec: it answered '"
                 + answer.strip().replaceAll("[^\\x20-\\x7e]", "?") + "'");
     }
 }

@@ -107,13 +107,20 @@ class KernelNfsServerTlsTest {
                 .isEqualTo("127.0.0.1:" + NfsTlsSupport.PROBE_PATH);
     }
 
+    /** "Cannot tell" is no answer: the next call asks again, and a settled answer is kept. */
     @Test
-    void anAnswerOfAnotherShapeIsAProblemNotAGuess() throws IOException {
-        assertThat(server(new ScriptedRunner(failing("exportfs: can't lock /var/lib/nfs/etab for writing\n")), "6.12.1").tlsProblem())
-                .hasValueSatisfying(p -> assertThat(p).startsWith("cannot tell whether exportfs knows xprtsec"));
+    void anAnswerOfAnotherShapeIsAProblemNotAGuessAndIsAskedAgain() throws IOException {
+        ScriptedRunner runner = new ScriptedRunner(failing("exportfs: can't lock /var/lib/nfs/etab for writing\n"),
+                failing(NEW_EXPORTFS));
+        KernelNfsServer server = server(runner, "6.12.1");
+
+        assertThat(server.tlsProblem()).hasValueSatisfying(p -> assertThat(p).startsWith("cannot tell whether exportfs knows xprtsec"));
+        assertThat(server.tlsProblem()).as("asked again, and now it can").isEmpty();
+        assertThat(server.tlsProblem()).as("kept").isEmpty();
+        assertThat(runner.commands()).hasSize(2);
         assertThat(server(new ScriptedRunner(ScriptedRunner.printing("", "")), "7.0.0").tlsProblem())
                 .hasValueSatisfying(p -> assertThat(p).contains("which cannot exist"));
-        assertThat(NfsTlsSupport.kernelProblem(etc.resolve("nowhere"))).hasValueSatisfying(p -> assertThat(p).contains("cannot read"));
+        assertThat(NfsTlsSupport.kernelProblem(etc.resolve("nowhere"))).hasValueSatisfying(p -> assertThat(p).contains("unreadable"));
     }
 
     @Test
