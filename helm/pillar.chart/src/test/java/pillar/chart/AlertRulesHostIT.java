@@ -17,7 +17,7 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * The PrometheusRule's rules as Prometheus itself reads them: {@code promtool check rules} accepts the
  * rendered spec, and {@code promtool test rules} ({@code alerts-test.yaml} beside this class) shows
- * alerts firing on the series that should fire them and staying quiet otherwise. promtool comes with
+ * every alert firing on the series that should fire it and staying quiet otherwise. promtool comes with
  * Debian's prometheus package, which dev/bundle-setup installs: this test fails, saying so, without it.
  */
 class AlertRulesHostIT {
@@ -38,9 +38,15 @@ class AlertRulesHostIT {
         assertThat(check.exit()).as("promtool check rules: %s", check.output()).isZero();
         assertThat(check.output()).contains("SUCCESS: " + AlertRules.names().size() + " rules found");
 
+        String tests;
         try (var in = AlertRulesHostIT.class.getResourceAsStream("alerts-test.yaml")) {
-            Files.write(dir.resolve("alerts-test.yaml"), in.readAllBytes());
+            tests = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
+        for (String alert : AlertRules.names()) {
+            assertThat(tests).as("alerts-test.yaml makes %s fire at least once", alert)
+                    .containsPattern("alertname: " + alert + "\\n\\s+exp_alerts:\\n\\s+- exp_labels");
+        }
+        Files.writeString(dir.resolve("alerts-test.yaml"), tests);
         Result test = promtool("test", "rules", dir.resolve("alerts-test.yaml").toString());
         assertThat(test.exit()).as("promtool test rules: %s", test.output()).isZero();
         assertThat(test.output()).contains("SUCCESS");
