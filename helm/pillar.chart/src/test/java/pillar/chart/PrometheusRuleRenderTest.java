@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class PrometheusRuleRenderTest {
     private static final List<String> EXPECTED = List.of("PillarAgentUnreachable", "PillarStoreNearlyFull",
             "PillarThinPoolDataHigh", "PillarThinPoolMetadataHigh", "PillarFencingRefusals", "PillarVolumesMissingOnStorage",
-            "PillarExportsMissing", "PillarCorruptedMounts", "PillarOrphanVolumes", "PillarVolumesStuck", "PillarControllerNoLeader");
+            "PillarExportsMissing", "PillarVolumesAbnormal", "PillarCorruptedMounts", "PillarOrphanVolumes", "PillarVolumesStuck", "PillarControllerNoLeader");
 
     @Test
     void offByDefaultAndRefusedWithoutTheOperatorsCrdsUnlessForced() {

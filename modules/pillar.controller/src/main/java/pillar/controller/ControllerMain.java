@@ -34,6 +34,7 @@ import pillar.controller.reconcile.loop.ReconcileMeters;
 import pillar.controller.snapshot.Snapshots;
 import pillar.controller.volume.Leading;
 import pillar.controller.volume.Volumes;
+import pillar.controller.volume.read.AbnormalVolumes;
 
 /**
  * pillar-controller: runs as a Deployment, reconciles the Pillar CRDs, serves CSI Identity and
@@ -116,7 +117,7 @@ public final class ControllerMain {
             WorkloadServer.Builder builder = config.endpoint().serverBuilder().readiness("informers-synced", ready)
                     .metrics(config.metrics());
             ControllerService service = new ControllerService(volumes, catalog,
-                    new Snapshots(new KubeSnapshotRecords(client), volumes));
+                    new Snapshots(new KubeSnapshotRecords(client), volumes), AbnormalVolumes.register(config.metrics()));
             CsiServices.controller(identity, service).forEach(builder::service);
             WorkloadServer server = builder.start();
             if (elected.isPresent()) {

@@ -50,6 +50,7 @@ import pillar.controller.crd.VolumeContentSource;
 import pillar.controller.snapshot.CsiSnapshots;
 import pillar.controller.snapshot.Snapshots;
 import pillar.controller.volume.request.Capabilities;
+import pillar.controller.volume.read.AbnormalVolumes;
 import pillar.controller.volume.read.CapacityReader;
 import pillar.controller.volume.create.CreateParameters;
 import pillar.controller.volume.state.CsiVolumes;
@@ -108,6 +109,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     private final VolumeHealthReader health;
     private final VolumeCatalog catalog;
     private final Snapshots snapshots;
+    private final AbnormalVolumes abnormal;
 
     /**
      * @param volumes   the volume state machine; its locks are held by each call (shared with the state
@@ -116,6 +118,12 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
      * @param snapshots the snapshot state machine over the same volumes
      */
     public ControllerService(Volumes volumes, VolumeCatalog catalog, Snapshots snapshots) {
+        this(volumes, catalog, snapshots, AbnormalVolumes.unreported());
+    }
+
+    /** @param abnormal what each ListVolumes page found abnormal goes to */
+    public ControllerService(Volumes volumes, VolumeCatalog catalog, Snapshots snapshots, AbnormalVolumes abnormal) {
+        this.abnormal = abnormal;
         this.snapshots = snapshots;
         this.states = volumes.states();
         this.catalog = catalog;
@@ -319,7 +327,9 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
             if (r.getMaxEntries() < 0) {
                 throw CsiException.invalid("max_entries must not be negative, is " + r.getMaxEntries());
             }
-            return catalog.page(ListTokens.position(r.getStartingToken()), r.getMaxEntries(), health::forListing);
+            ListVolumesResponse page = catalog.page(ListTokens.position(r.getStartingToken()), r.getMaxEntries(), health::forListing);
+            abnormal.pageListed(r.getStartingToken().isEmpty(), page);
+            return page;
         });
     }
 

@@ -54,6 +54,26 @@ class ControllerMetricsIT {
         awaitScrape(controller, "pillar_controller_volume_states{phase=\"Exported\"} 1.0\n");
     }
 
+    /** The health monitor's complete listing is what the abnormal-volume gauge reports: 0 until one, then its count. */
+    @Test
+    void theLastCompleteListingCountsTheAbnormalVolumes() throws Exception {
+        CsiHarness.Controller controller = harness.startController("controller-a");
+        harness.awaitStoreReady();
+        for (String name : java.util.List.of("pvc-1", "pvc-2", "pvc-3")) {
+            controller.stub().createVolume(Requests.create(name, CsiHarness.GIB));
+        }
+        assertThat(scrape(controller)).contains("pillar_controller_abnormal_volumes 0.0\n");
+        harness.fakeAgent().loseVolume("pvc-2");
+
+        pillar.api.csi.v1.ListVolumesResponse first = controller.stub().listVolumes(
+                pillar.api.csi.v1.ListVolumesRequest.newBuilder().setMaxEntries(2).build());
+        assertThat(scrape(controller)).as("a pass half done publishes nothing").contains("pillar_controller_abnormal_volumes 0.0\n");
+        controller.stub().listVolumes(pillar.api.csi.v1.ListVolumesRequest.newBuilder().setMaxEntries(2)
+                .setStartingToken(first.getNextToken()).build());
+
+        assertThat(scrape(controller)).contains("pillar_controller_abnormal_volumes 1.0\n");
+    }
+
     @Test
     void onlyTheLeaderSaysItLeads() throws Exception {
         CsiHarness.Controller a = harness.startController("replica-a", true, FailoverScenarios.ELECTION);
