@@ -3,12 +3,18 @@ package pillar.ship;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * The air-gapped release bundle as dev/bundle wrote it: unpacked, checksums verified, and each OCI
@@ -74,9 +81,63 @@ class ReleaseBundleIT {
                 .filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
         assertThat(sidecars).hasSize(6).allMatch(l -> l.matches("\\w+\\s+registry\\.k8s\\.io/sig-storage/csi-[a-z-]+:v\\d+\\.\\d+\\.\\d+"));
         String install = Files.readString(release.resolve("INSTALL.md"));
-        assertThat(install).contains("sha256sum -c SHA256SUMS", "skopeo copy oci-archive:images/pillar-$w-" + chartAppVersion
-                + ".oci.tar docker://$MIRROR/pillar-csi/$w:" + chartAppVersion, "--set global.imageRegistry=$MIRROR", "helm install")
-                .doesNotContain("@VERSION@", "@TAG@", "@CHART_VERSION@");
+        assertThat(install).contains("sha256sum -c SHA256SUMS", "./mirror-images $MIRROR", "--set global.imageRegistry=$MIRROR",
+                "helm install").doesNotContain("@VERSION@", "@TAG@", "@CHART_VERSION@");
+    }
+
+    /**
+     * INSTALL.md's one command puts the bundle's images into a registry (Debian's docker-registry on loopback, from
+     * dev/bundle-setup), where the chart pulls them with global.imageRegistry: each workload's image is there under
+     * pillar-csi/<workload>:<appVersion>, with the layers of its archive. The sidecars come from upstream, which
+     * this machine cannot reach: --without-sidecars.
+     */
+    @Test
+    void mirrorImagesPutsEveryImageWhereTheChartPullsIt() throws Exception {
+        Path registryBinary = Path.of("/usr/bin/docker-registry");
+        assertThat(Files.isExecutable(registryBinary)).as("docker-registry (Debian's package) is needed: run dev/bundle-setup").isTrue();
+        int port;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        Path config = Files.writeString(tmp.resolve("registry.yml"), "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n"
+                + "    rootdirectory: " + Files.createDirectories(tmp.resolve("registry")) + "\nhttp:\n  addr: 127.0.0.1:" + port + "\n");
+        Process registry = new ProcessBuilder(registryBinary.toString(), "serve", config.toString()).redirectErrorStream(true)
+                .redirectOutput(tmp.resolve("registry.log").toFile()).start();
+        try {
+            awaitListening(port);
+            String mirror = "127.0.0.1:" + port;
+            ProcessBuilder mirroring = new ProcessBuilder(release.resolve("mirror-images").toString(), "--without-sidecars", mirror)
+                    .redirectErrorStream(true);
+            mirroring.environment().put("SKOPEO_DEST_OPTS", "--dest-tls-verify=false");
+            Process run = mirroring.start();
+            String output = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(run.waitFor(5, TimeUnit.MINUTES)).as("mirror-images ends").isTrue();
+            assertThat(run.exitValue()).as("mirror-images: %s", output).isZero();
+            ObjectMapper json = new ObjectMapper();
+            for (String w : List.of("agent", "node", "controller")) {
+                JsonNode pushed = json.readTree(Bundle.run(Duration.ofMinutes(1), "skopeo", "inspect", "--tls-verify=false",
+                        "docker://" + mirror + "/pillar-csi/" + w + ":" + chartAppVersion));
+                JsonNode archived = json.readTree(Bundle.run(Duration.ofMinutes(1), "skopeo", "inspect", "oci-archive:" + image(w)));
+                assertThat(pushed.get("Layers")).as(w + "'s layers in the mirror").isEqualTo(archived.get("Layers"));
+            }
+        } finally {
+            registry.destroy();
+            registry.waitFor();
+        }
+    }
+
+    private static void awaitListening(int port) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                return;
+            } catch (IOException notYet) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the registry does not listen on 127.0.0.1:" + port);
+                }
+                Thread.sleep(100);
+            }
+        }
     }
 
     @Test
