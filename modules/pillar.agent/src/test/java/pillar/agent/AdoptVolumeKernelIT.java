@@ -53,7 +53,9 @@ import pillar.runtime.server.WorkloadServer;
  * /sys) in the qemu VM: an LV made with a plain lvcreate and a zvol made with a plain zfs create -V, each holding
  * bytes, are adopted with their bytes unchanged (the LV then exported, and a retry while exported answers it); an LV
  * a process holds open, a zvol a process holds open and a zvol another tool's nvmet namespace serves are IN_USE, and
- * a zvol another installation marked is FOREIGN, each with its marks as they were.
+ * a zvol another installation marked is FOREIGN, each with its marks as they were; a filesystem dataset with a refquota
+ * keeps its files and is marked, one without a refquota has no size to serve (OUT_OF_RANGE) and another
+ * installation's is FOREIGN.
  */
 class AdoptVolumeKernelIT {
     private static final long MIB = 1L << 20;
@@ -86,8 +88,10 @@ class AdoptVolumeKernelIT {
         Path zfsLoop = VmBed.loopDevice(dir, "zfs", 256 * MIB);
         loops.add(zfsLoop);
         VmBed.zpool(pool, zfsLoop);
+        run("zfs", "create", "-o", "mountpoint=" + dir.resolve("nfs"), pool + "/nfs");
         List<BackendConfig> backends = List.of(new BackendConfig("lvm", BackendKind.BACKEND_KIND_LVM_LINEAR, vg, ""),
-                new BackendConfig("zfs", BackendKind.BACKEND_KIND_ZFS_ZVOL, pool, "k8s"));
+                new BackendConfig("zfs", BackendKind.BACKEND_KIND_ZFS_ZVOL, pool, "k8s"),
+                new BackendConfig("datasets", BackendKind.BACKEND_KIND_ZFS_DATASET, pool, "nfs"));
         AgentConfig config = new AgentConfig("127.0.0.1", 0, dir.resolve("state"), CONFIGFS, Optional.empty(), backends, "127.0.0.1", 0);
         ConfigfsNvmetTarget target = new ConfigfsNvmetTarget(CONFIGFS);
         agent = AgentMain.start(config, Backends.create(backends, new SystemProcessRunner(), Backends.Host.system()), target,
@@ -167,6 +171,29 @@ class AdoptVolumeKernelIT {
         Files.writeString(otherSubsystem.resolve("namespaces/1/enable"), "1");
         assertRefused(AgentErrorReason.AGENT_ERROR_REASON_VOLUME_IN_USE, "adopt-kit-other has it as namespace 1 (enabled", "zfs", "served");
         assertThat(property(pool + "/k8s/served")).isEqualTo("-\t-");
+    }
+
+    @Test
+    void aPlainFilesystemKeepsItsFilesAndOneWithoutASizeOrOfAnotherInstallationIsRefused() throws Exception {
+        run("zfs", "create", "-o", "refquota=32M", pool + "/nfs/plainfs");
+        Path file = dir.resolve("nfs/plainfs/kept.txt");
+        Files.writeString(file, "written before pillar-csi knew the dataset\n");
+
+        Volume volume = adopt("datasets", "plainfs", 32 * MIB);
+
+        assertThat(volume.getSizeBytes()).isEqualTo(32 * MIB);
+        assertThat(Files.readString(file)).as("the dataset's files after the adoption").isEqualTo("written before pillar-csi knew the dataset\n");
+        assertThat(property(pool + "/nfs/plainfs")).isEqualTo("embedded\tlocal");
+
+        run("zfs", "create", pool + "/nfs/unsized");
+        assertThatThrownBy(() -> adopt("datasets", "unsized", 0)).isInstanceOfSatisfying(StatusRuntimeException.class,
+                e -> assertThat(e.getStatus().getCode()).as(e.getStatus().toString()).isEqualTo(Status.Code.OUT_OF_RANGE))
+                .hasMessageContaining("refquota");
+        assertThat(property(pool + "/nfs/unsized")).isEqualTo("-\t-");
+
+        run("zfs", "create", "-o", "refquota=8M", "-o", MANAGED + "=staging", pool + "/nfs/foreignfs");
+        assertRefused(AgentErrorReason.AGENT_ERROR_REASON_VOLUME_FOREIGN, "staging", "datasets", "foreignfs");
+        assertThat(property(pool + "/nfs/foreignfs")).isEqualTo("staging\tlocal");
     }
 
     /** 1 MiB of random bytes written at the device's start, to the disk. */

@@ -91,7 +91,7 @@ class NfsExporterKernelIT extends NfsExporterContract {
         Path top = Path.of("/pillar-export-squash");
         try (LoopbackNfsd nfsd = LoopbackNfsd.start(top, stateDir)) {
             for (NfsSquash squash : NfsSquash.values()) {
-                Path dir = Files.createDirectories(top.resolve(squash.option()));
+                Path dir = Files.createDirectories(nfsd.top().resolve(squash.option()));
                 Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
                 Files.writeString(dir.resolve("root-file"), "by root on the server\n");
                 Files.setPosixFilePermissions(dir.resolve("root-file"), PosixFilePermissions.fromString("rw-r--r--"));
